@@ -1,0 +1,170 @@
+"""The shape check: per-op inference in topological order, compared with what
+every port declares.  Collects every finding; never raises for user errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from . import dtypes
+from .errors import ERROR, NOTE, Diagnostic, IRExecError
+from .ir.reader import Layer, Port
+from .model import Model
+from .ops.base import TensorInfo
+from .shapes import DYNAMIC, Dim, PartialShape
+
+
+def declared_shape(port: Port, trust_empty_as_scalar: bool = False) -> PartialShape:
+    """What a port's ``<dim>``s say.  No ``<dim>`` is a scalar *or* a dynamic rank
+    (OpenVINO writes both that way), so it is dynamic rank unless told otherwise."""
+    if not port.dims and not trust_empty_as_scalar:
+        return PartialShape(None)
+    return PartialShape(tuple(DYNAMIC if d < 0 else Dim(d, d) for d in port.dims))
+
+
+def _fits_declared(inferred: PartialShape, port: Port) -> PartialShape | None:
+    """The inferred shape refined by the declared dims, or None on conflict."""
+    if not port.dims:
+        # declared scalar-or-dynamic-rank: fine unless a known rank says otherwise
+        return inferred if inferred.rank in (None, 0) else None
+    return inferred.intersect(declared_shape(port))
+
+
+@dataclass
+class CheckResult:
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    tensors: dict[tuple[int, int], TensorInfo] = field(default_factory=dict)
+    layers: int = 0
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == ERROR]
+
+
+def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = None) -> CheckResult:
+    """Infer every layer's outputs and compare them with the declared ports."""
+    result = CheckResult(model.path, list(model.diagnostics), layers=len(model.layers))
+    if any(d.code == "cycle" for d in model.diagnostics):
+        return result
+    broken = {d.layer_id for d in model.diagnostics if d.severity == ERROR and d.layer_id is not None}
+    pins = dict(input_shapes or {})
+    failed: set[int] = set()
+    tensors = result.tensors
+    out = result.diagnostics
+    spellings: dict[tuple[int, int], set[str]] = {}  # precisions a port may declare for a tensor
+
+    for lid in model.graph.order:
+        layer = model.layers[lid]
+        op = model.ops[lid]
+        inputs: list[TensorInfo] = []
+        blocked_by: tuple[int, Port] | None = None
+        for port, src in zip(layer.inputs, model.graph.inputs_of(lid)):
+            info = tensors.get(src) if src else None
+            if info is None:
+                if src is not None and src[0] in failed and blocked_by is None:
+                    blocked_by = (src[0], port)
+                continue
+            refined = _check_input_port(model, layer, port, info, out, spellings.get(src, {info.etype.name}))
+            inputs.append(refined)
+        if blocked_by is not None:
+            src_layer = model.layers[blocked_by[0]]
+            out.append(Diagnostic("skipped", f"not checked: input port {blocked_by[1].id} depends on layer "
+                                  f'{src_layer.id} "{src_layer.name}", which failed', NOTE, **model.where(layer)))
+            failed.add(lid)
+            continue
+        if lid in broken or len(inputs) != len(layer.inputs):
+            failed.add(lid)
+            continue
+        if op is None:
+            for port in layer.outputs:  # an op irexec does not know: trust what it declares
+                etype = port.precision or dtypes.get("undefined")
+                tensors[(lid, port.index)] = TensorInfo(declared_shape(port), etype)
+            continue
+        try:
+            infos = op.infer(*inputs)
+        except IRExecError as e:
+            out.extend(d.located(**model.where(layer)) for d in _port_ids(e.diagnostics, layer))
+            failed.add(lid)
+            continue
+        if layer.type.lower() == "parameter" and layer.name in pins:
+            infos = [_pin(model, layer, infos[0], pins.pop(layer.name), out)]
+        thunk = op.fold(inputs) if inputs else None
+        for port, info in zip(layer.outputs, infos):
+            spellings[(lid, port.index)] = _accepted_types(info, layer, inputs)
+            tensors[(lid, port.index)] = _check_output_port(model, layer, port, info, out, thunk if port.index == 0 else None,
+                                                                   inputs)
+    for name in pins:
+        out.append(Diagnostic("input-mismatch", f"--input-shape names {name!r}, which is not a Parameter of this model",
+                              ERROR, file=model.path))
+    return result
+
+
+def _port_ids(diags: list[Diagnostic], layer: Layer) -> list[Diagnostic]:
+    """Ops report input *indices*; diagnostics speak of the XML port ids."""
+    fixed = []
+    for d in diags:
+        if d.port is not None and d.port_kind == "input" and d.port < len(layer.inputs):
+            d = replace(d, port=layer.inputs[d.port].id, line=d.line or layer.inputs[d.port].line)
+        fixed.append(d)
+    return fixed
+
+
+def _pin(model: Model, layer: Layer, info: TensorInfo, pin: PartialShape, out: list[Diagnostic]) -> TensorInfo:
+    merged = info.shape.intersect(pin)
+    if merged is None:
+        out.append(Diagnostic("input-mismatch", f"--input-shape {pin} does not fit the declared shape {info.shape}",
+                              ERROR, **model.where(layer)))
+        return info
+    return TensorInfo(merged, info.etype)
+
+
+def _accepted_types(info: TensorInfo, layer: Layer, inputs: list[TensorInfo]) -> set[str]:
+    """OpenVINO writes a weight-decompression Convert (rt_info "decompression")
+    with the precision of its *compressed* input, so both spellings are right."""
+    accepted = {info.etype.name}
+    if "decompression" in layer.rt_info and inputs:
+        accepted.add(inputs[0].etype.name)
+    return accepted
+
+
+def _check_output_port(  # type: ignore[no-untyped-def]
+    model: Model, layer: Layer, port: Port, info: TensorInfo, out: list[Diagnostic], thunk, inputs: list[TensorInfo]
+) -> TensorInfo:
+    where = model.where(layer, port.id, "output", port.line)
+    shape = info.shape
+    refined = _fits_declared(shape, port)
+    if refined is None:
+        out.append(Diagnostic("shape-mismatch", f"declared {_declared_text(port)} but inferred {shape}", ERROR, **where))
+        refined = shape  # carry on with the inferred shape so one error does not cascade
+    if port.precision is not None and port.precision.name not in _accepted_types(info, layer, inputs):
+        out.append(Diagnostic("type-mismatch", f"declared precision {port.precision.precision} ({port.precision.name}) "
+                              f"but inferred {info.etype.name}", ERROR, **where))
+    value = info if info.is_constant else None
+    if value is not None:
+        return TensorInfo(refined, info.etype, value.value)
+    return TensorInfo(refined, info.etype, thunk)
+
+
+def _check_input_port(
+    model: Model, layer: Layer, port: Port, info: TensorInfo, out: list[Diagnostic], accepted: set[str]
+) -> TensorInfo:
+    where = model.where(layer, port.id, "input", port.line)
+    if port.precision is not None and port.precision.name not in accepted:
+        out.append(Diagnostic("type-mismatch", f"declared precision {port.precision.precision} but the connected tensor is "
+                              f"{info.etype.name}", ERROR, **where))
+    if not port.dims:
+        return info  # no dims: scalar or dynamic rank, nothing to hold against the producer
+    refined = info.shape.intersect(declared_shape(port))
+    if refined is None:
+        out.append(Diagnostic("shape-mismatch", f"declared {_declared_text(port)} but the connected tensor is {info.shape}",
+                              ERROR, **where))
+        return info
+    if refined == info.shape:
+        return info
+    return TensorInfo(refined, info.etype, info.value if info.is_constant else None)
+
+
+def _declared_text(port: Port) -> str:
+    if not port.dims:
+        return "no dims (a scalar)"
+    return "[" + ",".join("?" if d < 0 else str(d) for d in port.dims) + "]"

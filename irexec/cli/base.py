@@ -1,0 +1,32 @@
+"""Shared pieces of the CLI: the click group, exit codes, failure output."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..errors import IRExecError
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def fail(exc: IRExecError) -> None:
+    """Print a user error's diagnostics to stderr and exit 1."""
+    for d in exc.diagnostics:
+        click.echo(d.format(), err=True)
+    sys.exit(EXIT_FINDINGS)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="irexec")
+def cli() -> None:
+    """Read, check and execute OpenVINO IR models without OpenVINO.
+
+    \b
+    Examples:
+      irexec run model.xml --inputs in.npz --output out.npz
+      irexec check models/
+      irexec inspect model.xml
+      irexec ops
+    """

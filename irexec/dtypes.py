@@ -1,0 +1,115 @@
+"""IR element types and their NumPy counterparts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ElementType:
+    name: str  # canonical IR spelling, e.g. "f32"
+    precision: str  # port precision spelling, e.g. "FP32"
+    dtype: np.dtype | None  # None: valid IR type that irexec does not execute
+    bits: int
+
+    @property
+    def supported(self) -> bool:
+        return self.dtype is not None
+
+    @property
+    def itemsize(self) -> int:
+        return (self.bits + 7) // 8
+
+    @property
+    def is_integral(self) -> bool:
+        """Integral *number* (boolean is not one, as in OpenVINO)."""
+        return self.dtype is not None and self.dtype.kind in "iu"
+
+    @property
+    def is_real(self) -> bool:
+        return self.name in ("f16", "f32", "f64", "bf16")
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.is_integral or self.is_real
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _et(name: str, precision: str, dtype: object, bits: int) -> ElementType:
+    return ElementType(name, precision, np.dtype(dtype).newbyteorder("<") if dtype is not None else None, bits)
+
+
+# Executable types, little-endian as OpenVINO writes them.
+_SUPPORTED = [
+    _et("f64", "FP64", np.float64, 64),
+    _et("f32", "FP32", np.float32, 32),
+    _et("f16", "FP16", np.float16, 16),
+    _et("bf16", "BF16", ml_dtypes.bfloat16, 16),
+    _et("i8", "I8", np.int8, 8),
+    _et("i16", "I16", np.int16, 16),
+    _et("i32", "I32", np.int32, 32),
+    _et("i64", "I64", np.int64, 64),
+    _et("u8", "U8", np.uint8, 8),
+    _et("u16", "U16", np.uint16, 16),
+    _et("u32", "U32", np.uint32, 32),
+    _et("u64", "U64", np.uint64, 64),
+    _et("boolean", "BOOL", np.bool_, 8),
+]
+
+# Valid IR types that irexec reads but does not execute.
+_UNSUPPORTED = [
+    _et("u1", "BIN", None, 1),
+    _et("u2", "U2", None, 2),
+    _et("u3", "U3", None, 3),
+    _et("u4", "U4", None, 4),
+    _et("u6", "U6", None, 6),
+    _et("i4", "I4", None, 4),
+    _et("nf4", "NF4", None, 4),
+    _et("f4e2m1", "F4E2M1", None, 4),
+    _et("f8e4m3", "F8E4M3", None, 8),
+    _et("f8e5m2", "F8E5M2", None, 8),
+    _et("f8e8m0", "F8E8M0", None, 8),
+    _et("string", "STRING", None, 8),
+    _et("undefined", "UNSPECIFIED", None, 0),
+    _et("dynamic", "UNSPECIFIED", None, 0),
+]
+
+ELEMENT_TYPES: dict[str, ElementType] = {t.name: t for t in _SUPPORTED + _UNSUPPORTED}
+
+# Every spelling OpenVINO's element::Type(string) accepts (case matters there too).
+_SPELLINGS: dict[str, ElementType] = {}
+for _t in _SUPPORTED + _UNSUPPORTED:
+    _SPELLINGS[_t.name] = _t
+    _SPELLINGS.setdefault(_t.precision, _t)
+    _SPELLINGS.setdefault(_t.name.upper(), _t)
+_SPELLINGS["bin"] = ELEMENT_TYPES["u1"]
+_SPELLINGS["BIN"] = ELEMENT_TYPES["u1"]
+_SPELLINGS["UNSPECIFIED"] = ELEMENT_TYPES["undefined"]
+
+_BY_DTYPE: dict[np.dtype, ElementType] = {t.dtype: t for t in _SUPPORTED if t.dtype is not None}
+
+
+def lookup(spelling: str) -> ElementType | None:
+    """The element type for an IR spelling (``f32``, ``FP32``, ``BOOL``...), or None."""
+    return _SPELLINGS.get(spelling)
+
+
+def get(name: str) -> ElementType:
+    return ELEMENT_TYPES[name]
+
+
+def from_dtype(dtype: np.dtype) -> ElementType | None:
+    """The element type a NumPy dtype holds exactly, or None."""
+    dtype = np.dtype(dtype)
+    if dtype.byteorder == ">":
+        return None
+    return _BY_DTYPE.get(dtype.newbyteorder("<")) or _BY_DTYPE.get(dtype)
+
+
+def supported_names() -> list[str]:
+    return [t.name for t in _SUPPORTED]

@@ -1,0 +1,140 @@
+"""Diagnostics and the error hierarchy.
+
+Everything a user can cause (a bad file, a bad input, a failing check) is an
+``IRExecError`` carrying one or more ``Diagnostic``s.  A bug in irexec is an
+``InternalError``, deliberately *not* a subclass, so the CLI can tell the two
+apart (exit 1 versus exit 2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable
+
+ERROR = "error"
+WARNING = "warning"
+NOTE = "note"
+SEVERITIES = (ERROR, WARNING, NOTE)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding, located as precisely as the file allows."""
+
+    code: str
+    message: str
+    severity: str = ERROR
+    file: str | None = None
+    line: int | None = None
+    layer_id: int | None = None
+    layer_name: str | None = None
+    op: str | None = None  # "Gather-8"
+    port: int | None = None
+    port_kind: str | None = None  # "input" | "output"
+    values: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def located(self, **where: Any) -> Diagnostic:
+        """A copy with missing location fields filled from ``where``."""
+        updates = {k: v for k, v in where.items() if getattr(self, k) is None and v is not None}
+        return replace(self, **updates) if updates else self
+
+    @property
+    def subject(self) -> str:
+        """``layer 8 "Gather_7" (Gather-8) output port 3``, or as much as is known."""
+        parts: list[str] = []
+        if self.layer_id is not None:
+            parts.append(f"layer {self.layer_id}")
+        if self.layer_name is not None:
+            parts.append(_quote(self.layer_name))
+        if self.op:
+            parts.append(f"({self.op})")
+        if self.port is not None:
+            parts.append(f"{self.port_kind or 'port'} port {self.port}" if self.port_kind else f"port {self.port}")
+        return " ".join(parts)
+
+    def format(self, *, basename: bool = False) -> str:
+        where = ""
+        if self.file:
+            name = self.file.rsplit("/", 1)[-1] if basename else self.file
+            where = f"{name}:{self.line}: " if self.line else f"{name}: "
+        subject = self.subject
+        return f"{where}{self.severity}[{self.code}] {subject + ': ' if subject else ''}{self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+            "layer_id": self.layer_id,
+            "layer_name": self.layer_name,
+            "op": self.op,
+            "port": self.port,
+            "port_kind": self.port_kind,
+        }
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class IRExecError(Exception):
+    """Base class of every error a user can cause; carries diagnostics."""
+
+    default_code = "error"
+
+    def __init__(self, diagnostics: Diagnostic | Iterable[Diagnostic] | str, code: str | None = None, **where: Any):
+        if isinstance(diagnostics, str):
+            diagnostics = [Diagnostic(code or self.default_code, diagnostics, **where)]
+        elif isinstance(diagnostics, Diagnostic):
+            diagnostics = [diagnostics]
+        self.diagnostics: list[Diagnostic] = list(diagnostics)
+        super().__init__("\n".join(d.format() for d in self.diagnostics))
+
+    @property
+    def code(self) -> str:
+        return self.diagnostics[0].code if self.diagnostics else self.default_code
+
+    def located(self, **where: Any) -> IRExecError:
+        """Fill in location fields (file, layer, ...) that the raiser did not know."""
+        self.diagnostics = [d.located(**where) for d in self.diagnostics]
+        self.args = ("\n".join(d.format() for d in self.diagnostics),)
+        return self
+
+
+class ModelError(IRExecError, ValueError):
+    """The model files are malformed, unsafe or inconsistent."""
+
+    default_code = "bad-model"
+
+
+class InputError(IRExecError, ValueError):
+    """An input tensor (or input file) does not fit the model."""
+
+    default_code = "input-mismatch"
+
+
+class OpError(IRExecError, ValueError):
+    """An op's inputs violate its rules (raised by ``infer`` and ``compute``)."""
+
+    default_code = "invalid-op"
+
+
+class CompareError(IRExecError):
+    """Outputs differ from a reference beyond tolerance."""
+
+    default_code = "compare-mismatch"
+
+
+class UsageError(IRExecError):
+    """The caller asked for something impossible (unknown layer, bad option value)."""
+
+    default_code = "usage"
+
+
+class InternalError(Exception):
+    """A bug in irexec itself, never caused by user input."""

@@ -1,0 +1,202 @@
+"""Running a model: feeds checked against the Parameters, layers executed in
+topological order, every intermediate released after its last consumer."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import ml_dtypes
+import numpy as np
+
+from . import dtypes
+from .errors import ERROR, Diagnostic, InputError, InternalError, IRExecError, UsageError
+from .ir.reader import Layer
+from .model import Model
+from .shapes import format_shape
+
+# Called after each layer with (layer, its output arrays, seconds spent).
+LayerHook = Callable[[Layer, list[np.ndarray], float], None]
+
+
+def output_names(model: Model) -> dict[int, str]:
+    """Result layer id -> output key (see README, "Naming of tensors")."""
+    names: dict[int, str] = {}
+    seen_tensors: set[tuple[int, int]] = set()
+    used: set[str] = set()
+    for res in model.results:
+        src = model.graph.producer.get((res.id, 0))
+        key = res.name
+        if src is not None and src not in seen_tensors:
+            port = model.layers[src[0]].outputs[src[1]]
+            if port.names:
+                key = port.names[0]
+        if src is not None:
+            seen_tensors.add(src)
+        if key in used:
+            key = f"{res.name}:{res.id}"
+        used.add(key)
+        names[res.id] = key
+    return names
+
+
+def _parameter_for(model: Model) -> dict[str, Layer]:
+    by_name: dict[str, Layer] = {}
+    for p in model.parameters:
+        by_name.setdefault(p.name, p)
+    for p in model.parameters:
+        for port in p.outputs:
+            for n in port.names:
+                by_name.setdefault(n, p)
+    return by_name
+
+
+def _coerce(arr: np.ndarray, etype: dtypes.ElementType) -> np.ndarray | None:
+    """The array as the Parameter's dtype when it holds exactly that type."""
+    if etype.name == "bf16":
+        if arr.dtype == ml_dtypes.bfloat16:
+            return arr
+        if arr.dtype.kind == "V" and arr.dtype.itemsize == 2 or arr.dtype == np.uint16:
+            return arr.view(ml_dtypes.bfloat16)  # npz stores bf16 as |V2; uint16 raw bits also accepted
+        return None
+    got = dtypes.from_dtype(arr.dtype)
+    if got is None or got.name != etype.name:
+        return None
+    return arr if arr.dtype.byteorder != ">" else None
+
+
+def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.ndarray]:
+    """Match feeds to Parameters; every problem at once as input-mismatch."""
+    params = _parameter_for(model)
+    bound: dict[int, np.ndarray] = {}
+    problems: list[Diagnostic] = []
+    for key, value in feeds.items():
+        layer = params.get(key)
+        if layer is None:
+            known = ", ".join(repr(p.name) for p in model.parameters) or "none"
+            problems.append(Diagnostic("input-mismatch", f"input {key!r} matches no Parameter (Parameters: {known})", ERROR, file=model.path))
+            continue
+        where = model.where(layer, layer.outputs[0].id if layer.outputs else None, "output" if layer.outputs else None)
+        if layer.id in bound:
+            problems.append(Diagnostic("input-mismatch", f"fed twice (input {key!r} names the same Parameter)", ERROR, **where))
+            continue
+        op = model.ops[layer.id]
+        arr = np.asarray(value)
+        etype, pshape = op.element_type, op.shape  # type: ignore[union-attr]
+        coerced = _coerce(arr, etype)
+        if coerced is None:
+            problems.append(Diagnostic("input-mismatch", f"input {key!r} has dtype {arr.dtype} but the Parameter is {etype.name} "
+                                       f"(irexec does not cast inputs)", ERROR, **where))
+            continue
+        if not pshape.accepts(coerced.shape):
+            problems.append(Diagnostic("input-mismatch", f"input {key!r} has shape {format_shape(coerced.shape)} but the Parameter "
+                                       f"accepts {pshape}", ERROR, **where))
+            continue
+        bound[layer.id] = coerced
+    for p in model.parameters:
+        if p.id not in bound and not any(d.layer_id == p.id for d in problems):
+            op = model.ops[p.id]
+            problems.append(Diagnostic("input-mismatch", f"no input given for Parameter {p.name!r} "
+                                       f"({op.element_type.name}{op.shape})", ERROR, **model.where(p)))  # type: ignore[union-attr]
+    if problems:
+        raise InputError(problems)
+    return bound
+
+
+@dataclass
+class RunResult:
+    outputs: dict[str, np.ndarray]
+    times: dict[int, float] = field(default_factory=dict)  # layer id -> seconds
+    stopped_at: Layer | None = None
+
+
+def live_layers(model: Model, targets: list[int]) -> set[int]:
+    live = set(targets)
+    stack = list(targets)
+    while stack:
+        for pred in model.graph.dag.predecessors(stack.pop()):
+            if pred not in live:
+                live.add(pred)
+                stack.append(pred)
+    return live
+
+
+def run_model(
+    model: Model,
+    feeds: Mapping[str, np.ndarray],
+    *,
+    stop_at: str | None = None,
+    on_layer: LayerHook | None = None,
+    keep_all: bool = False,
+) -> RunResult:
+    """Execute the model.  ``stop_at`` (layer id or name) ends the run there and
+    returns that layer's outputs; ``keep_all`` keeps intermediates alive for hooks."""
+    bound = bind_feeds(model, feeds)
+    graph = model.graph
+    stop_layer: Layer | None = None
+    if stop_at is not None:
+        stop_layer = model.find_layer(stop_at)
+        if stop_layer is None:
+            raise UsageError(f"--stop-at {stop_at!r} names no layer (give a layer id or name)", code="unknown-layer", file=model.path)
+        targets = [stop_layer.id]
+    else:
+        targets = [r.id for r in model.results]
+    live = live_layers(model, targets)
+    order = [lid for lid in graph.order if lid in live]
+
+    # how many reads each tensor still has ahead of it
+    remaining: dict[tuple[int, int], int] = {}
+    for lid in order:
+        for src in graph.inputs_of(lid):
+            if src is not None:
+                remaining[src] = remaining.get(src, 0) + 1
+
+    values: dict[tuple[int, int], np.ndarray] = {}
+    results: dict[int, np.ndarray] = {}
+    times: dict[int, float] = {}
+    for lid in order:
+        layer = model.layers[lid]
+        op = model.ops[lid]
+        if op is None:  # load() refuses such models; read_model() users get a clear error
+            raise IRExecError("layer cannot be executed", code="unsupported-op", **model.where(layer))
+        args = []
+        for src in graph.inputs_of(lid):
+            assert src is not None
+            args.append(values[src])
+        start = time.perf_counter()
+        try:
+            outs = [bound[lid]] if lid in bound else list(op.compute(*args))
+        except IRExecError as e:
+            raise e.located(**model.where(layer)) from None
+        except MemoryError:
+            raise IRExecError("ran out of memory computing this layer", code="out-of-memory", **model.where(layer)) from None
+        except Exception as e:  # a kernel bug, not the user's doing
+            raise InternalError(f"{layer.display} layer {layer.id} {layer.name!r} failed: {type(e).__name__}: {e}") from e
+        elapsed = time.perf_counter() - start
+        times[lid] = elapsed
+        if layer.type.lower() == "result":
+            results[lid] = outs[0]
+        for i, arr in enumerate(outs[: len(layer.outputs)]):
+            values[(lid, i)] = arr
+        if on_layer is not None:
+            on_layer(layer, outs, elapsed)
+        if not keep_all:
+            for src in graph.inputs_of(lid):
+                remaining[src] -= 1  # type: ignore[index]
+                if remaining[src] == 0 and not (stop_layer is not None and src[0] == stop_layer.id):  # type: ignore[index]
+                    values.pop(src, None)  # type: ignore[arg-type]
+
+    if stop_layer is not None:
+        if stop_layer.type.lower() == "result":
+            outputs = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
+        else:
+            outputs = {_port_key(stop_layer, i): values[(stop_layer.id, i)] for i in range(len(stop_layer.outputs))}
+        return RunResult(outputs, times, stop_layer)
+    names = output_names(model)
+    return RunResult({names[r.id]: results[r.id] for r in model.results}, times)
+
+
+def _port_key(layer: Layer, index: int) -> str:
+    port = layer.outputs[index]
+    return port.names[0] if port.names else f"{layer.name}:{port.id}"

@@ -1,0 +1,130 @@
+"""The layer graph: a networkx DAG keyed by ports, validated structurally."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from .errors import ERROR, WARNING, Diagnostic
+from .ir.reader import Edge, IRDocument, Layer
+
+
+@dataclass
+class Graph:
+    """Layers joined by port-to-port edges, in a deterministic topological order."""
+
+    dag: nx.MultiDiGraph
+    layers: dict[int, Layer]
+    # (layer id, input index) -> (producer layer id, output index)
+    producer: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+    # (layer id, output index) -> [(consumer layer id, input index)]
+    consumers: dict[tuple[int, int], list[tuple[int, int]]] = field(default_factory=dict)
+    order: list[int] = field(default_factory=list)
+    edge_lines: dict[tuple[int, int], int] = field(default_factory=dict)
+
+    def inputs_of(self, layer_id: int) -> list[tuple[int, int] | None]:
+        layer = self.layers[layer_id]
+        return [self.producer.get((layer_id, p.index)) for p in layer.inputs]
+
+
+def build_graph(doc: IRDocument) -> tuple[Graph, list[Diagnostic]]:
+    diags: list[Diagnostic] = []
+
+    def add(code: str, msg: str, line: int | None, layer: Layer | None = None, severity: str = ERROR, **kw: object) -> None:
+        where = {"layer_id": layer.id, "layer_name": layer.name, "op": layer.display} if layer else {}
+        diags.append(Diagnostic(code, msg, severity, file=doc.path, line=line, **where, **kw))  # type: ignore[arg-type]
+
+    layers: dict[int, Layer] = {}
+    for layer in doc.layers:
+        first = layers.get(layer.id)
+        if first is not None:
+            add(
+                "duplicate-layer-id",
+                f"layer id {layer.id} is already used by {first.name!r} at line {first.line}",
+                layer.line,
+                layer,
+            )
+            continue
+        layers[layer.id] = layer
+
+    dag = nx.MultiDiGraph()
+    dag.add_nodes_from(layers)
+    graph = Graph(dag, layers)
+    for e in doc.edges:
+        _add_edge(graph, e, add)
+
+    for layer in layers.values():
+        if layer.type.lower() == "result" and not layer.inputs:
+            add("result-without-input", "Result layer declares no input port", layer.line, layer)
+        for port in layer.inputs:
+            if (layer.id, port.index) not in graph.producer:
+                code = "result-without-input" if layer.type.lower() == "result" else "unconnected-input"
+                add(code, f"input port {port.id} is not fed by any edge", port.line, layer, port=port.id, port_kind="input")
+
+    try:
+        cycle = nx.find_cycle(dag)
+    except nx.NetworkXNoCycle:
+        cycle = None
+    if cycle:
+        members = [layers[u] for u, *_ in cycle]
+        path = " -> ".join(f'{m.id} "{m.name}"' for m in members + members[:1])
+        first = min(members, key=lambda m: m.index)
+        add("cycle", f"the graph has a cycle: {path}", first.line, first)
+        graph.order = []
+    else:
+        index = {lid: layer.index for lid, layer in layers.items()}
+        graph.order = list(nx.lexicographical_topological_sort(dag, key=index.__getitem__))
+        _flag_unreachable(graph, add)
+    return graph, diags
+
+
+def _add_edge(graph: Graph, e: Edge, add) -> None:  # type: ignore[no-untyped-def]
+    layers = graph.layers
+    src, dst = layers.get(e.from_layer), layers.get(e.to_layer)
+    for lid, layer in ((e.from_layer, src), (e.to_layer, dst)):
+        if layer is None:
+            add("unknown-layer", f"edge refers to layer id {lid}, which does not exist", e.line)
+    if src is None or dst is None:
+        return
+    out_index = src.output_index(e.from_port)
+    if out_index is None:
+        ids = [p.id for p in src.outputs]
+        add("unknown-port", f"edge leaves output port {e.from_port}, which the layer does not declare (output ports: {ids})",
+            e.line, src, port=e.from_port, port_kind="output")
+        return
+    in_index = dst.input_index(e.to_port)
+    if in_index is None:
+        ids = [p.id for p in dst.inputs]
+        add("unknown-port", f"edge enters input port {e.to_port}, which the layer does not declare (input ports: {ids})",
+            e.line, dst, port=e.to_port, port_kind="input")
+        return
+    key = (dst.id, in_index)
+    if key in graph.producer:
+        prev = graph.producer[key]
+        add("input-fed-twice",
+            f"input port {e.to_port} is already fed by layer {prev[0]} (edge at line {graph.edge_lines[key]}); "
+            f"a second edge from layer {src.id} port {e.from_port} is not allowed",
+            e.line, dst, port=e.to_port, port_kind="input")
+        return
+    graph.producer[key] = (src.id, out_index)
+    graph.edge_lines[key] = e.line
+    graph.consumers.setdefault((src.id, out_index), []).append(key)
+    graph.dag.add_edge(src.id, dst.id, key=(out_index, in_index))
+
+
+def _flag_unreachable(graph: Graph, add) -> None:  # type: ignore[no-untyped-def]
+    """Layers no Result depends on are dropped by OpenVINO; say so."""
+    results = [lid for lid, layer in graph.layers.items() if layer.type.lower() == "result"]
+    live: set[int] = set(results)
+    stack = list(results)
+    while stack:
+        lid = stack.pop()
+        for pred in graph.dag.predecessors(lid):
+            if pred not in live:
+                live.add(pred)
+                stack.append(pred)
+    for lid in graph.order:
+        layer = graph.layers[lid]
+        if lid not in live and layer.type.lower() != "parameter":
+            add("unreachable-layer", "no Result depends on this layer; it is never executed", layer.line, layer, severity=WARNING)

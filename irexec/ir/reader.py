@@ -1,0 +1,283 @@
+"""model.xml -> records (layers, ports, edges), each with its XML source line.
+
+The parser is locked down: no entity expansion, no DTD loading, no network,
+libxml2's default limits on depth and text size.  A document that declares
+entities or points at an external DTD is refused outright.  Everything that
+is wrong with an individual record is collected as a diagnostic; only a
+document that cannot be read at all raises.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from .. import dtypes
+from ..dtypes import ElementType
+from ..errors import ERROR, Diagnostic, ModelError
+
+SUPPORTED_IR_VERSIONS = (10, 11)
+
+# Documents larger than this are refused before parsing: real IR XML is a few
+# MiB even for billion-parameter models (the weights live in the .bin).
+MAX_XML_BYTES = 512 * 1024 * 1024
+
+_UINT_RE = re.compile(r"^[0-9]+$")
+_DIM_RE = re.compile(r"^\s*-?[0-9]+\s*$")
+_NAME_SPLIT = re.compile(r"(?<!\\),")
+
+
+@dataclass(slots=True)
+class Port:
+    id: int
+    index: int  # position within its <input> or <output> section
+    kind: str  # "input" | "output"
+    line: int
+    dims: tuple[int, ...] = ()  # declared; -1 = dynamic
+    precision: ElementType | None = None
+    names: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Layer:
+    id: int
+    name: str
+    type: str
+    version: str
+    line: int
+    index: int  # position in the document
+    data: dict[str, str] = field(default_factory=dict)
+    data_line: int | None = None
+    inputs: list[Port] = field(default_factory=list)
+    outputs: list[Port] = field(default_factory=list)
+    display: str = ""  # "Gather-8" once resolved, else "Gather/opset8"
+    rt_info: frozenset[str] = frozenset()  # names of the layer's rt_info attributes
+
+    def input_index(self, port_id: int) -> int | None:
+        for p in self.inputs:
+            if p.id == port_id:
+                return p.index
+        return None
+
+    def output_index(self, port_id: int) -> int | None:
+        for p in self.outputs:
+            if p.id == port_id:
+                return p.index
+        return None
+
+
+@dataclass(slots=True)
+class Edge:
+    from_layer: int
+    from_port: int
+    to_layer: int
+    to_port: int
+    line: int
+
+
+@dataclass
+class IRDocument:
+    path: str
+    ir_version: int
+    name: str
+    layers: list[Layer]
+    edges: list[Edge]
+    diagnostics: list[Diagnostic]
+
+
+def unescape_names(raw: str) -> tuple[str, ...]:
+    """Split a ``names`` attribute: commas separate, ``\\,`` is a literal comma."""
+    parts = (p.replace("\\,", ",").strip() for p in _NAME_SPLIT.split(raw))
+    return tuple(p for p in parts if p)
+
+
+def _parser() -> etree.XMLParser:
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+    )
+
+
+def parse_xml(path: str) -> etree._ElementTree:
+    """Parse ``path`` safely, raising ModelError with the line of any defect."""
+    try:
+        size = os.path.getsize(path)
+    except OSError as e:
+        raise ModelError(f"cannot read model file: {e.strerror or e}", code="file-not-found", file=path) from None
+    if size > MAX_XML_BYTES:
+        raise ModelError(
+            f"model XML is {size} bytes, more than the {MAX_XML_BYTES} this reader accepts", code="file-too-large", file=path
+        )
+    try:
+        with open(path, "rb") as f:
+            tree = etree.parse(f, _parser())
+    except etree.XMLSyntaxError as e:
+        line = e.lineno if e.lineno else None
+        msg = e.msg if hasattr(e, "msg") and e.msg else str(e)
+        raise ModelError(f"malformed XML: {msg}", code="xml-syntax", file=path, line=line) from None
+    except OSError as e:
+        raise ModelError(f"cannot read model file: {e.strerror or e}", code="file-not-found", file=path) from None
+    _refuse_unsafe(tree, path)
+    return tree
+
+
+def _refuse_unsafe(tree: etree._ElementTree, path: str) -> None:
+    info = tree.docinfo
+    dtd = info.internalDTD
+    if dtd is not None and any(True for _ in dtd.iterentities()):
+        names = ", ".join(sorted(e.name for e in dtd.iterentities())[:5])
+        raise ModelError(
+            f"the document declares XML entities ({names}); IR files never do, and irexec never expands them",
+            code="unsafe-xml",
+            file=path,
+            line=1,
+        )
+    if info.system_url or info.public_id:
+        raise ModelError(
+            f"the document refers to an external DTD ({info.system_url or info.public_id}); it is not loaded",
+            code="unsafe-xml",
+            file=path,
+            line=1,
+        )
+    # Entity references left unexpanded would otherwise read as empty text.
+    for node in tree.iter(etree.Entity):
+        raise ModelError(
+            f"undeclared or unexpanded entity reference {node.text!r}", code="unsafe-xml", file=path, line=node.sourceline
+        )
+
+
+class _Collector:
+    def __init__(self, path: str):
+        self.path = path
+        self.items: list[Diagnostic] = []
+
+    def add(self, code: str, message: str, line: int | None, severity: str = ERROR, **where: object) -> None:
+        self.items.append(Diagnostic(code, message, severity, file=self.path, line=line, **where))  # type: ignore[arg-type]
+
+
+def _uint(el: etree._Element, attr: str, diag: _Collector, what: str, **where: object) -> int | None:
+    raw = el.get(attr)
+    if raw is None:
+        diag.add("missing-attribute", f"{what} is missing mandatory attribute {attr!r}", el.sourceline, **where)
+        return None
+    if not _UINT_RE.match(raw.strip()):
+        diag.add("bad-attribute", f"{what} attribute {attr}={raw!r} is not an unsigned integer", el.sourceline, **where)
+        return None
+    return int(raw)
+
+
+def read_document(path: str) -> IRDocument:
+    tree = parse_xml(path)
+    root = tree.getroot()
+    if not isinstance(root.tag, str) or root.tag.lower() != "net":
+        raise ModelError(f"root element is <{root.tag}>, not <net>: not an OpenVINO IR file", code="not-ir", file=path, line=root.sourceline)
+    raw_version = root.get("version")
+    if raw_version is None or not _UINT_RE.match(raw_version.strip()) or int(raw_version) not in SUPPORTED_IR_VERSIONS:
+        raise ModelError(
+            f"IR version {raw_version!r} is not supported; supported: {', '.join(map(str, SUPPORTED_IR_VERSIONS))}",
+            code="unsupported-ir-version",
+            file=path,
+            line=root.sourceline,
+        )
+    diag = _Collector(path)
+    layers = _read_layers(root, diag)
+    edges = _read_edges(root, diag)
+    return IRDocument(path, int(raw_version), root.get("name", ""), layers, edges, diag.items)
+
+
+def _read_layers(root: etree._Element, diag: _Collector) -> list[Layer]:
+    section = root.find("layers")
+    if section is None:
+        diag.add("missing-element", "<net> has no <layers> element", root.sourceline)
+        return []
+    layers: list[Layer] = []
+    for index, el in enumerate(section.iterchildren("layer")):
+        layer = _read_layer(el, index, diag)
+        if layer is not None:
+            layers.append(layer)
+    return layers
+
+
+def _read_layer(el: etree._Element, index: int, diag: _Collector) -> Layer | None:
+    line = el.sourceline
+    lid = _uint(el, "id", diag, "<layer>")
+    missing = [a for a in ("name", "type", "version") if el.get(a) is None]
+    for a in missing:
+        diag.add("missing-attribute", f"<layer> is missing mandatory attribute {a!r}", line, layer_id=lid, layer_name=el.get("name"))
+    if lid is None or missing:
+        return None
+    layer = Layer(lid, el.get("name"), el.get("type"), el.get("version"), line, index)
+    layer.display = f"{layer.type}/{layer.version}"
+    where = {"layer_id": lid, "layer_name": layer.name}
+    rt = el.find("rt_info")
+    if rt is not None:
+        layer.rt_info = frozenset(a.get("name", "") for a in rt.iterchildren("attribute"))
+    data = el.find("data")
+    if data is not None:
+        layer.data = dict(data.attrib)
+        layer.data_line = data.sourceline
+    for kind in ("input", "output"):
+        sect = el.find(kind)
+        if sect is None:
+            continue
+        ports = layer.inputs if kind == "input" else layer.outputs
+        seen: set[int] = set()
+        for pel in sect.iterchildren("port"):
+            port = _read_port(pel, kind, len(ports), diag, where)
+            if port is None:
+                continue
+            if port.id in seen:
+                diag.add("duplicate-port", f"{kind} port id {port.id} appears twice", pel.sourceline, port=port.id, port_kind=kind, **where)
+                continue
+            seen.add(port.id)
+            ports.append(port)
+    return layer
+
+
+def _read_port(pel: etree._Element, kind: str, index: int, diag: _Collector, where: dict) -> Port | None:
+    line = pel.sourceline
+    pid = _uint(pel, "id", diag, f"<{kind}> <port>", port_kind=kind, **where)
+    if pid is None:
+        return None
+    loc = {"port": pid, "port_kind": kind, **where}
+    dims: list[int] = []
+    for d in pel.iterchildren("dim"):
+        text = d.text or ""
+        if not _DIM_RE.match(text) or int(text) < -1:
+            diag.add("bad-dim", f"<dim>{text}</dim> must be an integer >= -1 (-1 = dynamic)", d.sourceline, **loc)
+            return None
+        dims.append(int(text))
+    precision: ElementType | None = None
+    raw = pel.get("precision")
+    if kind == "output":
+        if raw is None:
+            diag.add("missing-attribute", "output port is missing mandatory attribute 'precision'", line, **loc)
+        else:
+            precision = dtypes.lookup(raw)
+            if precision is None:
+                diag.add("bad-element-type", f"precision {raw!r} is not an IR element type", line, **loc)
+    elif raw is not None:
+        precision = dtypes.lookup(raw)  # informational only on inputs, as in OpenVINO
+    names = unescape_names(pel.get("names", "")) if kind == "output" else ()
+    return Port(pid, index, kind, line, tuple(dims), precision, names)
+
+
+def _read_edges(root: etree._Element, diag: _Collector) -> list[Edge]:
+    section = root.find("edges")
+    if section is None:
+        return []
+    edges: list[Edge] = []
+    for el in section.iterchildren("edge"):
+        vals = [_uint(el, a, diag, "<edge>") for a in ("from-layer", "from-port", "to-layer", "to-port")]
+        if None in vals:
+            continue
+        edges.append(Edge(vals[0], vals[1], vals[2], vals[3], el.sourceline))  # type: ignore[arg-type]
+    return edges

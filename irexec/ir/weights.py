@@ -1,0 +1,70 @@
+"""model.bin access: memory-mapped, bounds-checked, never read whole."""
+
+from __future__ import annotations
+
+import mmap
+import os
+
+import numpy as np
+
+from ..dtypes import ElementType
+from ..errors import ModelError
+
+
+class Weights:
+    """The weights file of a model, opened on first use."""
+
+    def __init__(self, path: str | None, explicit: bool = False):
+        self.path = path
+        self.explicit = explicit
+        self._map: mmap.mmap | None = None
+        self._buffer: memoryview | None = None
+        self._size: int | None = None
+
+    @property
+    def exists(self) -> bool:
+        return self.path is not None and os.path.isfile(self.path)
+
+    @property
+    def size(self) -> int | None:
+        """Length of the .bin in bytes (a stat, no read), None when absent."""
+        if self._size is None and self.exists:
+            self._size = os.path.getsize(self.path)  # type: ignore[arg-type]
+        return self._size
+
+    def _view(self) -> memoryview:
+        if self._buffer is None:
+            if not self.exists:
+                raise ModelError(f"weights file {self.path} cannot be opened", code="missing-weights")
+            with open(self.path, "rb") as f:  # type: ignore[arg-type]
+                if os.fstat(f.fileno()).st_size == 0:
+                    self._buffer = memoryview(b"")
+                else:
+                    self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                    self._buffer = memoryview(self._map)
+            self._size = len(self._buffer)
+        return self._buffer
+
+    def array(self, offset: int, shape: tuple[int, ...], etype: ElementType) -> np.ndarray:
+        """A read-only array over the mapped bytes (no copy, any alignment)."""
+        assert etype.dtype is not None
+        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        if count == 0:
+            return np.empty(shape, dtype=etype.dtype)
+        buf = self._view()
+        nbytes = count * etype.dtype.itemsize
+        if offset < 0 or offset + nbytes > len(buf):
+            raise ModelError(
+                f"bytes {offset}..{offset + nbytes} lie outside the {len(buf)}-byte weights file", code="weights-out-of-bounds"
+            )
+        arr = np.frombuffer(buf, dtype=etype.dtype, count=count, offset=offset).reshape(shape)
+        return arr
+
+    def close(self) -> None:
+        self._buffer = None
+        if self._map is not None:
+            try:
+                self._map.close()
+            except BufferError:  # arrays still view it; the map closes with them
+                pass
+            self._map = None

@@ -1,0 +1,154 @@
+"""A loaded model: the document, its weights, an op per layer and the graph."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+
+from . import ops as _ops  # noqa: F401  (registers every op)
+from .errors import ERROR, WARNING, Diagnostic, IRExecError, ModelError
+from .graph import Graph, build_graph
+from .ir.reader import IRDocument, Layer, read_document
+from .ir.weights import Weights
+from .ops.base import Op
+from .ops.registry import resolve, unsupported_reason
+
+# Findings that a check reports as warnings (the layer is trusted as declared)
+# but that make a run impossible.
+BLOCKS_RUN = frozenset({"unsupported-op", "unsupported-element-type"})
+
+
+@dataclass
+class Model:
+    path: str
+    doc: IRDocument
+    weights: Weights
+    graph: Graph
+    ops: dict[int, Op | None]  # None: layer that irexec cannot execute
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def layers(self) -> dict[int, Layer]:
+        return self.graph.layers
+
+    @property
+    def parameters(self) -> list[Layer]:
+        return sorted((l for l in self.layers.values() if l.type.lower() == "parameter"), key=lambda l: l.index)
+
+    @property
+    def results(self) -> list[Layer]:
+        return sorted((l for l in self.layers.values() if l.type.lower() == "result"), key=lambda l: l.index)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == ERROR]
+
+    def find_layer(self, key: str) -> Layer | None:
+        """A layer by id or by name."""
+        if key.isdigit() and int(key) in self.layers:
+            return self.layers[int(key)]
+        for layer in self.layers.values():
+            if layer.name == key:
+                return layer
+        return None
+
+    def where(self, layer: Layer, port: int | None = None, port_kind: str | None = None, line: int | None = None) -> dict:
+        return {
+            "file": self.path,
+            "line": line or layer.line,
+            "layer_id": layer.id,
+            "layer_name": layer.name,
+            "op": layer.display,
+            "port": port,
+            "port_kind": port_kind,
+        }
+
+    def close(self) -> None:
+        self.weights.close()
+
+
+def default_weights_path(xml_path: str) -> str:
+    root, _ = os.path.splitext(xml_path)
+    return root + ".bin"
+
+
+def read_model(path: str, weights: str | None = None) -> Model:
+    """Read and structurally validate a model, collecting every finding.
+
+    Raises ModelError only when the XML cannot be read at all; everything
+    else is in ``model.diagnostics``.
+    """
+    path = os.fspath(path)
+    doc = read_document(path)
+    if weights is not None and not os.path.isfile(weights):
+        raise ModelError(f"weights file {weights} cannot be opened", code="missing-weights", file=path)
+    w = Weights(weights if weights is not None else default_weights_path(path), explicit=weights is not None)
+    diags = list(doc.diagnostics)
+    graph, graph_diags = build_graph(doc)
+    ops: dict[int, Op | None] = {}
+    for layer in graph.layers.values():
+        ops[layer.id] = _bind_op(path, layer, w, diags)
+    diags.extend(graph_diags)
+    _check_port_counts(path, graph, ops, diags)
+    diags.sort(key=lambda d: (d.line or 0))
+    return Model(path, doc, w, graph, ops, diags)
+
+
+def load(path: str, weights: str | None = None) -> Model:
+    """Read a model for execution: any error, or a layer irexec cannot run, raises ModelError."""
+    model = read_model(path, weights)
+    blocking = [d for d in model.diagnostics if d.severity == ERROR or d.code in BLOCKS_RUN]
+    if blocking:
+        raise ModelError([d if d.severity == ERROR else _as_error(d) for d in blocking])
+    return model
+
+
+def _as_error(d: Diagnostic) -> Diagnostic:
+    from dataclasses import replace
+
+    return replace(d, severity=ERROR)
+
+
+def _bind_op(path: str, layer: Layer, weights: Weights, diags: list[Diagnostic]) -> Op | None:
+    where = {"file": path, "line": layer.line, "layer_id": layer.id, "layer_name": layer.name}
+    cls = resolve(layer.type, layer.version)
+    if cls is None:
+        diags.append(Diagnostic("unsupported-op", unsupported_reason(layer.type, layer.version), WARNING, op=layer.display, **where))
+        return None
+    layer.display = cls.display()
+    where["op"] = layer.display
+    values, errors = cls.parse_attributes(layer.data)
+    op = cls(layer, values, weights)
+    if not errors and hasattr(op, "validate"):
+        errors = op.validate()
+    data_where = dict(where, line=layer.data_line or layer.line)
+    for e in errors:
+        for d in e.diagnostics:
+            severity = WARNING if d.code in BLOCKS_RUN else d.severity
+            diags.append(replace(d.located(**data_where), severity=severity))
+    return None if errors else op
+
+
+def _check_port_counts(path: str, graph: Graph, ops: dict[int, Op | None], diags: list[Diagnostic]) -> None:
+    for lid, op in ops.items():
+        if op is None:
+            continue
+        layer = graph.layers[lid]
+        n_in, n_out = len(layer.inputs), len(layer.outputs)
+        if not op.min_inputs <= n_in <= len(op.inputs):
+            want = f"{len(op.inputs)}" if not op.optional_inputs else f"{op.min_inputs} to {len(op.inputs)}"
+            names = ", ".join(op.inputs) or "none"
+            diags.append(Diagnostic("wrong-port-count", f"declares {n_in} input ports but {layer.display} takes {want} ({names})",
+                                    ERROR, path, layer.line, lid, layer.name, layer.display))
+        if n_out != op.num_outputs:
+            diags.append(Diagnostic("wrong-port-count", f"declares {n_out} output ports but {layer.display} has {op.num_outputs}",
+                                    ERROR, path, layer.line, lid, layer.name, layer.display))
+
+
+def raise_if_errors(model: Model) -> None:
+    errors = model.errors
+    if errors:
+        raise ModelError(errors)
+
+
+__all__ = ["Model", "read_model", "load", "IRExecError"]

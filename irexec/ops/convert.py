@@ -1,0 +1,41 @@
+"""Convert-1: element-wise type conversion.
+
+Float to integer truncates toward zero (as OpenVINO does); values the
+destination cannot hold are undefined by the spec, irexec wraps them modulo
+2^N after truncation and maps NaN to 0.  Anything to boolean is ``x != 0``.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .base import Attr, Op, TensorInfo
+from .registry import register
+
+_I64_LIMIT = float(2**63)
+
+
+@register
+class Convert1(Op):
+    type, version, since_opset = "Convert", 1, 1
+    family = "convert"
+    summary = "element-wise conversion to destination_type"
+    inputs = ("data",)
+    attributes = {"destination_type": Attr("etype", required=True)}
+
+    def infer(self, data: TensorInfo) -> list[TensorInfo]:
+        return [TensorInfo(data.shape, self.destination_type)]
+
+    def compute(self, data: np.ndarray) -> Sequence[np.ndarray]:
+        dst = self.destination_type.dtype
+        assert dst is not None
+        if dst.kind == "b":
+            return [np.not_equal(data, 0)]
+        if dst.kind in "iu" and data.dtype.kind == "f" or data.dtype.name == "bfloat16" and dst.kind in "iu":
+            wide = np.trunc(data.astype(np.float64))
+            wide = np.where(np.isfinite(wide) & (np.abs(wide) < _I64_LIMIT), wide, 0.0)
+            return [wide.astype(np.int64).astype(dst)]
+        with np.errstate(over="ignore", invalid="ignore"):
+            return [data.astype(dst)]

@@ -1,0 +1,99 @@
+"""Parameter-1, Const-1 and Result-1: where tensors enter, live and leave."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import OpError
+from .base import Attr, Op, TensorInfo
+from .registry import register
+
+
+@register
+class Parameter1(Op):
+    type, version, since_opset = "Parameter", 1, 1
+    family = "io"
+    summary = "model input; its shape attribute may hold dynamic, interval and dynamic-rank dims"
+    attributes = {
+        "shape": Attr("pshape", required=True, doc="partial shape, e.g. 1,?,2..5 or ..."),
+        "element_type": Attr("etype", required=True),
+    }
+
+    def infer(self) -> list[TensorInfo]:
+        return [TensorInfo(self.shape, self.element_type)]
+
+    def compute(self) -> Sequence[np.ndarray]:
+        raise OpError("a Parameter has no value until it is fed", code="input-mismatch")
+
+
+@register
+class Const1(Op):
+    type, version, since_opset = "Const", 1, 1
+    family = "io"
+    summary = "constant tensor stored in the .bin (memory-mapped, read only when needed)"
+    attributes = {
+        "element_type": Attr("etype", required=True),
+        "shape": Attr("shape", required=True, doc="static shape, e.g. 16, 16"),
+        "offset": Attr("uint", required=True),
+        "size": Attr("uint", required=True),
+    }
+
+    @property
+    def nbytes(self) -> int:
+        return int(np.prod(self.shape, dtype=object)) * self.element_type.itemsize
+
+    def validate(self) -> list[OpError]:
+        """Checks that need only the .bin's length, never its bytes."""
+        need = self.nbytes
+        if self.size < need:
+            return [
+                OpError(
+                    f"size={self.size} bytes is less than shape {list(self.shape)} x {self.element_type} needs ({need} bytes)",
+                    code="const-size-mismatch",
+                )
+            ]
+        if need == 0:
+            return []  # OpenVINO writes empty Consts with size="1"; no bytes are read
+        assert self.weights is not None
+        if not self.weights.exists:
+            where = self.weights.path or "(none)"
+            return [OpError(f"needs {need} bytes from the weights file, but {where} does not exist", code="missing-weights")]
+        total = self.weights.size or 0
+        if self.offset + self.size > total:
+            return [
+                OpError(
+                    f"offset={self.offset} + size={self.size} = {self.offset + self.size} is past the end "
+                    f"of the {total}-byte weights file {self.weights.path}",
+                    code="weights-out-of-bounds",
+                )
+            ]
+        return []
+
+    def _value(self) -> np.ndarray:
+        assert self.weights is not None
+        return self.weights.array(self.offset, tuple(self.shape), self.element_type)
+
+    def infer(self) -> list[TensorInfo]:
+        from ..shapes import PartialShape
+
+        return [TensorInfo(PartialShape.static(self.shape), self.element_type, self._value)]
+
+    def compute(self) -> Sequence[np.ndarray]:
+        return [self._value()]
+
+
+@register
+class Result1(Op):
+    type, version, since_opset = "Result", 1, 1
+    family = "io"
+    summary = "model output"
+    inputs = ("data",)
+    num_outputs = 0
+
+    def infer(self, data: TensorInfo) -> list[TensorInfo]:
+        return []
+
+    def compute(self, data: np.ndarray) -> Sequence[np.ndarray]:
+        return [data]

@@ -1,0 +1,75 @@
+"""Ops by (type, version), and what a layer's ``version="opsetN"`` resolves to.
+
+Opsets are cumulative: ``version="opset10"`` on a Gather layer means the newest
+Gather introduced in opset10 or earlier, i.e. Gather-8, exactly as OpenVINO's
+IR reader resolves it.  Types match case-insensitively, ``Const`` and
+``Constant`` are one op.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .base import Op
+
+# The newest opset OpenVINO 2026 writes; layers may name any opset up to it.
+NEWEST_OPSET = 16
+
+_ALIASES = {"constant": "const"}
+_REGISTRY: dict[str, dict[int, type[Op]]] = {}
+_OPSET_RE = re.compile(r"^opset([0-9]+)$")
+
+
+def _key(op_type: str) -> str:
+    low = op_type.lower()
+    return _ALIASES.get(low, low)
+
+
+def register(cls: type[Op]) -> type[Op]:
+    versions = _REGISTRY.setdefault(_key(cls.type), {})
+    if cls.version in versions:
+        raise RuntimeError(f"{cls.display()} registered twice")
+    versions[cls.version] = cls
+    return cls
+
+
+def all_ops() -> list[type[Op]]:
+    return sorted((c for v in _REGISTRY.values() for c in v.values()), key=lambda c: (c.type.lower(), c.version))
+
+
+def versions_of(op_type: str) -> list[type[Op]]:
+    return sorted(_REGISTRY.get(_key(op_type), {}).values(), key=lambda c: c.version)
+
+
+def opset_range(cls: type[Op]) -> tuple[int, int]:
+    """The opsets whose ``version="opsetN"`` resolve to ``cls``."""
+    later = [c.since_opset for c in versions_of(cls.type) if c.since_opset > cls.since_opset]
+    return cls.since_opset, (min(later) - 1 if later else NEWEST_OPSET)
+
+
+def describe_versions(op_type: str) -> str:
+    parts = []
+    for cls in versions_of(op_type):
+        lo, hi = opset_range(cls)
+        parts.append(f"{cls.display()} (opset{lo}" + (f"..opset{hi})" if hi != lo else ")"))
+    return ", ".join(parts)
+
+
+def resolve(op_type: str, version: str) -> type[Op] | None:
+    """The op class a layer's type and version attribute name, or None."""
+    m = _OPSET_RE.match(version)
+    candidates = versions_of(op_type)
+    if not m or not candidates:
+        return None
+    opset = int(m.group(1))
+    if not 1 <= opset <= NEWEST_OPSET:
+        return None
+    eligible = [c for c in candidates if c.since_opset <= opset]
+    return eligible[-1] if eligible else None
+
+
+def unsupported_reason(op_type: str, version: str) -> str:
+    known = describe_versions(op_type)
+    if not known:
+        return f"op type {op_type!r} is not implemented (see `irexec ops`)"
+    return f"{op_type} version {version!r} is not implemented; implemented: {known}"

@@ -1,0 +1,1 @@
+"""Renderers for what irexec prints: tables and check reports."""

@@ -1,0 +1,46 @@
+"""Plain-text tables for terminal output."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from ..shapes import format_shape
+
+
+def render_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [len(h) for h in header]
+    for row in rows:
+        widths = [max(w, len(c)) for w, c in zip(widths, row)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines)
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.6g}"
+    return str(value)
+
+
+def value_range(arr: np.ndarray) -> tuple[str, str]:
+    """(min, max) as text; NaNs ignored, '-' for an empty tensor."""
+    if arr.size == 0:
+        return "-", "-"
+    a = arr.astype(np.float32) if arr.dtype.name == "bfloat16" else arr
+    if a.dtype.kind == "f":
+        finite = a[~np.isnan(a)]
+        if finite.size == 0:
+            return "nan", "nan"
+        return _fmt(finite.min()), _fmt(finite.max())
+    return _fmt(a.min()), _fmt(a.max())
+
+
+def tensor_rows(tensors: Mapping[str, np.ndarray]) -> list[list[str]]:
+    rows = []
+    for name, arr in tensors.items():
+        lo, hi = value_range(arr)
+        rows.append([name, str(arr.dtype), format_shape(arr.shape), lo, hi])
+    return rows

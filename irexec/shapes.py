@@ -1,0 +1,216 @@
+"""Partial shapes: static, dynamic, interval dims and dynamic rank.
+
+The notation follows OpenVINO: ``5`` static, ``?`` dynamic, ``2..5`` interval,
+``2..`` lower bound only, ``..5`` upper bound only; ``[...]`` dynamic rank.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+INF = None  # upper bound of an unbounded dim
+
+
+class ShapeSyntaxError(ValueError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Dim:
+    lo: int = 0
+    hi: int | None = None  # None: unbounded
+
+    @staticmethod
+    def of(value: int | Dim) -> Dim:
+        if isinstance(value, Dim):
+            return value
+        if value < 0:
+            return DYNAMIC
+        return Dim(value, value)
+
+    @property
+    def is_static(self) -> bool:
+        return self.hi == self.lo
+
+    @property
+    def is_dynamic(self) -> bool:
+        return self.lo == 0 and self.hi is None
+
+    @property
+    def value(self) -> int:
+        """The static value (callers check ``is_static`` first)."""
+        assert self.hi == self.lo
+        return self.lo
+
+    def contains(self, n: int) -> bool:
+        return n >= self.lo and (self.hi is None or n <= self.hi)
+
+    def intersect(self, other: Dim) -> Dim | None:
+        """The common range, or None when the two cannot be equal."""
+        lo = max(self.lo, other.lo)
+        if self.hi is None:
+            hi = other.hi
+        elif other.hi is None:
+            hi = self.hi
+        else:
+            hi = min(self.hi, other.hi)
+        if hi is not None and hi < lo:
+            return None
+        return Dim(lo, hi)
+
+    def compatible(self, other: Dim) -> bool:
+        return self.intersect(other) is not None
+
+    def __str__(self) -> str:
+        if self.is_static:
+            return str(self.lo)
+        if self.is_dynamic:
+            return "?"
+        if self.hi is None:
+            return f"{self.lo}.."
+        if self.lo == 0:
+            return f"..{self.hi}"
+        return f"{self.lo}..{self.hi}"
+
+
+DYNAMIC = Dim(0, None)
+
+
+@dataclass(frozen=True, slots=True)
+class PartialShape:
+    dims: tuple[Dim, ...] | None  # None: dynamic rank
+
+    @staticmethod
+    def static(values: Iterable[int]) -> PartialShape:
+        return PartialShape(tuple(Dim(int(v), int(v)) for v in values))
+
+    @staticmethod
+    def of(values: Iterable[int | Dim]) -> PartialShape:
+        return PartialShape(tuple(Dim.of(v) for v in values))
+
+    @staticmethod
+    def dynamic(rank: int | None = None) -> PartialShape:
+        return PartialShape(None if rank is None else (DYNAMIC,) * rank)
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.dims is None else len(self.dims)
+
+    @property
+    def is_static(self) -> bool:
+        return self.dims is not None and all(d.is_static for d in self.dims)
+
+    def to_tuple(self) -> tuple[int, ...]:
+        assert self.dims is not None
+        return tuple(d.value for d in self.dims)
+
+    def __getitem__(self, i: int) -> Dim:
+        assert self.dims is not None
+        return self.dims[i]
+
+    def __len__(self) -> int:
+        assert self.dims is not None
+        return len(self.dims)
+
+    def max_elements(self) -> int | None:
+        """Upper bound of the element count, None when unbounded."""
+        if self.dims is None:
+            return None
+        total = 1
+        for d in self.dims:
+            if d.hi is None:
+                return None
+            total *= d.hi
+        return total
+
+    def accepts(self, shape: Sequence[int]) -> bool:
+        """Whether a concrete shape is one this partial shape allows."""
+        if self.dims is None:
+            return True
+        return len(shape) == len(self.dims) and all(d.contains(n) for d, n in zip(self.dims, shape))
+
+    def intersect(self, other: PartialShape) -> PartialShape | None:
+        """Merge two descriptions of one tensor; None when they conflict."""
+        if self.dims is None:
+            return other
+        if other.dims is None:
+            return self
+        if len(self.dims) != len(other.dims):
+            return None
+        merged = []
+        for a, b in zip(self.dims, other.dims):
+            m = a.intersect(b)
+            if m is None:
+                return None
+            merged.append(m)
+        return PartialShape(tuple(merged))
+
+    def compatible(self, other: PartialShape) -> bool:
+        return self.intersect(other) is not None
+
+    def __str__(self) -> str:
+        if self.dims is None:
+            return "[...]"
+        return "[" + ",".join(str(d) for d in self.dims) + "]"
+
+
+_INT = re.compile(r"^[0-9]+$")
+
+
+def _parse_bound(text: str, whole: str) -> int:
+    if not _INT.match(text):
+        raise ShapeSyntaxError(f"cannot parse dimension {text!r} in shape {whole!r}")
+    return int(text)
+
+
+def parse_dim(text: str, whole: str = "") -> Dim:
+    text = text.strip()
+    whole = whole or text
+    if text in ("?", "-1"):
+        return DYNAMIC
+    if ".." in text:
+        lo_s, _, hi_s = text.partition("..")
+        lo = _parse_bound(lo_s.strip(), whole) if lo_s.strip() else 0
+        hi = _parse_bound(hi_s.strip(), whole) if hi_s.strip() else None
+        if hi is not None and hi < lo:
+            raise ShapeSyntaxError(f"interval {text!r} in shape {whole!r} has its upper bound below its lower bound")
+        return Dim(lo, hi)
+    n = _parse_bound(text, whole)
+    return Dim(n, n)
+
+
+def parse_partial_shape(text: str) -> PartialShape:
+    """Parse a Parameter ``shape`` attribute (OpenVINO's PartialShape grammar)."""
+    s = text.strip()
+    if s.startswith("[") and s.endswith("]"):
+        s = s[1:-1].strip()
+    if s == "":
+        return PartialShape(())
+    if s == "...":
+        return PartialShape(None)
+    fields = [f.strip() for f in s.split(",")]
+    if "..." in fields:
+        raise ShapeSyntaxError(f"'...' (dynamic rank) cannot be combined with other dims in shape {text!r}")
+    if any(f == "" for f in fields):
+        raise ShapeSyntaxError(f"empty dimension in shape {text!r}")
+    return PartialShape(tuple(parse_dim(f, text) for f in fields))
+
+
+def parse_static_shape(text: str) -> tuple[int, ...]:
+    """Parse a Const ``shape`` attribute: non-negative integers only."""
+    s = text.strip()
+    if s == "":
+        return ()
+    out = []
+    for f in s.split(","):
+        f = f.strip()
+        if not _INT.match(f):
+            raise ShapeSyntaxError(f"cannot parse dimension {f!r} in static shape {text!r}")
+        out.append(int(f))
+    return tuple(out)
+
+
+def format_shape(shape: Sequence[int]) -> str:
+    return "[" + ",".join(str(int(n)) for n in shape) + "]"

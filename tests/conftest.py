@@ -1,0 +1,69 @@
+"""Shared fixtures: small IR files written with irexec's own builder, and the
+OpenVINO oracle (a test dependency)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from irexec.cli import cli
+from irexec.ir.writer import IRBuilder
+
+
+@pytest.fixture
+def builder() -> IRBuilder:
+    return IRBuilder()
+
+
+@pytest.fixture
+def write_ir(tmp_path: Path):
+    """write_ir(builder_or_xml_text, name="model", bin=b"") -> path of model.xml."""
+
+    def _write(source, name: str = "model", bin: bytes | None = None) -> str:
+        xml = tmp_path / f"{name}.xml"
+        if isinstance(source, IRBuilder):
+            source.write(xml)
+        else:
+            xml.write_text(source) if isinstance(source, str) else xml.write_bytes(source)
+            if bin is not None:
+                (tmp_path / f"{name}.bin").write_bytes(bin)
+        return str(xml)
+
+    return _write
+
+
+@pytest.fixture
+def save_npz(tmp_path: Path):
+    def _save(name: str = "inputs", **arrays: np.ndarray) -> str:
+        path = tmp_path / f"{name}.npz"
+        np.savez(path, **arrays)
+        return str(path)
+
+    return _save
+
+
+class Cli:
+    """Runs the CLI in-process (click's CliRunner) and as a real subprocess."""
+
+    def __init__(self) -> None:
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, env: dict | None = None):
+        return self.runner.invoke(cli, [str(a) for a in args], env=env, catch_exceptions=False)
+
+    @staticmethod
+    def subprocess(*args: str, env: dict | None = None, cwd: str | None = None) -> subprocess.CompletedProcess:
+        full_env = dict(os.environ, **(env or {}))
+        return subprocess.run([sys.executable, "-m", "irexec", *map(str, args)], capture_output=True, text=True,
+                              env=full_env, cwd=cwd, timeout=300)
+
+
+@pytest.fixture
+def run_cli() -> Cli:
+    return Cli()
