@@ -50,7 +50,7 @@ def run(model, feeds, **options):  # type: ignore[no-untyped-def]
 
 def check(path, weights=None, input_shapes=None):  # type: ignore[no-untyped-def]
     """Check a model file; returns a CheckResult listing every diagnostic."""
-    from .check import CheckResult, check_model
+    from .checker import CheckResult, check_model
 
     try:
         model = read_model(path, weights)

@@ -116,6 +116,7 @@ def parse_xml(path: str) -> etree._ElementTree:
         raise ModelError(
             f"model XML is {size} bytes, more than the {MAX_XML_BYTES} this reader accepts", code="file-too-large", file=path
         )
+    _refuse_entity_declarations(path)
     try:
         with open(path, "rb") as f:
             tree = etree.parse(f, _parser())
@@ -127,6 +128,31 @@ def parse_xml(path: str) -> etree._ElementTree:
         raise ModelError(f"cannot read model file: {e.strerror or e}", code="file-not-found", file=path) from None
     _refuse_unsafe(tree, path)
     return tree
+
+
+_PROLOG_BYTES = 1 << 20
+
+
+def _refuse_entity_declarations(path: str) -> None:
+    """Refuse a DOCTYPE that declares entities or names an external DTD before
+    libxml2 sees it, so the finding is `unsafe-xml`, not a syntax error."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_PROLOG_BYTES)
+    except OSError:
+        return  # parse_xml reports it
+    start = head.find(b"<!DOCTYPE")
+    if start < 0:
+        return
+    root = head.find(b"<net", start)
+    prolog = head[start : root if root > 0 else len(head)]
+    line = head[:start].count(b"\n") + 1
+    if b"<!ENTITY" in prolog:
+        raise ModelError("the document declares XML entities; IR files never do, and irexec never expands them",
+                         code="unsafe-xml", file=path, line=line)
+    decl_end = prolog.find(b"[") if b"[" in prolog else prolog.find(b">")
+    if b"SYSTEM" in prolog[:decl_end] or b"PUBLIC" in prolog[:decl_end]:
+        raise ModelError("the document refers to an external DTD; irexec never loads it", code="unsafe-xml", file=path, line=line)
 
 
 def _refuse_unsafe(tree: etree._ElementTree, path: str) -> None:

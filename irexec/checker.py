@@ -96,6 +96,7 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
     for name in pins:
         out.append(Diagnostic("input-mismatch", f"--input-shape names {name!r}, which is not a Parameter of this model",
                               ERROR, file=model.path))
+    out.sort(key=lambda d: d.line or 0)
     return result
 
 
