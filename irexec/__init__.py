@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .errors import (
     CompareError,
     Diagnostic,
@@ -18,9 +20,31 @@ from .errors import (
     OpError,
     UsageError,
 )
-from .model import Model, load, read_model
+
+if TYPE_CHECKING:
+    from .model import Model, load, read_model
+    from .session import RunReport, Session, compare
 
 __version__ = "0.1.0"
+
+# The model layer pulls in networkx and lxml (a third of a second); it is
+# imported on first use so that `irexec --help` and `irexec ops` start fast.
+_LAZY = {"Model", "load", "read_model"}
+
+
+_LAZY_SESSION = {"Session", "RunReport", "compare"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from . import model
+
+        return getattr(model, name)
+    if name in _LAZY_SESSION:
+        from . import session
+
+        return getattr(session, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "CompareError",
@@ -31,8 +55,11 @@ __all__ = [
     "Model",
     "ModelError",
     "OpError",
+    "RunReport",
+    "Session",
     "UsageError",
     "check",
+    "compare",
     "load",
     "read_model",
     "run",
@@ -42,6 +69,7 @@ __all__ = [
 def run(model, feeds, **options):  # type: ignore[no-untyped-def]
     """Run a loaded model (or a path) on a dict of NumPy arrays; returns a dict of outputs."""
     from .execute import run_model
+    from .model import Model, load
 
     if not isinstance(model, Model):
         model = load(model)
@@ -51,6 +79,7 @@ def run(model, feeds, **options):  # type: ignore[no-untyped-def]
 def check(path, weights=None, input_shapes=None):  # type: ignore[no-untyped-def]
     """Check a model file; returns a CheckResult listing every diagnostic."""
     from .checker import CheckResult, check_model
+    from .model import read_model
 
     try:
         model = read_model(path, weights)

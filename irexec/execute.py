@@ -10,10 +10,12 @@ from typing import Callable, Mapping
 import ml_dtypes
 import numpy as np
 
-from . import dtypes
+from . import dtypes, limits
 from .errors import ERROR, Diagnostic, InputError, InternalError, IRExecError, UsageError
 from .ir.reader import Layer
 from .model import Model
+from .ops.base import FOLD_LIMIT_ELEMENTS, Op, TensorInfo
+from .shapes import PartialShape
 from .shapes import format_shape
 
 # Called after each layer with (layer, its output arrays, seconds spent).
@@ -129,10 +131,14 @@ def run_model(
     stop_at: str | None = None,
     on_layer: LayerHook | None = None,
     keep_all: bool = False,
+    max_memory: int | None = None,
 ) -> RunResult:
     """Execute the model.  ``stop_at`` (layer id or name) ends the run there and
-    returns that layer's outputs; ``keep_all`` keeps intermediates alive for hooks."""
+    returns that layer's outputs; ``keep_all`` keeps intermediates alive for hooks.
+    ``max_memory`` bounds the bytes of live tensors (default: limits.default_max_memory())."""
     bound = bind_feeds(model, feeds)
+    limit = limits.resolve(max_memory)
+    _refuse_large_inputs(model, bound, limit)
     graph = model.graph
     stop_layer: Layer | None = None
     if stop_at is not None:
@@ -164,6 +170,8 @@ def run_model(
         for src in graph.inputs_of(lid):
             assert src is not None
             args.append(values[src])
+        if lid not in bound:
+            refuse_over_memory_limit(model, layer, op, args, values, results, limit)
         start = time.perf_counter()
         try:
             outs = [bound[lid]] if lid in bound else list(op.compute(*args))
@@ -195,6 +203,65 @@ def run_model(
         return RunResult(outputs, times, stop_layer)
     names = output_names(model)
     return RunResult({names[r.id]: results[r.id] for r in model.results}, times)
+
+
+def _refuse_large_inputs(model: Model, bound: dict[int, np.ndarray], limit: int) -> None:
+    total = sum(a.nbytes for a in bound.values())
+    why = limits.over_limit(total, limit)
+    if why:
+        raise InputError(f"the inputs together {why}", code="memory-limit", file=model.path)
+
+
+# Outputs of these layers take no new memory: a Const is a view of the mapped
+# .bin, a Result passes its input through.
+_NO_ALLOCATION = frozenset({"const", "constant", "result"})
+
+
+def refuse_over_memory_limit(
+    model: Model,
+    layer: Layer,
+    op: Op,
+    args: list[np.ndarray],
+    values: Mapping[tuple[int, int], np.ndarray],
+    results: Mapping[int, np.ndarray],
+    limit: int,
+) -> None:
+    """Before a kernel runs: infer its output shapes from the concrete inputs and
+    refuse the layer (``memory-limit``) if they and the tensors still alive would
+    exceed ``limit`` bytes.  Nothing is allocated to find out."""
+    if layer.type.lower() in _NO_ALLOCATION:
+        return
+    infos = []
+    for a in args:
+        etype = dtypes.from_dtype(a.dtype)
+        if etype is None:
+            return  # a dtype only a kernel bug produces; compute reports it
+        # small inputs carry their values (axes, shifts) so shapes that depend on them are exact
+        infos.append(TensorInfo(PartialShape.static(a.shape), etype, a if a.size <= FOLD_LIMIT_ELEMENTS else None))
+    try:
+        outs = op.infer(*infos)
+    except IRExecError:
+        return  # invalid inputs: the kernel reports them, with its run-time codes
+    except Exception as e:  # infer disagreeing with compute is a bug, not the user's doing
+        raise InternalError(f"{layer.display} layer {layer.id} {layer.name!r}: shape inference failed on concrete "
+                            f"inputs: {type(e).__name__}: {e}") from e
+    need = 0
+    for info in outs:
+        if not info.shape.is_static:
+            return  # the op cannot say before computing; nothing to hold it to
+        need += limits.nbytes(info.shape.to_tuple(), info.etype.itemsize)
+    held: dict[int, int] = {}
+    for (src, _), a in values.items():
+        if model.layers[src].type.lower() not in _NO_ALLOCATION:
+            held[id(a)] = a.nbytes
+    for a in results.values():
+        held[id(a)] = a.nbytes
+    alive = sum(held.values())
+    why = limits.over_limit(need + alive, limit)
+    if why:
+        shapes = ", ".join(f"{i.etype.name}{i.shape}" for i in outs)
+        also = f" plus {limits.format_bytes(alive)} of tensors still in use" if alive else ""
+        raise IRExecError(f"output {shapes}{also} {why}", code="memory-limit", **model.where(layer))
 
 
 def _port_key(layer: Layer, index: int) -> str:

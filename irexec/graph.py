@@ -62,10 +62,14 @@ def build_graph(doc: IRDocument) -> tuple[Graph, list[Diagnostic]]:
                 code = "result-without-input" if layer.type.lower() == "result" else "unconnected-input"
                 add(code, f"input port {port.id} is not fed by any edge", port.line, layer, port=port.id, port_kind="input")
 
+    # A topological sort is linear; nx.find_cycle over the whole graph is
+    # quadratic, so it only runs to name the cycle once one is known to exist.
+    index = {lid: layer.index for lid, layer in layers.items()}
     try:
-        cycle = nx.find_cycle(dag)
-    except nx.NetworkXNoCycle:
+        graph.order = list(nx.lexicographical_topological_sort(dag, key=index.__getitem__))
         cycle = None
+    except nx.NetworkXUnfeasible:
+        cycle = nx.find_cycle(dag)
     if cycle:
         members = [layers[u] for u, *_ in cycle]
         path = " -> ".join(f'{m.id} "{m.name}"' for m in members + members[:1])
@@ -73,8 +77,6 @@ def build_graph(doc: IRDocument) -> tuple[Graph, list[Diagnostic]]:
         add("cycle", f"the graph has a cycle: {path}", first.line, first)
         graph.order = []
     else:
-        index = {lid: layer.index for lid, layer in layers.items()}
-        graph.order = list(nx.lexicographical_topological_sort(dag, key=index.__getitem__))
         _flag_unreachable(graph, add)
     return graph, diags
 

@@ -6,12 +6,14 @@ import os
 from dataclasses import dataclass, field, replace
 
 from . import ops as _ops  # noqa: F401  (registers every op)
+from . import limits
 from .errors import ERROR, WARNING, Diagnostic, IRExecError, ModelError
 from .graph import Graph, build_graph
 from .ir.reader import IRDocument, Layer, read_document
 from .ir.weights import Weights
 from .ops.base import Op
 from .ops.registry import resolve, unsupported_reason
+from .shapes import PartialShape
 
 # Findings that a check reports as warnings (the layer is trusted as declared)
 # but that make a run impossible.
@@ -94,13 +96,38 @@ def read_model(path: str, weights: str | None = None) -> Model:
     return Model(path, doc, w, graph, ops, diags)
 
 
-def load(path: str, weights: str | None = None) -> Model:
-    """Read a model for execution: any error, or a layer irexec cannot run, raises ModelError."""
+def load(path: str, weights: str | None = None, max_memory: int | None = None) -> Model:
+    """Read a model for execution: any error, or a layer irexec cannot run, raises ModelError.
+
+    ``max_memory`` (bytes; default: see ``limits.default_max_memory``) also refuses
+    a Const or static Parameter whose declared shape alone exceeds it."""
     model = read_model(path, weights)
     blocking = [d for d in model.diagnostics if d.severity == ERROR or d.code in BLOCKS_RUN]
     if blocking:
         raise ModelError([d if d.severity == ERROR else _as_error(d) for d in blocking])
+    too_big = _over_memory_limit(model, limits.resolve(max_memory))
+    if too_big:
+        raise ModelError(too_big)
     return model
+
+
+def _over_memory_limit(model: Model, limit: int) -> list[Diagnostic]:
+    found = []
+    for lid, op in model.ops.items():
+        layer = model.layers[lid]
+        if op is None or layer.type.lower() not in ("const", "constant", "parameter"):
+            continue
+        shape = op.shape  # type: ignore[attr-defined]
+        if isinstance(shape, PartialShape):
+            if not shape.is_static:
+                continue  # inputs of a dynamic shape are checked when they arrive
+            shape = shape.to_tuple()
+        why = limits.over_limit(limits.nbytes(shape, op.element_type.itemsize), limit)  # type: ignore[attr-defined]
+        if why:
+            dims = "[" + ",".join(map(str, shape)) + "]"
+            found.append(Diagnostic("memory-limit", f"declared shape {dims} {why}", ERROR,
+                                    **model.where(layer, layer.outputs[0].id if layer.outputs else None, "output")))
+    return found
 
 
 def _as_error(d: Diagnostic) -> Diagnostic:

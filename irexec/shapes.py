@@ -156,7 +156,7 @@ class PartialShape:
         return "[" + ",".join(str(d) for d in self.dims) + "]"
 
 
-_INT = re.compile(r"^[0-9]+$")
+_INT = re.compile(r"^[0-9]{1,100}$")  # capped: int() of thousands of digits fails
 
 
 def _parse_bound(text: str, whole: str) -> int:

@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import os
+import struct
 import tempfile
 import zipfile
+import zlib
 from typing import Mapping
 
 import numpy as np
 
-from .errors import InputError
+from . import limits
+from .errors import InputError, UsageError
 
 
-def load_npz(path: str) -> dict[str, np.ndarray]:
-    """Every array in an .npz; object arrays are refused, never unpickled."""
+def load_npz(path: str, max_memory: int | None = None) -> dict[str, np.ndarray]:
+    """Every array in an .npz; object arrays are refused, never unpickled.
+
+    The headers are read first, so arrays whose shapes add up to more than
+    ``max_memory`` bytes (default: limits.default_max_memory()) are refused
+    before anything is allocated or decompressed."""
     try:
+        _check_headers(path, limits.resolve(max_memory))
         with np.load(path, allow_pickle=False) as data:
             if not isinstance(data, np.lib.npyio.NpzFile):
                 raise InputError(f"{path} is a single .npy array, not an .npz archive of named tensors", code="bad-input-file", file=path)
@@ -27,15 +35,49 @@ def load_npz(path: str) -> dict[str, np.ndarray]:
         if "allow_pickle" in str(e) or "Object arrays" in str(e):
             raise InputError(f"{path} holds object arrays, which irexec refuses to unpickle", code="bad-input-file", file=path) from None
         raise InputError(f"{path} is not a readable .npz file: {e}", code="bad-input-file", file=path) from None
-    except (OSError, zipfile.BadZipFile, EOFError, KeyError) as e:
+    except (OSError, zipfile.BadZipFile, EOFError, KeyError, NotImplementedError, RuntimeError, zlib.error, struct.error) as e:
+        # RuntimeError: an encrypted entry; NotImplementedError: an unknown compression method
         raise InputError(f"{path} is not a readable .npz file: {e}", code="bad-input-file", file=path) from None
+
+
+def _check_headers(path: str, limit: int) -> None:
+    if not os.path.isfile(path):
+        return  # np.load reports a missing file or a directory
+    if not zipfile.is_zipfile(path):
+        # never handed to np.load: a lone .npy would be read whole, unchecked
+        with open(path, "rb") as f:
+            what = "a single .npy array" if f.read(6) == b"\x93NUMPY" else "not a zip archive"
+        raise InputError(f"{path} is {what}, not an .npz archive of named tensors", code="bad-input-file", file=path)
+    total = 0
+    with zipfile.ZipFile(path) as zf:
+        for info in zf.infolist():
+            if not info.filename.endswith(".npy"):  # np.load would hand back its raw bytes, of any size
+                raise InputError(f"{path}: entry {info.filename!r} is not an .npy array", code="bad-input-file", file=path)
+            key = info.filename[:-4]
+            with zf.open(info) as f:
+                version = np.lib.format.read_magic(f)
+                if version == (1, 0):
+                    shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+                else:
+                    shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+            if dtype.hasobject:
+                raise InputError(f"{path}: array {key!r} holds Python objects, which irexec refuses to unpickle",
+                                 code="bad-input-file", file=path)
+            total += limits.nbytes(shape, dtype.itemsize)
+            why = limits.over_limit(total, limit)
+            if why:
+                raise InputError(f"{path}: array {key!r} of shape {list(shape)} {dtype} brings the inputs to a size that {why}",
+                                 code="memory-limit", file=path)
 
 
 def save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
     """Write ``arrays`` to ``path`` via a temporary file and a rename, so a
     failure leaves neither a partial file nor the temporary behind."""
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".irexec-", suffix=".npz.tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".irexec-", suffix=".npz.tmp", dir=directory)
+    except OSError as e:
+        raise _cannot_write(path, e) from None
     try:
         # written entry by entry (not np.savez) so any key works, even "file"
         with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
@@ -43,9 +85,15 @@ def save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
                 with zf.open(key + ".npy", "w", force_zip64=True) as entry:
                     np.lib.format.write_array(entry, np.asarray(value), allow_pickle=False)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(e, OSError):  # a missing directory, no permission, a full disk: not a bug
+            raise _cannot_write(path, e) from None
         raise
+
+
+def _cannot_write(path: str, e: OSError) -> UsageError:
+    return UsageError(f"cannot write {path}: {e.strerror or e}", code="cannot-write-output", file=path)

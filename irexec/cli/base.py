@@ -6,16 +6,17 @@ import sys
 
 import click
 
-from ..errors import IRExecError
+from ..errors import IRExecError, UsageError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 def fail(exc: IRExecError) -> None:
-    """Print a user error's diagnostics to stderr and exit 1."""
+    """Print a user error's diagnostics to stderr; exit 2 for a usage error
+    (an option that names no layer or output), else 1."""
     for d in exc.diagnostics:
         click.echo(d.format(), err=True)
-    sys.exit(EXIT_FINDINGS)
+    sys.exit(EXIT_USAGE if isinstance(exc, UsageError) else EXIT_FINDINGS)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

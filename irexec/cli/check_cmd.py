@@ -1,32 +1,182 @@
-"""`irexec check`."""
+"""`irexec check`: every finding in every file at once, in a format CI reads."""
 
 from __future__ import annotations
 
+import os
 import sys
+import time
+from typing import TYPE_CHECKING
 
 import click
 
-from .base import EXIT_FINDINGS, EXIT_OK, cli
+from ..errors import ERROR, Diagnostic, InternalError, IRExecError
+from .base import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, cli
+
+if TYPE_CHECKING:
+    from ..report.check_report import CheckReport, FileReport
+    from ..shapes import PartialShape
+
+FORMATS = ("auto", "text", "json", "github", "junit")
+
 
 @cli.command()
-@click.argument("models", nargs=-1, required=True, type=click.Path())
-@click.option("--weights", type=click.Path(dir_okay=False), help="The .bin file (only with a single MODEL).")
-def check(models: tuple[str, ...], weights: str | None) -> None:
-    """Check IR files: structure, types, and every port's declared dims.
+@click.argument("models", nargs=-1, required=True, metavar="MODEL...")
+@click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
+              help="Report format; auto is github when GITHUB_ACTIONS is set, else text.")
+@click.option("--output-file", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+              help="Write the report to FILE (atomically); the summary line still goes to stdout.")
+@click.option("--strict", is_flag=True, help="Warnings (e.g. unsupported ops) fail the check too.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (exit 2 still means a usage or internal error).")
+@click.option("--input-shape", "input_shapes", multiple=True, metavar="NAME:DIMS",
+              help="Pin a Parameter's dynamic dims, e.g. x:1,3,-1,-1 (-1 or ? keeps a dim dynamic; repeatable). "
+                   "Applies to every checked model that has a Parameter of that name.")
+@click.option("--weights", type=click.Path(dir_okay=False), help="The .bin file (only with a single MODEL; default: beside it).")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the summary line, and nothing when the check passes.")
+@click.option("--verbose", "-v", is_flag=True, help="Also print notes (e.g. layers not checked because an input failed).")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour the text report; auto: only when stdout is a terminal and NO_COLOR is not set.")
+def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bool, exit_zero: bool,
+          input_shapes: tuple[str, ...], weights: str | None, quiet: bool, verbose: bool, color: str) -> None:
+    """Check IR files: document structure, edges, attributes, element types and
+    every port's declared dims against shape inference.
+
+    MODEL is an .xml file, a directory (every *.xml below it) or a quoted glob
+    pattern ('models/**/*.xml'). A layer of an op irexec does not implement is
+    trusted as declared: one warning per op type, and everything downstream is
+    still checked.
+
+    Exit status: 0 clean, 1 findings (errors; with --strict also warnings; a
+    MODEL path that does not exist is an error of that path), 2 usage or
+    internal error.
 
     \b
-    Example:
-      irexec check model.xml other/*.xml
+    Examples:
+      irexec check model.xml
+      irexec check models/ --strict
+      irexec check 'models/**/*.xml' --format json -o report.json
+      irexec check model.xml --input-shape x:1,3,224,224
+      irexec check models/ --format junit -o irexec-junit.xml --exit-zero
     """
-    from .. import check as check_api
+    if quiet and verbose:
+        raise click.UsageError("--quiet and --verbose cannot be combined")
+    from ..report.check_report import CheckReport
+    from .model_paths import expand
 
-    errors = warnings = 0
-    for path in models:
-        result = check_api(path, weights=weights)
-        for d in result.diagnostics:
-            click.echo(d.format())
-        errors += sum(d.severity == "error" for d in result.diagnostics)
-        warnings += sum(d.severity == "warning" for d in result.diagnostics)
-    click.echo(f"{len(models)} file{'s' if len(models) != 1 else ''}, {errors} error{'s' if errors != 1 else ''}, "
-               f"{warnings} warning{'s' if warnings != 1 else ''}")
-    sys.exit(EXIT_FINDINGS if errors else EXIT_OK)
+    pins = _parse_pins(input_shapes)
+    paths = expand(models)
+    if weights is not None and len(paths.files) + len(paths.missing) != 1:
+        raise click.UsageError("--weights needs exactly one MODEL file")
+    for d in paths.empty_dirs:
+        click.echo(f"irexec: no *.xml files under {d}", err=True)
+
+    missing = [_missing_file(arg, why) for arg, why in paths.missing]
+    used: set[str] = set()
+    reports: list[FileReport] = []
+    internal = False
+    for path in paths.files:
+        report, bug = _check_file(path, weights, pins, used)
+        reports.append(report)
+        internal |= bug
+    report = CheckReport(missing + reports, strict=strict)
+    if fmt == "auto":
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") else "text"
+    text = _render(report, fmt, quiet=quiet, verbose=verbose,
+                   colour=output_file is None and _colour(color))
+    if output_file:
+        from ..report.output_file import write_atomically
+
+        try:
+            write_atomically(output_file, text)
+        except OSError as e:
+            click.echo(f"irexec: cannot write {output_file}: {e.strerror or e}", err=True)
+            sys.exit(EXIT_USAGE)
+        if not quiet or report.failed:
+            click.echo(report.summary_line())
+    elif text:
+        click.echo(text, nl=False)
+
+    unused = sorted(set(pins) - used)
+    if unused:
+        names = ", ".join(repr(n) for n in unused)
+        click.echo(f"irexec: --input-shape names {names}, which no checked model has as a Parameter", err=True)
+        sys.exit(EXIT_USAGE)
+    if internal:
+        click.echo("irexec: internal error while checking (see the internal-error findings); this is a bug in irexec",
+                   err=True)
+        sys.exit(EXIT_USAGE)
+    sys.exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
+
+
+def _parse_pins(specs: tuple[str, ...]) -> dict[str, PartialShape]:
+    """``NAME:1,3,-1`` -> {name: shape}; the shape follows the last colon."""
+    from ..shapes import ShapeSyntaxError, parse_partial_shape
+
+    pins: dict[str, PartialShape] = {}
+    for spec in specs:
+        name, sep, dims = spec.rpartition(":")
+        if not sep or not name:
+            raise click.BadParameter(f"{spec!r} is not NAME:DIMS (e.g. x:1,3,224,224)", param_hint="--input-shape")
+        try:
+            shape = parse_partial_shape(dims)
+        except ShapeSyntaxError as e:
+            raise click.BadParameter(f"{spec!r}: {e}", param_hint="--input-shape") from None
+        if shape.dims is None:
+            raise click.BadParameter(f"{spec!r}: give the dims (a dynamic rank pins nothing)", param_hint="--input-shape")
+        pins[name] = shape
+    return pins
+
+
+def _missing_file(arg: str, why: str) -> FileReport:
+    from ..report.check_report import FileReport
+
+    return FileReport(arg, [Diagnostic("file-not-found", why, ERROR, file=arg)])
+
+
+def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], used: set[str]) -> tuple[FileReport, bool]:
+    """One file's findings, and whether irexec itself failed on it.  Nothing
+    about one file stops the others."""
+    from ..checker import check_model
+    from ..model import read_model
+    from ..report.check_report import FileReport, group_repeated
+
+    start = time.perf_counter()
+    try:
+        try:
+            model = read_model(path, weights)
+        except IRExecError as e:
+            return FileReport(path, [d.located(file=path) for d in e.diagnostics], 0, time.perf_counter() - start), False
+        try:
+            names = {p.name for p in model.parameters}
+            mine = {k: v for k, v in pins.items() if k in names}
+            used.update(mine)
+            result = check_model(model, mine)
+        finally:
+            model.close()
+    except (InternalError, Exception) as e:  # a bug must not hide the other files' findings
+        bug = Diagnostic("internal-error", f"irexec failed on this file: {type(e).__name__}: {e}", ERROR, file=path)
+        return FileReport(path, [bug], 0, time.perf_counter() - start), True
+    return FileReport(path, group_repeated(result.diagnostics), result.layers, time.perf_counter() - start), False
+
+
+def _colour(choice: str) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _render(report: CheckReport, fmt: str, *, quiet: bool, verbose: bool, colour: bool) -> str:
+    if fmt == "json":
+        from ..report.json_report import render_json
+
+        return render_json(report)
+    if fmt == "junit":
+        from ..report.junit import render_junit
+
+        return render_junit(report)
+    if fmt == "github":
+        from ..report.github import render_github
+
+        return render_github(report, quiet=quiet)
+    from ..report.text import render_text
+
+    return render_text(report, verbose=verbose, quiet=quiet, colour=colour)

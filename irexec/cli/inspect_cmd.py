@@ -9,14 +9,20 @@ import click
 from ..errors import IRExecError
 from .base import cli, fail
 
+
 @cli.command()
 @click.argument("model", type=click.Path(dir_okay=False))
-def inspect(model: str) -> None:
+@click.option("--dot", "dot_path", type=click.Path(dir_okay=False), metavar="OUT.dot",
+              help="Write the layer graph as Graphviz DOT ('-' for stdout instead of the summary).")
+@click.option("--svg", "svg_path", type=click.Path(dir_okay=False), metavar="OUT.svg",
+              help="Render the layer graph to SVG (needs Graphviz's `dot` on PATH).")
+def inspect(model: str, dot_path: str | None, svg_path: str | None) -> None:
     """Summarise MODEL: IR version, layer counts, inputs and outputs.
 
     \b
     Example:
       irexec inspect examples/gather-example-1/model.xml
+      irexec inspect model.xml --dot model.dot --svg model.svg
     """
     from ..execute import output_names
     from ..model import read_model
@@ -26,6 +32,10 @@ def inspect(model: str) -> None:
         m = read_model(model)
     except IRExecError as e:
         fail(e)
+    if dot_path or svg_path:
+        _draw(m, dot_path, svg_path)
+        if dot_path == "-":
+            return
     counts = Counter(layer.display for layer in m.layers.values())
     click.echo(f"{model}: IR v{m.doc.ir_version}, {len(m.layers)} layers, {len(m.doc.edges)} edges")
     click.echo(render_table(["op", "count"], [[k, str(v)] for k, v in sorted(counts.items())]))
@@ -44,3 +54,21 @@ def inspect(model: str) -> None:
     errors = [d for d in m.diagnostics if d.severity == "error"]
     if errors:
         click.echo(f"{len(errors)} error(s): run `irexec check {model}`", err=True)
+
+
+def _draw(m, dot_path: str | None, svg_path: str | None) -> None:  # type: ignore[no-untyped-def]
+    """Layers labelled with name, Type-N and output shapes, coloured by op family."""
+    from ..dot import render_svg, to_dot, write_dot
+
+    text = to_dot(m)
+    try:
+        if dot_path == "-":
+            click.echo(text, nl=False)
+        elif dot_path:
+            write_dot(dot_path, text)
+            click.echo(f"wrote the graph ({len(m.layers)} layers) to {dot_path}", err=True)
+        if svg_path:
+            render_svg(text, svg_path)
+            click.echo(f"wrote the graph ({len(m.layers)} layers) to {svg_path}", err=True)
+    except IRExecError as e:
+        fail(e)

@@ -9,6 +9,7 @@ document that cannot be read at all raises.
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 from dataclasses import dataclass, field
@@ -25,8 +26,11 @@ SUPPORTED_IR_VERSIONS = (10, 11)
 # MiB even for billion-parameter models (the weights live in the .bin).
 MAX_XML_BYTES = 512 * 1024 * 1024
 
-_UINT_RE = re.compile(r"^[0-9]+$")
-_DIM_RE = re.compile(r"^\s*-?[0-9]+\s*$")
+# digit counts are capped: int() of a huge digit string is slow and, past 4300
+# digits, a ValueError; no IR number needs more than 20
+_UINT_RE = re.compile(r"^[0-9]{1,100}$")
+_INT64_MAX = (1 << 63) - 1  # OpenVINO's Dimension is int64
+_DIM_RE = re.compile(r"^\s*-?[0-9]{1,100}\s*$")
 _NAME_SPLIT = re.compile(r"(?<!\\),")
 
 
@@ -123,11 +127,60 @@ def parse_xml(path: str) -> etree._ElementTree:
     except etree.XMLSyntaxError as e:
         line = e.lineno if e.lineno else None
         msg = e.msg if hasattr(e, "msg") and e.msg else str(e)
-        raise ModelError(f"malformed XML: {msg}", code="xml-syntax", file=path, line=line) from None
+        code = _syntax_code(msg)
+        if code == "xml-syntax" and _first_non_utf8(path) is not None:  # binary garbage: say so, not what libxml2 tripped on
+            raise _encoding_error(path) from None
+        raise ModelError(f"malformed XML: {msg}", code=code, file=path, line=line) from None
     except OSError as e:
+        if "encoding" in str(e):  # lxml reports undecodable bytes as an I/O error
+            raise _encoding_error(path) from None
         raise ModelError(f"cannot read model file: {e.strerror or e}", code="file-not-found", file=path) from None
     _refuse_unsafe(tree, path)
     return tree
+
+
+def _syntax_code(msg: str) -> str:
+    """Entity tricks the prefilter did not see (e.g. a DOCTYPE after a long
+    comment) and libxml2's resource limits get their own codes."""
+    low = msg.lower()
+    if "entity" in low:
+        return "unsafe-xml"
+    if "excessive depth" in low or "resource limit" in low or "xml_parse_huge" in low or "huge" in low:
+        return "xml-limit"
+    return "xml-syntax"
+
+
+def _first_non_utf8(path: str) -> tuple[int, int, int] | None:
+    """(offset, line, byte) of the first byte that is not UTF-8, read in chunks."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset, lines = 0, 0
+    with open(path, "rb") as f:
+        if f.read(2) in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+            return None  # UTF-16 with a byte order mark is XML too
+        f.seek(0)
+        while True:
+            chunk = f.read(1 << 20)
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as e:
+                # the decoder may hold back up to 3 bytes of an unfinished sequence from the last chunk
+                held = len(e.object) - len(chunk)
+                pos = e.start - held
+                return offset + pos, lines + chunk.count(b"\n", 0, max(pos, 0)) + 1, e.object[e.start]
+            if not chunk:
+                return None
+            offset += len(chunk)
+            lines += chunk.count(b"\n")
+
+
+def _encoding_error(path: str) -> ModelError:
+    """Locate the first byte that is not UTF-8 (IR files are always UTF-8)."""
+    bad = _first_non_utf8(path)
+    if bad is None:
+        return ModelError("the document's bytes do not match its declared encoding", code="xml-encoding", file=path)
+    offset, line, byte = bad
+    return ModelError(f"byte 0x{byte:02x} at offset {offset} is not valid UTF-8 (IR files are UTF-8)", code="xml-encoding",
+                      file=path, line=line)
 
 
 _PROLOG_BYTES = 1 << 20
@@ -277,8 +330,8 @@ def _read_port(pel: etree._Element, kind: str, index: int, diag: _Collector, whe
     dims: list[int] = []
     for d in pel.iterchildren("dim"):
         text = d.text or ""
-        if not _DIM_RE.match(text) or int(text) < -1:
-            diag.add("bad-dim", f"<dim>{text}</dim> must be an integer >= -1 (-1 = dynamic)", d.sourceline, **loc)
+        if not _DIM_RE.match(text) or not -1 <= int(text) <= _INT64_MAX:
+            diag.add("bad-dim", f"<dim>{text[:40]}</dim> must be an integer >= -1 (-1 = dynamic) and below 2^63", d.sourceline, **loc)
             return None
         dims.append(int(text))
     precision: ElementType | None = None

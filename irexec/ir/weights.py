@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import mmap
 import os
 
@@ -48,7 +49,7 @@ class Weights:
     def array(self, offset: int, shape: tuple[int, ...], etype: ElementType) -> np.ndarray:
         """A read-only array over the mapped bytes (no copy, any alignment)."""
         assert etype.dtype is not None
-        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        count = math.prod(int(d) for d in shape)  # Python ints: an absurd shape cannot wrap around
         if count == 0:
             return np.empty(shape, dtype=etype.dtype)
         buf = self._view()

@@ -77,7 +77,7 @@ class IRBuilder:
         return Out(lid, 0, _dims(pshape), etype, TensorInfo(pshape, dtypes.get(etype)))
 
     def const(self, value: np.ndarray, etype: str | None = None, name: str | None = None) -> Out:
-        arr = np.ascontiguousarray(value)
+        arr = np.asarray(value, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
         et = dtypes.get(etype) if etype else dtypes.from_dtype(arr.dtype)
         assert et is not None and et.dtype is not None, f"no IR element type for {arr.dtype}"
         arr = arr.astype(et.dtype, copy=False)

@@ -71,8 +71,8 @@ class TensorInfo:
 
 # ---------------------------------------------------------------- attributes
 
-_INT_RE = re.compile(r"^\s*[-+]?[0-9]+\s*$")
-_UINT_RE = re.compile(r"^\s*[0-9]+\s*$")
+_INT_RE = re.compile(r"^\s*[-+]?[0-9]{1,100}\s*$")  # capped: see ir/reader.py
+_UINT_RE = re.compile(r"^\s*[0-9]{1,100}\s*$")
 
 
 @dataclass(frozen=True)

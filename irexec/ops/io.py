@@ -6,7 +6,9 @@ from typing import Sequence
 
 import numpy as np
 
+from .. import limits
 from ..errors import OpError
+from ..shapes import PartialShape
 from .base import Attr, Op, TensorInfo
 from .registry import register
 
@@ -21,11 +23,28 @@ class Parameter1(Op):
         "element_type": Attr("etype", required=True),
     }
 
+    def validate(self) -> list[OpError]:
+        """Dims no int64 runtime can hold, or shapes no address space can."""
+        return _too_large(self.shape, self.element_type.itemsize)
+
     def infer(self) -> list[TensorInfo]:
         return [TensorInfo(self.shape, self.element_type)]
 
     def compute(self) -> Sequence[np.ndarray]:
         raise OpError("a Parameter has no value until it is fed", code="input-mismatch")
+
+
+def _too_large(shape: PartialShape | tuple[int, ...], itemsize: int) -> list[OpError]:
+    dims = [(d.lo, d.hi) for d in shape.dims or ()] if isinstance(shape, PartialShape) else [(d, d) for d in shape]
+    bounds = [hi if hi is not None else lo for lo, hi in dims]
+    text = str(shape) if isinstance(shape, PartialShape) else "[" + ",".join(map(str, shape)) + "]"
+    if any(b > limits.INT64_MAX for b in bounds):
+        return [OpError(f"shape {text} has a dim larger than 2^63-1", code="bad-shape")]
+    need = limits.nbytes(bounds, itemsize)
+    if need > limits.MAX_TENSOR_BYTES:
+        return [OpError(f"shape {text} needs {limits.format_bytes(need)}, more than any 64-bit address space holds",
+                        code="shape-too-large")]
+    return []
 
 
 @register
@@ -46,6 +65,9 @@ class Const1(Op):
 
     def validate(self) -> list[OpError]:
         """Checks that need only the .bin's length, never its bytes."""
+        too_large = _too_large(tuple(self.shape), self.element_type.itemsize)
+        if too_large:
+            return too_large
         need = self.nbytes
         if self.size < need:
             return [

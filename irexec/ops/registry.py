@@ -17,7 +17,7 @@ NEWEST_OPSET = 16
 
 _ALIASES = {"constant": "const"}
 _REGISTRY: dict[str, dict[int, type[Op]]] = {}
-_OPSET_RE = re.compile(r"^opset([0-9]+)$")
+_OPSET_RE = re.compile(r"^opset([0-9]{1,9})$")
 
 
 def _key(op_type: str) -> str:

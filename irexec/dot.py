@@ -1,0 +1,124 @@
+"""The layer graph as Graphviz DOT text, and as SVG through Graphviz's ``dot``.
+
+Each layer is a box labelled with its name, ``Type-N`` and output shapes
+(inferred where the check could, else as declared), filled by op family.
+Layers irexec cannot execute are drawn dashed and red.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+from .checker import check_model
+from .errors import IRExecError
+from .ir.reader import Layer, Port
+from .model import Model
+from .shapes import PartialShape
+
+FAMILY_COLOURS = {
+    "io": "#e8e8e8",
+    "movement": "#cfe2f3",
+    "convert": "#fff2cc",
+}
+_PALETTE = ("#d9ead3", "#f4cccc", "#d9d2e9", "#fce5cd", "#d0e0e3", "#ead1dc")
+UNSUPPORTED_COLOUR = "#ff4d4d"
+
+
+def quote(text: str) -> str:
+    """A DOT double-quoted string: backslashes and quotes escaped, newlines as \\n."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + escaped.replace("\r", "").replace("\n", "\\n") + '"'
+
+
+def family_colour(family: str) -> str:
+    if family in FAMILY_COLOURS:
+        return FAMILY_COLOURS[family]
+    return _PALETTE[sum(map(ord, family)) % len(_PALETTE)]  # stable across runs, unlike hash()
+
+
+def _declared(port: Port) -> str:
+    etype = port.precision.name if port.precision else "?"
+    return etype + "[" + ",".join("?" if d < 0 else str(d) for d in port.dims) + "]"
+
+
+def _output_texts(model: Model, layer: Layer, inferred: dict[tuple[int, int], object]) -> list[str]:
+    texts = []
+    for port in layer.outputs:
+        info = inferred.get((layer.id, port.index))
+        shape = getattr(info, "shape", None)
+        if isinstance(shape, PartialShape):
+            texts.append(f"{info.etype.name}{shape}")  # type: ignore[attr-defined]
+        else:
+            texts.append(_declared(port))
+    return texts
+
+
+def to_dot(model: Model) -> str:
+    """The model as a DOT digraph: one node per layer, one edge per connection."""
+    inferred = check_model(model).tensors if model.graph.order else {}
+    lines = [f"digraph {quote(model.doc.name or os.path.basename(model.path))} {{",
+             "  rankdir=TB;",
+             '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
+             '  edge [fontname="Helvetica", fontsize=8];']
+    order = model.graph.order or sorted(model.layers, key=lambda lid: model.layers[lid].index)
+    for lid in order:
+        layer = model.layers[lid]
+        op = model.ops.get(lid)
+        label = "\n".join([layer.name, layer.display, *_output_texts(model, layer, inferred)])
+        if op is None:
+            attrs = (f'label={quote(label + chr(10) + "(not executable)")}, style="rounded,filled,dashed", '
+                     f'color="{UNSUPPORTED_COLOUR}", fontcolor="{UNSUPPORTED_COLOUR}", fillcolor="#ffffff", penwidth=2')
+        else:
+            attrs = f'label={quote(label)}, fillcolor="{family_colour(op.family)}"'
+        lines.append(f"  n{lid} [{attrs}, tooltip={quote(f'layer {lid}')}];")
+    for (dst, in_index), (src, out_index) in sorted(model.graph.producer.items(), key=lambda kv: (kv[1], kv[0])):
+        out_port = model.layers[src].outputs[out_index].id
+        in_port = model.layers[dst].inputs[in_index].id
+        lines.append(f'  n{src} -> n{dst} [taillabel="{out_port}", headlabel="{in_port}"];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".irexec-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write_dot(path: str, text: str) -> None:
+    try:
+        _write_atomically(path, text.encode("utf-8"))
+    except OSError as e:
+        raise IRExecError(f"cannot write {path}: {e.strerror or e}", code="write-failed", file=path) from None
+
+
+def render_svg(text: str, path: str) -> None:
+    """Render DOT text to an SVG file with Graphviz's ``dot`` from PATH."""
+    exe = shutil.which("dot")
+    if exe is None:
+        raise IRExecError("--svg needs Graphviz's `dot` program, which is not on PATH; install Graphviz "
+                          "(e.g. apt install graphviz) or write DOT with --dot and render it elsewhere",
+                          code="graphviz-not-found", file=path)
+    try:
+        proc = subprocess.run([exe, "-Tsvg"], input=text.encode("utf-8"), capture_output=True, timeout=300, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise IRExecError(f"running {exe} failed: {e}", code="graphviz-failed", file=path) from None
+    if proc.returncode != 0 or not proc.stdout:
+        err = proc.stderr.decode("utf-8", "replace").strip() or "no output"
+        raise IRExecError(f"{exe} -Tsvg exited with status {proc.returncode}: {err}", code="graphviz-failed", file=path)
+    try:
+        _write_atomically(path, proc.stdout)
+    except OSError as e:
+        raise IRExecError(f"cannot write {path}: {e.strerror or e}", code="write-failed", file=path) from None

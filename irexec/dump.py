@@ -1,0 +1,139 @@
+"""Every executed layer's outputs written to a directory, one .npz per layer.
+
+Layout (format 1), all loadable with plain NumPy:
+
+    DIR/0000_x.npz           outputs of the first executed layer, keys = output port ids ("0")
+    DIR/0003_Gather_7.npz    the fourth executed layer ("3" for Gather's output port 3)
+    DIR/index.json           {"format": 1, "model": ..., "layers": [{"file", "step", "layer_id",
+                               "name", "type", "outputs": [{"key", "port", "names", "shape",
+                               "dtype", "element_type"}]}]}
+
+Files are numbered in execution order (with more digits for models of 10000
+layers or more).  Dumping again into the same directory first deletes the files
+the previous index.json lists, and nothing else.  Result layers have no output ports and
+are not written (their tensor is the producer's).  bf16 tensors load as 2-byte
+void arrays in plain NumPy: ``a.view(ml_dtypes.bfloat16)``.  Every file is
+written to a temporary name and renamed; ``index.json`` is written when the run
+ends, also when it fails midway, and then lists the layers that completed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from typing import Any
+
+import numpy as np
+
+from . import dtypes
+from .errors import IRExecError
+from .ir.reader import Layer
+from .model import Model
+from .tensorfile import save_npz
+
+FORMAT = 1
+INDEX = "index.json"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_DUMP_FILE = re.compile(r"[0-9]{4,}_[A-Za-z0-9._-]+\.npz")
+
+
+def file_name(step: int, layer: Layer, width: int = 4) -> str:
+    safe = _UNSAFE.sub("_", layer.name).strip("._")[:80] or f"layer{layer.id}"
+    return f"{step:0{width}d}_{safe}.npz"
+
+
+def _write_text_atomically(path: str, text: str) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".irexec-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+class LayerDumper:
+    """A ``run_model`` hook that writes each layer's outputs as it completes."""
+
+    def __init__(self, model: Model, directory: str):
+        self.model = model
+        self.directory = os.fspath(directory)
+        self.entries: list[dict[str, Any]] = []
+        self.width = max(4, len(str(len(model.layers))))  # names sort in execution order
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+        except OSError as e:
+            raise IRExecError(f"cannot create dump directory {self.directory}: {e.strerror}", code="dump-failed",
+                              file=self.directory) from None
+        self._remove_previous_dump()
+
+    def _remove_previous_dump(self) -> None:
+        """Delete the files an earlier dump's index.json lists (and nothing
+        else), so the directory never mixes two runs."""
+        try:
+            with open(os.path.join(self.directory, INDEX), encoding="utf-8") as f:
+                old = json.load(f)
+            files = [e["file"] for e in old["layers"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            return
+        for name in files:
+            if isinstance(name, str) and _DUMP_FILE.fullmatch(name):
+                try:
+                    os.unlink(os.path.join(self.directory, name))
+                except OSError:
+                    pass
+
+    def __call__(self, layer: Layer, outputs: list[np.ndarray], seconds: float) -> None:
+        if not layer.outputs:
+            return
+        name = file_name(len(self.entries), layer, self.width)
+        tensors: dict[str, np.ndarray] = {}
+        described = []
+        for port, arr in zip(layer.outputs, outputs):
+            key = str(port.id)
+            tensors[key] = arr
+            etype = dtypes.from_dtype(arr.dtype)
+            described.append({
+                "key": key,
+                "port": port.id,
+                "names": list(port.names),
+                "shape": [int(n) for n in arr.shape],
+                "dtype": str(arr.dtype),
+                "element_type": etype.name if etype else str(arr.dtype),
+            })
+        try:
+            save_npz(os.path.join(self.directory, name), tensors)
+        except OSError as e:
+            raise IRExecError(f"cannot write {name} in {self.directory}: {e.strerror or e}", code="dump-failed",
+                              **self.model.where(layer)) from None
+        self.entries.append({
+            "file": name,
+            "step": len(self.entries),
+            "layer_id": layer.id,
+            "name": layer.name,
+            "type": layer.display,
+            "outputs": described,
+        })
+
+    def close(self) -> None:
+        """Write index.json (call it also when the run failed)."""
+        index = {"format": FORMAT, "model": os.path.abspath(self.model.path), "layers": self.entries}
+        _write_text_atomically(os.path.join(self.directory, INDEX), json.dumps(index, indent=1) + "\n")
+
+
+def load_dump(directory: str) -> tuple[dict[str, Any], dict[int, dict[str, np.ndarray]]]:
+    """(index, {layer id: {port key: array}}) read back from a dump directory."""
+    with open(os.path.join(directory, INDEX), encoding="utf-8") as f:
+        index = json.load(f)
+    tensors: dict[int, dict[str, np.ndarray]] = {}
+    for entry in index["layers"]:
+        with np.load(os.path.join(directory, entry["file"]), allow_pickle=False) as data:
+            tensors[entry["layer_id"]] = {k: data[k] for k in data.files}
+    return index, tensors

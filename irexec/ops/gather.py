@@ -1,0 +1,294 @@
+"""Gather-1, Gather-7 and Gather-8: slices of ``data`` picked by ``indices``
+along ``axis``, with ``batch_dims`` leading dims shared by data and indices.
+
+    output[p_0..p_{axis-1}, i_b..i_{M-1}, p_{axis+1}..] =
+        data[p_0..p_{axis-1}, indices[p_0..p_{b-1}, i_b..i_{M-1}], p_{axis+1}..]
+
+The three versions share one core and differ only in what they accept:
+
+* Gather-1 has no ``batch_dims`` (always 0) and, as in OpenVINO, does not check
+  the element types of indices and axis: any numeric type is accepted.  Real
+  indices are truncated toward zero; NaN and infinities are out of range.
+  Boolean indices or axis are refused (they are not numbers).
+* Gather-7 and Gather-8 require integral indices and axis and add ``batch_dims``.
+
+Index values follow OpenVINO's reference implementation in every version: a
+negative index counts from the end (Gather-8's spec; the Gather-1/7 specs only
+allow [0, dim-1]) and an index outside [-dim, dim-1] yields a slice of zeros.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from .. import dtypes
+from ..dtypes import ElementType
+from ..shapes import DYNAMIC, Dim, PartialShape, format_shape
+from .base import Attr, Op, TensorInfo, normalize_axis, op_error
+from .registry import register
+
+DATA, INDICES, AXIS = 0, 1, 2
+
+# A Python loop moving one block per batch costs a few microseconds a batch;
+# it is used while there are few batches or each block is big enough to hide
+# that, else one vectorised take over precomputed row numbers does the work.
+_MAX_BATCH_LOOP = 64
+_MIN_BLOCK_ELEMENTS = 4096
+
+
+# ------------------------------------------------------------------ validation
+
+
+def _check_types(indices: ElementType, axis: ElementType, integral_only: bool) -> None:
+    for port, what, et in ((INDICES, "indices", indices), (AXIS, "axis", axis)):
+        if integral_only and not et.is_integral:
+            raise op_error(f"{what} element type must be an integer type, got {et.name}", "bad-input-type", port)
+        if not integral_only and not et.is_numeric:
+            raise op_error(f"{what} element type must be a number type, got {et.name}", "bad-input-type", port)
+
+
+def _check_axis_shape(shape: PartialShape) -> None:
+    """A scalar or a 1-D tensor of one element."""
+    if shape.dims is None:
+        return
+    if len(shape.dims) > 1 or (len(shape.dims) == 1 and not shape.dims[0].contains(1)):
+        raise op_error(f"axis must be a scalar or a 1-element 1-D tensor, got shape {shape}", "bad-input-rank", AXIS)
+
+
+def _axis_value(value: np.ndarray, data_rank: int | None) -> int:
+    """The axis as a Python int (Gather-1 may hold it in a real type)."""
+    flat = np.asarray(value).reshape(-1)
+    if flat.size != 1:
+        raise op_error(f"axis must hold exactly one value, got {flat.size}", "bad-input-rank", AXIS)
+    first = flat[0]
+    if flat.dtype.kind in "iub":
+        return int(first)
+    real = float(first)
+    if not np.isfinite(real):
+        bounds = f" [{-data_rank}, {data_rank - 1}]" if data_rank else ""
+        raise op_error(f"axis {real} is out of range{bounds}", "axis-out-of-range", AXIS)
+    return int(real)  # truncates toward zero, as OpenVINO's cast does
+
+
+def _check_data_rank(rank: int | None) -> None:
+    if rank == 0:
+        raise op_error("data must have rank >= 1 to gather along an axis, got a scalar (rank 0)", "bad-input-rank", DATA)
+
+
+def _normalize_batch_dims(batch_dims: int, data_rank: int | None, indices_rank: int | None) -> int | None:
+    """``batch_dims`` made non-negative and checked against the ranks that are
+    known; None when it is negative and the indices rank is unknown."""
+    b = batch_dims
+    if b < 0:
+        if indices_rank is None:
+            if data_rank is not None and b < -data_rank:
+                raise op_error(f"batch_dims {batch_dims} is below {-data_rank}, the lowest data rank {data_rank} allows",
+                               "bad-attribute")
+            return None
+        if b < -_rank_limit(data_rank, indices_rank):
+            raise op_error(f"batch_dims {batch_dims} is out of range {_range_text(data_rank, indices_rank)}",
+                           "bad-attribute")
+        b += indices_rank
+    if indices_rank is not None and b > indices_rank:
+        raise op_error(f"batch_dims {batch_dims} must be <= indices rank {indices_rank} "
+                       f"(allowed range {_range_text(data_rank, indices_rank)})", "bad-attribute")
+    if data_rank is not None and b >= data_rank:
+        # the spec allows up to min(ranks), but axis >= batch_dims leaves no axis then
+        raise op_error(f"batch_dims {batch_dims} leaves no axis to gather along in data of rank {data_rank} "
+                       f"(batch_dims <= axis <= {data_rank - 1})", "bad-attribute")
+    return b
+
+
+def _rank_limit(data_rank: int | None, indices_rank: int) -> int:
+    return indices_rank if data_rank is None else min(data_rank, indices_rank)
+
+
+def _range_text(data_rank: int | None, indices_rank: int) -> str:
+    m = _rank_limit(data_rank, indices_rank)
+    ranks = f"indices rank {indices_rank}" if data_rank is None else f"data rank {data_rank}, indices rank {indices_rank}"
+    return f"[{-m}, {m}] for {ranks}"
+
+
+def _check_batch_le_axis(batch_dims: int, raw_batch_dims: int, axis: int) -> None:
+    if batch_dims > axis:
+        shown = f"{raw_batch_dims} (normalized {batch_dims})" if raw_batch_dims != batch_dims else str(batch_dims)
+        raise op_error(f"batch_dims {shown} must be <= axis {axis}", "bad-attribute")
+
+
+def _merge_batch_dims(data: Sequence[Dim], indices: Sequence[Dim], b: int,
+                      data_shape: PartialShape, indices_shape: PartialShape) -> list[Dim]:
+    merged = []
+    for k in range(b):
+        m = data[k].intersect(indices[k])
+        if m is None:
+            raise op_error(f"data {data_shape} and indices {indices_shape} must agree in the first {b} (batch) dims, "
+                           f"but dim {k} is {data[k]} in data and {indices[k]} in indices", "incompatible-inputs", INDICES)
+        merged.append(m)
+    return merged
+
+
+# ---------------------------------------------------------------------- kernel
+
+
+def _index_bounds_dtype(dtype: np.dtype, dim: int) -> tuple[bool, bool]:
+    """Whether the lower (-dim) and upper (dim - 1) bounds can be crossed by a
+    value of ``dtype``; comparing with a bound the type cannot hold is avoided."""
+    info = np.iinfo(dtype)
+    return info.min < -dim, info.max >= dim
+
+
+def _normalize_indices(indices: np.ndarray, dim: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """Indices as intp in [0, dim), and a mask of the valid ones (None: all valid).
+    Invalid positions hold 0 and must be zeroed in the output."""
+    if indices.dtype.kind not in "iu":  # Gather-1 real indices: truncated toward zero
+        real = np.trunc(indices.astype(np.float64))
+        valid = np.isfinite(real) & (real >= -dim) & (real < dim)
+        idx = np.where(valid, real, 0).astype(np.intp)
+        idx[idx < 0] += dim
+        return idx, None if valid.all() else valid
+    if indices.size == 0:
+        return indices.astype(np.intp), None
+    lo, hi = int(indices.min()), int(indices.max())  # exact for u64 above 2^63 too
+    if -dim <= lo and hi < dim:
+        idx = indices.astype(np.intp, copy=lo < 0)  # never wrap in place in the caller's array
+        if lo < 0:
+            idx[idx < 0] += dim
+        return idx, None
+    can_go_low, can_go_high = _index_bounds_dtype(indices.dtype, dim)
+    valid = np.ones(indices.shape, dtype=bool)
+    if can_go_low:
+        valid &= indices >= -dim
+    if can_go_high:
+        valid &= indices < dim
+    idx = np.where(valid, indices, 0).astype(np.intp)
+    idx[idx < 0] += dim
+    return idx, valid
+
+
+def gather(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) -> np.ndarray:
+    """The Gather formula for normalized ``axis`` and ``batch_dims`` on shapes
+    already checked (batch dims equal, batch_dims <= axis)."""
+    b = batch_dims
+    out_shape = data.shape[:axis] + indices.shape[b:] + data.shape[axis + 1:]
+    dim = data.shape[axis]
+    if dim == 0:  # nothing to pick from: every index is out of range
+        return np.zeros(out_shape, data.dtype)
+    out = np.empty(out_shape, data.dtype)
+    if out.size == 0:
+        return out
+    idx, valid = _normalize_indices(indices, dim)
+
+    batches = int(np.prod(data.shape[:b], dtype=np.int64))
+    outer = int(np.prod(data.shape[b:axis], dtype=np.int64))
+    inner = int(np.prod(data.shape[axis + 1:], dtype=np.int64))
+    count = int(np.prod(indices.shape[b:], dtype=np.int64))
+    # mode="clip" never clips here (indices are already in range); it only
+    # spares NumPy the buffered copy that mode="raise" makes of `out`.
+    if batches == 1:
+        np.take(data.reshape(outer, dim, inner), idx.reshape(count), axis=1,
+                out=out.reshape(outer, count, inner), mode="clip")
+    elif batches <= _MAX_BATCH_LOOP or out.size // batches >= _MIN_BLOCK_ELEMENTS:
+        blocks = data.reshape(batches, outer, dim, inner)
+        dest = out.reshape(batches, outer, count, inner)
+        picks = idx.reshape(batches, count)
+        for k in range(batches):
+            np.take(blocks[k], picks[k], axis=1, out=dest[k], mode="clip")
+    else:
+        # row number of every picked slice in data seen as (batches*outer*dim, inner)
+        base = (np.arange(batches, dtype=np.intp)[:, None] * outer + np.arange(outer, dtype=np.intp)) * dim
+        rows = base[:, :, None] + idx.reshape(batches, 1, count)
+        np.take(data.reshape(batches * outer * dim, inner), rows.reshape(-1), axis=0,
+                out=out.reshape(batches * outer * count, inner), mode="clip")
+    if valid is not None:
+        mask = valid.reshape(batches, 1, count, 1)
+        np.copyto(out.reshape(batches, outer, count, inner), np.zeros((), data.dtype), where=~mask)
+    return out
+
+
+# ------------------------------------------------------------------------- ops
+
+_BATCH_DIMS = {"batch_dims": Attr("int", 0, doc="leading dims shared by data and indices; negative: + indices rank")}
+
+
+class _GatherBase(Op):
+    type = "Gather"
+    inputs = ("data", "indices", "axis")
+    integral_only = True
+
+    @property
+    def _batch_dims(self) -> int:
+        return getattr(self, "batch_dims", 0)
+
+    def infer(self, data: TensorInfo, indices: TensorInfo, axis: TensorInfo) -> list[TensorInfo]:
+        _check_types(indices.etype, axis.etype, self.integral_only)
+        _check_axis_shape(axis.shape)
+        data_rank, indices_rank = data.shape.rank, indices.shape.rank
+        _check_data_rank(data_rank)
+        raw_b = self._batch_dims
+        b = _normalize_batch_dims(raw_b, data_rank, indices_rank)
+
+        axis_value = axis.value()
+        a: int | None = None
+        if axis_value is not None:
+            a = _axis_value(axis_value, data_rank)
+            if data_rank is not None:
+                a = normalize_axis(a, data_rank, "axis", "axis-out-of-range", AXIS)
+            elif a < 0:
+                a = None  # cannot normalize without the data rank
+        if a is not None and b is not None:
+            _check_batch_le_axis(b, raw_b, a)
+
+        if data.shape.dims is None or indices.shape.dims is None:
+            return [TensorInfo(PartialShape(None), data.etype)]
+        assert b is not None
+        d, i = data.shape.dims, indices.shape.dims
+        merged = _merge_batch_dims(d, i, b, data.shape, indices.shape)
+        rank = len(d) + len(i) - 1 - b
+        if a is None:
+            dims = tuple(merged) + (DYNAMIC,) * (rank - b)
+        else:
+            dims = tuple(merged) + d[b:a] + i[b:] + d[a + 1:]
+        return [TensorInfo(PartialShape(dims), data.etype)]
+
+    def compute(self, data: np.ndarray, indices: np.ndarray, axis: np.ndarray) -> Sequence[np.ndarray]:
+        data, indices, axis = np.asarray(data), np.asarray(indices), np.asarray(axis)
+        idx_et, axis_et = dtypes.from_dtype(indices.dtype), dtypes.from_dtype(axis.dtype)
+        if idx_et is not None and axis_et is not None:
+            _check_types(idx_et, axis_et, self.integral_only)
+        if axis.ndim > 1:
+            raise op_error(f"axis must be a scalar or a 1-element 1-D tensor, got shape {format_shape(axis.shape)}",
+                           "bad-input-rank", AXIS)
+        _check_data_rank(data.ndim)
+        raw_b = self._batch_dims
+        b = _normalize_batch_dims(raw_b, data.ndim, indices.ndim)
+        assert b is not None
+        a = normalize_axis(_axis_value(axis, data.ndim), data.ndim, "axis", "axis-out-of-range", AXIS)
+        _check_batch_le_axis(b, raw_b, a)
+        if data.shape[:b] != indices.shape[:b]:
+            raise op_error(f"data {format_shape(data.shape)} and indices {format_shape(indices.shape)} must agree "
+                           f"in the first {b} (batch) dims", "incompatible-inputs", INDICES)
+        return [gather(data, indices, a, b)]
+
+
+@register
+class Gather1(_GatherBase):
+    version, since_opset = 1, 1
+    summary = "slices of data at indices along axis (any numeric indices; negative wrap, out of range -> zeros)"
+    integral_only = False
+
+
+@register
+class Gather7(_GatherBase):
+    version, since_opset = 7, 7
+    summary = "Gather with batch_dims (integer indices; negative wrap, out of range -> zeros)"
+    attributes: ClassVar[dict[str, Attr]] = _BATCH_DIMS
+
+
+@register
+class Gather8(_GatherBase):
+    version, since_opset = 8, 8
+    summary = "Gather with batch_dims and negative indices (out of range -> zeros)"
+    attributes: ClassVar[dict[str, Attr]] = _BATCH_DIMS

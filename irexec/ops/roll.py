@@ -1,0 +1,212 @@
+"""Roll-7: shift the elements of a tensor cyclically along some axes.
+
+Follows the spec where OpenVINO is narrower: a one-element shift applies to
+every listed axis, scalar axes are one axis, repeated axes add their shifts
+(exactly, for any int64 values), empty shift/axes is the identity and
+zero-size dims roll to themselves.
+
+The kernel allocates the output once and fills it with block copies, no
+temporaries: along each rolled axis the tensor splits into two blocks that
+swap places, so k rolled axes need at most 2^k slice copies.  The innermost
+rolled axis is merged with the dims after it, and short rows are moved by one
+long shifted copy whose wrapped ends are then rewritten.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Sequence
+
+import numpy as np
+
+from .. import dtypes
+from ..shapes import Dim, PartialShape
+from .base import Op, TensorInfo, normalize_axis, op_error
+from .registry import register
+
+DATA, SHIFT, AXES = 0, 1, 2
+_INDEX_TYPES = ("i32", "i64")
+_UNKNOWN_TYPES = ("dynamic", "undefined")  # a producer irexec cannot infer
+
+
+def _element_count(shape: PartialShape) -> Dim | None:
+    """How many elements a scalar-or-1-D tensor holds, None if unknown."""
+    if shape.rank is None:
+        return None
+    return Dim(1, 1) if shape.rank == 0 else shape[0]
+
+
+def _check_index_info(info: TensorInfo, what: str, port: int) -> None:
+    if info.etype.name not in _INDEX_TYPES + _UNKNOWN_TYPES:
+        raise op_error(f"{what} must have element type i32 or i64, got {info.etype.name}", "bad-input-type", port)
+    if info.shape.rank is not None and info.shape.rank > 1:
+        raise op_error(f"{what} must be a scalar or 1-D, got rank {info.shape.rank} (shape {info.shape})",
+                       "bad-input-rank", port)
+
+
+def _check_index_array(arr: np.ndarray, what: str, port: int) -> None:
+    etype = dtypes.from_dtype(arr.dtype)
+    name = etype.name if etype is not None else str(arr.dtype)
+    if name not in _INDEX_TYPES:
+        raise op_error(f"{what} must have element type i32 or i64, got {name}", "bad-input-type", port)
+    if arr.ndim > 1:
+        raise op_error(f"{what} must be a scalar or 1-D, got rank {arr.ndim} (shape {list(arr.shape)})",
+                       "bad-input-rank", port)
+
+
+def _lengths_error(shift: object, axes: object) -> Exception:
+    return op_error(f"shift has {shift} elements but axes has {axes}: give one shift per axis, "
+                    f"or a single shift for every axis", "incompatible-inputs", SHIFT)
+
+
+@register
+class Roll7(Op):
+    type, version, since_opset = "Roll", 7, 7
+    family = "movement"
+    summary = "cyclic shift along axes; a one-element shift applies to every axis"
+    inputs = ("data", "shift", "axes")
+
+    def infer(self, data: TensorInfo, shift: TensorInfo, axes: TensorInfo) -> list[TensorInfo]:
+        _check_index_info(shift, "shift", SHIFT)
+        _check_index_info(axes, "axes", AXES)
+        n_shift, n_axes = _element_count(shift.shape), _element_count(axes.shape)
+        # A scalar shift fits any axes; a 1-D one must match axes unless it may hold one element.
+        if shift.shape.rank == 1 and n_shift is not None and n_axes is not None:
+            if not n_shift.contains(1) and not n_shift.compatible(n_axes):
+                raise _lengths_error(n_shift, n_axes)
+        rank = data.shape.rank
+        if rank is not None:
+            axes_value = axes.value()
+            if axes_value is not None:
+                for axis in np.asarray(axes_value).reshape(-1).tolist():
+                    normalize_axis(int(axis), rank, "axis", "axis-out-of-range", AXES)
+            elif rank == 0 and n_axes is not None and n_axes.lo > 0:
+                raise op_error(f"data is a scalar (rank 0) and has no axes to roll, but axes has {n_axes} elements",
+                               "axis-out-of-range", AXES)
+        return [TensorInfo(data.shape, data.etype)]
+
+    def compute(self, data: np.ndarray, shift: np.ndarray, axes: np.ndarray) -> Sequence[np.ndarray]:
+        _check_index_array(shift, "shift", SHIFT)
+        _check_index_array(axes, "axes", AXES)
+        shifts, axis_list = shift.reshape(-1), axes.reshape(-1).tolist()
+        if shift.ndim == 1 and shifts.size != 1 and shifts.size != len(axis_list):
+            raise _lengths_error(shifts.size, len(axis_list))
+        totals = _total_shifts(data.shape, shifts, axis_list)
+        out = np.empty(data.shape, data.dtype)
+        _roll_into(out, data, totals)
+        return [out]
+
+
+def _total_shifts(shape: tuple[int, ...], shifts: np.ndarray, axis_list: list[int]) -> dict[int, int]:
+    """Normalised axis -> its summed shift reduced modulo the dim, for the
+    axes that actually move.  Python ints keep every int64 value exact."""
+    rank = len(shape)
+    totals: dict[int, int] = {}
+    shift_list = shifts.tolist()
+    for i, axis in enumerate(axis_list):
+        a = normalize_axis(int(axis), rank, "axis", "bad-value", AXES)
+        n = shape[a]
+        s = shift_list[0] if len(shift_list) == 1 else shift_list[i]
+        totals[a] = (totals.get(a, 0) + s) % n if n else 0
+    return {a: s for a, s in totals.items() if s}
+
+
+def _roll_into(out: np.ndarray, data: np.ndarray, totals: dict[int, int]) -> None:
+    if not totals or out.size == 0:
+        np.copyto(out, data)
+        return
+    if data.flags.c_contiguous:
+        # Merge the innermost rolled axis with the unrolled dims after it: the
+        # same roll, scaled, on fewer and longer contiguous runs.
+        last = max(totals)
+        inner = math.prod(data.shape[last + 1 :])
+        merged = data.shape[:last] + (data.shape[last] * inner,)
+        out, data = out.reshape(merged), data.reshape(merged)
+        totals = {**totals, last: totals[last] * inner}
+    # Along each rolled axis the tensor splits into two blocks that swap
+    # places: data[:n-s] lands at out[s:] and data[n-s:] wraps round to out[:s].
+    small = out.nbytes <= _SMALL_BYTES  # Python overhead dominates: plain slice copies
+    last = -1 if small else max(totals)
+    moves = [
+        [(axis, slice(s, None), slice(0, n - s)), (axis, slice(0, s), slice(n - s, None))]
+        for axis, s in totals.items()
+        if axis != last
+        for n in [data.shape[axis]]
+    ]
+    full = [slice(None)] * data.ndim
+    for combo in itertools.product(*moves):
+        dst, src = list(full), list(full)
+        for axis, d, s in combo:
+            dst[axis], src[axis] = d, s
+        if small:
+            out[tuple(dst)] = data[tuple(src)]
+        else:
+            _roll_axis(out[tuple(dst)], data[tuple(src)], last, totals[last])
+
+
+# Below this size a tensor is rolled with the fewest NumPy calls.
+_SMALL_BYTES = 1 << 16
+# Rows shorter than this are rolled by one long shifted copy plus a fix-up of
+# the wrapped part; longer ones by two block copies (each element written once).
+_SHORT_ROW_BYTES = 4096
+
+
+def _roll_axis(dst: np.ndarray, src: np.ndarray, axis: int, shift: int) -> None:
+    """``dst[...] = src`` rolled by ``shift`` (0 < shift < n) along ``axis``."""
+    n = src.shape[axis]
+    if axis == src.ndim - 1 and axis > 0 and n * src.itemsize < _SHORT_ROW_BYTES:
+        flat_dst, flat_src = merge_trailing(dst, src)
+        if flat_dst.ndim < dst.ndim:
+            # One long copy moves every row by the shift, spilling each row's
+            # end into the next row's start; then the short wrapped part of
+            # every row is written over the spill.
+            back, length = n - shift, flat_dst.shape[-1]
+            if shift <= back:
+                np.copyto(flat_dst[..., shift:], flat_src[..., : length - shift])
+                copy_runs(dst[..., :shift], src[..., back:])
+            else:
+                np.copyto(flat_dst[..., : length - back], flat_src[..., back:])
+                copy_runs(dst[..., shift:], src[..., :back])
+            return
+    lead = (slice(None),) * axis
+    copy_runs(dst[lead + (slice(shift, None),)], src[lead + (slice(0, n - shift),)])
+    copy_runs(dst[lead + (slice(0, shift),)], src[lead + (slice(n - shift, None),)])
+
+
+def merge_trailing(dst: np.ndarray, src: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Views of two same-shape arrays with their trailing axes merged as far
+    as the strides of both allow (a merged axis is walked at one stride)."""
+    shape, d_str, s_str = list(dst.shape), list(dst.strides), list(src.strides)
+    while len(shape) > 1 and d_str[-2] == shape[-1] * d_str[-1] and s_str[-2] == shape[-1] * s_str[-1]:
+        shape[-2:] = [shape[-2] * shape[-1]]
+        d_str[-2:], s_str[-2:] = [d_str[-1]], [s_str[-1]]
+    if len(shape) == dst.ndim:
+        return dst, src
+    return _view(dst, shape), _view(src, shape)
+
+
+# Below this many bytes a contiguous innermost run is copied as one opaque
+# element: NumPy then makes one strided pass instead of one call per run.
+_RUN_AS_ELEMENT_BYTES = 1 << 16
+
+
+def copy_runs(dst: np.ndarray, src: np.ndarray) -> None:
+    """``dst[...] = src`` for same-shape, same-dtype views (any strides, also
+    negative), fast when the innermost contiguous run is short."""
+    if dst.ndim > 1 and dst.size and dst.nbytes > _SMALL_BYTES:  # small: overhead dominates
+        dst, src = merge_trailing(dst, src)
+        item = dst.itemsize
+        if (dst.ndim > 1 and dst.strides[-1] == item and src.strides[-1] == item
+                and dst.shape[-1] * item <= _RUN_AS_ELEMENT_BYTES):
+            run = np.dtype((np.void, dst.shape[-1] * item))
+            dst, src = dst.view(run), src.view(run)
+    np.copyto(dst, src)
+
+
+def _view(a: np.ndarray, shape: list[int]) -> np.ndarray:
+    """``a`` reshaped to ``shape``, which the caller checked needs no copy."""
+    try:
+        return a.reshape(shape, copy=False)
+    except TypeError:  # NumPy < 2.1 has no copy=; the strides check makes it a view anyway
+        return a.reshape(shape)

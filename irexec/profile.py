@@ -1,0 +1,79 @@
+"""Per-layer timings: a ``run_model`` hook that records every run, and a
+report of medians sorted by time (``--profile``, ``--repeat N``)."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+import numpy as np
+
+from .ir.reader import Layer
+from .shapes import format_shape
+
+
+@dataclass
+class LayerProfile:
+    layer_id: int
+    name: str
+    op: str  # Type-N
+    shapes: list[tuple[int, ...]]  # output shapes
+    seconds: float  # median over the runs
+
+    @property
+    def shape_text(self) -> str:
+        return " ".join(format_shape(s) for s in self.shapes) or "-"
+
+
+@dataclass
+class ProfileReport:
+    layers: list[LayerProfile]  # slowest first
+    runs: int
+    run_seconds: float  # median wall time of one run (sum of its layers)
+
+    @property
+    def total_seconds(self) -> float:
+        """Sum of the per-layer medians (the base of the percentages)."""
+        return sum(p.seconds for p in self.layers)
+
+    def rows(self) -> list[list[str]]:
+        total = self.total_seconds
+        return [[str(p.layer_id), p.name, p.op, p.shape_text, f"{p.seconds * 1e3:.3f}",
+                 f"{100 * p.seconds / total:.1f}" if total > 0 else "0.0"] for p in self.layers]
+
+    def render(self) -> str:
+        from .report.tables import render_table
+
+        table = render_table(["id", "name", "op", "output shape", "ms", "%"], self.rows())
+        what = f"median of {self.runs} runs" if self.runs > 1 else "1 run"
+        return (f"{table}\n{len(self.layers)} layers, {self.total_seconds * 1e3:.3f} ms in layers "
+                f"({what}; one run {self.run_seconds * 1e3:.3f} ms)")
+
+
+class Profiler:
+    """Collects (layer, seconds) for any number of runs; call ``next_run()``
+    between them."""
+
+    def __init__(self) -> None:
+        self.samples: dict[int, list[float]] = {}
+        self.info: dict[int, tuple[Layer, list[tuple[int, ...]]]] = {}
+        self.run_totals: list[float] = [0.0]
+
+    def __call__(self, layer: Layer, outputs: list[np.ndarray], seconds: float) -> None:
+        self.samples.setdefault(layer.id, []).append(seconds)
+        if layer.id not in self.info:
+            shapes = [tuple(np.shape(o)) for o in outputs[: len(layer.outputs)]]
+            self.info[layer.id] = (layer, shapes)
+        self.run_totals[-1] += seconds
+
+    def next_run(self) -> None:
+        self.run_totals.append(0.0)
+
+    def report(self) -> ProfileReport:
+        rows = []
+        for lid, times in self.samples.items():
+            layer, shapes = self.info[lid]
+            rows.append(LayerProfile(lid, layer.name, layer.display, shapes, statistics.median(times)))
+        rows.sort(key=lambda p: (-p.seconds, p.layer_id))
+        totals = [t for t in self.run_totals if t > 0] or [0.0]
+        return ProfileReport(rows, len(self.run_totals), statistics.median(totals))

@@ -1,0 +1,115 @@
+"""What ``irexec check`` found in a set of files, ready for any renderer.
+
+The renderers (text, json, github, junit) only format; every decision that
+changes what is reported (grouping repeated warnings, counting, whether the
+run failed) is made here once, so all formats agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterable
+
+from ..errors import ERROR, NOTE, WARNING, Diagnostic
+
+# Warnings that real models repeat on hundreds of layers (every Convolution of
+# a network): reported once per op, with a count and the first lines.
+GROUPED_CODES = frozenset({"unsupported-op", "unsupported-element-type"})
+FIRST_LINES_SHOWN = 3
+
+
+@dataclass
+class FileReport:
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    layers: int = 0
+    seconds: float = 0.0
+
+    def count(self, severity: str) -> int:
+        return sum(d.severity == severity for d in self.diagnostics)
+
+    @property
+    def errors(self) -> int:
+        return self.count(ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return self.count(WARNING)
+
+    @property
+    def notes(self) -> int:
+        return self.count(NOTE)
+
+    def failures(self, strict: bool) -> list[Diagnostic]:
+        """The diagnostics that make this file fail."""
+        failing = (ERROR, WARNING) if strict else (ERROR,)
+        return [d for d in self.diagnostics if d.severity in failing]
+
+
+@dataclass
+class CheckReport:
+    files: list[FileReport]
+    strict: bool = False
+
+    @property
+    def errors(self) -> int:
+        return sum(f.errors for f in self.files)
+
+    @property
+    def warnings(self) -> int:
+        return sum(f.warnings for f in self.files)
+
+    @property
+    def notes(self) -> int:
+        return sum(f.notes for f in self.files)
+
+    @property
+    def failed(self) -> bool:
+        return any(f.failures(self.strict) for f in self.files)
+
+    def summary_line(self) -> str:
+        return f"{_plural(len(self.files), 'file')}, {_plural(self.errors, 'error')}, {_plural(self.warnings, 'warning')}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def group_repeated(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """One diagnostic per (code, op, message) for the GROUPED_CODES, placed at
+    the first occurrence.  Its ``values`` keep every layer: ``count`` and
+    ``layers`` (line, layer_id, layer_name of each)."""
+    diagnostics = list(diagnostics)
+    groups: dict[tuple[str, str | None, str], list[Diagnostic]] = {}
+    for d in diagnostics:
+        if d.code in GROUPED_CODES:
+            groups.setdefault((d.code, d.op, d.message), []).append(d)
+    out: list[Diagnostic] = []
+    for d in diagnostics:
+        if d.code not in GROUPED_CODES:
+            out.append(d)
+            continue
+        members = groups.get((d.code, d.op, d.message))
+        if members is None or members[0] is not d:
+            continue  # already emitted with its group
+        out.append(_merge(members))
+    return out
+
+
+def _merge(members: list[Diagnostic]) -> Diagnostic:
+    first = members[0]
+    layers = [{"line": d.line, "layer_id": d.layer_id, "layer_name": d.layer_name} for d in members]
+    values = dict(first.values, count=len(members), layers=layers)
+    if len(members) == 1:
+        return replace(first, values=values)
+    lines = [str(d.line) for d in members[:FIRST_LINES_SHOWN] if d.line is not None]
+    more = ", ..." if len(members) > FIRST_LINES_SHOWN else ""
+    where = f", first at lines {', '.join(lines)}{more}" if lines else ""
+    trusted = "; their declared output dims are trusted" if first.code == "unsupported-op" else ""
+    message = f"{first.message}: {len(members)} layers{where}{trusted}"
+    return replace(first, message=message, layer_id=None, layer_name=None, port=None, port_kind=None, values=values)
+
+
+def occurrences(d: Diagnostic) -> list[dict]:
+    """The layers a (possibly grouped) diagnostic stands for."""
+    return list(d.values.get("layers", []))

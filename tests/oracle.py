@@ -1,0 +1,166 @@
+"""OpenVINO as a test oracle: save models as IR, compile them on the CPU plugin,
+run them, and compare results bit for bit.
+
+Import this only after ``pytest.importorskip("openvino")``.  What the CPU plugin
+computes exactly and where it is lossy is listed in the project's notes on
+OpenVINO's behaviour; the callers keep lossy values out of the comparison.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+import ml_dtypes
+import numpy as np
+import openvino as ov
+from openvino import opset8
+
+# IR element type name -> OpenVINO type; NumPy dtype per element type.
+OV_TYPES: dict[str, ov.Type] = {
+    "f64": ov.Type.f64,
+    "f32": ov.Type.f32,
+    "f16": ov.Type.f16,
+    "bf16": ov.Type.bf16,
+    "i8": ov.Type.i8,
+    "i16": ov.Type.i16,
+    "i32": ov.Type.i32,
+    "i64": ov.Type.i64,
+    "u8": ov.Type.u8,
+    "u16": ov.Type.u16,
+    "u32": ov.Type.u32,
+    "u64": ov.Type.u64,
+    "boolean": ov.Type.boolean,
+}
+DTYPES: dict[str, np.dtype] = {
+    "f64": np.dtype(np.float64),
+    "f32": np.dtype(np.float32),
+    "f16": np.dtype(np.float16),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
+    "i8": np.dtype(np.int8),
+    "i16": np.dtype(np.int16),
+    "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64),
+    "u8": np.dtype(np.uint8),
+    "u16": np.dtype(np.uint16),
+    "u32": np.dtype(np.uint32),
+    "u64": np.dtype(np.uint64),
+    "boolean": np.dtype(np.bool_),
+}
+ALL_TYPES = tuple(OV_TYPES)
+
+_core: ov.Core | None = None
+
+
+def core() -> ov.Core:
+    global _core
+    if _core is None:
+        _core = ov.Core()
+    return _core
+
+
+def save(model: ov.Model, xml_path: str | os.PathLike[str], compress_to_fp16: bool = False) -> str:
+    """Write ``model`` as IR (model.xml + model.bin) the way users do."""
+    ov.save_model(model, os.fspath(xml_path), compress_to_fp16=compress_to_fp16)
+    return os.fspath(xml_path)
+
+
+def compile_ir(xml_path: str | os.PathLike[str]) -> ov.CompiledModel:
+    """Read the saved IR back and compile it: OpenVINO runs what the file says."""
+    model = core().read_model(os.fspath(xml_path))
+    return core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+
+
+def to_tensor(arr: np.ndarray, etype: str) -> ov.Tensor:
+    """An input tensor holding exactly ``arr``'s bits.
+
+    bf16 goes through a uint16 view (the Python API shows bf16 data as float16
+    raw bits); every array is wrapped in ``ov.Tensor`` because a bare 0-d
+    ndarray would be sent with shape [1]."""
+    arr = np.array(arr, order="C", copy=True)  # (ascontiguousarray would make a 0-d array 1-d)
+    if etype == "bf16":
+        t = ov.Tensor(ov.Type.bf16, ov.Shape(list(arr.shape)))
+        t.data[...] = arr.view(np.uint16).view(np.float16)
+        return t
+    assert arr.dtype == DTYPES[etype], (arr.dtype, etype)
+    return ov.Tensor(arr, shared_memory=False)
+
+
+def from_output(value: np.ndarray, etype: str) -> np.ndarray:
+    """An output array in irexec's dtype convention (bf16 as ml_dtypes)."""
+    value = np.array(value, copy=True)
+    if etype == "bf16":
+        return value.view(np.uint16).view(ml_dtypes.bfloat16)
+    return value
+
+
+def _etype_name(t: ov.Type) -> str:
+    for name, ovt in OV_TYPES.items():
+        if ovt == t:
+            return name
+    raise AssertionError(f"no element type for {t}")
+
+
+def infer(compiled: ov.CompiledModel, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Run once; outputs keyed by each output's first (sorted) tensor name, or
+    by its index as a string when it has none."""
+    inputs = {}
+    for port in compiled.inputs:
+        name = port.get_any_name()
+        inputs[name] = to_tensor(feeds[name], _etype_name(port.get_element_type()))
+    request = compiled.create_infer_request()
+    request.infer(inputs)
+    out: dict[str, np.ndarray] = {}
+    for i, port in enumerate(compiled.outputs):
+        names = sorted(port.get_names())
+        key = names[0] if names else str(i)
+        out[key] = from_output(request.get_output_tensor(i).data, _etype_name(port.get_element_type()))
+    return out
+
+
+def run_ir(xml_path: str | os.PathLike[str], feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return infer(compile_ir(xml_path), feeds)
+
+
+# ---------------------------------------------------------------- comparing
+
+def raw_bits(arr: np.ndarray) -> np.ndarray:
+    """The array's bits as unsigned integers, so NaN payloads and -0 compare."""
+    arr = np.array(arr, order="C", copy=True)
+    if arr.dtype == np.bool_:
+        return arr.view(np.uint8)
+    return arr.view(f"u{arr.dtype.itemsize}")
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(raw_bits(a), raw_bits(b))
+
+
+def assert_same_bits(actual: np.ndarray, expected: np.ndarray, what: str = "") -> None:
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype} != {expected.dtype}"
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
+    a, e = raw_bits(actual), raw_bits(expected)
+    if not np.array_equal(a, e):
+        where = np.argwhere(a != e)[:5]
+        details = ", ".join(f"{tuple(int(i) for i in w)}: {actual[tuple(w)]!r} (0x{int(a[tuple(w)]):x}) != "
+                            f"{expected[tuple(w)]!r} (0x{int(e[tuple(w)]):x})" for w in where)
+        raise AssertionError(f"{what}: {int((a != e).sum())} of {a.size} elements differ; first: {details}")
+
+
+# ---------------------------------------------------------------- model building
+
+def parameter(shape: str | Sequence[int], etype: str, name: str) -> ov.Node:
+    """A Parameter whose tensor is named like the layer (as converters do);
+    ``shape`` in OpenVINO's syntax ("?,3", "1..10") or as a list of dims."""
+    pshape = ov.PartialShape(shape) if isinstance(shape, str) else ov.PartialShape(list(shape))
+    p = opset8.parameter(pshape, OV_TYPES[etype], name=name)
+    p.output(0).get_tensor().set_names({name})
+    return p
+
+
+def constant(value: np.ndarray, etype: str, name: str | None = None) -> ov.Node:
+    if etype == "bf16":  # the helper converts f32 data to bf16 correctly
+        return opset8.constant(np.asarray(value, np.float32), dtype=ov.Type.bf16, name=name)
+    return opset8.constant(np.asarray(value, DTYPES[etype]), dtype=OV_TYPES[etype], name=name)

@@ -1,0 +1,271 @@
+"""Mutated IR files: whatever the mutation, only irexec's own user errors
+(IRExecError subclasses) may escape check, load and run.
+
+CI runs a fixed-seed sample (derandomize=True).  A long run:
+
+    IREXEC_FUZZ_EXAMPLES=100000 python -m pytest tests/security/test_fuzz.py -q
+
+(and IREXEC_FUZZ_RANDOM=1 to draw new examples instead of the fixed ones).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+import irexec
+from irexec import dtypes
+from irexec.cli import cli
+from irexec.errors import IRExecError
+from irexec.execute import run_model
+from irexec.ir.writer import IRBuilder
+from irexec.model import load
+from irexec.ops.registry import resolve
+from irexec.random_inputs import random_inputs
+
+EXAMPLES = int(os.environ.get("IREXEC_FUZZ_EXAMPLES", "0"))
+RANDOM = bool(os.environ.get("IREXEC_FUZZ_RANDOM"))
+MAX_MEMORY = 64 << 20  # keeps mutated shapes from turning into real allocations
+
+
+def _settings(ci_examples: int) -> settings:
+    return settings(
+        max_examples=EXAMPLES or ci_examples,
+        derandomize=not RANDOM,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        print_blob=True,
+    )
+
+
+# ------------------------------------------------------------------ seeds
+
+
+@dataclass(frozen=True)
+class Seed:
+    name: str
+    xml: bytes
+    bin: bytes
+
+
+def _seed(name: str, b: IRBuilder) -> Seed:
+    return Seed(name, b.to_xml(), bytes(b.blob))
+
+
+def _seeds() -> list[Seed]:
+    seeds = []
+    b = IRBuilder()
+    x = b.parameter("x", [2, 3], "f32")
+    c = b.const(np.arange(6, dtype=np.int32).reshape(2, 3))
+    b.result(x)
+    b.result(b.layer("Convert", "opset1", [c], {"destination_type": "f16"}))
+    seeds.append(_seed("convert", b))
+
+    b = IRBuilder()
+    x = b.parameter("x", "2,?,4", "i32")
+    y = b.layer("Roll", "opset7", [x, b.const(np.array([1, -2], np.int64)), b.const(np.array([0, 2], np.int64))])
+    b.result(y, name="rolled")
+    seeds.append(_seed("roll", b))
+
+    b = IRBuilder()
+    x = b.parameter("x", [3, 4], "f32")
+    idx = b.const(np.array([[0, 2], [-1, 1]], np.int32))
+    y = b.layer("Gather", "opset8", [x, idx, b.const(np.array(1, np.int64))], {"batch_dims": 0})
+    b.result(y)
+    seeds.append(_seed("gather8", b))
+
+    b = IRBuilder()
+    x = b.parameter("x", [4, 2], "u8")
+    idx = b.parameter("i", [3], "i64")
+    b.result(b.layer("Gather", "opset1", [x, idx, b.const(np.array([0], np.int32))]))
+    seeds.append(_seed("gather1", b))
+
+    if resolve("ReverseSequence", "opset1") is not None:
+        b = IRBuilder()
+        x = b.parameter("x", [3, 4, 2], "f32")
+        lens = b.const(np.array([1, 2, 3], np.int32))
+        b.result(b.layer("ReverseSequence", "opset1", [x, lens], {"batch_axis": 0, "seq_axis": 1}))
+        seeds.append(_seed("reverse_sequence", b))
+    return seeds
+
+
+SEEDS = _seeds()
+
+# ------------------------------------------------------------------ mutations
+
+_TYPE_NAMES = sorted({et.name for et in dtypes.ELEMENT_TYPES.values()} | {et.precision for et in dtypes.ELEMENT_TYPES.values()})
+INTERESTING = [
+    "", " ", "0", "1", "-1", "-2", "2", "3", "7", "-5", "255", "65536", "2147483647", "2147483648", "-2147483649",
+    "4294967296", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "18446744073709551616",
+    "1" + "0" * 30, "9" * 200, "1.5", "1e400", "nan", "inf", "-0", "+3", "0x10", "abc", "?", "...", "1..3", "..2", "3..1",
+    "2,3", "2, 3", "2,,3", "-1,3", "1000000,1000000", "1000000000000,1000000000000", "[2,3]", "true", "false",
+    "opset1", "opset7", "opset8", "opset99", "opset" + "9" * 30, "Parameter", "Const", "Result", "Gather", "Roll",
+    "\u00e9", "a\\,b", "\x7f", "&amp;", "<", *_TYPE_NAMES,
+]
+
+
+def _elements(tree: etree._Element) -> list[etree._Element]:
+    return [e for e in tree.iter() if isinstance(e.tag, str)]
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> tuple[str, bytes, bytes]:
+    seed = draw(st.sampled_from(SEEDS))
+    root = etree.fromstring(seed.xml)
+    blob = bytearray(seed.bin)
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["attr", "attr", "dim", "dim", "drop", "dup", "move", "text", "xml-bytes", "bin"]))
+        elements = _elements(root)
+        if kind == "attr":
+            el = draw(st.sampled_from([e for e in elements if e.attrib] or elements))
+            names = sorted(el.attrib) or ["id"]
+            name = draw(st.sampled_from(names + ["extra"]))
+            el.set(name, draw(st.sampled_from(INTERESTING) | st.integers(-(2**70), 2**70).map(str)))
+        elif kind == "dim":
+            dims = [e for e in elements if e.tag == "dim"]
+            if dims:
+                draw(st.sampled_from(dims)).text = draw(st.sampled_from(INTERESTING) | st.integers(-3, 2**66).map(str))
+        elif kind == "drop":
+            el = draw(st.sampled_from(elements[1:]))
+            el.getparent().remove(el)
+        elif kind == "dup":
+            el = draw(st.sampled_from(elements[1:]))
+            el.addnext(etree.fromstring(etree.tostring(el)))
+        elif kind == "move":  # an element into another parent (ports into data, layers into ports, ...)
+            el, target = draw(st.sampled_from(elements[1:])), draw(st.sampled_from(elements))
+            if el is not target and target not in el.iterdescendants():
+                target.append(el)
+        elif kind == "text":
+            el = draw(st.sampled_from(elements))
+            el.text = draw(st.sampled_from(INTERESTING))
+        elif kind == "bin":
+            op = draw(st.sampled_from(["flip", "truncate", "extend", "empty"]))
+            if op == "flip" and blob:
+                i = draw(st.integers(0, len(blob) - 1))
+                blob[i] ^= draw(st.integers(1, 255))
+            elif op == "truncate":
+                del blob[draw(st.integers(0, len(blob))):]
+            elif op == "extend":
+                blob += bytes(draw(st.integers(1, 64)))
+            else:
+                blob.clear()
+    xml = etree.tostring(root, xml_declaration=True, encoding="utf-8")
+    if draw(st.integers(0, 4)) == 0:  # raw byte damage: flips, cuts, insertions
+        raw = bytearray(xml)
+        for _ in range(draw(st.integers(1, 4))):
+            i = draw(st.integers(0, len(raw) - 1))
+            how = draw(st.sampled_from(["flip", "cut", "insert"]))
+            if how == "flip":
+                raw[i] ^= draw(st.integers(1, 255))
+            elif how == "cut":
+                del raw[i:]
+                if not raw:
+                    break
+            else:
+                raw[i:i] = draw(st.sampled_from([b"<", b">", b"\"", b"&", b"\xff", b"\x00", b"]]>", b"<!--", b"<dim>"]))
+        xml = bytes(raw)
+    return seed.name, xml, bytes(blob)
+
+
+# ------------------------------------------------------------------ the property
+
+
+def concrete_shapes(model) -> dict[str, tuple[int, ...]]:  # type: ignore[no-untyped-def]
+    """A small shape inside every non-static Parameter shape, so mutated models
+    with dynamic dims run too."""
+    shapes = {}
+    for p in model.parameters:
+        shape = model.ops[p.id].shape
+        if shape.dims is not None and not shape.is_static:
+            shapes[p.name] = tuple(d.lo if d.hi is not None and d.hi <= max(d.lo, 2) else max(d.lo, 2) for d in shape.dims)
+    return shapes
+
+
+def exercise(xml: bytes, blob: bytes, directory: str) -> None:
+    """check, load and run through the API; only IRExecError may come out."""
+    path = Path(directory) / "model.xml"
+    path.write_bytes(xml)
+    path.with_suffix(".bin").write_bytes(blob)
+    result = irexec.check(str(path))
+    assert all(isinstance(d.code, str) and d.code for d in result.diagnostics)
+    try:
+        model = load(str(path), max_memory=MAX_MEMORY)
+    except IRExecError:
+        return
+    try:
+        feeds = random_inputs(model, 0, concrete_shapes(model), max_memory=MAX_MEMORY)
+        run_model(model, feeds, max_memory=MAX_MEMORY)
+    except IRExecError:
+        pass
+    finally:
+        model.close()
+
+
+def test_seeds_are_valid_and_run(tmp_path: Path) -> None:
+    """Control: unmutated, every seed checks clean and runs."""
+    for seed in SEEDS:
+        path = tmp_path / f"{seed.name}.xml"
+        path.write_bytes(seed.xml)
+        path.with_suffix(".bin").write_bytes(seed.bin)
+        assert irexec.check(str(path)).errors == [], seed.name
+        model = load(str(path))
+        run_model(model, random_inputs(model, 0, concrete_shapes(model)))
+
+
+@_settings(ci_examples=1500)
+@given(mutated())
+def test_mutated_models_raise_only_irexec_errors(case: tuple[str, bytes, bytes]) -> None:
+    _, xml, blob = case
+    with tempfile.TemporaryDirectory() as d:
+        exercise(xml, blob, d)
+
+
+@_settings(ci_examples=200)
+@given(mutated())
+def test_mutated_models_through_the_cli(case: tuple[str, bytes, bytes]) -> None:
+    """The command line: exit 0 or 1, never an exception (CliRunner re-raises it)."""
+    _, xml, blob = case
+    runner = CliRunner()
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "model.xml"
+        path.write_bytes(xml)
+        path.with_suffix(".bin").write_bytes(blob)
+        r = runner.invoke(cli, ["check", str(path)], catch_exceptions=False)
+        assert r.exit_code in (0, 1), r.output
+        r = runner.invoke(cli, ["run", str(path), "--max-memory", str(MAX_MEMORY), "--output", str(Path(d) / "o.npz")],
+                          catch_exceptions=False)
+        assert r.exit_code in (0, 1), r.output
+        if r.exit_code:
+            assert "error[" in r.output and not (Path(d) / "o.npz").exists()
+
+
+# ------------------------------------------------------------------ regressions found by the fuzzer
+
+
+def _replace(seed: str, old: bytes, new: bytes) -> tuple[bytes, bytes]:
+    s = next(s for s in SEEDS if s.name == seed)
+    assert old in s.xml
+    return s.xml.replace(old, new, 1), s.bin
+
+
+REGRESSIONS = {
+    # int() of a 200-digit attribute: fine; of 5000 digits: ValueError before the digit caps
+    "dim-with-thousands-of-digits": _replace("convert", b"<dim>2</dim>", b"<dim>" + b"9" * 5000 + b"</dim>"),
+    "opset-with-thousands-of-digits": _replace("convert", b'version="opset1"', b'version="opset' + b"9" * 5000 + b'"'),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REGRESSIONS))
+def test_regression(name: str, tmp_path: Path) -> None:
+    xml, blob = REGRESSIONS[name]
+    exercise(xml, blob, str(tmp_path))

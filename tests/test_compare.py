@@ -1,0 +1,160 @@
+"""Comparing outputs with a reference: exactness, NaN, dtypes, tolerances and
+the "smallest tolerance that passes" hint."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from irexec.comparison import (
+    Tolerance,
+    compare_outputs,
+    compare_tensor,
+    parse_tolerance,
+)
+from irexec.errors import CompareError, UsageError
+
+
+def test_exact_by_default_one_ulp_is_a_mismatch():
+    a = np.array([1.0, 2.0, 3.0], np.float32)
+    b = a.copy()
+    b[1] = np.nextafter(b[1], np.float32(3))
+    assert compare_tensor("y", a, a.copy()).ok
+    c = compare_tensor("y", a, b)
+    assert c.status == "mismatch" and c.mismatches == 1 and c.worst_index == (1,)
+    assert c.code == "compare-mismatch"
+
+
+def test_nan_equals_nan_only_at_the_same_positions():
+    a = np.array([np.nan, 1.0, np.inf, -np.inf], np.float32)
+    assert compare_tensor("y", a, a.copy()).ok
+    moved = np.array([1.0, np.nan, np.inf, -np.inf], np.float32)
+    c = compare_tensor("y", a, moved, atol=1e9, rtol=1e9)
+    assert c.status == "mismatch" and c.mismatches == 2 and c.unfixable == 2
+    assert c.suggested_atol is None and c.suggested_rtol is None
+    assert "no tolerance passes" in c.summary()
+
+
+def test_opposite_infinities_differ():
+    c = compare_tensor("y", np.array([np.inf]), np.array([-np.inf]), atol=1.0)
+    assert c.status == "mismatch" and c.max_abs_error == np.inf
+
+
+def test_dtype_and_shape_differences_are_reported_not_compared():
+    a = np.zeros((2, 3), np.float32)
+    c = compare_tensor("y", a, a.astype(np.float64))
+    assert c.status == "dtype" and c.code == "compare-dtype-mismatch"
+    assert "dtype float32 from the run but float64 in the reference" in c.summary()
+    c = compare_tensor("y", a, a.reshape(3, 2))
+    assert c.code == "compare-shape-mismatch" and "shape [2,3] from the run but [3,2] in the reference" in c.summary()
+
+
+def test_big_endian_reference_of_the_same_type():
+    a = np.array([1, 2, 300], np.int32)
+    assert compare_tensor("y", a, a.astype(">i4")).ok
+    c = compare_tensor("y", a, np.array([1, 2, 301], ">i4"))
+    assert c.mismatches == 1 and c.worst_index == (2,)
+
+
+def test_missing_and_extra_outputs_are_named():
+    x = np.zeros(2, np.int32)
+    report = compare_outputs({"a": x, "b": x}, {"a": x, "c": x})
+    assert not report.ok
+    assert {c.name: c.code for c in report.failures} == {"b": "compare-missing-output", "c": "compare-extra-output"}
+    with pytest.raises(CompareError) as e:
+        report.raise_if_failed()
+    assert {d.code for d in e.value.diagnostics} == {"compare-missing-output", "compare-extra-output"}
+    assert "output 'b'" in str(e.value) and "'c'" in str(e.value)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int8, np.uint8])
+def test_integer_extremes_do_not_overflow(dtype):
+    info = np.iinfo(dtype)
+    a = np.array([info.min, 5, info.max], dtype)
+    r = np.array([info.max, 5, info.min], dtype)
+    with np.errstate(all="raise"):
+        c = compare_tensor("y", a, r)
+    span = float(int(info.max) - int(info.min))
+    assert c.mismatches == 2 and c.max_abs_error == span
+    assert c.worst_index == (0,) and int(c.worst_actual) == int(info.min) and int(c.worst_reference) == int(info.max)
+
+
+def test_large_int64_values_one_apart_are_not_equal():
+    big = np.array([2**62 + 1], np.int64)  # float64 cannot tell these apart
+    c = compare_tensor("y", big, big - 1)
+    assert c.mismatches == 1 and c.max_abs_error == 1.0
+    assert c.suggested_atol == 1.0
+
+
+def test_bool_and_bf16_including_void_reference():
+    a = np.array([True, False, True])
+    c = compare_tensor("m", a, np.array([True, True, True]))
+    assert c.mismatches == 1 and c.worst_index == (1,)
+    x = np.array([1.5, -2.0, np.nan], ml_dtypes.bfloat16)
+    as_void = x.view("V2")  # how np.savez stores bf16
+    assert compare_tensor("b", x, as_void).ok
+    y = x.copy()
+    y[0] = ml_dtypes.bfloat16(1.0)
+    c = compare_tensor("b", x, y.view("V2"))
+    assert c.mismatches == 1 and c.max_abs_error == 0.5 and c.suggested_atol == 0.5
+
+
+def test_required_tolerances_for_a_known_difference():
+    ref = np.array([[1.0, 2.0], [4.0, 10.0]], np.float64)
+    run = ref + np.array([[0.0, 0.0], [0.0, 0.5]])
+    c = compare_tensor("y", run, ref)
+    assert (c.max_abs_error, c.max_rel_error, c.worst_index) == (0.5, 0.05, (1, 1))
+    assert (c.worst_actual, c.worst_reference) == (10.5, 10.0)
+    assert (c.suggested_atol, c.suggested_rtol) == (0.5, 0.05)
+    assert "--atol y:0.5 (with rtol 0)" in c.summary() and "--rtol y:0.05 (with atol 0)" in c.summary()
+    # with an rtol given, the atol needed shrinks accordingly
+    c = compare_tensor("y", run, ref, rtol=0.01)
+    assert c.required_atol == pytest.approx(0.4) and c.suggested_atol == pytest.approx(0.4)
+    assert compare_tensor("y", run, ref, atol=0.4, rtol=0.01).ok
+
+
+finite = st.floats(-1e6, 1e6, allow_nan=False, width=32)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(finite, finite), min_size=1, max_size=20), st.sampled_from([0.0, 1e-3, 0.5]),
+       st.sampled_from([0.0, 1e-6, 1.0]))
+def test_suggested_tolerances_pass_and_nothing_much_smaller_does(pairs, rtol, atol):
+    run = np.array([p[0] for p in pairs], np.float32)
+    ref = np.array([p[1] for p in pairs], np.float32)
+    c = compare_tensor("y", run, ref, atol=atol, rtol=rtol)
+    if c.ok:
+        return
+    if c.suggested_atol is not None:
+        assert compare_tensor("y", run, ref, atol=c.suggested_atol, rtol=rtol).ok
+        if c.required_atol > 0:
+            assert not compare_tensor("y", run, ref, atol=c.required_atol * 0.99, rtol=rtol).ok
+    if c.suggested_rtol is not None:
+        assert compare_tensor("y", run, ref, atol=atol, rtol=c.suggested_rtol).ok
+        if c.required_rtol > 0:
+            assert not compare_tensor("y", run, ref, atol=atol, rtol=c.required_rtol * 0.99).ok
+    else:
+        assert np.any((ref == 0) & (run != ref) & (np.abs(run.astype(np.float64)) > atol))
+
+
+def test_parse_tolerance_global_and_per_output():
+    t = parse_tolerance(["1e-5", "y:1e-3", "Result_4:4:0.5"])
+    assert t.default == 1e-5 and dict(t.per_output) == {"y": 1e-3, "Result_4:4": 0.5}
+    assert t.get("y") == 1e-3 and t.get("other") == 1e-5
+    assert parse_tolerance([]) == Tolerance()
+    for bad, words in [(["y:abc"], "'abc' is not a number"), (["-1"], "must be a finite number >= 0"),
+                       (["1e-3", "1e-4"], "given twice")]:
+        with pytest.raises(UsageError, match=words) as e:
+            parse_tolerance(bad)
+        assert e.value.code == "bad-tolerance"
+
+
+def test_per_output_tolerance_for_an_unknown_output():
+    x = np.zeros(1, np.float32)
+    with pytest.raises(UsageError, match="'nope', which is not an output") as e:
+        compare_outputs({"y": x}, {"y": x}, atol={"nope": 1.0})
+    assert e.value.code == "unknown-output"
+    assert compare_outputs({"y": x}, {"y": x + 1}, atol={"y": 1.0, "*": 0.0}).ok
