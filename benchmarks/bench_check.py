@@ -173,9 +173,9 @@ def main() -> None:
             ours: list[float] = []
             theirs: list[float] = []
             for _ in range(args.repeat):  # interleaved
-                ours.append(_time(lambda: irexec.check(str(path))))
+                ours.append(_time(lambda p=path: irexec.check(str(p))))
                 if core is not None:
-                    theirs.append(_time(lambda: core.read_model(str(path))))
+                    theirs.append(_time(lambda p=path: core.read_model(str(p))))
             t = statistics.median(ours)
             times[n] = t
             peak = _peak_alloc(path) / (1 << 20)

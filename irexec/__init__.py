@@ -79,13 +79,15 @@ def run(model, feeds, **options):  # type: ignore[no-untyped-def]
 def check(path, weights=None, input_shapes=None):  # type: ignore[no-untyped-def]
     """Check a model file; returns a CheckResult listing every diagnostic."""
     from .checker import CheckResult, check_model
+    from .gc_pause import gc_paused
     from .model import read_model
 
-    try:
-        model = read_model(path, weights)
-    except IRExecError as e:
-        return CheckResult(str(path), e.diagnostics)
-    try:
-        return check_model(model, input_shapes)
-    finally:
-        model.close()
+    with gc_paused():
+        try:
+            model = read_model(path, weights)
+        except IRExecError as e:
+            return CheckResult(str(path), e.diagnostics)
+        try:
+            return check_model(model, input_shapes)
+        finally:
+            model.close()

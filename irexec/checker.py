@@ -4,6 +4,7 @@ every port declares.  Collects every finding; never raises for user errors."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from . import dtypes
 from .errors import ERROR, NOTE, Diagnostic, IRExecError
@@ -18,7 +19,14 @@ def declared_shape(port: Port, trust_empty_as_scalar: bool = False) -> PartialSh
     (OpenVINO writes both that way), so it is dynamic rank unless told otherwise."""
     if not port.dims and not trust_empty_as_scalar:
         return PartialShape(None)
-    return PartialShape(tuple(DYNAMIC if d < 0 else Dim(d, d) for d in port.dims))
+    return _shape_of_dims(port.dims)
+
+
+@lru_cache(maxsize=4096)
+def _shape_of_dims(dims: tuple[int, ...]) -> PartialShape:
+    """Shapes are immutable and real models repeat a few dims lists on
+    thousands of ports: build each once."""
+    return PartialShape(tuple(DYNAMIC if d < 0 else Dim(d, d) for d in dims))
 
 
 def _fits_declared(inferred: PartialShape, port: Port) -> PartialShape | None:
@@ -26,7 +34,8 @@ def _fits_declared(inferred: PartialShape, port: Port) -> PartialShape | None:
     if not port.dims:
         # declared scalar-or-dynamic-rank: fine unless a known rank says otherwise
         return inferred if inferred.rank in (None, 0) else None
-    return inferred.intersect(declared_shape(port))
+    declared = declared_shape(port)
+    return inferred if inferred == declared else inferred.intersect(declared)
 
 
 @dataclass
@@ -131,15 +140,17 @@ def _accepted_types(info: TensorInfo, layer: Layer, inputs: list[TensorInfo]) ->
 def _check_output_port(  # type: ignore[no-untyped-def]
     model: Model, layer: Layer, port: Port, info: TensorInfo, out: list[Diagnostic], thunk, inputs: list[TensorInfo]
 ) -> TensorInfo:
-    where = model.where(layer, port.id, "output", port.line)
+    def where() -> dict:  # built only for a finding
+        return model.where(layer, port.id, "output", port.line)
+
     shape = info.shape
     refined = _fits_declared(shape, port)
     if refined is None:
-        out.append(Diagnostic("shape-mismatch", f"declared {_declared_text(port)} but inferred {shape}", ERROR, **where))
+        out.append(Diagnostic("shape-mismatch", f"declared {_declared_text(port)} but inferred {shape}", ERROR, **where()))
         refined = shape  # carry on with the inferred shape so one error does not cascade
     if port.precision is not None and port.precision.name not in _accepted_types(info, layer, inputs):
         out.append(Diagnostic("type-mismatch", f"declared precision {port.precision.precision} ({port.precision.name}) "
-                              f"but inferred {info.etype.name}", ERROR, **where))
+                              f"but inferred {info.etype.name}", ERROR, **where()))
     value = info if info.is_constant else None
     if value is not None:
         return TensorInfo(refined, info.etype, value.value)
@@ -149,16 +160,19 @@ def _check_output_port(  # type: ignore[no-untyped-def]
 def _check_input_port(
     model: Model, layer: Layer, port: Port, info: TensorInfo, out: list[Diagnostic], accepted: set[str]
 ) -> TensorInfo:
-    where = model.where(layer, port.id, "input", port.line)
+    def where() -> dict:  # built only for a finding
+        return model.where(layer, port.id, "input", port.line)
+
     if port.precision is not None and port.precision.name not in accepted:
         out.append(Diagnostic("type-mismatch", f"declared precision {port.precision.precision} but the connected tensor is "
-                              f"{info.etype.name}", ERROR, **where))
+                              f"{info.etype.name}", ERROR, **where()))
     if not port.dims:
         return info  # no dims: scalar or dynamic rank, nothing to hold against the producer
-    refined = info.shape.intersect(declared_shape(port))
+    declared = declared_shape(port)
+    refined = info.shape if info.shape == declared else info.shape.intersect(declared)
     if refined is None:
         out.append(Diagnostic("shape-mismatch", f"declared {_declared_text(port)} but the connected tensor is {info.shape}",
-                              ERROR, **where))
+                              ERROR, **where()))
         return info
     if refined == info.shape:
         return info

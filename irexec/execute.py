@@ -15,8 +15,7 @@ from .errors import ERROR, Diagnostic, InputError, InternalError, IRExecError, U
 from .ir.reader import Layer
 from .model import Model
 from .ops.base import FOLD_LIMIT_ELEMENTS, Op, TensorInfo
-from .shapes import PartialShape
-from .shapes import format_shape
+from .shapes import PartialShape, format_shape
 
 # Called after each layer with (layer, its output arrays, seconds spent).
 LayerHook = Callable[[Layer, list[np.ndarray], float], None]
@@ -250,6 +249,8 @@ def refuse_over_memory_limit(
         if not info.shape.is_static:
             return  # the op cannot say before computing; nothing to hold it to
         need += limits.nbytes(info.shape.to_tuple(), info.etype.itemsize)
+    if need + sum(a.nbytes for a in values.values()) + sum(a.nbytes for a in results.values()) <= limit:
+        return  # even counting the mapped Consts and any aliases twice, it fits
     held: dict[int, int] = {}
     for (src, _), a in values.items():
         if model.layers[src].type.lower() not in _NO_ALLOCATION:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -64,12 +65,9 @@ def build_graph(doc: IRDocument) -> tuple[Graph, list[Diagnostic]]:
 
     # A topological sort is linear; nx.find_cycle over the whole graph is
     # quadratic, so it only runs to name the cycle once one is known to exist.
-    index = {lid: layer.index for lid, layer in layers.items()}
-    try:
-        graph.order = list(nx.lexicographical_topological_sort(dag, key=index.__getitem__))
-        cycle = None
-    except nx.NetworkXUnfeasible:
-        cycle = nx.find_cycle(dag)
+    order = _topological_order(graph)
+    cycle = nx.find_cycle(dag) if order is None else None
+    graph.order = order or []
     if cycle:
         members = [layers[u] for u, *_ in cycle]
         path = " -> ".join(f'{m.id} "{m.name}"' for m in members + members[:1])
@@ -79,6 +77,29 @@ def build_graph(doc: IRDocument) -> tuple[Graph, list[Diagnostic]]:
     else:
         _flag_unreachable(graph, add)
     return graph, diags
+
+
+def _topological_order(graph: Graph) -> list[int] | None:
+    """Kahn's algorithm, ready layers taken in document order (what
+    nx.lexicographical_topological_sort gives, at a fraction of its cost on
+    large graphs); None when there is a cycle."""
+    pending = {lid: 0 for lid in graph.layers}
+    for dst, _ in graph.producer:
+        pending[dst] += 1
+    successors: dict[int, list[int]] = {}
+    for (src, _), consumers in graph.consumers.items():
+        successors.setdefault(src, []).extend(dst for dst, _ in consumers)
+    ready = [(graph.layers[lid].index, lid) for lid, n in pending.items() if n == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    while ready:
+        _, lid = heapq.heappop(ready)
+        order.append(lid)
+        for dst in successors.get(lid, ()):
+            pending[dst] -= 1
+            if pending[dst] == 0:
+                heapq.heappush(ready, (graph.layers[dst].index, dst))
+    return order if len(order) == len(pending) else None
 
 
 def _add_edge(graph: Graph, e: Edge, add) -> None:  # type: ignore[no-untyped-def]

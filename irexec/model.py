@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
-from . import ops as _ops  # noqa: F401  (registers every op)
 from . import limits
+from . import ops as _ops  # noqa: F401  (registers every op)
 from .errors import ERROR, WARNING, Diagnostic, IRExecError, ModelError
 from .graph import Graph, build_graph
 from .ir.reader import IRDocument, Layer, read_document

@@ -60,6 +60,9 @@ def _check_headers(path: str, limit: int) -> None:
                     shape, _, dtype = np.lib.format.read_array_header_1_0(f)
                 else:
                     shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+            if any(d < 0 for d in shape):  # would also offset the running total below
+                raise InputError(f"{path}: array {key!r} has a negative dim in its shape {list(shape)}",
+                                 code="bad-input-file", file=path)
             if dtype.hasobject:
                 raise InputError(f"{path}: array {key!r} holds Python objects, which irexec refuses to unpickle",
                                  code="bad-input-file", file=path)

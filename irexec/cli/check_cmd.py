@@ -74,14 +74,14 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
     reports: list[FileReport] = []
     internal = False
     for path in paths.files:
-        report, bug = _check_file(path, weights, pins, used)
-        reports.append(report)
+        file_report, bug = _check_file(path, weights, pins, used)
+        reports.append(file_report)
         internal |= bug
     report = CheckReport(missing + reports, strict=strict)
     if fmt == "auto":
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") else "text"
-    text = _render(report, fmt, quiet=quiet, verbose=verbose,
-                   colour=output_file is None and _colour(color))
+    colour = output_file is None and fmt == "text" and _colour(color)
+    text = _render(report, fmt, quiet=quiet, verbose=verbose, colour=colour)
     if output_file:
         from ..report.output_file import write_atomically
 
@@ -93,10 +93,10 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
         if not quiet or report.failed:
             click.echo(report.summary_line())
     elif text:
-        click.echo(text, nl=False)
+        click.echo(text, nl=False, color=colour)  # click would strip the codes when stdout is no terminal
 
     unused = sorted(set(pins) - used)
-    if unused:
+    if unused and not missing and all(r.layers for r in reports):  # an unread file may have had that Parameter
         names = ", ".join(repr(n) for n in unused)
         click.echo(f"irexec: --input-shape names {names}, which no checked model has as a Parameter", err=True)
         sys.exit(EXIT_USAGE)
@@ -136,23 +136,25 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
     """One file's findings, and whether irexec itself failed on it.  Nothing
     about one file stops the others."""
     from ..checker import check_model
+    from ..gc_pause import gc_paused
     from ..model import read_model
     from ..report.check_report import FileReport, group_repeated
 
     start = time.perf_counter()
     try:
-        try:
-            model = read_model(path, weights)
-        except IRExecError as e:
-            return FileReport(path, [d.located(file=path) for d in e.diagnostics], 0, time.perf_counter() - start), False
-        try:
-            names = {p.name for p in model.parameters}
-            mine = {k: v for k, v in pins.items() if k in names}
-            used.update(mine)
-            result = check_model(model, mine)
-        finally:
-            model.close()
-    except (InternalError, Exception) as e:  # a bug must not hide the other files' findings
+        with gc_paused():
+            try:
+                model = read_model(path, weights)
+            except IRExecError as e:
+                return FileReport(path, [d.located(file=path) for d in e.diagnostics], 0, time.perf_counter() - start), False
+            try:
+                names = {p.name for p in model.parameters}
+                mine = {k: v for k, v in pins.items() if k in names}
+                used.update(mine)
+                result = check_model(model, mine)
+            finally:
+                model.close()
+    except (InternalError, Exception) as e:  # noqa: BLE001 - a bug must not hide the other files' findings
         bug = Diagnostic("internal-error", f"irexec failed on this file: {type(e).__name__}: {e}", ERROR, file=path)
         return FileReport(path, [bug], 0, time.perf_counter() - start), True
     return FileReport(path, group_repeated(result.diagnostics), result.layers, time.perf_counter() - start), False

@@ -68,7 +68,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
     except UsageError as e:
         raise click.UsageError(e.diagnostics[0].format()) from None
     try:
-        reference = load_npz(compare_path) if compare_path else None
+        reference = load_npz(compare_path, max_memory) if compare_path else None
         session = Session(model, weights, max_memory=max_memory)
         feeds = load_npz(inputs_path, max_memory) if inputs_path else session.random_inputs(seed, shapes)
         if not inputs_path and feeds:

@@ -19,6 +19,7 @@ from lxml import etree
 from .. import dtypes
 from ..dtypes import ElementType
 from ..errors import ERROR, Diagnostic, ModelError
+from .schema import structure_diagnostics
 
 SUPPORTED_IR_VERSIONS = (10, 11)
 
@@ -247,6 +248,8 @@ def _uint(el: etree._Element, attr: str, diag: _Collector, what: str, **where: o
     if raw is None:
         diag.add("missing-attribute", f"{what} is missing mandatory attribute {attr!r}", el.sourceline, **where)
         return None
+    if raw.isascii() and raw.isdigit() and len(raw) <= 100:
+        return int(raw)
     if not _UINT_RE.match(raw.strip()):
         diag.add("bad-attribute", f"{what} attribute {attr}={raw!r} is not an unsigned integer", el.sourceline, **where)
         return None
@@ -269,6 +272,7 @@ def read_document(path: str) -> IRDocument:
     diag = _Collector(path)
     layers = _read_layers(root, diag)
     edges = _read_edges(root, diag)
+    diag.items.extend(structure_diagnostics(tree, path, {d.line for d in diag.items}))
     return IRDocument(path, int(raw_version), root.get("name", ""), layers, edges, diag.items)
 
 
@@ -296,15 +300,18 @@ def _read_layer(el: etree._Element, index: int, diag: _Collector) -> Layer | Non
     layer = Layer(lid, el.get("name"), el.get("type"), el.get("version"), line, index)
     layer.display = f"{layer.type}/{layer.version}"
     where = {"layer_id": lid, "layer_name": layer.name}
-    rt = el.find("rt_info")
+    first: dict[str, etree._Element] = {}  # one pass instead of a find() per section
+    for child in el:
+        first.setdefault(child.tag, child)
+    rt = first.get("rt_info")
     if rt is not None:
         layer.rt_info = frozenset(a.get("name", "") for a in rt.iterchildren("attribute"))
-    data = el.find("data")
+    data = first.get("data")
     if data is not None:
         layer.data = dict(data.attrib)
         layer.data_line = data.sourceline
     for kind in ("input", "output"):
-        sect = el.find(kind)
+        sect = first.get(kind)
         if sect is None:
             continue
         ports = layer.inputs if kind == "input" else layer.outputs
@@ -323,30 +330,41 @@ def _read_layer(el: etree._Element, index: int, diag: _Collector) -> Layer | Non
 
 def _read_port(pel: etree._Element, kind: str, index: int, diag: _Collector, where: dict) -> Port | None:
     line = pel.sourceline
-    pid = _uint(pel, "id", diag, f"<{kind}> <port>", port_kind=kind, **where)
-    if pid is None:
-        return None
-    loc = {"port": pid, "port_kind": kind, **where}
+    raw_id = pel.get("id")
+    if raw_id is not None and raw_id.isascii() and raw_id.isdigit() and len(raw_id) <= 100:
+        pid = int(raw_id)  # the common case, without building a message that is not needed
+    else:
+        pid = _uint(pel, "id", diag, f"<{kind}> <port>", port_kind=kind, **where)  # type: ignore[assignment]
+        if pid is None:
+            return None
     dims: list[int] = []
     for d in pel.iterchildren("dim"):
         text = d.text or ""
+        if text.isascii() and text.isdigit() and len(text) < 19:  # the common case, < 2^63 by its length
+            dims.append(int(text))
+            continue
         if not _DIM_RE.match(text) or not -1 <= int(text) <= _INT64_MAX:
-            diag.add("bad-dim", f"<dim>{text[:40]}</dim> must be an integer >= -1 (-1 = dynamic) and below 2^63", d.sourceline, **loc)
+            diag.add("bad-dim", f"<dim>{text[:40]}</dim> must be an integer >= -1 (-1 = dynamic) and below 2^63", d.sourceline, **_port_where(pid, kind, where))
             return None
         dims.append(int(text))
     precision: ElementType | None = None
     raw = pel.get("precision")
     if kind == "output":
         if raw is None:
-            diag.add("missing-attribute", "output port is missing mandatory attribute 'precision'", line, **loc)
+            diag.add("missing-attribute", "output port is missing mandatory attribute 'precision'", line, **_port_where(pid, kind, where))
         else:
             precision = dtypes.lookup(raw)
             if precision is None:
-                diag.add("bad-element-type", f"precision {raw!r} is not an IR element type", line, **loc)
+                diag.add("bad-element-type", f"precision {raw!r} is not an IR element type", line, **_port_where(pid, kind, where))
     elif raw is not None:
         precision = dtypes.lookup(raw)  # informational only on inputs, as in OpenVINO
-    names = unescape_names(pel.get("names", "")) if kind == "output" else ()
+    raw_names = pel.get("names") if kind == "output" else None
+    names = unescape_names(raw_names) if raw_names else ()
     return Port(pid, index, kind, line, tuple(dims), precision, names)
+
+
+def _port_where(pid: int, kind: str, where: dict) -> dict:  # type: ignore[type-arg]
+    return {"port": pid, "port_kind": kind, **where}
 
 
 def _read_edges(root: etree._Element, diag: _Collector) -> list[Edge]:

@@ -15,7 +15,8 @@ np.take gathers whole lines instead.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
 
@@ -30,11 +31,10 @@ _UNKNOWN_TYPES = ("dynamic", "undefined")  # a producer irexec cannot infer
 # Block copies move lines of the dims after both axes; below this many bytes
 # per line a gather with np.take is faster.
 _MIN_LINE_BYTES = 256
-# The largest (seq, batch) plane, with the axes between them, gathered through
-# one index array.
-_MAX_PLANE = 1 << 20
-# Above this many runs of equal lengths, batches are grouped by length with
-# index arrays instead of being copied run by run.
+# Plane positions gathered per np.take: the index of one chunk stays in cache.
+_PLANE_CHUNK = 1 << 16
+# From this many runs of consecutive batches with one length on, batches are
+# grouped by length with index arrays instead of being copied run by run.
 _MAX_RUNS = 256
 
 
@@ -105,17 +105,18 @@ class ReverseSequence1(Op):
         out = np.empty(data.shape, data.dtype)
         if out.size == 0:
             return [out]
-        lo, hi = min(batch, seq), max(batch, seq)
-        if data.itemsize * math.prod(data.shape[hi + 1 :]) < _MIN_LINE_BYTES:
-            if math.prod(data.shape[lo : hi + 1]) <= _MAX_PLANE:
-                _reverse_plane(out, data, lengths, batch, seq)
-                return [out]
-            if batch < seq:
-                _reverse_take(out, data, lengths, batch, seq)
-                return [out]
+        if data.itemsize * math.prod(data.shape[max(batch, seq) + 1 :]) < _MIN_LINE_BYTES:
+            _reverse_plane(out, data, lengths, batch, seq)
+            return [out]
+        runs = _runs(lengths)
         # batch first, sequence second: out_v[b, s, ...] is out's element (b, s) along those axes
         order = (batch, seq, *(a for a in range(data.ndim) if a not in (batch, seq)))
-        _reverse_into(out.transpose(order), data.transpose(order), lengths)
+        out_v, data_v = out.transpose(order), data.transpose(order)
+        if runs is not None:
+            for start, stop in runs:
+                _reverse_block(out_v[start:stop], data_v[start:stop], int(lengths[start]))
+        else:
+            _reverse_grouped(out_v, data_v, lengths)
         return [out]
 
 
@@ -144,62 +145,59 @@ def _lengths(seq_lengths: np.ndarray, is_real: bool, dim: int, seq_axis: int) ->
     return np.maximum(values.astype(np.int64), 1)
 
 
-def _reverse_into(out: np.ndarray, data: np.ndarray, lengths: np.ndarray) -> None:
-    """out = data with out[b, :L_b] = data[b, L_b-1::-1], for views whose axis
-    0 is the batch and axis 1 the sequence."""
-    if out.size == 0:
-        return
+def _runs(lengths: np.ndarray) -> list[tuple[int, int]] | None:
+    """[start, stop) of each run of consecutive batches with one length, or
+    None when there are too many runs to copy one by one."""
     starts = np.flatnonzero(np.diff(lengths)) + 1
-    if len(starts) < _MAX_RUNS:
-        bounds = [0, *starts.tolist(), len(lengths)]
-        for lo, hi in zip(bounds[:-1], bounds[1:]):
-            _reverse_block(out[lo:hi], data[lo:hi], int(lengths[lo]))
-        return
+    if len(starts) >= _MAX_RUNS:
+        return None
+    return list(pairwise([0, *starts.tolist(), len(lengths)]))
+
+
+def _reverse_grouped(out: np.ndarray, data: np.ndarray, lengths: np.ndarray) -> None:
+    """out[b, :L] = data[b, L-1::-1] and out[b, L:] = data[b, L:] for all
+    batches b of each length L at once, for views whose axis 0 is the batch
+    and axis 1 the sequence."""
     for length in np.unique(lengths).tolist():
         rows = np.flatnonzero(lengths == length)
-        out[rows, :length] = data[rows, length - 1 :: -1] if length > 1 else data[rows, :1]
+        out[rows, :length] = data[rows, length - 1 :: -1]
         out[rows, length:] = data[rows, length:]
 
 
-def _source_positions(lengths: np.ndarray, dim: int) -> np.ndarray:
-    """[b, s] -> the sequence position output position s of batch b reads."""
-    s = np.arange(dim)
-    lengths = lengths[:, None]
-    return np.where(s < lengths, lengths - 1 - s, s)
-
-
 def _reverse_plane(out: np.ndarray, data: np.ndarray, lengths: np.ndarray, batch: int, seq: int) -> None:
-    """One np.take over the plane of axes from the first to the last of
-    batch and seq: every output line (the dims after both) in that plane
-    reads one input line."""
+    """np.take over the plane of axes from the first to the last of batch and
+    seq (the dims after both are one line): every output line in the plane
+    reads one input line.  The index is built chunk by chunk along the
+    plane's first axis, so it stays small."""
     lo, hi = min(batch, seq), max(batch, seq)
-    plane_shape = data.shape[lo : hi + 1]
-    index = list(np.indices(plane_shape, sparse=True))
-    positions = _source_positions(lengths, data.shape[seq])
-    b, s = index[batch - lo], index[seq - lo]
-    index[seq - lo] = positions[b, s]
-    flat = np.ravel_multi_index(np.broadcast_arrays(*index), plane_shape).reshape(-1)
+    plane = data.shape[lo : hi + 1]
+    size, per_row = math.prod(plane), math.prod(plane[1:])
     outer, inner = math.prod(data.shape[:lo]), math.prod(data.shape[hi + 1 :])
-    np.take(data.reshape(outer, flat.size, inner), flat, axis=1, out=out.reshape(outer, flat.size, inner),
-            mode="clip")
-
-
-def _reverse_take(out: np.ndarray, data: np.ndarray, lengths: np.ndarray, batch: int, seq: int) -> None:
-    """Per run of batches with one length, an np.take along seq_axis."""
-    positions = _source_positions(lengths, data.shape[seq])
-    starts = np.flatnonzero(np.diff(lengths)) + 1
-    bounds = [0, *starts.tolist(), len(lengths)]
-    lead = (slice(None),) * batch
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        run = lead + (slice(lo, hi),)
-        dst = out[run]
-        if dst.flags.c_contiguous:
-            np.take(data[run], positions[lo], axis=seq, out=dst, mode="clip")
+    src, dst = data.reshape(outer, size, inner), out.reshape(outer, size, inner)
+    seq_stride = math.prod(plane[seq - lo + 1 :])  # plane positions between neighbours along seq
+    step = max(1, _PLANE_CHUNK // max(per_row, 1))
+    for start in range(0, plane[0], step):
+        stop = min(plane[0], start + step)
+        shape = (stop - start, *plane[1:])
+        index = np.indices(shape, sparse=True)
+        b, s = index[batch - lo], index[seq - lo]
+        if lo == batch:
+            b = b + start
         else:
-            dst[...] = np.take(data[run], positions[lo], axis=seq)
+            s = s + start
+        length = lengths[b]
+        # output position s reads L-1-s below the length, itself above it
+        moved = np.where(s < length, (length - 1 - 2 * s) * seq_stride, 0)
+        flat = (np.arange(start * per_row, stop * per_row).reshape(shape) + moved).reshape(-1)
+        part = dst[:, start * per_row : stop * per_row]
+        if outer == 1:  # a contiguous slice: np.take writes it directly
+            np.take(src, flat, axis=1, out=part, mode="clip")
+        else:
+            part[...] = np.take(src, flat, axis=1, mode="clip")
 
 
 def _reverse_block(out: np.ndarray, data: np.ndarray, length: int) -> None:
+    """out[:, :length] = data[:, length-1::-1], the rest copied as it is."""
     if length <= 1:
         copy_runs(out, data)
         return

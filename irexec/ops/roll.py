@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -72,9 +72,9 @@ class Roll7(Op):
         _check_index_info(axes, "axes", AXES)
         n_shift, n_axes = _element_count(shift.shape), _element_count(axes.shape)
         # A scalar shift fits any axes; a 1-D one must match axes unless it may hold one element.
-        if shift.shape.rank == 1 and n_shift is not None and n_axes is not None:
-            if not n_shift.contains(1) and not n_shift.compatible(n_axes):
-                raise _lengths_error(n_shift, n_axes)
+        if (shift.shape.rank == 1 and n_shift is not None and n_axes is not None
+                and not n_shift.contains(1) and not n_shift.compatible(n_axes)):
+            raise _lengths_error(n_shift, n_axes)
         rank = data.shape.rank
         if rank is not None:
             axes_value = axes.value()

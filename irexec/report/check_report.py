@@ -7,8 +7,8 @@ run failed) is made here once, so all formats agree.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Iterable
 
 from ..errors import ERROR, NOTE, WARNING, Diagnostic
 

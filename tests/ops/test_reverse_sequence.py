@@ -104,7 +104,7 @@ PATHS = {
     "block-copies": {"_MIN_LINE_BYTES": 0, "_SMALL_BYTES": -1},
     "grouped-by-length": {"_MIN_LINE_BYTES": 0, "_MAX_RUNS": 0, "_SMALL_BYTES": -1},
     "plane-gather": {"_MIN_LINE_BYTES": 1 << 30},
-    "take-per-run": {"_MIN_LINE_BYTES": 1 << 30, "_MAX_PLANE": 0},
+    "plane-gather-in-chunks": {"_MIN_LINE_BYTES": 1 << 30, "_PLANE_CHUNK": 1},
 }
 
 

@@ -15,9 +15,9 @@ import irexec
 from irexec import dtypes
 from irexec.errors import OpError
 from irexec.ir.writer import IRBuilder, Out
+from irexec.ops import roll as roll_module
 from irexec.ops.base import TensorInfo
 from irexec.ops.registry import resolve
-from irexec.ops import roll as roll_module
 from irexec.ops.roll import Roll7
 from irexec.shapes import PartialShape, parse_partial_shape
 

@@ -17,7 +17,7 @@ _built: dict[str, Path] = {}
 
 @pytest.fixture
 def built(tmp_path_factory: pytest.TempPathFactory, attack_env):  # type: ignore[no-untyped-def]
-    """The attack's files, written once per session (some are 100 MB)."""
+    """The attack's files, written once per session and worker (one is 100 MB)."""
 
     def get(attack: Attack) -> Path:
         if attack.name not in _built:
@@ -104,16 +104,15 @@ def test_subprocess_sample_has_no_traceback(built, secret, tripwire, run_cli) ->
             _assert_clean(p.stdout + p.stderr, secret, tripwire)
 
 
-
 def test_control_the_traps_catch_an_unsafe_parser(tmp_path: Path) -> None:
     """The same files through a parser that resolves entities do read the
     secret, and the tripwire does record a fetch: the traps can spring."""
     import threading
     import urllib.request
 
-    from conftest import Secret, Tripwire
     from hostile_files import BY_NAME, Env
     from lxml import etree
+    from traps import Secret, Tripwire
 
     trap, server = Secret(tmp_path), Tripwire()
     try:

@@ -113,9 +113,10 @@ def test_const_shape_over_the_limit_at_load(write_ir) -> None:
     assert irexec.check(xml).errors == []  # a check allocates nothing: the limit does not apply
 
 
-def test_parameter_over_the_default_limit_refused_by_run(write_ir, run_cli, tmp_path: Path) -> None:
-    """A 40 GB input on a machine whose default limit is half its RAM (and
-    never more than the RAM itself): refused before a byte is allocated."""
+def test_parameter_over_the_default_limit_refused_by_run(write_ir, run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An input larger than the machine's RAM, with the default limit (half of
+    it): refused before a byte is allocated."""
+    monkeypatch.delenv(limits.ENV_VAR, raising=False)
     ram = limits.physical_memory() or 0
     side = 1 << 17
     while side * side * 4 <= ram:
@@ -130,7 +131,7 @@ def test_parameter_over_the_default_limit_refused_by_run(write_ir, run_cli, tmp_
     assert "Traceback" not in r.output
 
 
-def test_max_memory_option(write_ir, save_npz, run_cli, tmp_path: Path) -> None:
+def test_max_memory_option(write_ir, save_npz, run_cli) -> None:
     xml = _convert_chain(write_ir, 1000)
     inputs = save_npz(x=np.zeros(1000, np.float32))
     r = run_cli("run", xml, "--inputs", inputs, "--max-memory", "10KB")
@@ -205,3 +206,30 @@ def test_npz_with_a_non_array_entry(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         load_npz(str(path))
     assert info.value.code == "bad-input-file" and "notes.txt" in str(info.value)
+
+
+def test_npz_negative_dims_cannot_offset_the_total(tmp_path: Path) -> None:
+    """An entry claiming -10^12 elements must not make room for a real 8 GB one."""
+    path = tmp_path / "offset.npz"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("big.npy", _npy_header_only((1 << 30,)))
+        zf.writestr("neg.npy", _npy_header_only((-(10**12),)))
+    with pytest.raises(InputError) as info:
+        load_npz(str(path), max_memory=1 << 20)
+    assert info.value.code in ("bad-input-file", "memory-limit")
+    path2 = tmp_path / "offset2.npz"
+    with zipfile.ZipFile(path2, "w") as zf:
+        zf.writestr("neg.npy", _npy_header_only((-(10**12),)))
+        zf.writestr("big.npy", _npy_header_only((1 << 30,)))
+    with pytest.raises(InputError) as info:
+        load_npz(str(path2), max_memory=1 << 20)
+    assert info.value.code == "bad-input-file" and "negative" in str(info.value)
+
+
+def test_max_memory_applies_to_the_reference_file(write_ir, save_npz, run_cli, tmp_path: Path) -> None:
+    xml = _convert_chain(write_ir, 10)
+    ref = tmp_path / "ref.npz"
+    with zipfile.ZipFile(ref, "w") as zf:
+        zf.writestr("out.npy", _npy_header_only((1 << 20,)))  # claims 8 MiB
+    r = run_cli("run", xml, "--inputs", save_npz(x=np.zeros(10, np.float32)), "--compare", ref, "--max-memory", "1MiB")
+    assert r.exit_code == 1 and "error[memory-limit]" in r.output and "ref.npz" in r.output, r.output

@@ -70,6 +70,20 @@ def test_run_time_op_error(write_ir, save_npz, out_dir: Path, capsys) -> None:  
     assert _snapshot(out_dir) == before
 
 
+def test_reverse_sequence_length_out_of_range(write_ir, save_npz, out_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """seq_lengths are only known at run time; 9 > the sequence length 3 fails after an output is computed."""
+    b = IRBuilder()
+    x = b.parameter("x", [2, 3], "f32")
+    lens = b.parameter("lens", [2], "i32")
+    b.result(b.layer("Convert", "opset1", [x], {"destination_type": "f64"}, names=["wide"]), name="wide")
+    b.result(b.layer("ReverseSequence", "opset1", [x, lens], {"batch_axis": 0, "seq_axis": 1}, names=["rev"]), name="rev")
+    inputs = save_npz(x=np.zeros((2, 3), np.float32), lens=np.array([1, 9], np.int32))
+    before = _snapshot(out_dir)
+    code, output = _run(["run", write_ir(b), "--inputs", inputs, "--output", out_dir / "out.npz"], capsys)
+    assert code == 1 and "ReverseSequence" in output and "seq_lengths[1] = 9" in output, output
+    assert _snapshot(out_dir) == before
+
+
 def test_kernel_user_error_mid_run(write_ir, save_npz, out_dir: Path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     def fail(self, *args):  # type: ignore[no-untyped-def]
         raise OpError("refused on purpose", code="test-failure")
@@ -118,7 +132,8 @@ def test_save_failing_half_way(write_ir, save_npz, out_dir: Path, capsys, monkey
     before = _snapshot(out_dir)
     code, output = _run(["run", model, "--inputs", inputs, "--output", out_dir / "out.npz"], capsys)
     assert written == [1]
-    assert code == 1 and "error[cannot-write-output]" in output and "No space left" in output, output
+    # a path that cannot be written is a usage error (exit 2), reported, not a crash
+    assert code == 2 and "error[cannot-write-output]" in output and "No space left" in output, output
     assert _snapshot(out_dir) == before
 
 
@@ -136,5 +151,5 @@ def test_interrupted_save(out_dir: Path, monkeypatch) -> None:  # type: ignore[n
 def test_unwritable_output_directory(write_ir, save_npz, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     code, output = _run(["run", _model(write_ir), "--inputs", _inputs(save_npz, 1),
                          "--output", tmp_path / "missing" / "out.npz"], capsys)
-    assert code == 1 and "error[cannot-write-output]" in output and "Traceback" not in output, output
+    assert code == 2 and "error[cannot-write-output]" in output and "Traceback" not in output, output
     assert not (tmp_path / "missing").exists()
