@@ -46,6 +46,7 @@ try:
 except ImportError:  # a fresh clone, not installed
     sys.path.insert(0, str(REPO))
     import irexec
+from irexec import parallel
 from irexec.execute import run_model
 from irexec.ir.writer import IRBuilder, Out
 from irexec.ops.registry import resolve
@@ -351,9 +352,11 @@ def section_ops(args: argparse.Namespace, directory: Path) -> list[str]:
     if use_ov:
         threads = args.ov_threads or f"default ({os.cpu_count()} cores)"
         out.append(f"OpenVINO {ov.get_version()} CPU plugin, {threads} inference threads, one InferRequest, "
-                   "share_inputs=True, share_outputs=True; irexec runs on one thread.")
+                   "share_inputs=True, share_outputs=True.")
     else:
         out.append("OpenVINO not importable (or --no-openvino): no OpenVINO column.")
+    out.append(f"irexec kernels: up to {parallel.num_threads()} threads ({parallel.ENV_VAR}) on outputs of "
+               f"{parallel.MIN_PARALLEL_BYTES >> 20} MiB or more, where the kernel uses them.")
     out.append("")
     out.extend(targets(rows, large=f"{int(np.prod(sizes[-1])) * 4 / MiB:g} MiB"))
     return out
@@ -569,7 +572,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=0, help="repeats per measurement (default depends on size)")
     parser.add_argument("--ov-threads", type=int, default=0, help="OpenVINO INFERENCE_NUM_THREADS (default: its own)")
     parser.add_argument("--no-openvino", action="store_true", help="leave OpenVINO out even when importable")
+    parser.add_argument("--irexec-threads", type=int, default=0,
+                        help=f"threads irexec's kernels may use ({parallel.ENV_VAR}; default: the CPUs)")
     args = parser.parse_args(argv)
+    if args.irexec_threads:
+        os.environ[parallel.ENV_VAR] = str(args.irexec_threads)
 
     print(machine())
     print("quick mode: small sizes and few repeats, numbers are indicative only" if args.quick else

@@ -3,8 +3,8 @@ every port declares.  Collects every finding; never raises for user errors."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
 
 from . import dtypes
 from .errors import ERROR, NOTE, Diagnostic, IRExecError
@@ -34,8 +34,9 @@ def _fits_declared(inferred: PartialShape, port: Port) -> PartialShape | None:
     if not port.dims:
         # declared scalar-or-dynamic-rank: fine unless a known rank says otherwise
         return inferred if inferred.rank in (None, 0) else None
-    declared = declared_shape(port)
-    return inferred if inferred == declared else inferred.intersect(declared)
+    declared = _shape_of_dims(port.dims)
+    # the shared declared shape when equal, so the consumer's check is an identity test
+    return declared if inferred is declared or inferred == declared else inferred.intersect(declared)
 
 
 @dataclass
@@ -60,20 +61,23 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
     failed: set[int] = set()
     tensors = result.tensors
     out = result.diagnostics
-    spellings: dict[tuple[int, int], set[str]] = {}  # precisions a port may declare for a tensor
+    spellings: dict[tuple[int, int], frozenset[str]] = {}  # precisions a port may declare for a tensor
 
+    layers, ops, producer = model.layers, model.ops, model.graph.producer  # hoisted: the loop runs once per layer
     for lid in model.graph.order:
-        layer = model.layers[lid]
-        op = model.ops[lid]
+        layer = layers[lid]
+        op = ops[lid]
         inputs: list[TensorInfo] = []
         blocked_by: tuple[int, Port] | None = None
-        for port, src in zip(layer.inputs, model.graph.inputs_of(lid)):
+        for port in layer.inputs:
+            src = producer.get((lid, port.index))
             info = tensors.get(src) if src else None
             if info is None:
                 if src is not None and src[0] in failed and blocked_by is None:
                     blocked_by = (src[0], port)
                 continue
-            refined = _check_input_port(model, layer, port, info, out, spellings.get(src, {info.etype.name}))
+            accepted = spellings.get(src)  # type: ignore[arg-type]
+            refined = _check_input_port(model, layer, port, info, out, accepted if accepted is not None else _only(info.etype.name))
             inputs.append(refined)
         if blocked_by is not None:
             src_layer = model.layers[blocked_by[0]]
@@ -92,31 +96,21 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
         try:
             infos = op.infer(*inputs)
         except IRExecError as e:
-            out.extend(d.located(**model.where(layer)) for d in _port_ids(e.diagnostics, layer))
+            out.extend(model.locate(e.diagnostics, layer))
             failed.add(lid)
             continue
         if layer.type.lower() == "parameter" and layer.name in pins:
             infos = [_pin(model, layer, infos[0], pins.pop(layer.name), out)]
         thunk = op.fold(inputs) if inputs else None
         for port, info in zip(layer.outputs, infos):
-            spellings[(lid, port.index)] = _accepted_types(info, layer, inputs)
-            tensors[(lid, port.index)] = _check_output_port(model, layer, port, info, out, thunk if port.index == 0 else None,
-                                                                   inputs)
+            key = (lid, port.index)
+            accepted = spellings[key] = _accepted_types(info, layer, inputs)
+            tensors[key] = _check_output_port(model, layer, port, info, out, thunk if port.index == 0 else None, accepted)
     for name in pins:
         out.append(Diagnostic("input-mismatch", f"--input-shape names {name!r}, which is not a Parameter of this model",
                               ERROR, file=model.path))
     out.sort(key=lambda d: d.line or 0)
     return result
-
-
-def _port_ids(diags: list[Diagnostic], layer: Layer) -> list[Diagnostic]:
-    """Ops report input *indices*; diagnostics speak of the XML port ids."""
-    fixed = []
-    for d in diags:
-        if d.port is not None and d.port_kind == "input" and d.port < len(layer.inputs):
-            d = replace(d, port=layer.inputs[d.port].id, line=d.line or layer.inputs[d.port].line)
-        fixed.append(d)
-    return fixed
 
 
 def _pin(model: Model, layer: Layer, info: TensorInfo, pin: PartialShape, out: list[Diagnostic]) -> TensorInfo:
@@ -128,53 +122,55 @@ def _pin(model: Model, layer: Layer, info: TensorInfo, pin: PartialShape, out: l
     return TensorInfo(merged, info.etype)
 
 
-def _accepted_types(info: TensorInfo, layer: Layer, inputs: list[TensorInfo]) -> set[str]:
+def _accepted_types(info: TensorInfo, layer: Layer, inputs: list[TensorInfo]) -> frozenset[str]:
     """OpenVINO writes a weight-decompression Convert (rt_info "decompression")
     with the precision of its *compressed* input, so both spellings are right."""
-    accepted = {info.etype.name}
     if "decompression" in layer.rt_info and inputs:
-        accepted.add(inputs[0].etype.name)
-    return accepted
+        return frozenset((info.etype.name, inputs[0].etype.name))
+    return _only(info.etype.name)
+
+
+@cache  # a few element types: one shared set each, not one per tensor
+def _only(name: str) -> frozenset[str]:
+    return frozenset((name,))
 
 
 def _check_output_port(  # type: ignore[no-untyped-def]
-    model: Model, layer: Layer, port: Port, info: TensorInfo, out: list[Diagnostic], thunk, inputs: list[TensorInfo]
+    model: Model, layer: Layer, port: Port, info: TensorInfo, out: list[Diagnostic], thunk, accepted: frozenset[str]
 ) -> TensorInfo:
-    def where() -> dict:  # built only for a finding
-        return model.where(layer, port.id, "output", port.line)
-
     shape = info.shape
     refined = _fits_declared(shape, port)
     if refined is None:
-        out.append(Diagnostic("shape-mismatch", f"declared {_declared_text(port)} but inferred {shape}", ERROR, **where()))
+        out.append(Diagnostic("shape-mismatch", f"declared {_declared_text(port)} but inferred {shape}", ERROR,
+                              **model.where(layer, port.id, "output", port.line)))
         refined = shape  # carry on with the inferred shape so one error does not cascade
-    if port.precision is not None and port.precision.name not in _accepted_types(info, layer, inputs):
+    if port.precision is not None and port.precision.name not in accepted:
         out.append(Diagnostic("type-mismatch", f"declared precision {port.precision.precision} ({port.precision.name}) "
-                              f"but inferred {info.etype.name}", ERROR, **where()))
-    value = info if info.is_constant else None
-    if value is not None:
-        return TensorInfo(refined, info.etype, value.value)
+                              f"but inferred {info.etype.name}", ERROR, **model.where(layer, port.id, "output", port.line)))
+    if info.is_constant:
+        # the same shape and value: the op's own record serves (one fewer object per tensor)
+        return info if refined is shape else TensorInfo(refined, info.etype, info.value)
+    if thunk is None and refined is shape:
+        return info
     return TensorInfo(refined, info.etype, thunk)
 
 
 def _check_input_port(
-    model: Model, layer: Layer, port: Port, info: TensorInfo, out: list[Diagnostic], accepted: set[str]
+    model: Model, layer: Layer, port: Port, info: TensorInfo, out: list[Diagnostic], accepted: frozenset[str]
 ) -> TensorInfo:
-    def where() -> dict:  # built only for a finding
-        return model.where(layer, port.id, "input", port.line)
-
     if port.precision is not None and port.precision.name not in accepted:
         out.append(Diagnostic("type-mismatch", f"declared precision {port.precision.precision} but the connected tensor is "
-                              f"{info.etype.name}", ERROR, **where()))
+                              f"{info.etype.name}", ERROR, **model.where(layer, port.id, "input", port.line)))
     if not port.dims:
         return info  # no dims: scalar or dynamic rank, nothing to hold against the producer
-    declared = declared_shape(port)
-    refined = info.shape if info.shape == declared else info.shape.intersect(declared)
+    declared = _shape_of_dims(port.dims)
+    shape = info.shape
+    refined = shape if shape is declared or shape == declared else shape.intersect(declared)
     if refined is None:
         out.append(Diagnostic("shape-mismatch", f"declared {_declared_text(port)} but the connected tensor is {info.shape}",
-                              ERROR, **where()))
+                              ERROR, **model.where(layer, port.id, "input", port.line)))
         return info
-    if refined == info.shape:
+    if refined is shape or refined == shape:
         return info
     return TensorInfo(refined, info.etype, info.value if info.is_constant else None)
 

@@ -101,7 +101,7 @@ def write_dot(path: str, text: str) -> None:
     try:
         _write_atomically(path, text.encode("utf-8"))
     except OSError as e:
-        raise IRExecError(f"cannot write {path}: {e.strerror or e}", code="write-failed", file=path) from None
+        raise IRExecError(f"cannot write {path}: {e.strerror or e}", code="cannot-write-output", file=path) from None
 
 
 def render_svg(text: str, path: str) -> None:
@@ -121,4 +121,4 @@ def render_svg(text: str, path: str) -> None:
     try:
         _write_atomically(path, proc.stdout)
     except OSError as e:
-        raise IRExecError(f"cannot write {path}: {e.strerror or e}", code="write-failed", file=path) from None
+        raise IRExecError(f"cannot write {path}: {e.strerror or e}", code="cannot-write-output", file=path) from None

@@ -70,7 +70,7 @@ class LayerDumper:
         try:
             os.makedirs(self.directory, exist_ok=True)
         except OSError as e:
-            raise IRExecError(f"cannot create dump directory {self.directory}: {e.strerror}", code="dump-failed",
+            raise IRExecError(f"cannot create dump directory {self.directory}: {e.strerror}", code="cannot-write-output",
                               file=self.directory) from None
         self._remove_previous_dump()
 
@@ -111,7 +111,7 @@ class LayerDumper:
         try:
             save_npz(os.path.join(self.directory, name), tensors)
         except OSError as e:
-            raise IRExecError(f"cannot write {name} in {self.directory}: {e.strerror or e}", code="dump-failed",
+            raise IRExecError(f"cannot write {name} in {self.directory}: {e.strerror or e}", code="cannot-write-output",
                               **self.model.where(layer)) from None
         self.entries.append({
             "file": name,

@@ -149,33 +149,32 @@ def run_model(
         targets = [r.id for r in model.results]
     live = live_layers(model, targets)
     order = [lid for lid in graph.order if lid in live]
+    sources = {lid: graph.inputs_of(lid) for lid in order}
 
     # how many reads each tensor still has ahead of it
     remaining: dict[tuple[int, int], int] = {}
     for lid in order:
-        for src in graph.inputs_of(lid):
+        for src in sources[lid]:
             if src is not None:
                 remaining[src] = remaining.get(src, 0) + 1
 
     values: dict[tuple[int, int], np.ndarray] = {}
     results: dict[int, np.ndarray] = {}
     times: dict[int, float] = {}
+    held = 0  # bytes of `values` and `results`, aliases counted twice: an upper bound
     for lid in order:
         layer = model.layers[lid]
         op = model.ops[lid]
         if op is None:  # load() refuses such models; read_model() users get a clear error
             raise IRExecError("layer cannot be executed", code="unsupported-op", **model.where(layer))
-        args = []
-        for src in graph.inputs_of(lid):
-            assert src is not None
-            args.append(values[src])
+        args = [values[src] for src in sources[lid]]  # type: ignore[index]
         if lid not in bound:
-            refuse_over_memory_limit(model, layer, op, args, values, results, limit)
+            refuse_over_memory_limit(model, layer, op, args, values, results, limit, held)
         start = time.perf_counter()
         try:
             outs = [bound[lid]] if lid in bound else list(op.compute(*args))
         except IRExecError as e:
-            raise e.located(**model.where(layer)) from None
+            raise type(e)(model.locate(e.diagnostics, layer)) from None
         except MemoryError:
             raise IRExecError("ran out of memory computing this layer", code="out-of-memory", **model.where(layer)) from None
         except Exception as e:  # a kernel bug, not the user's doing
@@ -184,15 +183,18 @@ def run_model(
         times[lid] = elapsed
         if layer.type.lower() == "result":
             results[lid] = outs[0]
+            held += outs[0].nbytes
         for i, arr in enumerate(outs[: len(layer.outputs)]):
             values[(lid, i)] = arr
+            held += arr.nbytes
         if on_layer is not None:
             on_layer(layer, outs, elapsed)
         if not keep_all:
-            for src in graph.inputs_of(lid):
+            for src in sources[lid]:
                 remaining[src] -= 1  # type: ignore[index]
                 if remaining[src] == 0 and not (stop_layer is not None and src[0] == stop_layer.id):  # type: ignore[index]
-                    values.pop(src, None)  # type: ignore[arg-type]
+                    gone = values.pop(src, None)  # type: ignore[arg-type]
+                    held -= gone.nbytes if gone is not None else 0
 
     if stop_layer is not None:
         if stop_layer.type.lower() == "result":
@@ -224,11 +226,16 @@ def refuse_over_memory_limit(
     values: Mapping[tuple[int, int], np.ndarray],
     results: Mapping[int, np.ndarray],
     limit: int,
+    held: int,
 ) -> None:
     """Before a kernel runs: infer its output shapes from the concrete inputs and
     refuse the layer (``memory-limit``) if they and the tensors still alive would
-    exceed ``limit`` bytes.  Nothing is allocated to find out."""
+    exceed ``limit`` bytes.  Nothing is allocated to find out.  ``held`` is an
+    upper bound of the live bytes, so the common case costs no inference."""
     if layer.type.lower() in _NO_ALLOCATION:
+        return
+    quick = op.output_nbytes(*args)
+    if quick is not None and quick + held <= limit:
         return
     infos = []
     for a in args:
@@ -249,15 +256,15 @@ def refuse_over_memory_limit(
         if not info.shape.is_static:
             return  # the op cannot say before computing; nothing to hold it to
         need += limits.nbytes(info.shape.to_tuple(), info.etype.itemsize)
-    if need + sum(a.nbytes for a in values.values()) + sum(a.nbytes for a in results.values()) <= limit:
+    if need + held <= limit:
         return  # even counting the mapped Consts and any aliases twice, it fits
-    held: dict[int, int] = {}
+    distinct: dict[int, int] = {}  # exact: each array once, mapped Consts not at all
     for (src, _), a in values.items():
         if model.layers[src].type.lower() not in _NO_ALLOCATION:
-            held[id(a)] = a.nbytes
+            distinct[id(a)] = a.nbytes
     for a in results.values():
-        held[id(a)] = a.nbytes
-    alive = sum(held.values())
+        distinct[id(a)] = a.nbytes
+    alive = sum(distinct.values())
     why = limits.over_limit(need + alive, limit)
     if why:
         shapes = ", ".join(f"{i.etype.name}{i.shape}" for i in outs)

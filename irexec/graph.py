@@ -52,8 +52,12 @@ def build_graph(doc: IRDocument) -> tuple[Graph, list[Diagnostic]]:
     dag = nx.MultiDiGraph()
     dag.add_nodes_from(layers)
     graph = Graph(dag, layers)
+    dag_edges: list[tuple[int, int, tuple[int, int]]] = []
     for e in doc.edges:
-        _add_edge(graph, e, add)
+        edge = _add_edge(graph, e, add)
+        if edge is not None:
+            dag_edges.append(edge)
+    _add_dag_edges(dag, dag_edges)
 
     for layer in layers.values():
         if layer.type.lower() == "result" and not layer.inputs:
@@ -79,75 +83,105 @@ def build_graph(doc: IRDocument) -> tuple[Graph, list[Diagnostic]]:
     return graph, diags
 
 
+def _add_dag_edges(dag: nx.MultiDiGraph, edges: list[tuple[int, int, tuple[int, int]]]) -> None:
+    """What ``dag.add_edges_from(edges)`` builds, for edges between existing
+    nodes with unique keys and no attributes, filled in directly: networkx
+    spends most of a large model's graph building on per-edge bookkeeping."""
+    succ, pred = dag._succ, dag._pred  # the adjacency layout of every networkx 2.x/3.x multigraph
+    for u, v, key in edges:
+        keydict = succ[u].get(v)
+        if keydict is None:
+            keydict = succ[u][v] = pred[v][u] = dag.edge_key_dict_factory()
+        keydict[key] = dag.edge_attr_dict_factory()
+
+
 def _topological_order(graph: Graph) -> list[int] | None:
     """Kahn's algorithm, ready layers taken in document order (what
     nx.lexicographical_topological_sort gives, at a fraction of its cost on
     large graphs); None when there is a cycle."""
+    layers = graph.layers
+    # Most documents list every producer before its consumers; then the
+    # document order is the answer (every layer is ready when its turn comes,
+    # and it is the first ready one), with no heap.
+    if all(layers[src].index < layers[dst].index for (dst, _), (src, _) in graph.producer.items()):
+        return sorted(layers, key=lambda lid: layers[lid].index)
     pending = {lid: 0 for lid in graph.layers}
     for dst, _ in graph.producer:
         pending[dst] += 1
     successors: dict[int, list[int]] = {}
     for (src, _), consumers in graph.consumers.items():
         successors.setdefault(src, []).extend(dst for dst, _ in consumers)
-    ready = [(graph.layers[lid].index, lid) for lid, n in pending.items() if n == 0]
+    ready = [(layers[lid].index, lid) for lid, n in pending.items() if n == 0]
     heapq.heapify(ready)
     order: list[int] = []
+    pop, push, no_successors = heapq.heappop, heapq.heappush, ()
     while ready:
-        _, lid = heapq.heappop(ready)
+        _, lid = pop(ready)
         order.append(lid)
-        for dst in successors.get(lid, ()):
-            pending[dst] -= 1
-            if pending[dst] == 0:
-                heapq.heappush(ready, (graph.layers[dst].index, dst))
+        for dst in successors.get(lid, no_successors):
+            n = pending[dst] - 1
+            pending[dst] = n
+            if n == 0:
+                push(ready, (layers[dst].index, dst))
     return order if len(order) == len(pending) else None
 
 
-def _add_edge(graph: Graph, e: Edge, add) -> None:  # type: ignore[no-untyped-def]
+def _add_edge(graph: Graph, e: Edge, add) -> tuple[int, int, tuple[int, int]] | None:  # type: ignore[no-untyped-def]
+    """Records ``e`` in the port maps; returns its networkx edge, or None when it is invalid."""
     layers = graph.layers
     src, dst = layers.get(e.from_layer), layers.get(e.to_layer)
-    for lid, layer in ((e.from_layer, src), (e.to_layer, dst)):
-        if layer is None:
-            add("unknown-layer", f"edge refers to layer id {lid}, which does not exist", e.line)
     if src is None or dst is None:
-        return
+        for lid, layer in ((e.from_layer, src), (e.to_layer, dst)):
+            if layer is None:
+                add("unknown-layer", f"edge refers to layer id {lid}, which does not exist", e.line)
+        return None
     out_index = src.output_index(e.from_port)
     if out_index is None:
         ids = [p.id for p in src.outputs]
         add("unknown-port", f"edge leaves output port {e.from_port}, which the layer does not declare (output ports: {ids})",
             e.line, src, port=e.from_port, port_kind="output")
-        return
+        return None
     in_index = dst.input_index(e.to_port)
     if in_index is None:
         ids = [p.id for p in dst.inputs]
         add("unknown-port", f"edge enters input port {e.to_port}, which the layer does not declare (input ports: {ids})",
             e.line, dst, port=e.to_port, port_kind="input")
-        return
+        return None
     key = (dst.id, in_index)
-    if key in graph.producer:
-        prev = graph.producer[key]
+    producer = graph.producer
+    if key in producer:
+        prev = producer[key]
         add("input-fed-twice",
             f"input port {e.to_port} is already fed by layer {prev[0]} (edge at line {graph.edge_lines[key]}); "
             f"a second edge from layer {src.id} port {e.from_port} is not allowed",
             e.line, dst, port=e.to_port, port_kind="input")
-        return
-    graph.producer[key] = (src.id, out_index)
+        return None
+    producer[key] = (src.id, out_index)
     graph.edge_lines[key] = e.line
-    graph.consumers.setdefault((src.id, out_index), []).append(key)
-    graph.dag.add_edge(src.id, dst.id, key=(out_index, in_index))
+    out_key = (src.id, out_index)
+    consumers = graph.consumers.get(out_key)
+    if consumers is None:
+        graph.consumers[out_key] = [key]
+    else:
+        consumers.append(key)
+    return src.id, dst.id, (out_index, in_index)
 
 
 def _flag_unreachable(graph: Graph, add) -> None:  # type: ignore[no-untyped-def]
     """Layers no Result depends on are dropped by OpenVINO; say so."""
-    results = [lid for lid, layer in graph.layers.items() if layer.type.lower() == "result"]
-    live: set[int] = set(results)
-    stack = list(results)
-    while stack:
-        lid = stack.pop()
-        for pred in graph.dag.predecessors(lid):
-            if pred not in live:
-                live.add(pred)
-                stack.append(pred)
+    layers, producer = graph.layers, graph.producer
+    live: set[int] = set()
+    # consumers come after their producers in graph.order: walking it backwards
+    # marks every producer of a live layer before that producer is visited
+    for lid in reversed(graph.order):
+        layer = layers[lid]
+        if lid in live or layer.type.lower() == "result":
+            live.add(lid)
+            for port in layer.inputs:
+                src = producer.get((lid, port.index))
+                if src is not None:
+                    live.add(src[0])
     for lid in graph.order:
-        layer = graph.layers[lid]
+        layer = layers[lid]
         if lid not in live and layer.type.lower() != "parameter":
             add("unreachable-layer", "no Result depends on this layer; it is never executed", layer.line, layer, severity=WARNING)

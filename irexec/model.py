@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 from . import limits
 from . import ops as _ops  # noqa: F401  (registers every op)
@@ -64,6 +65,16 @@ class Model:
             "port": port,
             "port_kind": port_kind,
         }
+
+    def locate(self, diags: list[Diagnostic], layer: Layer) -> list[Diagnostic]:
+        """Diagnostics an op raised, located at ``layer``.  Ops speak of input
+        *indices*; the file (and so the user) speaks of XML port ids and lines."""
+        fixed = []
+        for d in diags:
+            if d.port is not None and d.port_kind == "input" and d.port < len(layer.inputs):
+                d = replace(d, port=layer.inputs[d.port].id, line=d.line or layer.inputs[d.port].line)
+            fixed.append(d.located(**self.where(layer)))
+        return fixed
 
     def close(self) -> None:
         self.weights.close()
@@ -137,23 +148,30 @@ def _as_error(d: Diagnostic) -> Diagnostic:
 
 
 def _bind_op(path: str, layer: Layer, weights: Weights, diags: list[Diagnostic]) -> Op | None:
-    where = {"file": path, "line": layer.line, "layer_id": layer.id, "layer_name": layer.name}
     cls = resolve(layer.type, layer.version)
     if cls is None:
-        diags.append(Diagnostic("unsupported-op", unsupported_reason(layer.type, layer.version), WARNING, op=layer.display, **where))
+        diags.append(Diagnostic("unsupported-op", unsupported_reason(layer.type, layer.version), WARNING, op=layer.display,
+                                file=path, line=layer.line, layer_id=layer.id, layer_name=layer.name))
         return None
-    layer.display = cls.display()
-    where["op"] = layer.display
+    layer.display = _display(cls)
     values, errors = cls.parse_attributes(layer.data)
     op = cls(layer, values, weights)
     if not errors and hasattr(op, "validate"):
         errors = op.validate()
-    data_where = dict(where, line=layer.data_line or layer.line)
+    if not errors:
+        return op
+    data_where = {"file": path, "line": layer.data_line or layer.line, "layer_id": layer.id, "layer_name": layer.name,
+                  "op": layer.display}
     for e in errors:
         for d in e.diagnostics:
             severity = WARNING if d.code in BLOCKS_RUN else d.severity
             diags.append(replace(d.located(**data_where), severity=severity))
     return None if errors else op
+
+
+@cache  # one string per op class, not one per layer
+def _display(cls: type[Op]) -> str:
+    return cls.display()
 
 
 def _check_port_counts(path: str, graph: Graph, ops: dict[int, Op | None], diags: list[Diagnostic]) -> None:

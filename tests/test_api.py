@@ -121,11 +121,11 @@ def test_progress_bar_only_on_a_terminal_and_for_long_runs(write_ir, monkeypatch
     assert "running" in long.stream.getvalue() and "10/10" in long.stream.getvalue()  # type: ignore[attr-defined]
 
 
-DOCS = __import__("pathlib").Path(__file__).resolve().parent.parent / "docs" / "debugging.md"
+DOCS = __import__("pathlib").Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_documented_api_example_runs(monkeypatch, tmp_path, capsys):
-    """The Python example of docs/debugging.md, run against a model it fits."""
+    """The Python example of the README, run against a model it fits."""
     import re
 
     text = DOCS.read_text()

@@ -406,3 +406,56 @@ def test_topological_order_is_networkx_lexicographical_order(seed):
         assert not [d for d in diags if d.code == "cycle"]
     else:
         assert graph.order == [] and [d for d in diags if d.code == "cycle"]
+
+
+def _random_document(seed: int, forward_only: bool):  # type: ignore[no-untyped-def]
+    import random
+
+    from irexec.ir.reader import Edge, IRDocument, Layer, Port
+
+    rng = random.Random(seed)
+    n = rng.randint(1, 40)
+    ids = rng.sample(range(1000), n)
+    layers, edges = [], []
+    for index, lid in enumerate(ids):
+        kind = "Result" if rng.random() < 0.2 else "Thing"
+        layer = Layer(lid, f"l{lid}", kind, "opset1", index + 1, index)
+        layer.outputs = [Port(0, 0, "output", index + 1), Port(3, 1, "output", index + 1)]
+        pool = ids[:index] if forward_only else ids
+        sources = rng.sample(pool, rng.randint(0, min(3, len(pool))))
+        for k, src in enumerate(sources):
+            layer.inputs.append(Port(k, k, "input", index + 1))
+            edges.append(Edge(src, rng.choice((0, 3)), lid, k, 0))
+        layers.append(layer)
+    return IRDocument("m.xml", 11, "m", layers, edges, [])
+
+
+@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("forward_only", [True, False])
+def test_graph_matches_networkx_built_edge_by_edge(seed, forward_only):
+    """The DAG filled in bulk equals networkx's own add_edges_from, and the
+    order and unreachable-layer warnings agree with networkx's algorithms,
+    for documents in topological order and not."""
+    import networkx as nx
+
+    from irexec.graph import build_graph
+
+    doc = _random_document(seed, forward_only)
+    graph, diags = build_graph(doc)
+    expected = nx.MultiDiGraph()
+    expected.add_nodes_from(layer.id for layer in doc.layers)
+    expected.add_edges_from((src, lid, (out, inp)) for (lid, inp), (src, out) in graph.producer.items())
+    assert sorted(graph.dag.edges(keys=True, data=True)) == sorted(expected.edges(keys=True, data=True))
+    assert list(graph.dag.nodes) == list(expected.nodes)
+    for node in expected:
+        assert dict(graph.dag.pred[node]) == dict(expected.pred[node])
+        assert dict(graph.dag.succ[node]) == dict(expected.succ[node])
+    if not nx.is_directed_acyclic_graph(expected):
+        assert graph.order == []
+        return
+    position = {layer.id: layer.index for layer in doc.layers}
+    assert graph.order == list(nx.lexicographical_topological_sort(expected, key=position.__getitem__))
+    results = [layer.id for layer in doc.layers if layer.type == "Result"]
+    live = set(results).union(*(nx.ancestors(expected, r) for r in results))
+    flagged = {d.layer_id for d in diags if d.code == "unreachable-layer"}
+    assert flagged == {layer.id for layer in doc.layers if layer.id not in live}

@@ -33,6 +33,7 @@ _UINT_RE = re.compile(r"^[0-9]{1,100}$")
 _INT64_MAX = (1 << 63) - 1  # OpenVINO's Dimension is int64
 _DIM_RE = re.compile(r"^\s*-?[0-9]{1,100}\s*$")
 _NAME_SPLIT = re.compile(r"(?<!\\),")
+_lookup_type = dtypes.lookup
 
 
 @dataclass(slots=True)
@@ -108,6 +109,9 @@ def _parser() -> etree.XMLParser:
         huge_tree=False,
         remove_comments=True,
         remove_pis=True,
+        # the indentation between elements is a third of a document's nodes and
+        # means nothing; whitespace inside an element without children is kept
+        remove_blank_text=True,
     )
 
 
@@ -291,80 +295,107 @@ def _read_layers(root: etree._Element, diag: _Collector) -> list[Layer]:
 
 def _read_layer(el: etree._Element, index: int, diag: _Collector) -> Layer | None:
     line = el.sourceline
-    lid = _uint(el, "id", diag, "<layer>")
-    missing = [a for a in ("name", "type", "version") if el.get(a) is None]
-    for a in missing:
-        diag.add("missing-attribute", f"<layer> is missing mandatory attribute {a!r}", line, layer_id=lid, layer_name=el.get("name"))
-    if lid is None or missing:
+    get = el.get
+    raw_id, name, op_type, version = get("id"), get("name"), get("type"), get("version")
+    if raw_id is not None and raw_id.isascii() and raw_id.isdigit() and len(raw_id) <= 100:
+        lid: int | None = int(raw_id)  # the common case, without building a message that is not needed
+    else:
+        lid = _uint(el, "id", diag, "<layer>")
+    if lid is None or name is None or op_type is None or version is None:
+        missing = [a for a, v in (("name", name), ("type", op_type), ("version", version)) if v is None]
+        for a in missing:
+            diag.add("missing-attribute", f"<layer> is missing mandatory attribute {a!r}", line, layer_id=lid, layer_name=name)
         return None
-    layer = Layer(lid, el.get("name"), el.get("type"), el.get("version"), line, index)
-    layer.display = f"{layer.type}/{layer.version}"
-    where = {"layer_id": lid, "layer_name": layer.name}
-    first: dict[str, etree._Element] = {}  # one pass instead of a find() per section
+    layer = Layer(lid, name, op_type, version, line, index)
+    layer.display = f"{op_type}/{version}"
+    # the first of each section, in one pass (no dict: a large model has tens of
+    # thousands of layers and allocation is a good part of reading them)
+    rt = data = first_input = first_output = None
     for child in el:
-        first.setdefault(child.tag, child)
-    rt = first.get("rt_info")
+        tag = child.tag
+        if tag == "data":
+            data = child if data is None else data
+        elif tag == "input":
+            first_input = child if first_input is None else first_input
+        elif tag == "output":
+            first_output = child if first_output is None else first_output
+        elif tag == "rt_info":
+            rt = child if rt is None else rt
     if rt is not None:
         layer.rt_info = frozenset(a.get("name", "") for a in rt.iterchildren("attribute"))
-    data = first.get("data")
     if data is not None:
-        layer.data = dict(data.attrib)
+        layer.data = dict(data.items())  # cheaper than through the .attrib proxy
         layer.data_line = data.sourceline
-    for kind in ("input", "output"):
-        sect = first.get(kind)
-        if sect is None:
-            continue
-        ports = layer.inputs if kind == "input" else layer.outputs
-        seen: set[int] = set()
-        for pel in sect.iterchildren("port"):
-            port = _read_port(pel, kind, len(ports), diag, where)
-            if port is None:
-                continue
-            if port.id in seen:
-                diag.add("duplicate-port", f"{kind} port id {port.id} appears twice", pel.sourceline, port=port.id, port_kind=kind, **where)
-                continue
-            seen.add(port.id)
-            ports.append(port)
+    if first_input is not None:
+        _read_ports(first_input, "input", layer.inputs, diag, lid, name)
+    if first_output is not None:
+        _read_ports(first_output, "output", layer.outputs, diag, lid, name)
     return layer
 
 
-def _read_port(pel: etree._Element, kind: str, index: int, diag: _Collector, where: dict) -> Port | None:
+def _read_ports(sect: etree._Element, kind: str, ports: list[Port], diag: _Collector, lid: int, name: str) -> None:
+    ids: list[int] = []  # a handful of ports: a list, and a set only for a long section
+    seen: set[int] | None = None
+    for pel in sect:  # cheaper than iterchildren("port"), which sets up a tag matcher per section
+        if pel.tag != "port":
+            continue
+        port = _read_port(pel, kind, len(ports), diag, lid, name)
+        if port is None:
+            continue
+        if seen is None and len(ids) > 16:
+            seen = set(ids)
+        if port.id in (ids if seen is None else seen):
+            diag.add("duplicate-port", f"{kind} port id {port.id} appears twice", pel.sourceline, port=port.id, port_kind=kind,
+                     layer_id=lid, layer_name=name)
+            continue
+        ids.append(port.id)
+        if seen is not None:
+            seen.add(port.id)
+        ports.append(port)
+
+
+def _read_port(pel: etree._Element, kind: str, index: int, diag: _Collector, lid: int, name: str) -> Port | None:
     line = pel.sourceline
-    raw_id = pel.get("id")
+    get = pel.get
+    raw_id = get("id")
     if raw_id is not None and raw_id.isascii() and raw_id.isdigit() and len(raw_id) <= 100:
         pid = int(raw_id)  # the common case, without building a message that is not needed
     else:
-        pid = _uint(pel, "id", diag, f"<{kind}> <port>", port_kind=kind, **where)  # type: ignore[assignment]
+        pid = _uint(pel, "id", diag, f"<{kind}> <port>", port_kind=kind, layer_id=lid, layer_name=name)  # type: ignore[assignment]
         if pid is None:
             return None
     dims: list[int] = []
-    for d in pel.iterchildren("dim"):
+    for d in pel:  # cheaper than iterchildren("dim"), which sets up a tag matcher per port
+        if d.tag != "dim":
+            continue
         text = d.text or ""
         if text.isascii() and text.isdigit() and len(text) < 19:  # the common case, < 2^63 by its length
             dims.append(int(text))
             continue
         if not _DIM_RE.match(text) or not -1 <= int(text) <= _INT64_MAX:
-            diag.add("bad-dim", f"<dim>{text[:40]}</dim> must be an integer >= -1 (-1 = dynamic) and below 2^63", d.sourceline, **_port_where(pid, kind, where))
+            diag.add("bad-dim", f"<dim>{text[:40]}</dim> must be an integer >= -1 (-1 = dynamic) and below 2^63", d.sourceline, **_port_where(pid, kind, lid, name))
             return None
         dims.append(int(text))
     precision: ElementType | None = None
-    raw = pel.get("precision")
+    raw = get("precision")
     if kind == "output":
         if raw is None:
-            diag.add("missing-attribute", "output port is missing mandatory attribute 'precision'", line, **_port_where(pid, kind, where))
+            diag.add("missing-attribute", "output port is missing mandatory attribute 'precision'", line, **_port_where(pid, kind, lid, name))
         else:
-            precision = dtypes.lookup(raw)
+            precision = _lookup_type(raw)
             if precision is None:
-                diag.add("bad-element-type", f"precision {raw!r} is not an IR element type", line, **_port_where(pid, kind, where))
-    elif raw is not None:
-        precision = dtypes.lookup(raw)  # informational only on inputs, as in OpenVINO
-    raw_names = pel.get("names") if kind == "output" else None
-    names = unescape_names(raw_names) if raw_names else ()
+                diag.add("bad-element-type", f"precision {raw!r} is not an IR element type", line, **_port_where(pid, kind, lid, name))
+        raw_names = get("names")
+        names = unescape_names(raw_names) if raw_names else ()
+    else:
+        if raw is not None:
+            precision = _lookup_type(raw)  # informational only on inputs, as in OpenVINO
+        names = ()
     return Port(pid, index, kind, line, tuple(dims), precision, names)
 
 
-def _port_where(pid: int, kind: str, where: dict) -> dict:  # type: ignore[type-arg]
-    return {"port": pid, "port_kind": kind, **where}
+def _port_where(pid: int, kind: str, lid: int, name: str) -> dict:  # type: ignore[type-arg]
+    return {"port": pid, "port_kind": kind, "layer_id": lid, "layer_name": name}
 
 
 def _read_edges(root: etree._Element, diag: _Collector) -> list[Edge]:
@@ -373,8 +404,15 @@ def _read_edges(root: etree._Element, diag: _Collector) -> list[Edge]:
         return []
     edges: list[Edge] = []
     for el in section.iterchildren("edge"):
-        vals = [_uint(el, a, diag, "<edge>") for a in ("from-layer", "from-port", "to-layer", "to-port")]
-        if None in vals:
-            continue
+        get = el.get
+        fl, fp, tl, tp = get("from-layer"), get("from-port"), get("to-layer"), get("to-port")
+        # the common case in one test: four non-empty ASCII digit strings, at most 100 digits in all
+        joined = fl + fp + tl + tp if fl and fp and tl and tp else ""
+        if joined.isascii() and joined.isdigit() and len(joined) <= 100:
+            vals: list[int | None] = [int(fl), int(fp), int(tl), int(tp)]  # type: ignore[arg-type]
+        else:
+            vals = [_uint(el, a, diag, "<edge>") for a in ("from-layer", "from-port", "to-layer", "to-port")]
+            if None in vals:
+                continue
         edges.append(Edge(vals[0], vals[1], vals[2], vals[3], el.sourceline))  # type: ignore[arg-type]
     return edges

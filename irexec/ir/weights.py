@@ -21,10 +21,13 @@ class Weights:
         self._map: mmap.mmap | None = None
         self._buffer: memoryview | None = None
         self._size: int | None = None
+        self._exists: bool | None = None  # one stat per model, not one per Const
 
     @property
     def exists(self) -> bool:
-        return self.path is not None and os.path.isfile(self.path)
+        if self._exists is None:
+            self._exists = self.path is not None and os.path.isfile(self.path)
+        return self._exists
 
     @property
     def size(self) -> int | None:
@@ -35,7 +38,7 @@ class Weights:
 
     def _view(self) -> memoryview:
         if self._buffer is None:
-            if not self.exists:
+            if self.path is None or not os.path.isfile(self.path):  # at run time, not the cached answer
                 raise ModelError(f"weights file {self.path} cannot be opened", code="missing-weights")
             with open(self.path, "rb") as f:  # type: ignore[arg-type]
                 if os.fstat(f.fileno()).st_size == 0:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence
 
 import numpy as np
@@ -89,10 +90,12 @@ class Attr:
             return _parse_etype(name, raw)
         if self.kind in ("pshape", "shape"):
             try:
-                return parse_partial_shape(raw) if self.kind == "pshape" else parse_static_shape(raw)
+                return parse_partial_shape(raw) if self.kind == "pshape" else _static_shape(raw)
             except ShapeSyntaxError as e:
                 raise OpError(f"attribute {name}={raw!r}: {e}", code="bad-shape") from None
         if self.kind == "uint":
+            if raw.isascii() and raw.isdigit() and len(raw) <= 100:  # the common case, without the regex
+                return int(raw)
             if not _UINT_RE.match(raw):
                 raise OpError(f"attribute {name}={raw!r} is not an unsigned integer", code="bad-attribute")
             return int(raw)
@@ -111,6 +114,11 @@ class Attr:
                 return False
             raise OpError(f"attribute {name}={raw!r} is not a boolean (true/false)", code="bad-attribute")
         return raw
+
+
+# Static shapes are immutable tuples and a model repeats a few shape strings on
+# thousands of Consts: parse each once.
+_static_shape = lru_cache(maxsize=4096)(parse_static_shape)
 
 
 def _parse_etype(name: str, raw: str) -> ElementType:
@@ -146,7 +154,7 @@ class Op:
     def __init__(self, layer: Layer | None = None, attrs: dict[str, Any] | None = None, weights: Weights | None = None):
         self.layer = layer
         self.weights = weights
-        values = dict(attrs or {})
+        values = attrs or {}  # only read: no copy
         for name, spec in self.attributes.items():
             setattr(self, name, values.get(name, spec.default))
 
@@ -180,6 +188,11 @@ class Op:
 
     def compute(self, *inputs: np.ndarray) -> Sequence[np.ndarray]:
         raise NotImplementedError
+
+    def output_nbytes(self, *inputs: np.ndarray) -> int | None:
+        """Bytes ``compute`` will allocate for these inputs when that is cheap to
+        know (the executor's memory check skips inference then), else None."""
+        return None
 
     def fold(self, inputs: Sequence[TensorInfo]) -> Callable[[], np.ndarray | None] | None:
         """A thunk computing this op's first output from constant inputs, or None."""

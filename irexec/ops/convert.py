@@ -28,6 +28,9 @@ class Convert1(Op):
     def infer(self, data: TensorInfo) -> list[TensorInfo]:
         return [TensorInfo(data.shape, self.destination_type)]
 
+    def output_nbytes(self, data: np.ndarray) -> int:
+        return data.size * self.destination_type.itemsize
+
     def compute(self, data: np.ndarray) -> Sequence[np.ndarray]:
         dst = self.destination_type.dtype
         assert dst is not None

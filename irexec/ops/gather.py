@@ -15,16 +15,20 @@ The three versions share one core and differ only in what they accept:
 Index values follow OpenVINO's reference implementation in every version: a
 negative index counts from the end (Gather-8's spec; the Gather-1/7 specs only
 allow [0, dim-1]) and an index outside [-dim, dim-1] yields a slice of zeros.
+
+A big output is filled by several np.take calls on a thread pool, each into
+its own contiguous part (``irexec.parallel``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, parallel
 from ..dtypes import ElementType
 from ..shapes import DYNAMIC, Dim, PartialShape, format_shape
 from .base import Attr, Op, TensorInfo, normalize_axis, op_error
@@ -168,6 +172,20 @@ def _normalize_indices(indices: np.ndarray, dim: int) -> tuple[np.ndarray, np.nd
     return idx, valid
 
 
+def _take_tasks(src: np.ndarray, idx: np.ndarray, dst: np.ndarray, parts: int) -> list[Callable[[], object]]:
+    """``np.take(src, idx, axis=1, out=dst)`` for (outer, dim, inner) blocks,
+    cut into up to ``parts`` takes that each fill a C-contiguous part of
+    ``dst`` (np.take copies a non-contiguous ``out`` through a buffer):
+    ranges of the outer rows, or ranges of the indices within each row."""
+    outer, count = dst.shape[0], dst.shape[1]
+    if outer >= parts:
+        return [functools.partial(np.take, src[lo:hi], idx, axis=1, out=dst[lo:hi], mode="clip")
+                for lo, hi in parallel.spans(outer, parts)]
+    per_row = -(-parts // outer)
+    return [functools.partial(np.take, src[o : o + 1], idx[lo:hi], axis=1, out=dst[o : o + 1, lo:hi], mode="clip")
+            for o in range(outer) for lo, hi in parallel.spans(count, per_row)]
+
+
 def gather(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) -> np.ndarray:
     """The Gather formula for normalized ``axis`` and ``batch_dims`` on shapes
     already checked (batch dims equal, batch_dims <= axis)."""
@@ -187,21 +205,31 @@ def gather(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) ->
     count = int(np.prod(indices.shape[b:], dtype=np.int64))
     # mode="clip" never clips here (indices are already in range); it only
     # spares NumPy the buffered copy that mode="raise" makes of `out`.
+    parts = parallel.pieces(out.nbytes)  # 1: small, no tasks built (their cost shows on small tensors)
     if batches == 1:
-        np.take(data.reshape(outer, dim, inner), idx.reshape(count), axis=1,
-                out=out.reshape(outer, count, inner), mode="clip")
+        src, dst = data.reshape(outer, dim, inner), out.reshape(outer, count, inner)
+        if parts == 1:
+            np.take(src, idx.reshape(count), axis=1, out=dst, mode="clip")
+        else:
+            parallel.run(_take_tasks(src, idx.reshape(count), dst, parts), out.nbytes)
     elif batches <= _MAX_BATCH_LOOP or out.size // batches >= _MIN_BLOCK_ELEMENTS:
         blocks = data.reshape(batches, outer, dim, inner)
         dest = out.reshape(batches, outer, count, inner)
         picks = idx.reshape(batches, count)
-        for k in range(batches):
-            np.take(blocks[k], picks[k], axis=1, out=dest[k], mode="clip")
+        if parts == 1:
+            for k in range(batches):
+                np.take(blocks[k], picks[k], axis=1, out=dest[k], mode="clip")
+        else:
+            per_batch = -(-parts // batches)
+            tasks = [t for k in range(batches) for t in _take_tasks(blocks[k], picks[k], dest[k], per_batch)]
+            parallel.run(tasks, out.nbytes)
     else:
         # row number of every picked slice in data seen as (batches*outer*dim, inner)
         base = (np.arange(batches, dtype=np.intp)[:, None] * outer + np.arange(outer, dtype=np.intp)) * dim
-        rows = base[:, :, None] + idx.reshape(batches, 1, count)
-        np.take(data.reshape(batches * outer * dim, inner), rows.reshape(-1), axis=0,
-                out=out.reshape(batches * outer * count, inner), mode="clip")
+        rows = (base[:, :, None] + idx.reshape(batches, 1, count)).reshape(-1)
+        table, dest_rows = data.reshape(batches * outer * dim, inner), out.reshape(batches * outer * count, inner)
+        parallel.run([functools.partial(np.take, table, rows[lo:hi], axis=0, out=dest_rows[lo:hi], mode="clip")
+                      for lo, hi in parallel.spans(len(rows), parts)], out.nbytes)
     if valid is not None:
         mask = valid.reshape(batches, 1, count, 1)
         np.copyto(out.reshape(batches, outer, count, inner), np.zeros((), data.dtype), where=~mask)

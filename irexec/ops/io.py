@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -35,16 +37,25 @@ class Parameter1(Op):
 
 
 def _too_large(shape: PartialShape | tuple[int, ...], itemsize: int) -> list[OpError]:
-    dims = [(d.lo, d.hi) for d in shape.dims or ()] if isinstance(shape, PartialShape) else [(d, d) for d in shape]
-    bounds = [hi if hi is not None else lo for lo, hi in dims]
-    text = str(shape) if isinstance(shape, PartialShape) else "[" + ",".join(map(str, shape)) + "]"
-    if any(b > limits.INT64_MAX for b in bounds):
-        return [OpError(f"shape {text} has a dim larger than 2^63-1", code="bad-shape")]
+    if isinstance(shape, PartialShape):
+        bounds = [d.hi if d.hi is not None else d.lo for d in shape.dims or ()]
+    else:
+        bounds = shape
+    if bounds and max(bounds) > limits.INT64_MAX:
+        return [OpError(f"shape {_shape_text(shape)} has a dim larger than 2^63-1", code="bad-shape")]
     need = limits.nbytes(bounds, itemsize)
     if need > limits.MAX_TENSOR_BYTES:
-        return [OpError(f"shape {text} needs {limits.format_bytes(need)}, more than any 64-bit address space holds",
-                        code="shape-too-large")]
+        return [OpError(f"shape {_shape_text(shape)} needs {limits.format_bytes(need)}, "
+                        "more than any 64-bit address space holds", code="shape-too-large")]
     return []
+
+
+def _shape_text(shape: PartialShape | tuple[int, ...]) -> str:  # built only for a finding
+    return str(shape) if isinstance(shape, PartialShape) else "[" + ",".join(map(str, shape)) + "]"
+
+
+# Shapes are immutable and a model repeats a few Const shapes thousands of times: build each once.
+_static_pshape = lru_cache(maxsize=4096)(PartialShape.static)
 
 
 @register
@@ -61,14 +72,16 @@ class Const1(Op):
 
     @property
     def nbytes(self) -> int:
-        return int(np.prod(self.shape, dtype=object)) * self.element_type.itemsize
+        return math.prod(map(int, self.shape)) * self.element_type.itemsize  # Python ints: exact, no wrap-around
 
     def validate(self) -> list[OpError]:
         """Checks that need only the .bin's length, never its bytes."""
-        too_large = _too_large(tuple(self.shape), self.element_type.itemsize)
+        shape = tuple(map(int, self.shape))  # Python ints: exact, no wrap-around
+        itemsize = self.element_type.itemsize
+        too_large = _too_large(shape, itemsize)
         if too_large:
             return too_large
-        need = self.nbytes
+        need = math.prod(shape) * itemsize
         if self.size < need:
             return [
                 OpError(
@@ -98,9 +111,7 @@ class Const1(Op):
         return self.weights.array(self.offset, tuple(self.shape), self.element_type)
 
     def infer(self) -> list[TensorInfo]:
-        from ..shapes import PartialShape
-
-        return [TensorInfo(PartialShape.static(self.shape), self.element_type, self._value)]
+        return [TensorInfo(_static_pshape(tuple(self.shape)), self.element_type, self._value)]
 
     def compute(self) -> Sequence[np.ndarray]:
         return [self._value()]

@@ -9,6 +9,7 @@ IR reader resolves it.  Types match case-insensitively, ``Const`` and
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .base import Op
 
@@ -30,6 +31,7 @@ def register(cls: type[Op]) -> type[Op]:
     if cls.version in versions:
         raise RuntimeError(f"{cls.display()} registered twice")
     versions[cls.version] = cls
+    resolve.cache_clear()
     return cls
 
 
@@ -55,6 +57,7 @@ def describe_versions(op_type: str) -> str:
     return ", ".join(parts)
 
 
+@lru_cache(maxsize=1024)  # a model repeats a few (type, version) pairs on thousands of layers
 def resolve(op_type: str, version: str) -> type[Op] | None:
     """The op class a layer's type and version attribute name, or None."""
     m = _OPSET_RE.match(version)

@@ -86,6 +86,9 @@ class ReverseSequence1(Op):
             dims[batch] = merged
         return [TensorInfo(PartialShape(tuple(dims)), data.etype)]
 
+    def output_nbytes(self, data: np.ndarray, *_: np.ndarray) -> int:
+        return data.nbytes
+
     def compute(self, data: np.ndarray, seq_lengths: np.ndarray) -> Sequence[np.ndarray]:
         etype = dtypes.from_dtype(seq_lengths.dtype)
         if etype is None or not etype.is_numeric:

@@ -9,18 +9,21 @@ The kernel allocates the output once and fills it with block copies, no
 temporaries: along each rolled axis the tensor splits into two blocks that
 swap places, so k rolled axes need at most 2^k slice copies.  The innermost
 rolled axis is merged with the dims after it, and short rows are moved by one
-long shifted copy whose wrapped ends are then rewritten.
+long shifted copy whose wrapped ends are then rewritten.  A big roll with
+short rows is cut into parts of a few MiB, filled from a thread pool
+(``irexec.parallel``).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, parallel
 from ..shapes import Dim, PartialShape
 from .base import Op, TensorInfo, normalize_axis, op_error
 from .registry import register
@@ -86,6 +89,9 @@ class Roll7(Op):
                                "axis-out-of-range", AXES)
         return [TensorInfo(data.shape, data.etype)]
 
+    def output_nbytes(self, data: np.ndarray, *_: np.ndarray) -> int:
+        return data.nbytes
+
     def compute(self, data: np.ndarray, shift: np.ndarray, axes: np.ndarray) -> Sequence[np.ndarray]:
         _check_index_array(shift, "shift", SHIFT)
         _check_index_array(axes, "axes", AXES)
@@ -124,6 +130,51 @@ def _roll_into(out: np.ndarray, data: np.ndarray, totals: dict[int, int]) -> Non
         merged = data.shape[:last] + (data.shape[last] * inner,)
         out, data = out.reshape(merged), data.reshape(merged)
         totals = {**totals, last: totals[last] * inner}
+    last = max(totals)
+    parts = 1
+    if not data.flags.c_contiguous or data.shape[last] * data.itemsize < _PARALLEL_MAX_ROW_BYTES:
+        # Short rows are rewritten by the fix-up right after the shifted copy:
+        # in tiles of a few MiB those re-reads still find the lines in cache.
+        parts = max(parallel.pieces(out.nbytes), out.nbytes // _TILE_BYTES)
+    if parts > 1:
+        tasks = [functools.partial(_roll_blocks, *piece) for piece in _split(out, data, totals, parts)]
+        parallel.run(tasks, out.nbytes)
+    else:
+        _roll_blocks(out, data, totals)
+
+
+def _split(out: np.ndarray, data: np.ndarray, totals: dict[int, int], parts: int, axis: int = 0
+           ) -> list[tuple[np.ndarray, np.ndarray, dict[int, int]]]:
+    """The roll cut into about ``parts`` independent rolls of disjoint,
+    row-major consecutive parts of ``out``: along ``axis`` if it is long
+    enough, else into its single indices, each cut further along the next
+    axis.  Along a rolled axis a part of the output reads at most two ranges
+    of the data; each is a roll along the other axes only."""
+    n = data.shape[axis]
+    if parts <= 1 or axis == data.ndim - 1 or n >= parts:
+        ranges, deeper = parallel.spans(n, parts), 1
+    else:
+        ranges, deeper = [(i, i + 1) for i in range(n)], -(-parts // n)
+    s = totals.get(axis, 0)
+    rest = {a: t for a, t in totals.items() if a != axis}
+    lead = (slice(None),) * axis
+    result = []
+    for lo, hi in ranges:
+        # output [0, s) reads data [n-s, n); output [s, n) reads data [0, n-s)
+        for start, stop in ((lo, min(hi, s)), (max(lo, s), hi)):
+            if start < stop:
+                src = start - s + (n if start < s else 0)
+                piece = out[lead + (slice(start, stop),)], data[lead + (slice(src, src + stop - start),)], rest
+                result += _split(*piece, deeper, axis + 1) if deeper > 1 else [piece]
+    return result
+
+
+def _roll_blocks(out: np.ndarray, data: np.ndarray, totals: dict[int, int]) -> None:
+    """``out[...] = data`` rolled by ``totals`` (each shift in (0, n)), for
+    same-shape views of any strides."""
+    if not totals:
+        copy_runs(out, data)
+        return
     # Along each rolled axis the tensor splits into two blocks that swap
     # places: data[:n-s] lands at out[s:] and data[n-s:] wraps round to out[:s].
     small = out.nbytes <= _SMALL_BYTES  # Python overhead dominates: plain slice copies
@@ -145,6 +196,12 @@ def _roll_into(out: np.ndarray, data: np.ndarray, totals: dict[int, int]) -> Non
             _roll_axis(out[tuple(dst)], data[tuple(src)], last, totals[last])
 
 
+# A contiguous roll whose innermost rolled rows are this long moves long
+# runs, which one thread already does at memory speed (more threads were
+# measured to contend); shorter rows cost per-run work that threads share.
+_PARALLEL_MAX_ROW_BYTES = 16 << 10
+# Such a roll is done in parts of about this size (also on one thread).
+_TILE_BYTES = 4 << 20
 # Below this size a tensor is rolled with the fewest NumPy calls.
 _SMALL_BYTES = 1 << 16
 # Rows shorter than this are rolled by one long shifted copy plus a fix-up of

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import irexec
-from irexec import dtypes
+from irexec import dtypes, parallel
 from irexec.errors import OpError
 from irexec.ir.writer import IRBuilder
+from irexec.ops import gather as gather_module
 from irexec.ops.base import TensorInfo
 from irexec.ops.registry import resolve
 from irexec.shapes import PartialShape, parse_partial_shape
@@ -111,6 +112,31 @@ def test_compute_matches_reference(case, version):
                            TensorInfo(PartialShape.static(indices.shape), dtypes.from_dtype(indices.dtype)),
                            TensorInfo(PartialShape.static((1,)), dtypes.get("i64"), axis_arr))
     assert inferred.shape == PartialShape.static(got.shape)
+
+
+# Thresholds lowered so that tiny tensors are cut into pieces filled from two
+# threads, on each of the kernel's paths.
+THREADED = {"MIN_PARALLEL_BYTES": 0, "MIN_PIECE_BYTES": 1}
+GATHER_PATHS = {
+    "take": {},
+    "pieces-per-index": {"PIECES_PER_THREAD": 64},
+    "row-numbers": {"_MAX_BATCH_LOOP": 0, "_MIN_BLOCK_ELEMENTS": 1 << 62},
+}
+
+
+@pytest.mark.parametrize("path", list(GATHER_PATHS))
+@settings(max_examples=80, deadline=None)
+@given(case=gather_cases(), transpose=st.booleans())
+def test_threaded_pieces_match_reference(path, case, transpose):
+    data, indices, axis, b = case
+    if transpose and data.ndim >= 2:
+        data = np.asfortranarray(data)  # not C-contiguous
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(parallel.ENV_VAR, "2")
+        for name, value in {**THREADED, **GATHER_PATHS[path]}.items():
+            mp.setattr(parallel if hasattr(parallel, name) else gather_module, name, value)
+        (got,) = make_op(8, b).compute(data, indices, np.array([axis], dtype=np.int64))
+    assert same_bits(got, reference_gather(data, indices, axis, b))
 
 
 @settings(max_examples=60, deadline=None)

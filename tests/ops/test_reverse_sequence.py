@@ -323,7 +323,7 @@ def test_runtime_length_out_of_range_is_bad_value(write_ir, values, words):
     with pytest.raises(OpError) as e:
         irexec.run(path, {"data": np.zeros((3, 5), np.float32)})
     d = e.value.diagnostics[0]
-    assert d.code == "bad-value" and d.layer_name == "revseq" and d.line == xml_line(path, 2)
+    assert d.code == "bad-value" and d.layer_name == "revseq" and d.port == 1 and d.line == xml_line(path, 2, 1)
     assert words in d.message
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import irexec
-from irexec import dtypes
+from irexec import dtypes, parallel
 from irexec.errors import OpError
 from irexec.ir.writer import IRBuilder, Out
 from irexec.ops import roll as roll_module
@@ -158,7 +158,22 @@ PATHS = {
     "shifted-copy": {"_SMALL_BYTES": -1},
     "block-copies": {"_SMALL_BYTES": -1, "_SHORT_ROW_BYTES": 0},
     "block-copies-plain": {"_SMALL_BYTES": -1, "_SHORT_ROW_BYTES": 0, "_RUN_AS_ELEMENT_BYTES": 0},
+    # cut into parts down to single elements, filled from two threads
+    "parts-threaded": {"IREXEC_NUM_THREADS": "2", "_PARALLEL_MAX_ROW_BYTES": 1 << 62, "_TILE_BYTES": 1},
+    "parts-threaded-shifted-copy": {"IREXEC_NUM_THREADS": "2", "_SMALL_BYTES": -1,
+                                    "_PARALLEL_MAX_ROW_BYTES": 1 << 62, "_TILE_BYTES": 1},
+    "parts-threaded-block-copies": {"IREXEC_NUM_THREADS": "2", "_SMALL_BYTES": -1, "_SHORT_ROW_BYTES": 0,
+                                    "_PARALLEL_MAX_ROW_BYTES": 1 << 62, "MIN_PARALLEL_BYTES": 0,
+                                    "MIN_PIECE_BYTES": 1},
 }
+
+
+def apply_path(mp: pytest.MonkeyPatch, path: str) -> None:
+    for name, value in PATHS[path].items():
+        if name == parallel.ENV_VAR:
+            mp.setenv(name, value)
+        else:
+            mp.setattr(parallel if hasattr(parallel, name) else roll_module, name, value)
 
 
 @pytest.mark.parametrize("path", list(PATHS))
@@ -168,8 +183,7 @@ def test_kernel_matches_slow_reference(path, case):
     data, shift, axes = case
     before = data.copy()
     with pytest.MonkeyPatch.context() as mp:
-        for name, value in PATHS[path].items():
-            mp.setattr(roll_module, name, value)
+        apply_path(mp, path)
         got = Roll7().compute(data, shift, axes)[0]
     same_bits(got, reference_roll(data, shift.reshape(-1).tolist(), axes.reshape(-1).tolist()), data)
     assert data.tobytes() == before.tobytes(), "input mutated"
@@ -342,7 +356,7 @@ def test_runtime_axis_out_of_range_is_bad_value(write_ir):
     with pytest.raises(OpError) as e:
         irexec.run(path, {"data": np.zeros((4, 3), np.float32), "axes": np.array([0, -3], I64)})
     d = e.value.diagnostics[0]
-    assert d.code == "bad-value" and d.layer_name == "roll" and d.line == xml_line(path, 3)
+    assert d.code == "bad-value" and d.layer_name == "roll" and d.port == 2 and d.line == xml_line(path, 3, 2)
     assert "axis -3 is out of range [-2, 1] for rank 2" in d.message
 
 

@@ -1,0 +1,26 @@
+"""The README documents every diagnostic code the package can emit."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# `code="x"` keyword arguments and `Diagnostic("x", ...)` / `.add("x", ...)` first arguments
+CODE_RE = re.compile(r'(?:code=|Diagnostic\(\s*|\.add\(\s*|return )"([a-z0-9]+(?:-[a-z0-9]+)+)"')
+INTERNAL = {"bad-model", "invalid-op", "bad-repeat"}  # class defaults never emitted / API-only argument check
+
+
+def emitted_codes() -> set[str]:
+    codes: set[str] = set()
+    for path in (ROOT / "irexec").rglob("*.py"):
+        codes |= set(CODE_RE.findall(path.read_text()))
+    return codes - INTERNAL
+
+
+def test_every_code_is_in_the_readme_table():
+    readme = (ROOT / "README.md").read_text()
+    documented = set(re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", readme))
+    codes = emitted_codes()
+    assert len(codes) > 40
+    assert sorted(codes - documented) == []
