@@ -574,13 +574,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-openvino", action="store_true", help="leave OpenVINO out even when importable")
     parser.add_argument("--irexec-threads", type=int, default=0,
                         help=f"threads irexec's kernels may use ({parallel.ENV_VAR}; default: the CPUs)")
+    parser.add_argument("--no-retain", action="store_true",
+                        help="return freed memory to the kernel (as library users get unless they opt in)")
     args = parser.parse_args(argv)
+    retained = not args.no_retain and irexec.retain_freed_memory()  # as `irexec run` does
     if args.irexec_threads:
         os.environ[parallel.ENV_VAR] = str(args.irexec_threads)
 
     print(machine())
     print("quick mode: small sizes and few repeats, numbers are indicative only" if args.quick else
           "full mode")
+    print("freed memory reused by the allocator, as in `irexec run`: " + ("yes" if retained else "no (--no-retain or not glibc)"))
     with tempfile.TemporaryDirectory(prefix="irexec-bench-") as tmp:
         for name in args.only or list(SECTIONS):
             print(f"\n== {name}", flush=True)

@@ -46,6 +46,14 @@ def __getattr__(name: str) -> Any:
         return getattr(session, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
+def retain_freed_memory() -> bool:
+    """Let the C allocator reuse freed tensor memory (see irexec/heap.py); process-wide."""
+    from .heap import retain_freed_memory
+
+    return retain_freed_memory()
+
+
 __all__ = [
     "CompareError",
     "Diagnostic",
@@ -62,6 +70,7 @@ __all__ = [
     "compare",
     "load",
     "read_model",
+    "retain_freed_memory",
     "run",
 ]
 

@@ -14,8 +14,8 @@ the smallest atol (keeping rtol) or rtol (keeping atol) that would pass.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 import ml_dtypes
 import numpy as np
@@ -183,8 +183,11 @@ class CompareReport:
         rows = []
         for c in self.comparisons:
             if c.status in (OK, MISMATCH):
-                worst = "-" if c.worst_index is None else f"{_index(c.worst_index)}: {format_number(c.worst_actual)} vs {format_number(c.worst_reference)}"
-                rows.append([c.name, c.status, format_number(c.max_abs_error), format_number(c.max_rel_error), f"{c.mismatches}/{c.size}", worst])
+                worst = "-"
+                if c.worst_index is not None:
+                    worst = f"{_index(c.worst_index)}: {format_number(c.worst_actual)} vs {format_number(c.worst_reference)}"
+                rows.append([c.name, c.status, format_number(c.max_abs_error), format_number(c.max_rel_error),
+                             f"{c.mismatches}/{c.size}", worst])
             else:
                 rows.append([c.name, c.status, "-", "-", "-", c.detail])
         return rows

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 
+from .atomic import write_atomically
 from .checker import check_model
 from .errors import IRExecError
 from .ir.reader import Layer, Port
@@ -82,24 +82,9 @@ def to_dot(model: Model) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write_atomically(path: str, data: bytes) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".irexec-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
 def write_dot(path: str, text: str) -> None:
     try:
-        _write_atomically(path, text.encode("utf-8"))
+        write_atomically(path, text)
     except OSError as e:
         raise IRExecError(f"cannot write {path}: {e.strerror or e}", code="cannot-write-output", file=path) from None
 
@@ -119,6 +104,6 @@ def render_svg(text: str, path: str) -> None:
         err = proc.stderr.decode("utf-8", "replace").strip() or "no output"
         raise IRExecError(f"{exe} -Tsvg exited with status {proc.returncode}: {err}", code="graphviz-failed", file=path)
     try:
-        _write_atomically(path, proc.stdout)
+        write_atomically(path, proc.stdout)
     except OSError as e:
         raise IRExecError(f"cannot write {path}: {e.strerror or e}", code="cannot-write-output", file=path) from None

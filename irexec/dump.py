@@ -22,12 +22,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from typing import Any
 
 import numpy as np
 
 from . import dtypes
+from .atomic import write_atomically
 from .errors import IRExecError
 from .ir.reader import Layer
 from .model import Model
@@ -42,21 +42,6 @@ _DUMP_FILE = re.compile(r"[0-9]{4,}_[A-Za-z0-9._-]+\.npz")
 def file_name(step: int, layer: Layer, width: int = 4) -> str:
     safe = _UNSAFE.sub("_", layer.name).strip("._")[:80] or f"layer{layer.id}"
     return f"{step:0{width}d}_{safe}.npz"
-
-
-def _write_text_atomically(path: str, text: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".irexec-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 class LayerDumper:
@@ -125,7 +110,7 @@ class LayerDumper:
     def close(self) -> None:
         """Write index.json (call it also when the run failed)."""
         index = {"format": FORMAT, "model": os.path.abspath(self.model.path), "layers": self.entries}
-        _write_text_atomically(os.path.join(self.directory, INDEX), json.dumps(index, indent=1) + "\n")
+        write_atomically(os.path.join(self.directory, INDEX), json.dumps(index, indent=1) + "\n")
 
 
 def load_dump(directory: str) -> tuple[dict[str, Any], dict[int, dict[str, np.ndarray]]]:

@@ -8,8 +8,9 @@ apart (exit 1 versus exit 2).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable
+from typing import Any
 
 ERROR = "error"
 WARNING = "warning"

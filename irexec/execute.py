@@ -4,8 +4,8 @@ topological order, every intermediate released after its last consumer."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 import ml_dtypes
 import numpy as np
@@ -76,7 +76,8 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.nd
         layer = params.get(key)
         if layer is None:
             known = ", ".join(repr(p.name) for p in model.parameters) or "none"
-            problems.append(Diagnostic("input-mismatch", f"input {key!r} matches no Parameter (Parameters: {known})", ERROR, file=model.path))
+            problems.append(Diagnostic("input-mismatch", f"input {key!r} matches no Parameter (Parameters: {known})", ERROR,
+                                       file=model.path))
             continue
         where = model.where(layer, layer.outputs[0].id if layer.outputs else None, "output" if layer.outputs else None)
         if layer.id in bound:

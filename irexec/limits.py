@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 # OpenVINO stores dims and element counts as int64 / size_t; no tensor a real
 # runtime can address has more bytes than this.

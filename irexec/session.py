@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 

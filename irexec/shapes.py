@@ -7,8 +7,8 @@ The notation follows OpenVINO: ``5`` static, ``?`` dynamic, ``2..5`` interval,
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 INF = None  # upper bound of an unbounded dim
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 import struct
-import tempfile
 import zipfile
 import zlib
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
 from . import limits
+from .atomic import atomic_file
 from .errors import InputError, UsageError
 
 
@@ -76,26 +76,14 @@ def _check_headers(path: str, limit: int) -> None:
 def save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
     """Write ``arrays`` to ``path`` via a temporary file and a rename, so a
     failure leaves neither a partial file nor the temporary behind."""
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".irexec-", suffix=".npz.tmp", dir=directory)
-    except OSError as e:
-        raise _cannot_write(path, e) from None
     try:
         # written entry by entry (not np.savez) so any key works, even "file"
-        with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+        with atomic_file(path, ".npz.tmp") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
             for key, value in arrays.items():
                 with zf.open(key + ".npy", "w", force_zip64=True) as entry:
                     np.lib.format.write_array(entry, np.asarray(value), allow_pickle=False)
-        os.replace(tmp, path)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        if isinstance(e, OSError):  # a missing directory, no permission, a full disk: not a bug
-            raise _cannot_write(path, e) from None
-        raise
+    except OSError as e:  # a missing directory, no permission, a full disk: not a bug
+        raise _cannot_write(path, e) from None
 
 
 def _cannot_write(path: str, e: OSError) -> UsageError:

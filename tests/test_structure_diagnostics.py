@@ -122,6 +122,15 @@ def test_structural_diagnostic(write_ir, code, text, marker, message):
     assert d.file == path
 
 
+def test_a_bad_dim_is_one_error_not_a_cascade(write_ir):
+    """The port stays (its edge and the port count are fine): only the dim itself is reported."""
+    text = doc(simple(CONVERT.format(id=3, name="c").replace("<dim>3</dim></port></input>", "<dim>three</dim></port></input>")),
+               edge(0, 0, 3, 0) + edge(3, 1, 9, 0))
+    _, diags = diagnostics(write_ir, text)
+    errors = [d for d in diags if d.severity == "error"]
+    assert [(d.code, d.layer_id, d.port) for d in errors] == [("bad-dim", 3, 0)], [d.format() for d in errors]
+
+
 def test_result_without_input_port(write_ir):
     text = doc(PARAM.format(id=0, name="x") + '\n<layer id="9" name="out" type="Result" version="opset1"/>', "")
     _, diags = diagnostics(write_ir, text)

@@ -83,7 +83,7 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
     colour = output_file is None and fmt == "text" and _colour(color)
     text = _render(report, fmt, quiet=quiet, verbose=verbose, colour=colour)
     if output_file:
-        from ..report.output_file import write_atomically
+        from ..atomic import write_atomically
 
         try:
             write_atomically(output_file, text)

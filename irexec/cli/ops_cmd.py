@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-
 import click
 
 from .base import cli
+
 
 @cli.command()
 def ops() -> None:

@@ -58,6 +58,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
 
     from ..comparison import compare_outputs, parse_tolerance
     from ..errors import UsageError
+    from ..heap import retain_freed_memory
     from ..random_inputs import describe, parse_input_shapes
     from ..session import Session
     from ..tensorfile import load_npz, save_npz
@@ -67,6 +68,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         shapes = parse_input_shapes(input_shapes)
     except UsageError as e:
         raise click.UsageError(e.diagnostics[0].format()) from None
+    retain_freed_memory()  # this process exists for the run: reuse its pages (see irexec/heap.py)
     try:
         reference = load_npz(compare_path, max_memory) if compare_path else None
         session = Session(model, weights, max_memory=max_memory)

@@ -264,7 +264,8 @@ def read_document(path: str) -> IRDocument:
     tree = parse_xml(path)
     root = tree.getroot()
     if not isinstance(root.tag, str) or root.tag.lower() != "net":
-        raise ModelError(f"root element is <{root.tag}>, not <net>: not an OpenVINO IR file", code="not-ir", file=path, line=root.sourceline)
+        raise ModelError(f"root element is <{root.tag}>, not <net>: not an OpenVINO IR file", code="not-ir", file=path,
+                         line=root.sourceline)
     raw_version = root.get("version")
     if raw_version is None or not _UINT_RE.match(raw_version.strip()) or int(raw_version) not in SUPPORTED_IR_VERSIONS:
         raise ModelError(
@@ -373,14 +374,17 @@ def _read_port(pel: etree._Element, kind: str, index: int, diag: _Collector, lid
             dims.append(int(text))
             continue
         if not _DIM_RE.match(text) or not -1 <= int(text) <= _INT64_MAX:
-            diag.add("bad-dim", f"<dim>{text[:40]}</dim> must be an integer >= -1 (-1 = dynamic) and below 2^63", d.sourceline, **_port_where(pid, kind, lid, name))
-            return None
+            diag.add("bad-dim", f"<dim>{text[:40]}</dim> must be an integer >= -1 (-1 = dynamic) and below 2^63", d.sourceline,
+                     **_port_where(pid, kind, lid, name))
+            dims.append(-1)  # keep the port, so its edges and port counts raise no follow-on errors
+            continue
         dims.append(int(text))
     precision: ElementType | None = None
     raw = get("precision")
     if kind == "output":
         if raw is None:
-            diag.add("missing-attribute", "output port is missing mandatory attribute 'precision'", line, **_port_where(pid, kind, lid, name))
+            diag.add("missing-attribute", "output port is missing mandatory attribute 'precision'", line,
+                     **_port_where(pid, kind, lid, name))
         else:
             precision = _lookup_type(raw)
             if precision is None:

@@ -14,8 +14,9 @@ irexec's own ops unless given explicitly (tests give wrong ones on purpose).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from lxml import etree

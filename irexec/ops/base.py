@@ -14,9 +14,10 @@ An op is one subclass of ``Op`` in one file, registered with ``@register``:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 

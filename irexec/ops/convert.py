@@ -7,7 +7,7 @@ destination cannot hold are undefined by the spec, irexec wraps them modulo
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -5,14 +5,14 @@ the CLI."""
 from __future__ import annotations
 
 import itertools
-import math
 
 import ml_dtypes
 import numpy as np
 import pytest
+from diagnostic_helpers import only_error, xml_line
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lxml import etree
+from strategies import EXECUTABLE, any_bits
 
 import irexec
 from irexec import dtypes
@@ -128,7 +128,6 @@ def test_every_kernel_path_matches_reference(monkeypatch, path):
 
 # ----------------------------------------------------------- property tests
 
-EXECUTABLE = [dtypes.get(n) for n in dtypes.supported_names()]
 NUMERIC = [t for t in EXECUTABLE if t.is_numeric]
 
 
@@ -137,12 +136,7 @@ def reverse_cases(draw):
     rank = draw(st.integers(2, 4))
     shape = tuple(draw(st.lists(st.integers(0, 4), min_size=rank, max_size=rank)))
     etype = draw(st.sampled_from(EXECUTABLE))
-    count = math.prod(shape)
-    raw = draw(st.binary(min_size=count * etype.itemsize, max_size=count * etype.itemsize))
-    if etype.name == "boolean":
-        data = (np.frombuffer(raw, np.uint8) % 2).astype(bool).reshape(shape)
-    else:
-        data = np.frombuffer(raw, etype.dtype).reshape(shape)  # read-only: a write would raise
+    data = draw(any_bits(shape, etype))
     batch, seq = draw(st.lists(st.integers(0, rank - 1), min_size=2, max_size=2, unique=True))
     batch -= rank * draw(st.integers(0, 1))  # negative forms too
     seq -= rank * draw(st.integers(0, 1))
@@ -250,13 +244,6 @@ def test_infer_rejects(data, seq, batch_axis, seq_axis, etype, code, words):
 # ------------------------------------------------ diagnostics through check
 
 
-def xml_line(path: str, layer_id: int, input_port: int | None = None) -> int:
-    layer = etree.parse(path).getroot().find(f"layers/layer[@id='{layer_id}']")
-    if input_port is None:
-        return layer.sourceline
-    return layer.find(f"input/port[@id='{input_port}']").sourceline
-
-
 def revseq_model(write_ir, data_shape: str, lengths, batch_axis=0, seq_axis=1, data_type="f32") -> tuple[str, int]:
     """data is a Parameter; lengths a Const (array) or a Parameter ((shape, element type))."""
     b = IRBuilder()
@@ -268,12 +255,6 @@ def revseq_model(write_ir, data_shape: str, lengths, batch_axis=0, seq_axis=1, d
                 outputs=[(declared, data_type)], name="revseq")
     b.result(y)
     return write_ir(b), y.layer
-
-
-def only_error(path: str):
-    errors = irexec.check(path).errors
-    assert len(errors) == 1, [d.format() for d in errors]
-    return errors[0]
 
 
 I32 = np.int32

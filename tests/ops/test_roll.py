@@ -3,13 +3,12 @@ shapes, and every validation rule through irexec.check / irexec.run / the CLI.""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
+from diagnostic_helpers import only_error, xml_line
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lxml import etree
+from strategies import EXECUTABLE, any_bits
 
 import irexec
 from irexec import dtypes, parallel
@@ -119,7 +118,6 @@ def test_large_tensor_paths_match_numpy():
 
 # ----------------------------------------------------------- property tests
 
-EXECUTABLE = [dtypes.get(n) for n in dtypes.supported_names()]
 
 
 @st.composite
@@ -127,12 +125,7 @@ def roll_cases(draw):
     rank = draw(st.integers(0, 4))
     shape = tuple(draw(st.lists(st.integers(0, 4), min_size=rank, max_size=rank)))
     etype = draw(st.sampled_from(EXECUTABLE))
-    count = math.prod(shape)
-    raw = draw(st.binary(min_size=count * etype.itemsize, max_size=count * etype.itemsize))
-    if etype.name == "boolean":
-        data = (np.frombuffer(raw, np.uint8) % 2).astype(bool).reshape(shape)
-    else:
-        data = np.frombuffer(raw, etype.dtype).reshape(shape)  # read-only: a write would raise
+    data = draw(any_bits(shape, etype))
     if rank >= 2 and draw(st.booleans()):
         data = data.transpose()  # not C-contiguous
     axes = [] if rank == 0 else draw(st.lists(st.integers(-rank, rank - 1), max_size=4))
@@ -276,13 +269,6 @@ def test_rank_0_data_has_no_axis_to_roll():
 # ------------------------------------------------ diagnostics through check
 
 
-def xml_line(path: str, layer_id: int, input_port: int | None = None) -> int:
-    layer = etree.parse(path).getroot().find(f"layers/layer[@id='{layer_id}']")
-    if input_port is None:
-        return layer.sourceline
-    return layer.find(f"input/port[@id='{input_port}']").sourceline
-
-
 def tensor(b: IRBuilder, name: str, spec) -> Out:
     """A Const for an array, a Parameter for (shape, element type)."""
     if isinstance(spec, np.ndarray):
@@ -298,12 +284,6 @@ def roll_model(write_ir, data_shape, shift, axes, data_type="f32") -> tuple[str,
     y = b.layer("Roll", "opset7", ins, outputs=[(declared, data_type)], name="roll")
     b.result(y)
     return write_ir(b), y.layer
-
-
-def only_error(path: str):
-    errors = irexec.check(path).errors
-    assert len(errors) == 1, [d.format() for d in errors]
-    return errors[0]
 
 
 I64 = np.int64

@@ -4,7 +4,7 @@ hostile files point at, to prove irexec never reads the one nor calls the other.
 from __future__ import annotations
 
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 from hostile_files import Env

@@ -7,9 +7,9 @@ little as possible, so the finding is due to the attack and nothing else.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
