@@ -95,7 +95,7 @@ def force_pieces(mp: pytest.MonkeyPatch, threads: str) -> None:
     mp.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
     mp.setattr(parallel, "MIN_PIECE_BYTES", 1)
     mp.setattr(parallel, "PIECES_PER_THREAD", 16)
-    mp.setattr(roll_module, "_PARALLEL_MAX_ROW_BYTES", 1 << 62)
+    mp.setattr(roll_module, "_TILED_ROW_BYTES", 1 << 62)
 
 
 def inputs() -> list[np.ndarray]:

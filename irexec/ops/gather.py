@@ -23,6 +23,7 @@ its own contiguous part (``irexec.parallel``).
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
@@ -199,10 +200,10 @@ def gather(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) ->
         return out
     idx, valid = _normalize_indices(indices, dim)
 
-    batches = int(np.prod(data.shape[:b], dtype=np.int64))
-    outer = int(np.prod(data.shape[b:axis], dtype=np.int64))
-    inner = int(np.prod(data.shape[axis + 1:], dtype=np.int64))
-    count = int(np.prod(indices.shape[b:], dtype=np.int64))
+    batches = math.prod(data.shape[:b])
+    outer = math.prod(data.shape[b:axis])
+    inner = math.prod(data.shape[axis + 1:])
+    count = math.prod(indices.shape[b:])
     # mode="clip" never clips here (indices are already in range); it only
     # spares NumPy the buffered copy that mode="raise" makes of `out`.
     parts = parallel.pieces(out.nbytes)  # 1: small, no tasks built (their cost shows on small tensors)

@@ -131,11 +131,11 @@ def _roll_into(out: np.ndarray, data: np.ndarray, totals: dict[int, int]) -> Non
         out, data = out.reshape(merged), data.reshape(merged)
         totals = {**totals, last: totals[last] * inner}
     last = max(totals)
-    parts = 1
-    if not data.flags.c_contiguous or data.shape[last] * data.itemsize < _PARALLEL_MAX_ROW_BYTES:
+    parts = parallel.pieces(out.nbytes)
+    if not data.flags.c_contiguous or data.shape[last] * data.itemsize < _TILED_ROW_BYTES:
         # Short rows are rewritten by the fix-up right after the shifted copy:
         # in tiles of a few MiB those re-reads still find the lines in cache.
-        parts = max(parallel.pieces(out.nbytes), out.nbytes // _TILE_BYTES)
+        parts = max(parts, out.nbytes // _TILE_BYTES)
     if parts > 1:
         tasks = [functools.partial(_roll_blocks, *piece) for piece in _split(out, data, totals, parts)]
         parallel.run(tasks, out.nbytes)
@@ -196,10 +196,8 @@ def _roll_blocks(out: np.ndarray, data: np.ndarray, totals: dict[int, int]) -> N
             _roll_axis(out[tuple(dst)], data[tuple(src)], last, totals[last])
 
 
-# A contiguous roll whose innermost rolled rows are this long moves long
-# runs, which one thread already does at memory speed (more threads were
-# measured to contend); shorter rows cost per-run work that threads share.
-_PARALLEL_MAX_ROW_BYTES = 16 << 10
+# A roll whose innermost rolled rows are shorter than this is done in tiles.
+_TILED_ROW_BYTES = 16 << 10
 # Such a roll is done in parts of about this size (also on one thread).
 _TILE_BYTES = 4 << 20
 # Below this size a tensor is rolled with the fewest NumPy calls.
@@ -243,21 +241,13 @@ def merge_trailing(dst: np.ndarray, src: np.ndarray) -> tuple[np.ndarray, np.nda
     return _view(dst, shape), _view(src, shape)
 
 
-# Below this many bytes a contiguous innermost run is copied as one opaque
-# element: NumPy then makes one strided pass instead of one call per run.
-_RUN_AS_ELEMENT_BYTES = 1 << 16
-
-
 def copy_runs(dst: np.ndarray, src: np.ndarray) -> None:
     """``dst[...] = src`` for same-shape, same-dtype views (any strides, also
-    negative), fast when the innermost contiguous run is short."""
+    negative), with trailing axes merged so NumPy's inner loop runs long.
+    (Copying runs as opaque void elements was tried: NumPy holds the GIL for
+    those, so threads stopped scaling, and it was no faster on one thread.)"""
     if dst.ndim > 1 and dst.size and dst.nbytes > _SMALL_BYTES:  # small: overhead dominates
         dst, src = merge_trailing(dst, src)
-        item = dst.itemsize
-        if (dst.ndim > 1 and dst.strides[-1] == item and src.strides[-1] == item
-                and dst.shape[-1] * item <= _RUN_AS_ELEMENT_BYTES):
-            run = np.dtype((np.void, dst.shape[-1] * item))
-            dst, src = dst.view(run), src.view(run)
     np.copyto(dst, src)
 
 

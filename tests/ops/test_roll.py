@@ -150,14 +150,16 @@ PATHS = {
     "small": {},
     "shifted-copy": {"_SMALL_BYTES": -1},
     "block-copies": {"_SMALL_BYTES": -1, "_SHORT_ROW_BYTES": 0},
-    "block-copies-plain": {"_SMALL_BYTES": -1, "_SHORT_ROW_BYTES": 0, "_RUN_AS_ELEMENT_BYTES": 0},
     # cut into parts down to single elements, filled from two threads
-    "parts-threaded": {"IREXEC_NUM_THREADS": "2", "_PARALLEL_MAX_ROW_BYTES": 1 << 62, "_TILE_BYTES": 1},
+    "parts-threaded": {"IREXEC_NUM_THREADS": "2", "_TILED_ROW_BYTES": 1 << 62, "_TILE_BYTES": 1},
     "parts-threaded-shifted-copy": {"IREXEC_NUM_THREADS": "2", "_SMALL_BYTES": -1,
-                                    "_PARALLEL_MAX_ROW_BYTES": 1 << 62, "_TILE_BYTES": 1},
+                                    "_TILED_ROW_BYTES": 1 << 62, "_TILE_BYTES": 1},
     "parts-threaded-block-copies": {"IREXEC_NUM_THREADS": "2", "_SMALL_BYTES": -1, "_SHORT_ROW_BYTES": 0,
-                                    "_PARALLEL_MAX_ROW_BYTES": 1 << 62, "MIN_PARALLEL_BYTES": 0,
+                                    "_TILED_ROW_BYTES": 1 << 62, "MIN_PARALLEL_BYTES": 0,
                                     "MIN_PIECE_BYTES": 1},
+    # long rows: cut by the thread pool's piece size only, no tiles
+    "parts-threaded-long-rows": {"IREXEC_NUM_THREADS": "2", "_SMALL_BYTES": -1, "_TILED_ROW_BYTES": 0,
+                                 "MIN_PARALLEL_BYTES": 0, "MIN_PIECE_BYTES": 1},
 }
 
 
