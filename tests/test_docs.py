@@ -1,4 +1,4 @@
-"""The README documents every diagnostic code the package can emit."""
+"""The README documents every diagnostic code and environment variable the package uses."""
 
 from __future__ import annotations
 
@@ -24,3 +24,12 @@ def test_every_code_is_in_the_readme_table():
     codes = emitted_codes()
     assert len(codes) > 40
     assert sorted(codes - documented) == []
+
+
+def test_every_environment_variable_is_in_the_readme():
+    names: set[str] = set()
+    for path in (ROOT / "irexec").rglob("*.py"):
+        names |= set(re.findall(r"IREXEC_[A-Z_]+", path.read_text()))
+    assert {"IREXEC_MAX_MEMORY", "IREXEC_NUM_THREADS"} <= names
+    readme = (ROOT / "README.md").read_text()
+    assert sorted(n for n in names if f"`{n}`" not in readme) == []
