@@ -11,7 +11,7 @@ import ml_dtypes
 import numpy as np
 
 from . import dtypes, limits
-from .errors import ERROR, Diagnostic, InputError, InternalError, IRExecError, UsageError
+from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, UsageError
 from .ir.reader import Layer
 from .model import Model
 from .ops.base import FOLD_LIMIT_ELEMENTS, Op, TensorInfo
@@ -111,6 +111,7 @@ class RunResult:
     outputs: dict[str, np.ndarray]
     times: dict[int, float] = field(default_factory=dict)  # layer id -> seconds
     stopped_at: Layer | None = None
+    warnings: list[Diagnostic] = field(default_factory=list)  # computed shapes the file declares otherwise
 
 
 def live_layers(model: Model, targets: list[int]) -> set[int]:
@@ -163,6 +164,7 @@ def run_model(
     results: dict[int, np.ndarray] = {}
     times: dict[int, float] = {}
     held = 0  # bytes of `values` and `results`, aliases counted twice: an upper bound
+    warnings: list[Diagnostic] = []
     for lid in order:
         layer = model.layers[lid]
         op = model.ops[lid]
@@ -188,6 +190,8 @@ def run_model(
         for i, arr in enumerate(outs[: len(layer.outputs)]):
             values[(lid, i)] = arr
             held += arr.nbytes
+            if arr.shape != layer.outputs[i].dims:
+                _note_undeclared_shape(model, layer, i, arr.shape, warnings)
         if on_layer is not None:
             on_layer(layer, outs, elapsed)
         if not keep_all:
@@ -202,9 +206,24 @@ def run_model(
             outputs = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
         else:
             outputs = {_port_key(stop_layer, i): values[(stop_layer.id, i)] for i in range(len(stop_layer.outputs))}
-        return RunResult(outputs, times, stop_layer)
+        return RunResult(outputs, times, stop_layer, warnings)
     names = output_names(model)
-    return RunResult({names[r.id]: results[r.id] for r in model.results}, times)
+    return RunResult({names[r.id]: results[r.id] for r in model.results}, times, None, warnings)
+
+
+def _note_undeclared_shape(model: Model, layer: Layer, index: int, shape: tuple[int, ...], out: list[Diagnostic]) -> None:
+    """A computed output whose shape the port's ``<dim>``s rule out.  OpenVINO
+    never looks at them, so the run goes on; ``irexec check`` calls it an error."""
+    port = layer.outputs[index]
+    declared = port.dims
+    if not declared:
+        return  # no <dim>: a scalar or a dynamic rank, OpenVINO writes both that way
+    if len(declared) == len(shape) and all(d < 0 or d == n for d, n in zip(declared, shape)):
+        return
+    text = "[" + ",".join("?" if d < 0 else str(d) for d in declared) + "]"
+    out.append(Diagnostic("shape-mismatch", f"declared {text} but computed {format_shape(shape)}; the run goes on as "
+                          "OpenVINO's would (irexec check reports this as an error)", WARNING,
+                          **model.where(layer, port.id, "output", port.line)))
 
 
 def _refuse_large_inputs(model: Model, bound: dict[int, np.ndarray], limit: int) -> None:

@@ -13,14 +13,14 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .checker import CheckResult, check_model
 from .comparison import CompareReport, Tolerance, compare_outputs
 from .dump import LayerDumper
-from .errors import UsageError
+from .errors import Diagnostic, UsageError
 from .execute import LayerHook, live_layers, output_names, run_model
 from .ir.reader import Layer
 from .model import Model, load
@@ -43,6 +43,8 @@ class RunReport:
     stopped_at: Layer | None = None
     profile: ProfileReport | None = None
     dump_dir: str | None = None
+    # output shapes that disagree with the file's <dim>s (the run does not depend on them)
+    warnings: list[Diagnostic] = field(default_factory=list)
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.outputs[name]
@@ -135,7 +137,7 @@ class Session:
                 dumper.close()
         return RunReport(result.outputs, dict(feeds), generated, result.stopped_at,
                          profiler.report() if profiler is not None else None,
-                         os.fspath(dump) if dump is not None else None)
+                         os.fspath(dump) if dump is not None else None, result.warnings)
 
     def compare(
         self,

@@ -7,7 +7,9 @@ import os
 import ml_dtypes
 import numpy as np
 import pytest
+from lxml import etree
 
+import irexec
 from irexec.cli import main
 from irexec.ir.writer import IRBuilder
 
@@ -51,6 +53,29 @@ def test_run_weights_through_convert(write_ir, run_cli, tmp_path):
     with np.load(out) as data:
         assert data["weights"].dtype == np.float32
         np.testing.assert_array_equal(data["weights"], expected)
+
+
+def test_run_warns_where_a_computed_shape_contradicts_the_declared_dims(write_ir, save_npz, run_cli):
+    """OpenVINO ignores declared dims and so does the run, but it says so (check makes it an error)."""
+    b = IRBuilder()
+    x = b.parameter("x", "4,3", "f32")
+    shift, axes = b.const(np.array([1], np.int64)), b.const(np.array([0], np.int64))
+    y = b.layer("Roll", "opset7", [x, shift, axes], outputs=[([4, 5], "f32")], name="roll")
+    z = b.layer("Roll", "opset7", [y, shift, axes], outputs=[([-1, 3], "f32")], name="roll_ok")
+    b.result(z, name="out")
+    model = write_ir(b)
+    feeds = {"x": np.arange(12, dtype=np.float32).reshape(4, 3)}
+    r = run_cli("run", model, "--inputs", save_npz(**feeds))
+    assert r.exit_code == 0, r.output
+    [warning] = [line for line in r.output.splitlines() if "warning[" in line]
+    port_line = etree.parse(model).find("layers/layer[@name='roll']/output/port").sourceline
+    assert warning.startswith(f"{model}:{port_line}: warning[shape-mismatch] layer 3 \"roll\" (Roll-7) output port")
+    assert "declared [4,5] but computed [4,3]" in warning
+
+    with irexec.Session(model) as s:
+        report = s.run(feeds)
+    assert [(d.code, d.severity, d.layer_name) for d in report.warnings] == [("shape-mismatch", "warning", "roll")]
+    np.testing.assert_array_equal(report["out"], np.roll(feeds["x"], 2, 0))
 
 
 def test_inputs_accepted_by_port_name(write_ir, save_npz, run_cli):

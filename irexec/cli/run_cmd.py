@@ -87,6 +87,8 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
             report = compare_outputs(result.outputs, reference, atol_t, rtol_t, reference_name=compare_path)
     except IRExecError as e:
         fail(e)
+    for d in result.warnings:
+        click.echo(d.format(), err=True)
     if result.stopped_at is not None:
         layer = result.stopped_at
         click.echo(f"stopped at layer {layer.id} {layer.name!r} ({layer.display})")
