@@ -33,3 +33,9 @@ def test_every_environment_variable_is_in_the_readme():
     assert {"IREXEC_MAX_MEMORY", "IREXEC_NUM_THREADS"} <= names
     readme = (ROOT / "README.md").read_text()
     assert sorted(n for n in names if f"`{n}`" not in readme) == []
+
+
+def test_every_code_is_asserted_by_some_test():
+    """A code no test mentions is a code nobody has seen produced."""
+    tests = "".join(p.read_text() for p in (ROOT / "tests").rglob("*.py") if p.name != "test_docs.py")
+    assert sorted(c for c in emitted_codes() if c not in tests) == []
