@@ -141,7 +141,7 @@ def _check_output_port(  # type: ignore[no-untyped-def]
     shape = info.shape
     refined = _fits_declared(shape, port)
     if refined is None:
-        out.append(Diagnostic("shape-mismatch", f"declared {_declared_text(port)} but inferred {shape}", ERROR,
+        out.append(Diagnostic("shape-mismatch", f"declared {declared_text(port)} but inferred {shape}", ERROR,
                               **model.where(layer, port.id, "output", port.line)))
         refined = shape  # carry on with the inferred shape so one error does not cascade
     if port.precision is not None and port.precision.name not in accepted:
@@ -167,7 +167,7 @@ def _check_input_port(
     shape = info.shape
     refined = shape if shape is declared or shape == declared else shape.intersect(declared)
     if refined is None:
-        out.append(Diagnostic("shape-mismatch", f"declared {_declared_text(port)} but the connected tensor is {info.shape}",
+        out.append(Diagnostic("shape-mismatch", f"declared {declared_text(port)} but the connected tensor is {info.shape}",
                               ERROR, **model.where(layer, port.id, "input", port.line)))
         return info
     if refined is shape or refined == shape:
@@ -175,7 +175,8 @@ def _check_input_port(
     return TensorInfo(refined, info.etype, info.value if info.is_constant else None)
 
 
-def _declared_text(port: Port) -> str:
+def declared_text(port: Port) -> str:
+    """A port's <dim>s as diagnostics print them: [4,?,3]."""
     if not port.dims:
         return "no dims (a scalar)"
     return "[" + ",".join("?" if d < 0 else str(d) for d in port.dims) + "]"

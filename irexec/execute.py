@@ -11,6 +11,7 @@ import ml_dtypes
 import numpy as np
 
 from . import dtypes, limits
+from .checker import declared_shape, declared_text
 from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, UsageError
 from .ir.reader import Layer
 from .model import Model
@@ -215,13 +216,9 @@ def _note_undeclared_shape(model: Model, layer: Layer, index: int, shape: tuple[
     """A computed output whose shape the port's ``<dim>``s rule out.  OpenVINO
     never looks at them, so the run goes on; ``irexec check`` calls it an error."""
     port = layer.outputs[index]
-    declared = port.dims
-    if not declared:
-        return  # no <dim>: a scalar or a dynamic rank, OpenVINO writes both that way
-    if len(declared) == len(shape) and all(d < 0 or d == n for d, n in zip(declared, shape)):
+    if declared_shape(port).accepts(shape):  # no <dim> at all reads as dynamic rank, which accepts any shape
         return
-    text = "[" + ",".join("?" if d < 0 else str(d) for d in declared) + "]"
-    out.append(Diagnostic("shape-mismatch", f"declared {text} but computed {format_shape(shape)}; the run goes on as "
+    out.append(Diagnostic("shape-mismatch", f"declared {declared_text(port)} but computed {format_shape(shape)}; the run goes on as "
                           "OpenVINO's would (irexec check reports this as an error)", WARNING,
                           **model.where(layer, port.id, "output", port.line)))
 

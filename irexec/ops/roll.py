@@ -9,9 +9,9 @@ The kernel allocates the output once and fills it with block copies, no
 temporaries: along each rolled axis the tensor splits into two blocks that
 swap places, so k rolled axes need at most 2^k slice copies.  The innermost
 rolled axis is merged with the dims after it, and short rows are moved by one
-long shifted copy whose wrapped ends are then rewritten.  A big roll with
-short rows is cut into parts of a few MiB, filled from a thread pool
-(``irexec.parallel``).
+long shifted copy whose wrapped ends are then rewritten.  A big roll is cut
+into parts (with short rows, tiles of a few MiB that stay in cache for the
+fix-up) filled from a thread pool (``irexec.parallel``).
 """
 
 from __future__ import annotations
