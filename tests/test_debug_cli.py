@@ -163,6 +163,28 @@ def test_dump_writes_every_layer_loadable_with_plain_numpy(write_ir, save_npz, r
     assert sorted(p.name for p in dump.iterdir()) == ["0000_x.npz", "0001_to_f16.npz", "index.json", "notes.txt"]
 
 
+def test_dump_that_cannot_be_written_is_a_coded_error(write_ir, save_npz, run_cli, tmp_path, monkeypatch):
+    model = _two_output_model(write_ir)
+    taken = tmp_path / "a-file"
+    taken.write_text("")
+    r = run_cli("run", model, "--inputs", save_npz(x=X), "--dump", taken / "sub")
+    assert r.exit_code == 1 and "error[cannot-write-output]" in r.output and "cannot create dump directory" in r.output
+    assert "Traceback" not in r.output
+
+    real = np.lib.format.write_array
+
+    def disk_full_after_the_first_layer(fp, array, *a, **k):  # type: ignore[no-untyped-def]
+        if list((tmp_path / "d").glob("*.npz")):
+            raise OSError(28, "No space left on device")
+        real(fp, array, *a, **k)
+
+    monkeypatch.setattr(np.lib.format, "write_array", disk_full_after_the_first_layer)
+    r = run_cli("run", model, "--inputs", save_npz(x=X), "--dump", tmp_path / "d")
+    assert r.exit_code == 2 and "error[cannot-write-output]" in r.output and "No space left on device" in r.output
+    assert "Traceback" not in r.output and _no_temporaries(tmp_path)
+    assert [e["name"] for e in json.loads((tmp_path / "d" / "index.json").read_text())["layers"]] == ["x"]
+
+
 def test_stop_at_by_name_and_id(write_ir, save_npz, run_cli, tmp_path):
     model = _two_output_model(write_ir)
     out = tmp_path / "o.npz"
