@@ -11,6 +11,7 @@ from .errors import ERROR, NOTE, Diagnostic, IRExecError
 from .ir.reader import Layer, Port
 from .model import Model
 from .ops.base import TensorInfo
+from .ops.io import Parameter1
 from .shapes import DYNAMIC, Dim, PartialShape
 
 
@@ -94,18 +95,18 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
                 tensors[(lid, port.index)] = TensorInfo(declared_shape(port), etype)
             continue
         try:
-            infos = op.infer(*inputs)
+            inference = op.inference(inputs)
+            infos = op.fold(inputs, inference) if inputs else inference.outputs
         except IRExecError as e:
             out.extend(model.locate(e.diagnostics, layer))
             failed.add(lid)
             continue
-        if layer.type.lower() == "parameter" and layer.name in pins:
+        if isinstance(op, Parameter1) and layer.name in pins:
             infos = [_pin(model, layer, infos[0], pins.pop(layer.name), out)]
-        thunk = op.fold(inputs) if inputs else None
         for port, info in zip(layer.outputs, infos):
             key = (lid, port.index)
             accepted = spellings[key] = _accepted_types(info, layer, inputs)
-            tensors[key] = _check_output_port(model, layer, port, info, out, thunk if port.index == 0 else None, accepted)
+            tensors[key] = _check_output_port(model, layer, port, info, out, accepted)
     for name in pins:
         out.append(Diagnostic("input-mismatch", f"--input-shape names {name!r}, which is not a Parameter of this model",
                               ERROR, file=model.path))
@@ -135,9 +136,8 @@ def _only(name: str) -> frozenset[str]:
     return frozenset((name,))
 
 
-def _check_output_port(  # type: ignore[no-untyped-def]
-    model: Model, layer: Layer, port: Port, info: TensorInfo, out: list[Diagnostic], thunk, accepted: frozenset[str]
-) -> TensorInfo:
+def _check_output_port(model: Model, layer: Layer, port: Port, info: TensorInfo, out: list[Diagnostic],
+                       accepted: frozenset[str]) -> TensorInfo:
     shape = info.shape
     refined = _fits_declared(shape, port)
     if refined is None:
@@ -147,12 +147,8 @@ def _check_output_port(  # type: ignore[no-untyped-def]
     if port.precision is not None and port.precision.name not in accepted:
         out.append(Diagnostic("type-mismatch", f"declared precision {port.precision.precision} ({port.precision.name}) "
                               f"but inferred {info.etype.name}", ERROR, **model.where(layer, port.id, "output", port.line)))
-    if info.is_constant:
-        # the same shape and value: the op's own record serves (one fewer object per tensor)
-        return info if refined is shape else TensorInfo(refined, info.etype, info.value)
-    if thunk is None and refined is shape:
-        return info
-    return TensorInfo(refined, info.etype, thunk)
+    # the same shape: the op's own record serves (one fewer object per tensor)
+    return info if refined is shape else info.with_shape(refined)
 
 
 def _check_input_port(
@@ -172,7 +168,7 @@ def _check_input_port(
         return info
     if refined is shape or refined == shape:
         return info
-    return TensorInfo(refined, info.etype, info.value if info.is_constant else None)
+    return info.with_shape(refined)
 
 
 def declared_text(port: Port) -> str:

@@ -3,6 +3,7 @@ topological order, every intermediate released after its last consumer."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -15,8 +16,9 @@ from .checker import declared_shape, declared_text
 from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, UsageError
 from .ir.reader import Layer
 from .model import Model
-from .ops.base import FOLD_LIMIT_ELEMENTS, Op, TensorInfo
-from .shapes import PartialShape, format_shape
+from .ops.base import Op, TensorInfo
+from .ops.io import Const1, Result1
+from .shapes import format_shape
 
 # Called after each layer with (layer, its output arrays, seconds spent).
 LayerHook = Callable[[Layer, list[np.ndarray], float], None]
@@ -172,20 +174,14 @@ def run_model(
         if op is None:  # load() refuses such models; read_model() users get a clear error
             raise IRExecError("layer cannot be executed", code="unsupported-op", **model.where(layer))
         args = [values[src] for src in sources[lid]]  # type: ignore[index]
-        if lid not in bound:
-            refuse_over_memory_limit(model, layer, op, args, values, results, limit, held)
         start = time.perf_counter()
-        try:
-            outs = [bound[lid]] if lid in bound else list(op.compute(*args))
-        except IRExecError as e:
-            raise type(e)(model.locate(e.diagnostics, layer)) from None
-        except MemoryError:
-            raise IRExecError("ran out of memory computing this layer", code="out-of-memory", **model.where(layer)) from None
-        except Exception as e:  # a kernel bug, not the user's doing
-            raise InternalError(f"{layer.display} layer {layer.id} {layer.name!r} failed: {type(e).__name__}: {e}") from e
+        if lid in bound:
+            outs = [bound[lid]]
+        else:
+            outs = _compute(model, layer, op, args, values, results, limit, held)
         elapsed = time.perf_counter() - start
         times[lid] = elapsed
-        if layer.type.lower() == "result":
+        if isinstance(op, Result1):
             results[lid] = outs[0]
             held += outs[0].nbytes
         for i, arr in enumerate(outs[: len(layer.outputs)]):
@@ -203,7 +199,7 @@ def run_model(
                     held -= gone.nbytes if gone is not None else 0
 
     if stop_layer is not None:
-        if stop_layer.type.lower() == "result":
+        if isinstance(model.ops[stop_layer.id], Result1):
             outputs = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
         else:
             outputs = {_port_key(stop_layer, i): values[(stop_layer.id, i)] for i in range(len(stop_layer.outputs))}
@@ -230,54 +226,71 @@ def _refuse_large_inputs(model: Model, bound: dict[int, np.ndarray], limit: int)
         raise InputError(f"the inputs together {why}", code="memory-limit", file=model.path)
 
 
-# Outputs of these layers take no new memory: a Const is a view of the mapped
+# Outputs of these ops take no new memory: a Const is a view of the mapped
 # .bin, a Result passes its input through.
-_NO_ALLOCATION = frozenset({"const", "constant", "result"})
+_NO_ALLOCATION = (Const1, Result1)
+
+# Set (tests do) to hold every kernel's outputs to what inference said.
+VERIFY_ENV = "IREXEC_VERIFY_KERNELS"
+_verify = os.environ.get(VERIFY_ENV, "") not in ("", "0")
+
+
+def _compute(model: Model, layer: Layer, op: Op, args: list[np.ndarray], values: Mapping[tuple[int, int], np.ndarray],
+             results: Mapping[int, np.ndarray], limit: int, held: int) -> list[np.ndarray]:
+    """Infer on the concrete inputs (cached per signature), refuse an output over
+    the memory limit, then run the kernel on the plan."""
+    try:
+        inference = op.plan_for(args)
+        if not isinstance(op, _NO_ALLOCATION):
+            refuse_over_memory_limit(model, layer, inference.outputs, values, results, limit, held)
+        outs = list(op.compute(inference.plan, *args))
+    except IRExecError as e:
+        raise type(e)(model.locate(e.diagnostics, layer)) from None
+    except MemoryError:
+        raise IRExecError("ran out of memory computing this layer", code="out-of-memory", **model.where(layer)) from None
+    except Exception as e:  # a kernel bug, not the user's doing
+        raise InternalError(f"{layer.display} layer {layer.id} {layer.name!r} failed: {type(e).__name__}: {e}") from e
+    if _verify and not isinstance(op, Result1):
+        verify_outputs(layer, inference.outputs, outs)
+    return outs
+
+
+def verify_outputs(layer: Layer, infos: list[TensorInfo], outs: list[np.ndarray]) -> None:
+    """A kernel whose outputs contradict its own inference is a bug, named here
+    rather than blamed on the next layer."""
+    if len(outs) != len(infos):
+        raise InternalError(f"{layer.display} layer {layer.id} {layer.name!r}: kernel returned {len(outs)} outputs, "
+                                f"inference said {len(infos)}")
+    for k, (info, arr) in enumerate(zip(infos, outs)):
+        if not isinstance(arr, np.ndarray) or arr.dtype != info.etype.dtype or not info.shape.accepts(arr.shape):
+            got = f"{arr.dtype}{format_shape(arr.shape)}" if isinstance(arr, np.ndarray) else type(arr).__name__
+            raise InternalError(f"{layer.display} layer {layer.id} {layer.name!r} output {k}: kernel returned {got}, "
+                                f"inference said {info.etype.name}{info.shape}")
 
 
 def refuse_over_memory_limit(
     model: Model,
     layer: Layer,
-    op: Op,
-    args: list[np.ndarray],
+    outs: list[TensorInfo],
     values: Mapping[tuple[int, int], np.ndarray],
     results: Mapping[int, np.ndarray],
     limit: int,
     held: int,
 ) -> None:
-    """Before a kernel runs: infer its output shapes from the concrete inputs and
-    refuse the layer (``memory-limit``) if they and the tensors still alive would
-    exceed ``limit`` bytes.  Nothing is allocated to find out.  ``held`` is an
-    upper bound of the live bytes, so the common case costs no inference."""
-    if layer.type.lower() in _NO_ALLOCATION:
-        return
-    quick = op.output_nbytes(*args)
-    if quick is not None and quick + held <= limit:
-        return
-    infos = []
-    for a in args:
-        etype = dtypes.from_dtype(a.dtype)
-        if etype is None:
-            return  # a dtype only a kernel bug produces; compute reports it
-        # small inputs carry their values (axes, shifts) so shapes that depend on them are exact
-        infos.append(TensorInfo(PartialShape.static(a.shape), etype, a if a.size <= FOLD_LIMIT_ELEMENTS else None))
-    try:
-        outs = op.infer(*infos)
-    except IRExecError:
-        return  # invalid inputs: the kernel reports them, with its run-time codes
-    except Exception as e:  # infer disagreeing with compute is a bug, not the user's doing
-        raise InternalError(f"{layer.display} layer {layer.id} {layer.name!r}: shape inference failed on concrete "
-                            f"inputs: {type(e).__name__}: {e}") from e
+    """Before a kernel runs: refuse the layer (``memory-limit``) if its inferred
+    outputs and the tensors still alive would exceed ``limit`` bytes.  Nothing
+    is allocated to find out.  ``held`` is an upper bound of the live bytes, so
+    the common case costs one sum."""
     need = 0
     for info in outs:
         if not info.shape.is_static:
-            return  # the op cannot say before computing; nothing to hold it to
+            return  # the op cannot say before computing (NonZero...); nothing to hold it to
         need += limits.nbytes(info.shape.to_tuple(), info.etype.itemsize)
     if need + held <= limit:
         return  # even counting the mapped Consts and any aliases twice, it fits
     distinct: dict[int, int] = {}  # exact: each array once, mapped Consts not at all
     for (src, _), a in values.items():
-        if model.layers[src].type.lower() not in _NO_ALLOCATION:
+        if not isinstance(model.ops[src], _NO_ALLOCATION):
             distinct[id(a)] = a.nbytes
     for a in results.values():
         distinct[id(a)] = a.nbytes

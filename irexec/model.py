@@ -13,6 +13,7 @@ from .graph import Graph, build_graph
 from .ir.reader import IRDocument, Layer, read_document
 from .ir.weights import Weights
 from .ops.base import Op
+from .ops.io import Const1, Parameter1, Result1
 from .ops.registry import resolve, unsupported_reason
 from .shapes import PartialShape
 
@@ -36,11 +37,15 @@ class Model:
 
     @property
     def parameters(self) -> list[Layer]:
-        return sorted((l for l in self.layers.values() if l.type.lower() == "parameter"), key=lambda l: l.index)
+        return self._layers_of(Parameter1)
 
     @property
     def results(self) -> list[Layer]:
-        return sorted((l for l in self.layers.values() if l.type.lower() == "result"), key=lambda l: l.index)
+        return self._layers_of(Result1)
+
+    def _layers_of(self, cls: type[Op]) -> list[Layer]:
+        """Layers of one op class (also those whose attributes are bad), in document order."""
+        return sorted((l for l in self.layers.values() if resolve(l.type, l.version) is cls), key=lambda l: l.index)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -126,7 +131,7 @@ def _over_memory_limit(model: Model, limit: int) -> list[Diagnostic]:
     found = []
     for lid, op in model.ops.items():
         layer = model.layers[lid]
-        if op is None or layer.type.lower() not in ("const", "constant", "parameter"):
+        if not isinstance(op, (Const1, Parameter1)):
             continue
         shape = op.shape  # type: ignore[attr-defined]
         if isinstance(shape, PartialShape):
@@ -142,8 +147,6 @@ def _over_memory_limit(model: Model, limit: int) -> list[Diagnostic]:
 
 
 def _as_error(d: Diagnostic) -> Diagnostic:
-    from dataclasses import replace
-
     return replace(d, severity=ERROR)
 
 
@@ -154,11 +157,8 @@ def _bind_op(path: str, layer: Layer, weights: Weights, diags: list[Diagnostic])
                                 file=path, line=layer.line, layer_id=layer.id, layer_name=layer.name))
         return None
     layer.display = _display(cls)
-    values, errors = cls.parse_attributes(layer.data)
-    op = cls(layer, values, weights)
-    if not errors and hasattr(op, "validate"):
-        errors = op.validate()
-    if not errors:
+    op, errors = cls.build(layer, layer.data, weights)
+    if op is not None:
         return op
     data_where = {"file": path, "line": layer.data_line or layer.line, "layer_id": layer.id, "layer_name": layer.name,
                   "op": layer.display}
@@ -166,7 +166,7 @@ def _bind_op(path: str, layer: Layer, weights: Weights, diags: list[Diagnostic])
         for d in e.diagnostics:
             severity = WARNING if d.code in BLOCKS_RUN else d.severity
             diags.append(replace(d.located(**data_where), severity=severity))
-    return None if errors else op
+    return None
 
 
 @cache  # one string per op class, not one per layer
@@ -180,20 +180,16 @@ def _check_port_counts(path: str, graph: Graph, ops: dict[int, Op | None], diags
             continue
         layer = graph.layers[lid]
         n_in, n_out = len(layer.inputs), len(layer.outputs)
-        if not op.min_inputs <= n_in <= len(op.inputs):
-            want = f"{len(op.inputs)}" if not op.optional_inputs else f"{op.min_inputs} to {len(op.inputs)}"
-            names = ", ".join(op.inputs) or "none"
+        fewest, most = op.input_range()
+        if not (fewest <= n_in and (most is None or n_in <= most)):
+            want = str(fewest) if fewest == most else f"{fewest} or more" if most is None else f"{fewest} to {most}"
+            names = ", ".join(i.name + ("..." if i.variadic else "") for i in op.inputs) or "none"
             diags.append(Diagnostic("wrong-port-count", f"declares {n_in} input ports but {layer.display} takes {want} ({names})",
                                     ERROR, path, layer.line, lid, layer.name, layer.display))
-        if n_out != op.num_outputs:
-            diags.append(Diagnostic("wrong-port-count", f"declares {n_out} output ports but {layer.display} has {op.num_outputs}",
+        expected = op.num_outputs(n_in)
+        if n_out != expected:
+            diags.append(Diagnostic("wrong-port-count", f"declares {n_out} output ports but {layer.display} has {expected}",
                                     ERROR, path, layer.line, lid, layer.name, layer.display))
-
-
-def raise_if_errors(model: Model) -> None:
-    errors = model.errors
-    if errors:
-        raise ModelError(errors)
 
 
 __all__ = ["Model", "read_model", "load", "IRExecError"]

@@ -10,8 +10,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-INF = None  # upper bound of an unbounded dim
-
 
 class ShapeSyntaxError(ValueError):
     pass
@@ -62,6 +60,30 @@ class Dim:
 
     def compatible(self, other: Dim) -> bool:
         return self.intersect(other) is not None
+
+    # interval arithmetic, as OpenVINO's Dimension does it (unbounded stays unbounded)
+    def __add__(self, other: Dim | int) -> Dim:
+        o = Dim.of(other)
+        return Dim(self.lo + o.lo, None if self.hi is None or o.hi is None else self.hi + o.hi)
+
+    def __sub__(self, other: Dim | int) -> Dim:
+        """Lowest and highest difference, never below 0."""
+        o = Dim.of(other)
+        lo = max(0, self.lo - o.hi) if o.hi is not None else 0
+        return Dim(lo, None if self.hi is None else max(0, self.hi - o.lo))
+
+    def __mul__(self, other: Dim | int) -> Dim:
+        o = Dim.of(other)
+        if self.hi == 0 or o.hi == 0:
+            return Dim(0, 0)
+        return Dim(self.lo * o.lo, None if self.hi is None or o.hi is None else self.hi * o.hi)
+
+    def floordiv(self, n: int) -> Dim:
+        """Interval of ``d // n`` for a positive ``n``."""
+        return Dim(self.lo // n, None if self.hi is None else self.hi // n)
+
+    def ceildiv(self, n: int) -> Dim:
+        return Dim(-(-self.lo // n), None if self.hi is None else -(-self.hi // n))
 
     def __str__(self) -> str:
         if self.is_static:
@@ -150,6 +172,12 @@ class PartialShape:
     def compatible(self, other: PartialShape) -> bool:
         return self.intersect(other) is not None
 
+    def with_rank(self, rank: int | None) -> PartialShape | None:
+        """This shape as one of ``rank`` dims (dynamic dims if the rank is not known); None if it has another rank."""
+        if self.dims is None:
+            return PartialShape.dynamic(rank)
+        return self if rank is None or len(self.dims) == rank else None
+
     def __str__(self) -> str:
         if self.dims is None:
             return "[...]"
@@ -214,3 +242,68 @@ def parse_static_shape(text: str) -> tuple[int, ...]:
 
 def format_shape(shape: Sequence[int]) -> str:
     return "[" + ",".join(str(int(n)) for n in shape) + "]"
+
+
+def format_dims(dims: Sequence[int | Dim] | PartialShape | None) -> str:
+    """Any shape as every message prints it: ``[4,?,3]``, ``[...]`` for dynamic rank."""
+    if isinstance(dims, PartialShape):
+        return str(dims)
+    if dims is None:
+        return "[...]"
+    return "[" + ",".join(str(d) if isinstance(d, Dim) else ("?" if int(d) < 0 else str(int(d))) for d in dims) + "]"
+
+
+def broadcast_dim(a: Dim, b: Dim) -> Dim | None:
+    """NumPy broadcasting of two dims as OpenVINO's ``broadcast_merge``: a dim
+    that may be 1 yields to the other; None when they cannot broadcast."""
+    a_one, b_one = a.contains(1), b.contains(1)
+    if a_one and b_one:
+        hi = None if a.hi is None or b.hi is None else max(a.hi, b.hi)
+        return Dim(min(a.lo, b.lo), hi)
+    if a_one:
+        return b
+    if b_one:
+        return a
+    return a.intersect(b)
+
+
+def broadcast_numpy(a: PartialShape, b: PartialShape) -> PartialShape | None:
+    """The NumPy-broadcast result of two partial shapes, None if incompatible."""
+    if a.dims is None or b.dims is None:
+        return PartialShape(None)
+    n = max(len(a.dims), len(b.dims))
+    one = Dim(1, 1)
+    da = (one,) * (n - len(a.dims)) + a.dims
+    db = (one,) * (n - len(b.dims)) + b.dims
+    out = []
+    for x, y in zip(da, db):
+        m = broadcast_dim(x, y)
+        if m is None:
+            return None
+        out.append(m)
+    return PartialShape(tuple(out))
+
+
+def broadcast_pdpd(a: PartialShape, b: PartialShape, axis: int) -> PartialShape | None:
+    """PDPD broadcasting: ``b`` is broadcast onto ``a`` starting at ``axis``
+    (-1: aligned right); the result has ``a``'s shape, None if incompatible."""
+    if a.dims is None or b.dims is None:
+        return a
+    if len(b.dims) > len(a.dims):
+        return None
+    dims_b = list(b.dims)
+    if axis < 0:
+        axis = len(a.dims) - len(dims_b)
+    while dims_b and dims_b[-1].is_static and dims_b[-1].lo == 1:
+        dims_b.pop()  # trailing ones broadcast anywhere
+    if axis < 0 or axis + len(dims_b) > len(a.dims):
+        return None
+    out = list(a.dims)
+    for k, d in enumerate(dims_b):
+        if d.is_static and d.lo == 1:
+            continue
+        m = out[axis + k].intersect(d)
+        if m is None:
+            return None
+        out[axis + k] = m
+    return PartialShape(tuple(out))

@@ -123,18 +123,15 @@ class IRBuilder:
 
         cls = resolve(type, version)
         assert cls is not None, f"{type}/{version} is not implemented; pass outputs= explicitly"
-        values, errors = cls.parse_attributes(data)
+        op, errors = cls.build(None, data)
         if errors:
             raise errors[0]
-        op = cls(None, values)
-        infos = op.infer(*[i.info or TensorInfo(PartialShape(None) if i.dims is None else PartialShape.of(i.dims),
-                                                dtypes.get(i.etype)) for i in inputs])
-        fold = op.fold([i.info for i in inputs if i.info is not None]) if all(i.info for i in inputs) else None
-        result = []
-        for k, info in enumerate(infos):
-            value = fold if k == 0 else None
-            result.append((_dims(info.shape), info.etype.name, TensorInfo(info.shape, info.etype, value)))
-        return result
+        assert op is not None
+        infos = [i.info or TensorInfo(PartialShape(None) if i.dims is None else PartialShape.of(i.dims), dtypes.get(i.etype))
+                 for i in inputs]
+        inference = op.inference(infos)
+        outs = op.fold(infos, inference) if infos else inference.outputs
+        return [(_dims(info.shape), info.etype.name, info) for info in outs]
 
     def result(self, src: Out, name: str | None = None) -> None:
         lid = self._next_id()

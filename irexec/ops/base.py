@@ -1,18 +1,31 @@
-"""What every op is made of: typed attributes, shape inference and a NumPy kernel.
+"""What every op is made of: declared inputs, typed attributes, one inference
+path and a NumPy kernel.
 
-An op is one subclass of ``Op`` in one file, registered with ``@register``:
+An op is one subclass of ``Op``, registered with ``@register``:
 
     @register
     class Roll7(Op):
-        type, version, since_opset = "Roll", 7, 7
-        inputs = ("data", "shift", "axes")
+        type, version, since_opset, family = "Roll", 7, 7, "movement"
+        inputs = (In("data"), In("shift", INDEX, rank=(0, 1), value=True), In("axes", INDEX, rank=(0, 1), value=True))
 
-        def infer(self, data, shift, axes): ...      # TensorInfo in, [TensorInfo] out
-        def compute(self, data, shift, axes): ...    # ndarrays in, [ndarray] out
+        def infer(self, data, shift, axes):          # TensorInfo in -> Inference (outputs + plan)
+            ...
+            return Inference([TensorInfo(data.shape, data.etype)], plan=totals)
+
+        def compute(self, plan, data, shift, axes):  # ndarrays in, [ndarray] out; never re-validates
+            ...
+
+``Op.inference`` is the single entry point: it checks the declared input
+rules (element-type classes, ranks) and then calls the op's ``infer``.  The
+checker calls it on declared and partial shapes, the executor on the concrete
+inputs of each run (cached per input signature) and hands the kernel the plan.
+An input of unknown element type or shape (produced by a layer irexec does not
+infer) is never an error: whatever is known is checked.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,18 +47,28 @@ if TYPE_CHECKING:
 # check never materialises a big tensor just to learn that it is constant.
 FOLD_LIMIT_ELEMENTS = 1 << 16
 
+# Value bounds are int64 arrays; this upper bound means "unbounded".
+UNBOUNDED = np.iinfo(np.int64).max
+LOWEST = np.iinfo(np.int64).min
+
+_UNKNOWN_TYPES = frozenset({"dynamic", "undefined"})
+
 
 class TensorInfo:
-    """What shape inference knows about one tensor: partial shape, element
-    type and, when it is a compile-time constant, a lazily computed value."""
+    """What inference knows about one tensor: partial shape, element type and,
+    when it is a compile-time constant, a lazily computed value.  A tensor
+    computed at run time from shapes (ShapeOf -> Gather -> Concat) may carry
+    ``bounds``: int64 arrays of the lowest and highest value of each element
+    (``UNBOUNDED`` above), so a Reshape downstream still learns what is known."""
 
-    __slots__ = ("shape", "etype", "_value", "_thunk")
+    __slots__ = ("shape", "etype", "_value", "_thunk", "_bounds")
 
     def __init__(
         self,
         shape: PartialShape,
         etype: ElementType,
         value: np.ndarray | Callable[[], np.ndarray | None] | None = None,
+        bounds: tuple[np.ndarray, np.ndarray] | None = None,
     ):
         self.shape = shape
         self.etype = etype
@@ -55,10 +78,16 @@ class TensorInfo:
         else:
             self._thunk = None
             self._value = value
+        self._bounds = bounds
 
     @property
     def is_constant(self) -> bool:
         return self._thunk is not None or self._value is not None
+
+    @property
+    def known_type(self) -> bool:
+        """False when the producer is a layer whose output type is not known."""
+        return self.etype.name not in _UNKNOWN_TYPES
 
     def value(self) -> np.ndarray | None:
         """The constant value, or None when it is only known at run time."""
@@ -67,54 +96,193 @@ class TensorInfo:
             self._value = thunk()
         return self._value
 
+    def bounds(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(lowest, highest) int64 value arrays of an integer tensor, from its
+        constant value or from what propagated; None when nothing is known."""
+        if self._bounds is not None:
+            return self._bounds
+        if self.is_constant and (self.etype.is_integral or self.etype.name == "boolean"):
+            v = self.value()
+            if v is not None and v.size <= FOLD_LIMIT_ELEMENTS:
+                exact = _as_int64(v)
+                if exact is not None:
+                    self._bounds = (exact, exact)
+        return self._bounds
+
+    def with_shape(self, shape: PartialShape) -> TensorInfo:
+        return TensorInfo(shape, self.etype, self._value if self._thunk is None else self._thunk, self._bounds)
+
     def __repr__(self) -> str:
-        return f"TensorInfo({self.etype}{self.shape}{', const' if self.is_constant else ''})"
+        extra = ", const" if self.is_constant else (", bounds" if self._bounds is not None else "")
+        return f"TensorInfo({self.etype}{self.shape}{extra})"
+
+
+def _as_int64(v: np.ndarray) -> np.ndarray | None:
+    v = np.asarray(v)
+    if v.dtype == np.uint64 and v.size and int(v.max()) > UNBOUNDED:
+        return None
+    return v.astype(np.int64)
+
+
+@dataclass
+class Inference:
+    """What ``infer`` decides: the outputs, and a plan (normalised axes,
+    permutation, output shape...) that the kernel uses as it is."""
+
+    outputs: list[TensorInfo]
+    plan: Any = None
+
+
+# ------------------------------------------------------------ input rules
+
+# Element-type classes an input may declare.
+ANY = "any"
+NUMERIC = "numeric"  # integral or real
+INTEGRAL = "integral"  # integer types, not boolean
+REAL = "real"  # f16, bf16, f32, f64
+BOOLEAN = "boolean"
+INDEX = ("i32", "i64")  # a tuple: exactly these element types
+
+
+def same_as(name: str) -> str:
+    """The element type of the named input."""
+    return f"same:{name}"
+
+
+@dataclass(frozen=True)
+class In:
+    """One declared input: its name, allowed element types, rank and whether
+    the op reads its *value* during inference (axes, shapes, shifts)."""
+
+    name: str
+    types: str | tuple[str, ...] = ANY
+    rank: int | tuple[int, int | None] | None = None  # exact, (lo, hi) with hi None unbounded, or any
+    optional: bool = False  # may be left unconnected (only trailing inputs)
+    variadic: bool = False  # any number >= 1 of these (last input only)
+    value: bool = False  # inference reads its value: run-time plans are cached per value
+
+    def type_ok(self, et: ElementType) -> bool:
+        t = self.types
+        if isinstance(t, tuple):
+            return et.name in t
+        if t == ANY or t.startswith("same:"):
+            return True
+        if t == NUMERIC:
+            return et.is_numeric
+        if t == INTEGRAL:
+            return et.is_integral
+        if t == REAL:
+            return et.is_real
+        if t == BOOLEAN:
+            return et.name == "boolean"
+        raise AssertionError(f"unknown element-type class {t!r}")
+
+    def type_text(self) -> str:
+        t = self.types
+        if isinstance(t, tuple):
+            return "element type " + " or ".join(t)
+        return {NUMERIC: "a number element type", INTEGRAL: "an integer element type",
+                REAL: "a floating-point element type", BOOLEAN: "element type boolean"}.get(t, t)
+
+    def rank_ok(self, rank: int) -> bool:
+        r = self.rank
+        if r is None:
+            return True
+        if isinstance(r, int):
+            return rank == r
+        lo, hi = r
+        return rank >= lo and (hi is None or rank <= hi)
+
+    def rank_text(self) -> str:
+        r = self.rank
+        if isinstance(r, int):
+            return {0: "a scalar", 1: "1-D"}.get(r, f"rank {r}")
+        assert r is not None
+        lo, hi = r
+        if (lo, hi) == (0, 1):
+            return "a scalar or 1-D"
+        return f"rank >= {lo}" if hi is None else f"rank {lo} to {hi}"
 
 
 # ---------------------------------------------------------------- attributes
 
 _INT_RE = re.compile(r"^\s*[-+]?[0-9]{1,100}\s*$")  # capped: see ir/reader.py
 _UINT_RE = re.compile(r"^\s*[0-9]{1,100}\s*$")
+_FLOAT_RE = re.compile(r"^\s*[-+]?(?:[0-9]{1,400}\.?[0-9]{0,400}|\.[0-9]{1,400})(?:[eE][-+]?[0-9]{1,5})?\s*$"
+                       r"|^\s*[-+]?(?:inf|infinity|nan)\s*$", re.IGNORECASE)
+_INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
 @dataclass(frozen=True)
 class Attr:
-    """A ``<data>`` attribute with its type and default."""
+    """A ``<data>`` attribute with its kind and default.
 
-    kind: str  # "int" | "uint" | "bool" | "str" | "etype" | "pshape" | "shape"
+    kinds: int, uint, bool, float, str, enum (``choices``), ints and floats
+    (comma-separated lists, ``strides="2,2"``), etype, pshape, shape."""
+
+    kind: str
     default: Any = None
     required: bool = False
     doc: str = ""
+    choices: tuple[str, ...] = ()
 
     def parse(self, name: str, raw: str) -> Any:
-        if self.kind == "etype":
-            return _parse_etype(name, raw)
-        if self.kind in ("pshape", "shape"):
-            try:
-                return parse_partial_shape(raw) if self.kind == "pshape" else _static_shape(raw)
-            except ShapeSyntaxError as e:
-                raise OpError(f"attribute {name}={raw!r}: {e}", code="bad-shape") from None
-        if self.kind == "uint":
+        kind = self.kind
+        if kind == "int":
+            return _parse_int(name, raw, raw)
+        if kind == "uint":
             if raw.isascii() and raw.isdigit() and len(raw) <= 100:  # the common case, without the regex
                 return int(raw)
             if not _UINT_RE.match(raw):
                 raise OpError(f"attribute {name}={raw!r} is not an unsigned integer", code="bad-attribute")
             return int(raw)
-        if self.kind == "int":
-            if not _INT_RE.match(raw):
-                raise OpError(f"attribute {name}={raw!r} is not an integer", code="bad-attribute")
-            value = int(raw)
-            if not -(1 << 63) <= value < (1 << 63):
-                raise OpError(f"attribute {name}={raw!r} does not fit in int64", code="bad-attribute")
-            return value
-        if self.kind == "bool":
+        if kind == "bool":
             low = raw.strip().lower()
             if low in ("true", "1"):
                 return True
             if low in ("false", "0"):
                 return False
             raise OpError(f"attribute {name}={raw!r} is not a boolean (true/false)", code="bad-attribute")
+        if kind == "float":
+            return _parse_float(name, raw, raw)
+        if kind == "enum":
+            value = raw.strip().lower()
+            if value not in self.choices:
+                raise OpError(f"attribute {name}={raw!r} is not one of {', '.join(self.choices)}", code="bad-attribute")
+            return value
+        if kind in ("ints", "floats"):
+            text = raw.strip()
+            if text == "":
+                return ()
+            parse = _parse_int if kind == "ints" else _parse_float
+            return tuple(parse(name, part, raw) for part in text.split(","))
+        if kind == "etype":
+            return _parse_etype(name, raw)
+        if kind in ("pshape", "shape"):
+            try:
+                return parse_partial_shape(raw) if kind == "pshape" else _static_shape(raw)
+            except ShapeSyntaxError as e:
+                raise OpError(f"attribute {name}={raw!r}: {e}", code="bad-shape") from None
         return raw
+
+
+def _parse_int(name: str, part: str, raw: str) -> int:
+    if not _INT_RE.match(part):
+        raise OpError(f"attribute {name}={raw!r} is not an integer" + (" list" if part != raw else ""), code="bad-attribute")
+    value = int(part)
+    if not _INT64[0] <= value <= _INT64[1]:
+        raise OpError(f"attribute {name}={raw!r} does not fit in int64", code="bad-attribute")
+    return value
+
+
+def _parse_float(name: str, part: str, raw: str) -> float:
+    if not _FLOAT_RE.match(part):
+        raise OpError(f"attribute {name}={raw!r} is not a number" + (" list" if part != raw else ""), code="bad-attribute")
+    return float(part)
+
+
+def Enum(*choices: str, default: str | None = None, doc: str = "") -> Attr:  # noqa: N802 (reads like a type)
+    return Attr("enum", default if default is not None else choices[0], doc=doc, choices=tuple(choices))
 
 
 # Static shapes are immutable tuples and a model repeats a few shape strings on
@@ -144,17 +312,21 @@ class Op:
 
     type: ClassVar[str]
     version: ClassVar[int]
+    family: ClassVar[str]  # for listings and pictures: movement, shape, elementwise, reduction, ...
     since_opset: ClassVar[int] = 1  # first opset whose `version="opsetN"` means this op version
-    inputs: ClassVar[tuple[str, ...]] = ()
-    optional_inputs: ClassVar[int] = 0  # trailing inputs that may be left unconnected
-    num_outputs: ClassVar[int] = 1
+    inputs: ClassVar[tuple[In, ...]] = ()
+    outputs: ClassVar[int] = 1  # fixed output count; override num_outputs when it depends on attributes
     attributes: ClassVar[dict[str, Attr]] = {}
-    family: ClassVar[str] = "movement"  # for pictures and listings
     summary: ClassVar[str] = ""
+    # Inputs whose integer values the kernel only moves (data movement): running
+    # it on their lower and on their upper bounds gives the output's bounds.
+    # True: every input; the others must be exact constants (indices, axes).
+    moves_values: ClassVar[bool | tuple[int, ...]] = False
 
     def __init__(self, layer: Layer | None = None, attrs: dict[str, Any] | None = None, weights: Weights | None = None):
         self.layer = layer
         self.weights = weights
+        self._plans: dict[tuple, Inference] = {}
         values = attrs or {}  # only read: no copy
         for name, spec in self.attributes.items():
             setattr(self, name, values.get(name, spec.default))
@@ -166,9 +338,10 @@ class Op:
         values: dict[str, Any] = {}
         errors: list[OpError] = []
         for name, spec in cls.attributes.items():
-            if name in data:
+            raw = data.get(name)
+            if raw is not None:
                 try:
-                    values[name] = spec.parse(name, data[name])
+                    values[name] = spec.parse(name, raw)
                 except OpError as e:
                     errors.append(e)
             elif spec.required:
@@ -176,54 +349,178 @@ class Op:
         return values, errors
 
     @classmethod
+    def build(cls, layer: Layer | None, data: dict[str, str], weights: Weights | None = None) -> tuple[Op | None, list[OpError]]:
+        """Parse the attributes and validate them: the one way the reader and
+        the IR builder make an op."""
+        values, errors = cls.parse_attributes(data)
+        if errors:
+            return None, errors
+        op = cls(layer, values, weights)
+        errors = op.validate()
+        return (None, errors) if errors else (op, [])
+
+    def validate(self) -> list[OpError]:
+        """Checks of the attributes alone (no inputs needed); override to add some."""
+        return []
+
+    @classmethod
     def display(cls) -> str:
         return f"{cls.type}-{cls.version}"
 
-    @property
-    def min_inputs(self) -> int:
-        return len(self.inputs) - self.optional_inputs
+    # ---- port counts
+    @classmethod
+    def input_range(cls) -> tuple[int, int | None]:
+        """(fewest, most) input ports; most None for a variadic input."""
+        required = sum(1 for i in cls.inputs if not i.optional)
+        variadic = any(i.variadic for i in cls.inputs)
+        return required, None if variadic else len(cls.inputs)
+
+    def num_outputs(self, n_inputs: int) -> int:
+        return self.outputs
+
+    def input_spec(self, index: int) -> In:
+        specs = self.inputs
+        return specs[index] if index < len(specs) else specs[-1]  # a variadic last input repeats
 
     # ---- the op's behaviour
-    def infer(self, *inputs: TensorInfo) -> list[TensorInfo]:
+    def inference(self, inputs: Sequence[TensorInfo]) -> Inference:
+        """Check the declared input rules, then infer: the single path that
+        check and run share."""
+        self._check_declared(inputs)
+        result = self.infer(*inputs)
+        return result if isinstance(result, Inference) else Inference(list(result))
+
+    def infer(self, *inputs: TensorInfo) -> Inference | list[TensorInfo]:
         raise NotImplementedError
 
-    def compute(self, *inputs: np.ndarray) -> Sequence[np.ndarray]:
+    def compute(self, plan: Any, *inputs: np.ndarray) -> Sequence[np.ndarray]:
         raise NotImplementedError
 
-    def output_nbytes(self, *inputs: np.ndarray) -> int | None:
-        """Bytes ``compute`` will allocate for these inputs when that is cheap to
-        know (the executor's memory check skips inference then), else None."""
-        return None
+    def run(self, *args: np.ndarray) -> list[np.ndarray]:
+        """Infer on concrete arrays and run the kernel: the op on its own."""
+        args = tuple(np.asarray(a) for a in args)
+        return list(self.compute(self.plan_for(args).plan, *args))
 
-    def fold(self, inputs: Sequence[TensorInfo]) -> Callable[[], np.ndarray | None] | None:
-        """A thunk computing this op's first output from constant inputs, or None."""
+    def plan_for(self, args: Sequence[np.ndarray]) -> Inference:
+        """The inference on concrete inputs, cached per input signature (shapes,
+        dtypes and the values of inputs the op reads while inferring)."""
+        key = []
+        for i, a in enumerate(args):
+            if self.input_spec(i).value:
+                key.append((a.shape, a.dtype.str, a.tobytes()))
+            else:
+                key.append((a.shape, a.dtype.str))
+        sig = tuple(key)
+        found = self._plans.get(sig)
+        if found is None:
+            infos = [concrete_info(a, self.input_spec(i).value) for i, a in enumerate(args)]
+            found = self.inference(infos)
+            if len(self._plans) > 64:
+                self._plans.clear()  # a model fed ever new shapes: keep the cache small
+            self._plans[sig] = found
+        return found
+
+    def _check_declared(self, inputs: Sequence[TensorInfo]) -> None:
+        by_name: dict[str, TensorInfo] = {}
+        for index, info in enumerate(inputs):
+            spec = self.input_spec(index)
+            by_name.setdefault(spec.name, info)
+            if info.known_type:
+                if not spec.type_ok(info.etype):
+                    raise op_error(f"{spec.name} must have {spec.type_text()}, got {info.etype.name}",
+                                   "bad-input-type", index)
+                if isinstance(spec.types, str) and spec.types.startswith("same:"):
+                    other = by_name.get(spec.types[5:])
+                    if other is not None and other.known_type and other.etype is not info.etype:
+                        raise op_error(f"{spec.name} must have the element type of {spec.types[5:]} "
+                                       f"({other.etype.name}), got {info.etype.name}", "bad-input-type", index)
+            rank = info.shape.rank
+            if rank is not None and not spec.rank_ok(rank):
+                raise op_error(f"{spec.name} must be {spec.rank_text()}, got rank {rank} (shape {info.shape})",
+                               "bad-input-rank", index)
+
+    # ---- constant folding and value bounds, for the checker
+    def fold(self, inputs: Sequence[TensorInfo], inference: Inference) -> list[TensorInfo]:
+        """The outputs with what is known of their values: every output's value
+        (lazily) when all inputs are small constants; bounds through data
+        movement.  Ops with their own rules for bounds override this."""
+        outs = inference.outputs
         if not inputs or not all(i.is_constant for i in inputs):
-            return None
+            if self.moves_values:
+                return self._fold_bounds(inputs, inference)
+            return outs
         if any((i.shape.max_elements() or FOLD_LIMIT_ELEMENTS + 1) > FOLD_LIMIT_ELEMENTS for i in inputs):
-            return None
+            return outs
+        if not all(o.shape.is_static for o in outs) or sum(math.prod(o.shape.to_tuple()) for o in outs) > FOLD_LIMIT_ELEMENTS:
+            return outs
+        computed: list[Sequence[np.ndarray] | None] = []
 
-        def thunk() -> np.ndarray | None:
-            values = [i.value() for i in inputs]
-            if any(v is None for v in values):
-                return None
-            try:
-                return np.asarray(self.compute(*values)[0])  # type: ignore[arg-type]
-            except OpError:
-                return None  # the run reports it with full context
+        def run() -> Sequence[np.ndarray] | None:
+            if not computed:
+                values = [i.value() for i in inputs]
+                result = None
+                if all(v is not None for v in values):
+                    try:
+                        result = self.compute(inference.plan, *values)  # type: ignore[arg-type]
+                    except (OpError, ArithmeticError):
+                        result = None  # the run reports it with full context
+                computed.append(result)
+            return computed[0]
 
-        return thunk
+        def nth(k: int) -> Callable[[], np.ndarray | None]:
+            def thunk() -> np.ndarray | None:
+                r = run()
+                return None if r is None else np.asarray(r[k])
+            return thunk
+
+        return [TensorInfo(o.shape, o.etype, nth(k)) for k, o in enumerate(outs)]
+
+    def _fold_bounds(self, inputs: Sequence[TensorInfo], inference: Inference) -> list[TensorInfo]:
+        outs = inference.outputs
+        if not all(o.etype.is_integral for o in outs):
+            return outs
+        los, his = [], []
+        moves = self.moves_values
+        for i, info in enumerate(inputs):
+            if moves is not True and i not in moves:  # type: ignore[operator]
+                v = info.value()  # axes, indices...: their exact value, never bounds
+                if v is None:
+                    return outs
+                los.append(v)
+                his.append(v)
+                continue
+            b = info.bounds()
+            if b is None or not info.shape.is_static or b[0].size > FOLD_LIMIT_ELEMENTS:
+                return outs
+            los.append(b[0].reshape(info.shape.to_tuple()))
+            his.append(b[1].reshape(info.shape.to_tuple()))
+        try:
+            lo = self.compute(inference.plan, *los)
+            hi = self.compute(inference.plan, *his)
+        except (OpError, ArithmeticError, ValueError, IndexError):
+            return outs
+        return [TensorInfo(o.shape, o.etype, None, (np.asarray(lo[k], np.int64), np.asarray(hi[k], np.int64)))
+                for k, o in enumerate(outs)]
 
 
-def op_error(message: str, code: str, port: int | None = None, **values: Any) -> OpError:
+def concrete_info(a: np.ndarray, with_value: bool) -> TensorInfo:
+    """A run-time input as inference sees it."""
+    etype = dtypes.from_dtype(a.dtype)
+    if etype is None:
+        etype = dtypes.get("undefined")
+    return TensorInfo(_static_pshape(a.shape), etype, a if with_value else None)
+
+
+# Shapes are immutable and a run repeats a few shapes on every layer: build each once.
+_static_pshape = lru_cache(maxsize=4096)(PartialShape.static)
+
+
+def op_error(message: str, code: str, port: int | None = None) -> OpError:
     """An OpError about input ``port`` (an input index) of the current layer."""
     err = OpError(message, code=code)
     if port is not None:
         err.diagnostics = [d.located(port=port, port_kind="input") for d in err.diagnostics]
     return err
-
-
-def scalar_or_first(value: np.ndarray) -> int:
-    return int(np.asarray(value).reshape(-1)[0])
 
 
 def normalize_axis(axis: int, rank: int, what: str, code: str, port: int | None = None) -> int:

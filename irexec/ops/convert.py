@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .base import Attr, Op, TensorInfo
+from .base import Attr, In, Inference, Op, TensorInfo
 from .registry import register
 
 _I64_LIMIT = float(2**63)
@@ -22,16 +22,20 @@ class Convert1(Op):
     type, version, since_opset = "Convert", 1, 1
     family = "convert"
     summary = "element-wise conversion to destination_type"
-    inputs = ("data",)
+    inputs = (In("data"),)
     attributes = {"destination_type": Attr("etype", required=True)}
 
     def infer(self, data: TensorInfo) -> list[TensorInfo]:
         return [TensorInfo(data.shape, self.destination_type)]
 
-    def output_nbytes(self, data: np.ndarray) -> int:
-        return data.size * self.destination_type.itemsize
+    def fold(self, inputs: Sequence[TensorInfo], inference: Inference) -> list[TensorInfo]:
+        outs = super().fold(inputs, inference)
+        bounds = inputs[0].bounds() if not outs[0].is_constant else None
+        if bounds is not None and inputs[0].etype.is_integral and outs[0].etype.is_integral:
+            return [TensorInfo(outs[0].shape, outs[0].etype, None, bounds)]  # shape arithmetic changing int width
+        return outs
 
-    def compute(self, data: np.ndarray) -> Sequence[np.ndarray]:
+    def compute(self, plan: None, data: np.ndarray) -> Sequence[np.ndarray]:
         dst = self.destination_type.dtype
         assert dst is not None
         if dst.kind == "b":

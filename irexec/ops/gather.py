@@ -29,10 +29,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from .. import dtypes, parallel
-from ..dtypes import ElementType
-from ..shapes import DYNAMIC, Dim, PartialShape, format_shape
-from .base import Attr, Op, TensorInfo, normalize_axis, op_error
+from .. import parallel
+from ..shapes import DYNAMIC, Dim, PartialShape
+from .base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
 from .registry import register
 
 DATA, INDICES, AXIS = 0, 1, 2
@@ -45,14 +44,6 @@ _MIN_BLOCK_ELEMENTS = 4096
 
 
 # ------------------------------------------------------------------ validation
-
-
-def _check_types(indices: ElementType, axis: ElementType, integral_only: bool) -> None:
-    for port, what, et in ((INDICES, "indices", indices), (AXIS, "axis", axis)):
-        if integral_only and not et.is_integral:
-            raise op_error(f"{what} element type must be an integer type, got {et.name}", "bad-input-type", port)
-        if not integral_only and not et.is_numeric:
-            raise op_error(f"{what} element type must be a number type, got {et.name}", "bad-input-type", port)
 
 
 def _check_axis_shape(shape: PartialShape) -> None:
@@ -76,11 +67,6 @@ def _axis_value(value: np.ndarray, data_rank: int | None) -> int:
         bounds = f" [{-data_rank}, {data_rank - 1}]" if data_rank else ""
         raise op_error(f"axis {real} is out of range{bounds}", "axis-out-of-range", AXIS)
     return int(real)  # truncates toward zero, as OpenVINO's cast does
-
-
-def _check_data_rank(rank: int | None) -> None:
-    if rank == 0:
-        raise op_error("data must have rank >= 1 to gather along an axis, got a scalar (rank 0)", "bad-input-rank", DATA)
 
 
 def _normalize_batch_dims(batch_dims: int, data_rank: int | None, indices_rank: int | None) -> int | None:
@@ -244,18 +230,17 @@ _BATCH_DIMS = {"batch_dims": Attr("int", 0, doc="leading dims shared by data and
 
 class _GatherBase(Op):
     type = "Gather"
-    inputs = ("data", "indices", "axis")
-    integral_only = True
+    family = "movement"
+    inputs = (In("data", rank=(1, None)), In("indices", INTEGRAL), In("axis", INTEGRAL, value=True))
+    moves_values = (DATA,)
 
     @property
     def _batch_dims(self) -> int:
         return getattr(self, "batch_dims", 0)
 
-    def infer(self, data: TensorInfo, indices: TensorInfo, axis: TensorInfo) -> list[TensorInfo]:
-        _check_types(indices.etype, axis.etype, self.integral_only)
+    def infer(self, data: TensorInfo, indices: TensorInfo, axis: TensorInfo) -> Inference:
         _check_axis_shape(axis.shape)
         data_rank, indices_rank = data.shape.rank, indices.shape.rank
-        _check_data_rank(data_rank)
         raw_b = self._batch_dims
         b = _normalize_batch_dims(raw_b, data_rank, indices_rank)
 
@@ -271,7 +256,7 @@ class _GatherBase(Op):
             _check_batch_le_axis(b, raw_b, a)
 
         if data.shape.dims is None or indices.shape.dims is None:
-            return [TensorInfo(PartialShape(None), data.etype)]
+            return Inference([TensorInfo(PartialShape(None), data.etype)])
         assert b is not None
         d, i = data.shape.dims, indices.shape.dims
         merged = _merge_batch_dims(d, i, b, data.shape, indices.shape)
@@ -280,25 +265,10 @@ class _GatherBase(Op):
             dims = tuple(merged) + (DYNAMIC,) * (rank - b)
         else:
             dims = tuple(merged) + d[b:a] + i[b:] + d[a + 1:]
-        return [TensorInfo(PartialShape(dims), data.etype)]
+        return Inference([TensorInfo(PartialShape(dims), data.etype)], (a, b))
 
-    def compute(self, data: np.ndarray, indices: np.ndarray, axis: np.ndarray) -> Sequence[np.ndarray]:
-        data, indices, axis = np.asarray(data), np.asarray(indices), np.asarray(axis)
-        idx_et, axis_et = dtypes.from_dtype(indices.dtype), dtypes.from_dtype(axis.dtype)
-        if idx_et is not None and axis_et is not None:
-            _check_types(idx_et, axis_et, self.integral_only)
-        if axis.ndim > 1:
-            raise op_error(f"axis must be a scalar or a 1-element 1-D tensor, got shape {format_shape(axis.shape)}",
-                           "bad-input-rank", AXIS)
-        _check_data_rank(data.ndim)
-        raw_b = self._batch_dims
-        b = _normalize_batch_dims(raw_b, data.ndim, indices.ndim)
-        assert b is not None
-        a = normalize_axis(_axis_value(axis, data.ndim), data.ndim, "axis", "axis-out-of-range", AXIS)
-        _check_batch_le_axis(b, raw_b, a)
-        if data.shape[:b] != indices.shape[:b]:
-            raise op_error(f"data {format_shape(data.shape)} and indices {format_shape(indices.shape)} must agree "
-                           f"in the first {b} (batch) dims", "incompatible-inputs", INDICES)
+    def compute(self, plan: tuple[int, int], data: np.ndarray, indices: np.ndarray, axis: np.ndarray) -> Sequence[np.ndarray]:
+        a, b = plan
         return [gather(data, indices, a, b)]
 
 
@@ -306,7 +276,8 @@ class _GatherBase(Op):
 class Gather1(_GatherBase):
     version, since_opset = 1, 1
     summary = "slices of data at indices along axis (any numeric indices; negative wrap, out of range -> zeros)"
-    integral_only = False
+    # as in OpenVINO, any number type for indices and axis: real ones are truncated toward zero
+    inputs = (In("data", rank=(1, None)), In("indices", NUMERIC), In("axis", NUMERIC, value=True))
 
 
 @register

@@ -11,7 +11,7 @@ import numpy as np
 from .. import limits
 from ..errors import OpError
 from ..shapes import PartialShape
-from .base import Attr, Op, TensorInfo
+from .base import Attr, In, Op, TensorInfo
 from .registry import register
 
 
@@ -32,7 +32,7 @@ class Parameter1(Op):
     def infer(self) -> list[TensorInfo]:
         return [TensorInfo(self.shape, self.element_type)]
 
-    def compute(self) -> Sequence[np.ndarray]:
+    def compute(self, plan: None) -> Sequence[np.ndarray]:
         raise OpError("a Parameter has no value until it is fed", code="input-mismatch")
 
 
@@ -113,7 +113,7 @@ class Const1(Op):
     def infer(self) -> list[TensorInfo]:
         return [TensorInfo(_static_pshape(tuple(self.shape)), self.element_type, self._value)]
 
-    def compute(self) -> Sequence[np.ndarray]:
+    def compute(self, plan: None) -> Sequence[np.ndarray]:
         return [self._value()]
 
 
@@ -122,11 +122,11 @@ class Result1(Op):
     type, version, since_opset = "Result", 1, 1
     family = "io"
     summary = "model output"
-    inputs = ("data",)
-    num_outputs = 0
+    inputs = (In("data"),)
+    outputs = 0
 
     def infer(self, data: TensorInfo) -> list[TensorInfo]:
         return []
 
-    def compute(self, data: np.ndarray) -> Sequence[np.ndarray]:
+    def compute(self, plan: None, data: np.ndarray) -> Sequence[np.ndarray]:
         return [data]

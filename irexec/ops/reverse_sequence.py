@@ -20,14 +20,12 @@ from itertools import pairwise
 
 import numpy as np
 
-from .. import dtypes
-from ..shapes import PartialShape
-from .base import Attr, Op, TensorInfo, normalize_axis, op_error
+from ..kernels.blocks import copy_runs
+from ..shapes import PartialShape, format_dims
+from .base import NUMERIC, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
 from .registry import register
-from .roll import copy_runs
 
 DATA, SEQ_LENGTHS = 0, 1
-_UNKNOWN_TYPES = ("dynamic", "undefined")  # a producer irexec cannot infer
 # Block copies move lines of the dims after both axes; below this many bytes
 # per line a gather with np.take is faster.
 _MIN_LINE_BYTES = 256
@@ -43,11 +41,12 @@ class ReverseSequence1(Op):
     type, version, since_opset = "ReverseSequence", 1, 1
     family = "movement"
     summary = "reverse the first seq_lengths[b] elements along seq_axis of each batch b"
-    inputs = ("data", "seq_lengths")
+    inputs = (In("data", rank=(2, None)), In("seq_lengths", NUMERIC, rank=1, value=True))
     attributes = {
         "batch_axis": Attr("int", 0, doc="axis of the batches, in [-rank, rank-1]"),
         "seq_axis": Attr("int", 1, doc="axis reversed, in [-rank, rank-1]; not the batch axis"),
     }
+    moves_values = (DATA,)
 
     def _axes(self, rank: int) -> tuple[int, int]:
         """batch_axis and seq_axis made non-negative, checked against each other."""
@@ -58,17 +57,8 @@ class ReverseSequence1(Op):
                            f"of the rank-{rank} data; they must differ", "bad-attribute")
         return batch, seq
 
-    def infer(self, data: TensorInfo, seq_lengths: TensorInfo) -> list[TensorInfo]:
-        etype = seq_lengths.etype
-        if not etype.is_numeric and etype.name not in _UNKNOWN_TYPES:
-            raise op_error(f"seq_lengths must have a numeric element type, got {etype.name}", "bad-input-type",
-                           SEQ_LENGTHS)
+    def infer(self, data: TensorInfo, seq_lengths: TensorInfo) -> Inference:
         rank, seq_rank = data.shape.rank, seq_lengths.shape.rank
-        if rank is not None and rank < 2:
-            raise op_error(f"data must have rank 2 or more, got rank {rank} (shape {data.shape})", "bad-input-rank", DATA)
-        if seq_rank is not None and seq_rank != 1:
-            raise op_error(f"seq_lengths must be 1-D, got rank {seq_rank} (shape {seq_lengths.shape})",
-                           "bad-input-rank", SEQ_LENGTHS)
         if rank is None:
             if self.seq_axis < 0:
                 raise op_error(f"seq_axis {self.seq_axis} is negative, which needs a static data rank to "
@@ -76,35 +66,23 @@ class ReverseSequence1(Op):
             if self.batch_axis == self.seq_axis:
                 raise op_error(f"batch_axis {self.batch_axis} and seq_axis {self.seq_axis} name the same axis; "
                                f"they must differ", "bad-attribute")
-            return [TensorInfo(data.shape, data.etype)]
-        batch, _ = self._axes(rank)
+            return Inference([TensorInfo(data.shape, data.etype)])
+        batch, seq = self._axes(rank)
         dims = list(data.shape.dims or ())
         if seq_rank == 1:
             merged = dims[batch].intersect(seq_lengths.shape[0])
             if merged is None:
                 raise _length_error(seq_lengths.shape[0], dims[batch], batch, data.shape, seq_lengths.shape)
             dims[batch] = merged
-        return [TensorInfo(PartialShape(tuple(dims)), data.etype)]
+        out = [TensorInfo(PartialShape(tuple(dims)), data.etype)]
+        values = seq_lengths.value()
+        if values is None or not dims[seq].is_static:
+            return Inference(out)
+        lengths = _lengths(np.asarray(values), seq_lengths.etype.is_real, dims[seq].value, seq)
+        return Inference(out, (batch, seq, lengths))
 
-    def output_nbytes(self, data: np.ndarray, *_: np.ndarray) -> int:
-        return data.nbytes
-
-    def compute(self, data: np.ndarray, seq_lengths: np.ndarray) -> Sequence[np.ndarray]:
-        etype = dtypes.from_dtype(seq_lengths.dtype)
-        if etype is None or not etype.is_numeric:
-            name = etype.name if etype is not None else str(seq_lengths.dtype)
-            raise op_error(f"seq_lengths must have a numeric element type, got {name}", "bad-input-type", SEQ_LENGTHS)
-        if data.ndim < 2:
-            raise op_error(f"data must have rank 2 or more, got rank {data.ndim} (shape {list(data.shape)})",
-                           "bad-input-rank", DATA)
-        if seq_lengths.ndim != 1:
-            raise op_error(f"seq_lengths must be 1-D, got rank {seq_lengths.ndim} (shape {list(seq_lengths.shape)})",
-                           "bad-input-rank", SEQ_LENGTHS)
-        batch, seq = self._axes(data.ndim)
-        if seq_lengths.shape[0] != data.shape[batch]:
-            raise _length_error(seq_lengths.shape[0], data.shape[batch], batch, list(data.shape),
-                                list(seq_lengths.shape))
-        lengths = _lengths(seq_lengths, etype.is_real, data.shape[seq], seq)
+    def compute(self, plan: tuple[int, int, np.ndarray], data: np.ndarray, seq_lengths: np.ndarray) -> Sequence[np.ndarray]:
+        batch, seq, lengths = plan
         out = np.empty(data.shape, data.dtype)
         if out.size == 0:
             return [out]
@@ -124,11 +102,8 @@ class ReverseSequence1(Op):
 
 
 def _length_error(seq: object, dim: object, batch: int, data_shape: object, seq_shape: object) -> Exception:
-    def text(s: object) -> str:
-        return "[" + ",".join(map(str, s)) + "]" if isinstance(s, list) else str(s)
-
     return op_error(f"seq_lengths has {seq} elements but the batch axis (axis {batch}) of the data has {dim} "
-                    f"(data shape {text(data_shape)}, seq_lengths shape {text(seq_shape)})",
+                    f"(data shape {format_dims(data_shape)}, seq_lengths shape {format_dims(seq_shape)})",  # type: ignore[arg-type]
                     "incompatible-inputs", SEQ_LENGTHS)
 
 
@@ -143,7 +118,7 @@ def _lengths(seq_lengths: np.ndarray, is_real: bool, dim: int, seq_axis: int) ->
         bad = (values < 0) | (values > dim) if values.dtype.kind == "i" else values > dim
     if bad.any():
         b = int(np.flatnonzero(bad)[0])
-        raise op_error(f"seq_lengths[{b}] = {seq_lengths[b].item()} is outside [0, {dim}], the size of seq_axis "
+        raise op_error(f"seq_lengths[{b}] = {seq_lengths.reshape(-1)[b].item()} is outside [0, {dim}], the size of seq_axis "
                        f"{seq_axis} (0 reverses nothing, like 1)", "bad-value", SEQ_LENGTHS)
     return np.maximum(values.astype(np.int64), 1)
 

@@ -23,14 +23,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import dtypes, parallel
+from .. import parallel
+from ..kernels.blocks import copy_runs, merge_trailing
 from ..shapes import Dim, PartialShape
-from .base import Op, TensorInfo, normalize_axis, op_error
+from .base import INDEX, In, Inference, Op, TensorInfo, op_error
+from .helpers import const_axes, const_ints
 from .registry import register
 
 DATA, SHIFT, AXES = 0, 1, 2
-_INDEX_TYPES = ("i32", "i64")
-_UNKNOWN_TYPES = ("dynamic", "undefined")  # a producer irexec cannot infer
 
 
 def _element_count(shape: PartialShape) -> Dim | None:
@@ -38,24 +38,6 @@ def _element_count(shape: PartialShape) -> Dim | None:
     if shape.rank is None:
         return None
     return Dim(1, 1) if shape.rank == 0 else shape[0]
-
-
-def _check_index_info(info: TensorInfo, what: str, port: int) -> None:
-    if info.etype.name not in _INDEX_TYPES + _UNKNOWN_TYPES:
-        raise op_error(f"{what} must have element type i32 or i64, got {info.etype.name}", "bad-input-type", port)
-    if info.shape.rank is not None and info.shape.rank > 1:
-        raise op_error(f"{what} must be a scalar or 1-D, got rank {info.shape.rank} (shape {info.shape})",
-                       "bad-input-rank", port)
-
-
-def _check_index_array(arr: np.ndarray, what: str, port: int) -> None:
-    etype = dtypes.from_dtype(arr.dtype)
-    name = etype.name if etype is not None else str(arr.dtype)
-    if name not in _INDEX_TYPES:
-        raise op_error(f"{what} must have element type i32 or i64, got {name}", "bad-input-type", port)
-    if arr.ndim > 1:
-        raise op_error(f"{what} must be a scalar or 1-D, got rank {arr.ndim} (shape {list(arr.shape)})",
-                       "bad-input-rank", port)
 
 
 def _lengths_error(shift: object, axes: object) -> Exception:
@@ -68,52 +50,43 @@ class Roll7(Op):
     type, version, since_opset = "Roll", 7, 7
     family = "movement"
     summary = "cyclic shift along axes; a one-element shift applies to every axis"
-    inputs = ("data", "shift", "axes")
+    inputs = (In("data"), In("shift", INDEX, rank=(0, 1), value=True), In("axes", INDEX, rank=(0, 1), value=True))
+    moves_values = (DATA,)
 
-    def infer(self, data: TensorInfo, shift: TensorInfo, axes: TensorInfo) -> list[TensorInfo]:
-        _check_index_info(shift, "shift", SHIFT)
-        _check_index_info(axes, "axes", AXES)
+    def infer(self, data: TensorInfo, shift: TensorInfo, axes: TensorInfo) -> Inference:
         n_shift, n_axes = _element_count(shift.shape), _element_count(axes.shape)
         # A scalar shift fits any axes; a 1-D one must match axes unless it may hold one element.
         if (shift.shape.rank == 1 and n_shift is not None and n_axes is not None
                 and not n_shift.contains(1) and not n_shift.compatible(n_axes)):
             raise _lengths_error(n_shift, n_axes)
+        out = [TensorInfo(data.shape, data.etype)]
         rank = data.shape.rank
-        if rank is not None:
-            axes_value = axes.value()
-            if axes_value is not None:
-                for axis in np.asarray(axes_value).reshape(-1).tolist():
-                    normalize_axis(int(axis), rank, "axis", "axis-out-of-range", AXES)
-            elif rank == 0 and n_axes is not None and n_axes.lo > 0:
+        axis_list = const_axes(axes, rank, "axis", AXES) if rank is not None else None
+        if axis_list is None:
+            if rank == 0 and n_axes is not None and n_axes.lo > 0:
                 raise op_error(f"data is a scalar (rank 0) and has no axes to roll, but axes has {n_axes} elements",
                                "axis-out-of-range", AXES)
-        return [TensorInfo(data.shape, data.etype)]
+            return Inference(out)
+        shifts = const_ints(shift, "shift", SHIFT)
+        if shifts is None or not data.shape.is_static:
+            return Inference(out)
+        if shift.shape.rank == 1 and len(shifts) != 1 and len(shifts) != len(axis_list):
+            raise _lengths_error(len(shifts), len(axis_list))
+        return Inference(out, _total_shifts(data.shape.to_tuple(), shifts, axis_list))
 
-    def output_nbytes(self, data: np.ndarray, *_: np.ndarray) -> int:
-        return data.nbytes
-
-    def compute(self, data: np.ndarray, shift: np.ndarray, axes: np.ndarray) -> Sequence[np.ndarray]:
-        _check_index_array(shift, "shift", SHIFT)
-        _check_index_array(axes, "axes", AXES)
-        shifts, axis_list = shift.reshape(-1), axes.reshape(-1).tolist()
-        if shift.ndim == 1 and shifts.size != 1 and shifts.size != len(axis_list):
-            raise _lengths_error(shifts.size, len(axis_list))
-        totals = _total_shifts(data.shape, shifts, axis_list)
+    def compute(self, plan: dict[int, int], data: np.ndarray, shift: np.ndarray, axes: np.ndarray) -> Sequence[np.ndarray]:
         out = np.empty(data.shape, data.dtype)
-        _roll_into(out, data, totals)
+        _roll_into(out, data, plan)
         return [out]
 
 
-def _total_shifts(shape: tuple[int, ...], shifts: np.ndarray, axis_list: list[int]) -> dict[int, int]:
+def _total_shifts(shape: tuple[int, ...], shifts: list[int], axes: list[int]) -> dict[int, int]:
     """Normalised axis -> its summed shift reduced modulo the dim, for the
     axes that actually move.  Python ints keep every int64 value exact."""
-    rank = len(shape)
     totals: dict[int, int] = {}
-    shift_list = shifts.tolist()
-    for i, axis in enumerate(axis_list):
-        a = normalize_axis(int(axis), rank, "axis", "bad-value", AXES)
+    for i, a in enumerate(axes):
         n = shape[a]
-        s = shift_list[0] if len(shift_list) == 1 else shift_list[i]
+        s = shifts[0] if len(shifts) == 1 else shifts[i]
         totals[a] = (totals.get(a, 0) + s) % n if n else 0
     return {a: s for a, s in totals.items() if s}
 
@@ -227,33 +200,3 @@ def _roll_axis(dst: np.ndarray, src: np.ndarray, axis: int, shift: int) -> None:
     lead = (slice(None),) * axis
     copy_runs(dst[lead + (slice(shift, None),)], src[lead + (slice(0, n - shift),)])
     copy_runs(dst[lead + (slice(0, shift),)], src[lead + (slice(n - shift, None),)])
-
-
-def merge_trailing(dst: np.ndarray, src: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Views of two same-shape arrays with their trailing axes merged as far
-    as the strides of both allow (a merged axis is walked at one stride)."""
-    shape, d_str, s_str = list(dst.shape), list(dst.strides), list(src.strides)
-    while len(shape) > 1 and d_str[-2] == shape[-1] * d_str[-1] and s_str[-2] == shape[-1] * s_str[-1]:
-        shape[-2:] = [shape[-2] * shape[-1]]
-        d_str[-2:], s_str[-2:] = [d_str[-1]], [s_str[-1]]
-    if len(shape) == dst.ndim:
-        return dst, src
-    return _view(dst, shape), _view(src, shape)
-
-
-def copy_runs(dst: np.ndarray, src: np.ndarray) -> None:
-    """``dst[...] = src`` for same-shape, same-dtype views (any strides, also
-    negative), with trailing axes merged so NumPy's inner loop runs long.
-    (Copying runs as opaque void elements was tried: NumPy holds the GIL for
-    those, so threads stopped scaling, and it was no faster on one thread.)"""
-    if dst.ndim > 1 and dst.size and dst.nbytes > _SMALL_BYTES:  # small: overhead dominates
-        dst, src = merge_trailing(dst, src)
-    np.copyto(dst, src)
-
-
-def _view(a: np.ndarray, shape: list[int]) -> np.ndarray:
-    """``a`` reshaped to ``shape``, which the caller checked needs no copy."""
-    try:
-        return a.reshape(shape, copy=False)
-    except TypeError:  # NumPy < 2.1 has no copy=; the strides check makes it a view anyway
-        return a.reshape(shape)

@@ -105,7 +105,7 @@ def test_compute_matches_reference(case, version):
     data_before, indices_before = data.copy(), indices.copy()
     axis_arr = np.array([axis], dtype=np.int64)
     op = make_op(version, b)
-    (got,) = op.compute(data, indices, axis_arr)
+    (got,) = op.run(data, indices, axis_arr)
     assert same_bits(got, reference_gather(data, indices, axis, b))
     assert same_bits(data, data_before) and same_bits(indices, indices_before)  # inputs untouched
     (inferred,) = op.infer(TensorInfo(PartialShape.static(data.shape), dtypes.from_dtype(data.dtype)),
@@ -135,7 +135,7 @@ def test_threaded_pieces_match_reference(path, case, transpose):
         mp.setenv(parallel.ENV_VAR, "2")
         for name, value in {**THREADED, **GATHER_PATHS[path]}.items():
             mp.setattr(parallel if hasattr(parallel, name) else gather_module, name, value)
-        (got,) = make_op(8, b).compute(data, indices, np.array([axis], dtype=np.int64))
+        (got,) = make_op(8, b).run(data, indices, np.array([axis], dtype=np.int64))
     assert same_bits(got, reference_gather(data, indices, axis, b))
 
 
@@ -143,7 +143,7 @@ def test_threaded_pieces_match_reference(path, case, transpose):
 @given(gather_cases())
 def test_gather1_matches_reference_without_batch_dims(case):
     data, indices, axis, _ = case
-    (got,) = make_op(1).compute(data, indices, np.array(axis, dtype=np.int32))
+    (got,) = make_op(1).run(data, indices, np.array(axis, dtype=np.int32))
     assert same_bits(got, reference_gather(data, indices, axis, 0))
 
 
@@ -152,7 +152,7 @@ def test_every_element_type_is_moved_bit_exactly(dtype):
     rng = np.random.default_rng(1)
     data = random_data(rng, (3, 5, 2), dtype)
     indices = np.array([[4, -1, 7], [0, -5, -6]], dtype=np.int32)  # 7 and -6 are out of range
-    (got,) = make_op(8).compute(data, indices, np.array(1))
+    (got,) = make_op(8).run(data, indices, np.array(1))
     assert same_bits(got, reference_gather(data, indices, 1, 0))
     assert not got[:, 0, 2].any() and not got[:, 1, 2].any()
 
@@ -162,18 +162,18 @@ def test_large_batch_count_uses_the_same_formula():
     rng = np.random.default_rng(2)
     data = rng.integers(0, 1000, size=(70, 3, 5, 2)).astype(np.int16)
     indices = rng.integers(-7, 7, size=(70, 4))
-    (got,) = make_op(8, 1).compute(data, indices, np.array(2))
+    (got,) = make_op(8, 1).run(data, indices, np.array(2))
     assert same_bits(got, reference_gather(data, indices, 2, 1))
-    (got,) = make_op(7, -1).compute(data, indices, np.array(-2))
+    (got,) = make_op(7, -1).run(data, indices, np.array(-2))
     assert same_bits(got, reference_gather(data, indices, 2, 1))
 
 
 def test_scalar_indices_drop_the_axis():
     data = np.arange(12, dtype=np.float32).reshape(3, 4)
     for version in (1, 7, 8):
-        (got,) = make_op(version).compute(data, np.array(-1, dtype=np.int64), np.array(1))
+        (got,) = make_op(version).run(data, np.array(-1, dtype=np.int64), np.array(1))
         assert got.shape == (3,) and np.array_equal(got, [3, 7, 11])
-        (got,) = make_op(version).compute(data, np.array(5, dtype=np.int8), np.array(1))
+        (got,) = make_op(version).run(data, np.array(5, dtype=np.int8), np.array(1))
         assert got.shape == (3,) and not got.any()
 
 
@@ -181,17 +181,17 @@ def test_u64_indices_above_2_63_are_out_of_range():
     data = np.array([10, 20, 30, 40], dtype=np.int64)
     indices = np.array([2**63, 2**64 - 1, 3, 2**63 + 1], dtype=np.uint64)
     for version in (1, 7, 8):
-        (got,) = make_op(version).compute(data, indices, np.array(0))
+        (got,) = make_op(version).run(data, indices, np.array(0))
         assert got.tolist() == [0, 0, 40, 0]
 
 
 def test_indices_at_the_limits_of_their_type():
     data = np.arange(300, dtype=np.int32)
     indices = np.array([-128, 127, -1, 0], dtype=np.int8)
-    (got,) = make_op(8).compute(data, indices, np.array(0))
+    (got,) = make_op(8).run(data, indices, np.array(0))
     assert got.tolist() == [172, 127, 299, 0]
     big = np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).max, -300, 299, -301, 300], dtype=np.int64)
-    (got,) = make_op(8).compute(data, big, np.array(0))
+    (got,) = make_op(8).run(data, big, np.array(0))
     assert got.tolist() == [0, 0, 0, 299, 0, 0]
 
 
@@ -206,7 +206,7 @@ def test_indices_at_the_limits_of_their_type():
 def test_zero_size_dims(data_shape, indices_shape, axis, b, out_shape, zeros):
     data = np.ones(data_shape, dtype=np.float32)
     indices = np.ones(indices_shape, dtype=np.int64)
-    (got,) = make_op(8, b).compute(data, indices, np.array(axis))
+    (got,) = make_op(8, b).run(data, indices, np.array(axis))
     assert got.shape == out_shape
     if zeros:
         assert got.size and not got.any()
@@ -218,18 +218,18 @@ def test_non_contiguous_and_read_only_inputs():
     data = base.transpose(2, 0, 1)[:, ::-1]  # (5, 3, 4), strided
     indices = np.array([[3, -1], [0, 9]], dtype=np.int32)
     indices.setflags(write=False)
-    (got,) = make_op(7).compute(data, indices, np.array([-1]))
+    (got,) = make_op(7).run(data, indices, np.array([-1]))
     assert same_bits(got, reference_gather(data, indices, 2, 0))
 
 
 def test_gather1_real_indices_truncate_toward_zero():
     data = np.array([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]], dtype=np.int32)
     indices = np.array([1.9, -1.5, -0.5, 4.99, 5.0, np.nan, np.inf, -np.inf], dtype=np.float32)
-    (got,) = make_op(1).compute(data, indices, np.array(1.0, dtype=np.float32))
+    (got,) = make_op(1).run(data, indices, np.array(1.0, dtype=np.float32))
     # 1.9 -> 1, -1.5 -> -1 (last), -0.5 -> 0, 4.99 -> 4, 5 / NaN / inf out of range
     assert got.tolist() == [[2, 5, 1, 5, 0, 0, 0, 0], [7, 10, 6, 10, 0, 0, 0, 0]]
     for dtype in (np.float16, ml_dtypes.bfloat16, np.float64):
-        (got,) = make_op(1).compute(data, np.array([-1.5, 3.5], dtype=dtype), np.array(0, dtype=np.uint8))
+        (got,) = make_op(1).run(data, np.array([-1.5, 3.5], dtype=dtype), np.array(0, dtype=np.uint8))
         assert got.tolist() == [[6, 7, 8, 9, 10], [0, 0, 0, 0, 0]]
 
 

@@ -31,7 +31,7 @@ def op(batch_axis: int = 0, seq_axis: int = 1) -> ReverseSequence1:
 
 
 def reverse(data, lengths, batch_axis=0, seq_axis=1) -> np.ndarray:
-    return op(batch_axis, seq_axis).compute(np.asarray(data), np.asarray(lengths))[0]
+    return op(batch_axis, seq_axis).run(np.asarray(data), np.asarray(lengths))[0]
 
 
 def reference(data: np.ndarray, lengths: list[float], batch_axis: int, seq_axis: int) -> np.ndarray:
@@ -159,7 +159,7 @@ def test_kernel_matches_slow_reference(path, case):
     before = data.tobytes()
     with pytest.MonkeyPatch.context() as mp:
         thresholds(mp, path)
-        got = op(batch, seq).compute(data, lengths)[0]
+        got = op(batch, seq).run(data, lengths)[0]
     want = reference(data, lengths.astype(np.float64).tolist(), batch, seq)
     assert got.dtype == data.dtype and got.shape == data.shape
     assert got.tobytes() == want.tobytes()

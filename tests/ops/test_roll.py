@@ -26,7 +26,7 @@ MATRIX = np.arange(1, 13, dtype=np.int32).reshape(4, 3)
 
 
 def roll(data, shift, axes) -> np.ndarray:
-    return Roll7().compute(np.asarray(data), np.asarray(shift), np.asarray(axes))[0]
+    return Roll7().run(np.asarray(data), np.asarray(shift), np.asarray(axes))[0]
 
 
 def reference_roll(data: np.ndarray, shift: list[int], axes: list[int]) -> np.ndarray:
@@ -179,7 +179,7 @@ def test_kernel_matches_slow_reference(path, case):
     before = data.copy()
     with pytest.MonkeyPatch.context() as mp:
         apply_path(mp, path)
-        got = Roll7().compute(data, shift, axes)[0]
+        got = Roll7().run(data, shift, axes)[0]
     same_bits(got, reference_roll(data, shift.reshape(-1).tolist(), axes.reshape(-1).tolist()), data)
     assert data.tobytes() == before.tobytes(), "input mutated"
     if got.size:

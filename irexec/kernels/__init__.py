@@ -1,0 +1,1 @@
+"""Kernels several ops share: block copies and the like."""

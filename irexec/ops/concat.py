@@ -1,0 +1,57 @@
+"""Concat-1: inputs joined along one axis."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..shapes import Dim, PartialShape
+from .base import Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error, same_as
+from .registry import register
+
+
+@register
+class Concat1(Op):
+    type, version, since_opset = "Concat", 1, 1
+    family = "movement"
+    summary = "inputs joined along axis (negative counts from the end)"
+    inputs = (In("inputs", same_as("inputs"), rank=(1, None), variadic=True),)
+    attributes = {"axis": Attr("int", required=True, doc="in [-rank, rank-1]")}
+    moves_values = True
+
+    def infer(self, *inputs: TensorInfo) -> Inference:
+        etype = next((i.etype for i in inputs if i.known_type), inputs[0].etype)
+        for k, info in enumerate(inputs):
+            if info.known_type and info.etype is not etype:
+                raise op_error(f"every input must have element type {etype.name}, got {info.etype.name}", "bad-input-type", k)
+        ranked = [i for i in inputs if i.shape.rank is not None]
+        if not ranked:
+            return Inference([TensorInfo(PartialShape(None), etype)])
+        rank = ranked[0].shape.rank
+        assert rank is not None
+        axis = normalize_axis(self.axis, rank, "axis", "axis-out-of-range")
+        dims: list[Dim] = [Dim(0, None)] * rank
+        total: Dim | None = Dim(0, 0)
+        for k, info in enumerate(inputs):
+            shape = info.shape
+            if shape.dims is None:
+                total = None
+                continue
+            if len(shape.dims) != rank:
+                raise op_error(f"input {k} has rank {len(shape.dims)} but input 0 has rank {rank}", "incompatible-inputs", k)
+            for a, d in enumerate(shape.dims):
+                if a == axis:
+                    total = None if total is None else total + d
+                    continue
+                merged = dims[a].intersect(d)
+                if merged is None:
+                    raise op_error(f"input {k} {shape} does not match the others in dim {a} (outside axis {axis}): "
+                                   f"{d} against {dims[a]}", "incompatible-inputs", k)
+                dims[a] = merged
+        dims[axis] = total if total is not None else Dim(0, None)
+        return Inference([TensorInfo(PartialShape(tuple(dims)), etype)], axis)
+
+    def compute(self, plan: Any, *inputs: np.ndarray) -> Sequence[np.ndarray]:
+        return [np.concatenate(inputs, axis=plan)]

@@ -1,0 +1,101 @@
+"""Reading what inference knows of an input's value: constant integers, axes
+normalised against a rank, and shapes described by a tensor (a Reshape's
+target, a Broadcast's shape) from its value or its value bounds."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..shapes import DYNAMIC, Dim, PartialShape
+from .base import UNBOUNDED, TensorInfo, normalize_axis, op_error
+
+
+def const_ints(info: TensorInfo, what: str, port: int) -> list[int] | None:
+    """The integers an input holds when it is constant, else None.  Real values
+    are refused: shape-like inputs are integers."""
+    v = info.value()
+    if v is None:
+        return None
+    v = np.asarray(v)
+    if v.dtype.kind not in "iub":
+        raise op_error(f"{what} must hold integers, got {v.dtype}", "bad-input-type", port)
+    return [int(x) for x in v.reshape(-1).tolist()]
+
+
+def const_int(info: TensorInfo, what: str, port: int) -> int | None:
+    """A scalar or one-element input's integer value when constant."""
+    values = const_ints(info, what, port)
+    if values is None:
+        return None
+    if len(values) != 1:
+        raise op_error(f"{what} must hold one value, got {len(values)}", "bad-input-rank", port)
+    return values[0]
+
+
+def const_axes(info: TensorInfo, rank: int | None, what: str, port: int, *, unique: bool = False,
+               code: str = "axis-out-of-range") -> list[int] | None:
+    """Axes from a constant input, normalised against ``rank`` (kept as given
+    while the rank is unknown); None when the value is not known."""
+    values = const_ints(info, what, port)
+    if values is None or rank is None:
+        return values
+    axes = [normalize_axis(a, rank, what if len(values) == 1 else f"{what} value", code, port) for a in values]
+    if unique and len(set(axes)) != len(axes):
+        raise op_error(f"{what} {values} name an axis twice", "bad-value", port)
+    return axes
+
+
+def normalize_axes(values: list[int], rank: int, what: str, port: int | None = None, *, unique: bool = False,
+                   code: str = "axis-out-of-range") -> list[int]:
+    axes = [normalize_axis(a, rank, what, code, port) for a in values]
+    if unique and len(set(axes)) != len(axes):
+        raise op_error(f"{what} {values} name an axis twice", "bad-value", port)
+    return axes
+
+
+def shape_bounds(shape: PartialShape) -> tuple[np.ndarray, np.ndarray]:
+    """The bounds ShapeOf's value has: each dim's interval."""
+    dims = shape.dims or ()
+    lo = np.array([d.lo for d in dims], np.int64)
+    hi = np.array([UNBOUNDED if d.hi is None else d.hi for d in dims], np.int64)
+    return lo, hi
+
+
+def value_dims(info: TensorInfo) -> list[Dim | int] | None:
+    """Each element of a 1-D (or scalar) integer input as an exact int when it
+    is known, else a Dim of its possible non-negative values; None when the
+    element count or every bound is unknown."""
+    b = info.bounds()
+    if b is None:
+        return None
+    lo, hi = b
+    out: list[Dim | int] = []
+    for low, high in zip(lo.reshape(-1).tolist(), hi.reshape(-1).tolist()):
+        if low == high:
+            out.append(int(low))
+        else:
+            out.append(Dim(max(int(low), 0), None if high >= UNBOUNDED or high < 0 else int(high)))
+    return out
+
+
+def target_length(info: TensorInfo) -> Dim | None:
+    """How many elements a shape-describing 1-D input holds, if known."""
+    if info.shape.rank is None:
+        return None
+    if info.shape.rank == 0:
+        return Dim(1, 1)
+    return info.shape[0]
+
+
+def shape_from_input(info: TensorInfo) -> PartialShape:
+    """The shape a 1-D integer input describes (Broadcast's target_shape):
+    exact where its value is known, intervals from bounds, else dims of the
+    known count or a dynamic rank."""
+    dims = value_dims(info)
+    if dims is not None:
+        return PartialShape(tuple(Dim(d, d) if isinstance(d, int) and d >= 0 else
+                                  (d if isinstance(d, Dim) else DYNAMIC) for d in dims))
+    n = target_length(info)
+    if n is not None and n.is_static:
+        return PartialShape.dynamic(n.value)
+    return PartialShape(None)
