@@ -15,6 +15,7 @@ from .checker import declared_shape, declared_text
 from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, UsageError
 from .ir.reader import Layer
 from .model import Model
+from .naming import cast_hint, parameter_label, parameter_list
 from .ops.base import FOLD_LIMIT_ELEMENTS, Op, TensorInfo
 from .shapes import PartialShape, format_shape
 
@@ -76,7 +77,7 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.nd
     for key, value in feeds.items():
         layer = params.get(key)
         if layer is None:
-            known = ", ".join(repr(p.name) for p in model.parameters) or "none"
+            known = parameter_list(model.parameters)
             problems.append(Diagnostic("input-mismatch", f"input {key!r} matches no Parameter (Parameters: {known})", ERROR,
                                        file=model.path))
             continue
@@ -90,7 +91,7 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.nd
         coerced = _coerce(arr, etype)
         if coerced is None:
             problems.append(Diagnostic("input-mismatch", f"input {key!r} has dtype {arr.dtype} but the Parameter is {etype.name} "
-                                       f"(irexec does not cast inputs)", ERROR, **where))
+                                       f"(irexec does not cast inputs; convert it first, e.g. {cast_hint(etype.dtype)})", ERROR, **where))
             continue
         if not pshape.accepts(coerced.shape):
             problems.append(Diagnostic("input-mismatch", f"input {key!r} has shape {format_shape(coerced.shape)} but the Parameter "
@@ -100,7 +101,7 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.nd
     for p in model.parameters:
         if p.id not in bound and not any(d.layer_id == p.id for d in problems):
             op = model.ops[p.id]
-            problems.append(Diagnostic("input-mismatch", f"no input given for Parameter {p.name!r} "
+            problems.append(Diagnostic("input-mismatch", f"no input given for Parameter {parameter_label(p)} "
                                        f"({op.element_type.name}{op.shape})", ERROR, **model.where(p)))  # type: ignore[union-attr]
     if problems:
         raise InputError(problems)
