@@ -168,10 +168,14 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
                 found = explain_not_xml(path, [d.located(file=path) for d in e.diagnostics])
                 return FileReport(path, found, 0, time.perf_counter() - start), False
             try:
-                names = {n for p in model.parameters for n in parameter_keys(p)}
-                parameter_names.update(names)
-                mine = {k: v for k, v in pins.items() if k in names}
-                used.update(mine)
+                mine = {}
+                for p in model.parameters:
+                    keys = parameter_keys(p)
+                    parameter_names.update(keys)
+                    given = next((k for k in keys if k in pins), None)  # by layer name or tensor name
+                    if given is not None:
+                        mine[p.name] = pins[given]
+                        used.add(given)
                 result = check_model(model, mine)
             finally:
                 model.close()
