@@ -241,9 +241,8 @@ def _sarif_schema() -> dict:
 
 
 def test_sarif_report_validates_and_describes_every_code(write_ir, run_cli, tmp_path):
-    from tests.test_check_cli import broken_chain
-
     from irexec.report.rules import RULES
+    from tests.test_check_cli import broken_chain
 
     bad = write_ir(broken_chain(), name="bad")
     r = run_cli("check", bad, tmp_path / "nope.xml", "--format", "sarif")
