@@ -16,6 +16,7 @@ from .checker import declared_shape, declared_text
 from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError
 from .ir.reader import Layer
 from .model import BLOCKS_RUN, Model
+from .naming import cast_hint, parameter_label, parameter_list
 from .ops.base import Op, TensorInfo
 from .ops.io import Const1, Result1
 from .shapes import format_shape
@@ -78,7 +79,7 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.nd
     for key, value in feeds.items():
         layer = params.get(key)
         if layer is None:
-            known = ", ".join(repr(p.name) for p in model.parameters) or "none"
+            known = parameter_list(model.parameters)
             problems.append(Diagnostic("input-mismatch", f"input {key!r} matches no Parameter (Parameters: {known})", ERROR,
                                        file=model.path))
             continue
@@ -92,7 +93,7 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.nd
         coerced = _coerce(arr, etype)
         if coerced is None:
             problems.append(Diagnostic("input-mismatch", f"input {key!r} has dtype {arr.dtype} but the Parameter is {etype.name} "
-                                       f"(irexec does not cast inputs)", ERROR, **where))
+                                       f"(irexec does not cast inputs; convert it first, e.g. {cast_hint(etype.dtype)})", ERROR, **where))
             continue
         if not pshape.accepts(coerced.shape):
             problems.append(Diagnostic("input-mismatch", f"input {key!r} has shape {format_shape(coerced.shape)} but the Parameter "
@@ -102,7 +103,7 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.nd
     for p in model.parameters:
         if p.id not in bound and not any(d.layer_id == p.id for d in problems):
             op = model.ops[p.id]
-            problems.append(Diagnostic("input-mismatch", f"no input given for Parameter {p.name!r} "
+            problems.append(Diagnostic("input-mismatch", f"no input given for Parameter {parameter_label(p)} "
                                        f"({op.element_type.name}{op.shape})", ERROR, **model.where(p)))  # type: ignore[union-attr]
     if problems:
         raise InputError(problems)
@@ -149,7 +150,7 @@ def run_model(
     if stop_at is not None:
         stop_layer = model.find_layer(stop_at)
         if stop_layer is None:
-            raise UsageError(f"--stop-at {stop_at!r} names no layer (give a layer id or name)", code="unknown-layer", file=model.path)
+            raise UsageError(f"--stop-at {stop_at!r} names no layer (give a layer id or name)", code="unknown-name", file=model.path)
         targets = [stop_layer.id]
     else:
         names = output_names(model)
@@ -157,7 +158,7 @@ def run_model(
         unknown = sorted(set(outputs or ()) - {names[r.id] for r in wanted})
         if unknown:
             raise UsageError(f"outputs {', '.join(map(repr, unknown))} name no output of the model (outputs: "
-                             f"{', '.join(map(repr, names.values()))})", code="unknown-output", file=model.path)
+                             f"X
         targets = [r.id for r in wanted]
     live = live_layers(model, targets)
     order = [lid for lid in graph.order if lid in live]

@@ -11,10 +11,10 @@ from .base import cli, fail
 
 
 @cli.command()
-@click.argument("model", type=click.Path(dir_okay=False))
-@click.option("--dot", "dot_path", type=click.Path(dir_okay=False), metavar="OUT.dot",
+@click.argument("model")
+@click.option("--dot", "dot_path", metavar="OUT.dot",
               help="Write the layer graph as Graphviz DOT ('-' for stdout instead of the summary).")
-@click.option("--svg", "svg_path", type=click.Path(dir_okay=False), metavar="OUT.svg",
+@click.option("--svg", "svg_path", metavar="OUT.svg",
               help="Render the layer graph to SVG (needs Graphviz's `dot` on PATH).")
 def inspect(model: str, dot_path: str | None, svg_path: str | None) -> None:
     """Summarise MODEL: IR version, layer counts, inputs and outputs.
@@ -26,10 +26,18 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None) -> None:
     """
     from ..execute import output_names
     from ..model import read_model
+    from ..naming import tensor_names
     from ..report.tables import render_table
+    from .paths import explain_not_xml, require_inputs, require_outputs
 
     try:
-        m = read_model(model)
+        require_inputs((model, "model file"))
+        require_outputs(dot_path, svg_path)
+        try:
+            m = read_model(model)
+        except IRExecError as e:
+            e.diagnostics = explain_not_xml(model, e.diagnostics)
+            raise
     except IRExecError as e:
         fail(e)
     if dot_path or svg_path:
@@ -43,14 +51,17 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None) -> None:
     for p in m.parameters:
         op = m.ops[p.id]
         if op is not None:
-            rows.append(["input", p.name, op.element_type.name, str(op.shape)])
+            rows.append(["input", p.name, ", ".join(n for n in tensor_names(p) if n != p.name) or "-",
+                         op.element_type.name, str(op.shape)])
     names = output_names(m)
     for r in m.results:
         port = r.inputs[0] if r.inputs else None
         dims = "[" + ",".join("?" if d < 0 else str(d) for d in port.dims) + "]" if port else "?"
         et = port.precision.name if port and port.precision else "?"
-        rows.append(["output", names.get(r.id, r.name), et, dims])
-    click.echo(render_table(["kind", "name", "type", "shape"], rows))
+        key = names.get(r.id, r.name)
+        others = [n for n in (port.names if port else ()) if n != key]
+        rows.append(["output", key, ", ".join(others) or "-", et, dims])
+    click.echo(render_table(["kind", "name", "tensor names", "type", "shape"], rows))
     errors = [d for d in m.diagnostics if d.severity == "error"]
     if errors:
         click.echo(f"{len(errors)} error(s): run `irexec check {model}`", err=True)
