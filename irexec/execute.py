@@ -158,7 +158,7 @@ def run_model(
         unknown = sorted(set(outputs or ()) - {names[r.id] for r in wanted})
         if unknown:
             raise UsageError(f"outputs {', '.join(map(repr, unknown))} name no output of the model (outputs: "
-                             f"X
+                             f"{', '.join(map(repr, names.values()))})", code="unknown-name", file=model.path)
         targets = [r.id for r in wanted]
     live = live_layers(model, targets)
     order = [lid for lid in graph.order if lid in live]
