@@ -40,15 +40,18 @@ class _ConvBase(Op):
     grouped = False
 
     def _spatial_count(self, data: TensorInfo, filters: TensorInfo) -> int:
-        n = len(self.strides)
         extra = 1 if self.grouped else 0
+        if data.shape.rank is not None:
+            n = data.shape.rank - 2
+        elif filters.shape.rank is not None:
+            n = filters.shape.rank - 2 - extra
+        else:
+            n = len(self.strides)
+        if data.shape.rank is not None and filters.shape.rank is not None and filters.shape.rank != n + 2 + extra:
+            raise op_error(f"filters {filters.shape} must have rank {n + 2 + extra} for data {data.shape}",
+                           "bad-input-rank", FILTERS)
         if not 1 <= n <= 3:
-            raise op_error(f"strides {list(self.strides)} must name 1 to 3 spatial axes", "bad-attribute", DATA)
-        for info, want, port, what in ((data, n + 2, DATA, "data"), (filters, n + 2 + extra, FILTERS, "filters")):
-            r = info.shape.rank
-            if r is not None and r != want:
-                raise op_error(f"{what} must have rank {want} for {n} spatial axes (strides {list(self.strides)}), "
-                               f"got {info.shape}", "bad-input-rank", port)
+            raise op_error(f"convolution needs 1 to 3 spatial axes, got {n}", "bad-input-rank", DATA)
         check_spatial("strides", self.strides, n, port=None)
         check_spatial("dilations", self.dilations, n, port=None)
         if self.auto_pad in ("explicit", "notset"):

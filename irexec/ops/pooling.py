@@ -77,7 +77,9 @@ class _Pool(Op):
         if data.shape.rank is not None and data.shape.rank != n + 2:
             raise op_error(f"data must have rank {n + 2} for kernel {list(self.kernel)}, got {data.shape}",
                            "bad-input-rank", DATA)
-        dims = data.shape.dims or (DYNAMIC,) * (n + 2)
+        if data.shape.dims is None:
+            return PartialShape.dynamic(n + 2), None
+        dims = data.shape.dims
         for a, what in ((0, "batch"), (1, "channel")):
             if dims[a].is_static and dims[a].value == 0:
                 raise op_error(f"data {data.shape} has a zero {what} dim", "bad-shape", DATA)

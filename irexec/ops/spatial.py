@@ -49,7 +49,8 @@ def window_count(dim: Dim, dk: Dim, s: int, pb: int, pe: int, rounding: str, axi
         return count + 1
 
     def torch(c: int, n: int) -> int:
-        return c + 1 if c * s <= n + pb - 1 else c
+        # n + pb == 0 (an unknown dim's lower bound) keeps the window, as OpenVINO infers
+        return c + 1 if c * s <= n + pb - 1 or n + pb == 0 else c
 
     lo = torch(count.lo, dim.lo)
     hi = None if count.hi is None or dim.hi is None else torch(count.hi, dim.hi)
