@@ -28,8 +28,8 @@ from . import limits
 from .errors import ERROR, Diagnostic, InputError, UsageError
 from .ir.reader import Layer
 from .model import Model
-from .ops.io import Const1
 from .naming import did_you_mean, parameter_keys, parameter_label, parameter_list, tensor_names
+from .ops.io import Const1
 from .shapes import PartialShape, ShapeSyntaxError, format_shape, parse_static_shape
 
 INT_RANGE = (0, 9)  # inclusive
