@@ -140,22 +140,16 @@ class Reshape1(Op):
     type, version, since_opset = "Reshape", 1, 1
     family = "shape"
     summary = "same elements in a new shape; -1 infers one dim, 0 copies the input dim with special_zero"
-    inputs = (In("data"), In("shape", INTEGRAL, rank=(0, 1), value=True))
+    inputs = (In("data"), In("shape", INTEGRAL, rank=1, value=True))  # OpenVINO 2026 refuses a scalar pattern
     attributes = {"special_zero": Attr("bool", required=True, doc="0 in the pattern copies the input dim")}
     moves_values = (DATA,)
 
     def infer(self, data: TensorInfo, shape: TensorInfo) -> Inference:
         pattern = value_dims(shape)
         if pattern is None:
-            if shape.shape.rank == 0:
-                return self._scalar(data)
             n = shape.shape[0] if shape.shape.rank == 1 else None
             out = PartialShape.dynamic(n.value) if n is not None and n.is_static else PartialShape(None)
             return Inference([TensorInfo(out, data.etype)])
-        if shape.shape.rank == 0:
-            if pattern[0] != 1:
-                raise op_error(f"a scalar shape pattern must be 1, got {pattern[0]}", "bad-value", SHAPE)
-            return self._scalar(data)
         minus_one = [i for i, p in enumerate(pattern) if isinstance(p, int) and p == -1]
         if len(minus_one) > 1:
             raise op_error(f"shape {format_dims(pattern)} has more than one -1", "bad-value", SHAPE)
@@ -193,6 +187,11 @@ class Reshape1(Op):
                 if out_s == 0 and dim.is_dynamic and data.shape.is_static:
                     dim = Dim(0, 0)  # zero elements: the -1 dim is 0, as OpenVINO's reference makes it
                 out[minus_one[0]] = dim
+        elif minus_one:
+            # OpenVINO: with the input rank unknown, -1 is at least 1 unless a special zero hides input dims
+            hidden = self.special_zero and any(p == 0 for p in pattern)
+            out[minus_one[0]] = DYNAMIC if hidden else Dim(1, None)
+        if in_dims is not None:
             result = PartialShape(tuple(out))
             if data.shape.is_static and result.is_static and math.prod(data.shape.to_tuple()) != math.prod(result.to_tuple()):
                 raise op_error(f"data {data.shape} ({math.prod(data.shape.to_tuple())} elements) cannot be reshaped to "
@@ -200,11 +199,6 @@ class Reshape1(Op):
         result = PartialShape(tuple(out))
         plan = result.to_tuple() if result.is_static else None
         return Inference([TensorInfo(result, data.etype)], plan)
-
-    def _scalar(self, data: TensorInfo) -> Inference:
-        if data.shape.dims is not None and not all(d.contains(1) for d in data.shape.dims):
-            raise op_error(f"data {data.shape} cannot be reshaped to a scalar", "incompatible-inputs", SHAPE)
-        return Inference([TensorInfo(PartialShape(()), data.etype)], ())
 
     def compute(self, plan: tuple[int, ...], data: np.ndarray, shape: np.ndarray) -> Sequence[np.ndarray]:
         return [data.reshape(plan)]

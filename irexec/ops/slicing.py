@@ -122,7 +122,7 @@ def _slice_dim(dim: Dim, start: tuple[int, int], stop: tuple[int, int], step: in
         lo, hi = _sliced(dim.lo, s_ub, e_lb, step), _sliced(dmax, s_lb, e_ub, step)
     else:
         lo, hi = _sliced(dim.lo, s_lb, e_ub, step), _sliced(dmax, s_ub, e_lb, step)
-    return Dim(max(lo, 0), None if hi == _INF else hi)
+    return Dim(max(lo, 0), None if hi == _INF or hi >= _INT64_MAX else hi)
 
 
 def _int_bounds(info: TensorInfo) -> list[tuple[int, int]] | None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..shapes import Dim, PartialShape
+from ..shapes import DYNAMIC, Dim, PartialShape
 from .base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, op_error
 from .helpers import const_axes, const_ints
 from .registry import register
@@ -70,6 +70,10 @@ class VariadicSplit1(Op):
         raw = const_ints(lengths, "split_lengths", LENGTHS)
         n = len(raw) if raw is not None else (lengths.shape[0].value if lengths.shape.rank == 1 and lengths.shape[0].is_static
                                                else self.num_outputs(3))
+        if raw is not None and raw.count(-1) > 1:
+            raise op_error(f"split_lengths {raw} holds more than one -1", "bad-value", LENGTHS)
+        if raw is not None and any(v < -1 for v in raw):
+            raise op_error(f"split_lengths {raw} holds a negative length", "bad-value", LENGTHS)
         if self.layer is not None and n != len(self.layer.outputs):
             raise op_error(f"split_lengths has {n} elements but the layer has {len(self.layer.outputs)} output ports",
                            "incompatible-inputs", LENGTHS)
@@ -77,10 +81,6 @@ class VariadicSplit1(Op):
         if data.shape.dims is None or axes is None or raw is None:
             return Inference([TensorInfo(PartialShape.dynamic(data.shape.rank), data.etype) for _ in range(n)])
         a = axes[0]
-        if raw.count(-1) > 1:
-            raise op_error(f"split_lengths {raw} holds more than one -1", "bad-value", LENGTHS)
-        if any(v < -1 for v in raw):
-            raise op_error(f"split_lengths {raw} holds a negative length", "bad-value", LENGTHS)
         d = data.shape.dims[a]
         known = sum(v for v in raw if v != -1)
         parts: list[Dim] = []
@@ -88,7 +88,7 @@ class VariadicSplit1(Op):
             if v != -1:
                 parts.append(Dim(v, v))
             else:
-                parts.append(d - known if not d.is_static else Dim(d.value - known, d.value - known))
+                parts.append(DYNAMIC if not d.is_static else Dim(d.value - known, d.value - known))  # OpenVINO: ? unless static
         if -1 in raw:
             if d.hi is not None and d.hi < known:
                 raise op_error(f"split_lengths {raw} need more than the {d} elements of dim {a} of data {data.shape}",
