@@ -302,8 +302,7 @@ GATHER_ELEMENTS = OpTable("GatherElements", "opset6", reference=ref_gather_eleme
          expect=[np.array([[1, 1], [4, 3]], np.int32)]),
     Case("axis0", [rand((3, 4)), rng.integers(0, 3, (2, 4)).astype(np.int64)], attrs={"axis": 0}),
     Case("negative-axis", [rand((2, 3, 4), np.float16), rng.integers(0, 4, (2, 3, 6)).astype(np.int32)], attrs={"axis": -1}),
-    Case("negative-index", [rand((2, 5), np.int64), np.array([[-1, -5], [0, -2]], np.int64)], attrs={"axis": 1},
-         ov="OpenVINO CPU does not wrap negative indices"),
+    Case("negative-index", [rand((2, 5), np.int64), np.array([[-1, -5], [0, -2]], np.int64)], attrs={"axis": 1}),
     Case("bool", [rand((4, 2), bool), rng.integers(0, 4, (1, 2)).astype(np.int64)], attrs={"axis": 0}),
 ], errors=[
     ErrorCase("rank", [rand((2, 3)), np.zeros((2,), np.int64)], attrs={"axis": 0}, code="incompatible-inputs"),
