@@ -85,15 +85,17 @@ def run(model, feeds, **options):  # type: ignore[no-untyped-def]
     return run_model(model, feeds, **options).outputs
 
 
-def check(path, weights=None, input_shapes=None):  # type: ignore[no-untyped-def]
-    """Check a model file; returns a CheckResult listing every diagnostic."""
+def check(path, weights=None, input_shapes=None, *, follow_symlinks=None):  # type: ignore[no-untyped-def]
+    """Check a model file; returns a CheckResult listing every diagnostic.  A file
+    reached through a symbolic link that leaves its folder is refused unless
+    ``follow_symlinks`` (default: $IREXEC_FOLLOW_SYMLINKS) allows it."""
     from .checker import CheckResult, check_model
     from .gc_pause import gc_paused
     from .model import read_model
 
     with gc_paused():
         try:
-            model = read_model(path, weights)
+            model = read_model(path, weights, follow_symlinks=follow_symlinks)
         except IRExecError as e:
             return CheckResult(str(path), e.diagnostics)
         try:

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field, replace
 from functools import cache
 
-from . import limits
+from . import files, limits
 from . import ops as _ops  # noqa: F401  (registers every op)
 from .errors import ERROR, WARNING, Diagnostic, IRExecError, ModelError
 from .graph import Graph, build_graph
@@ -85,17 +85,22 @@ def default_weights_path(xml_path: str) -> str:
     return root + ".bin"
 
 
-def read_model(path: str, weights: str | None = None) -> Model:
+def read_model(path: str, weights: str | None = None, *, follow_symlinks: bool | None = None) -> Model:
     """Read and structurally validate a model, collecting every finding.
 
     Raises ModelError only when the XML cannot be read at all; everything
-    else is in ``model.diagnostics``.
+    else is in ``model.diagnostics``.  The XML and the weights must be regular
+    files, and a symbolic link may not lead out of the folder it is named in
+    unless ``follow_symlinks`` (default: $IREXEC_FOLLOW_SYMLINKS) allows it.
     """
     path = os.fspath(path)
+    files.check_readable(path, "model file", follow_symlinks)
+    wpath = os.fspath(weights) if weights is not None else default_weights_path(path)
+    files.check_readable(wpath, "weights file", follow_symlinks)
     doc = read_document(path)
     if weights is not None and not os.path.isfile(weights):
         raise ModelError(f"weights file {weights} cannot be opened", code="missing-weights", file=path)
-    w = Weights(weights if weights is not None else default_weights_path(path), explicit=weights is not None)
+    w = Weights(wpath, explicit=weights is not None)
     diags = list(doc.diagnostics)
     graph, graph_diags = build_graph(doc)
     ops: dict[int, Op | None] = {}
@@ -107,12 +112,13 @@ def read_model(path: str, weights: str | None = None) -> Model:
     return Model(path, doc, w, graph, ops, diags)
 
 
-def load(path: str, weights: str | None = None, max_memory: int | None = None) -> Model:
+def load(path: str, weights: str | None = None, max_memory: int | None = None, *,
+         follow_symlinks: bool | None = None) -> Model:
     """Read a model for execution: any error, or a layer irexec cannot run, raises ModelError.
 
     ``max_memory`` (bytes; default: see ``limits.default_max_memory``) also refuses
     a Const or static Parameter whose declared shape alone exceeds it."""
-    model = read_model(path, weights)
+    model = read_model(path, weights, follow_symlinks=follow_symlinks)
     blocking = [d for d in model.diagnostics if d.severity == ERROR or d.code in BLOCKS_RUN]
     if blocking:
         raise ModelError([d if d.severity == ERROR else _as_error(d) for d in blocking])

@@ -53,10 +53,13 @@ class RunReport:
 class Session:
     """A loaded model, ready to run many times."""
 
-    def __init__(self, model: Model | str | os.PathLike[str], weights: str | None = None, max_memory: int | None = None):
-        """``max_memory``: bytes of tensors a run may hold (default: $IREXEC_MAX_MEMORY or half the RAM)."""
+    def __init__(self, model: Model | str | os.PathLike[str], weights: str | None = None, max_memory: int | None = None,
+                 *, follow_symlinks: bool | None = None):
+        """``max_memory``: bytes of tensors a run may hold (default: $IREXEC_MAX_MEMORY or half the RAM);
+        ``follow_symlinks``: read files through links that leave their folder (default: $IREXEC_FOLLOW_SYMLINKS)."""
         self.max_memory = max_memory
-        self.model = model if isinstance(model, Model) else load(os.fspath(model), weights, max_memory=max_memory)
+        self.model = model if isinstance(model, Model) else load(os.fspath(model), weights, max_memory=max_memory,
+                                                                 follow_symlinks=follow_symlinks)
 
     def __enter__(self) -> Session:
         return self

@@ -35,8 +35,11 @@ FORMATS = ("auto", "text", "json", "github", "junit")
 @click.option("--verbose", "-v", is_flag=True, help="Also print notes (e.g. layers not checked because an input failed).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the text report; auto: only when stdout is a terminal and NO_COLOR is not set.")
+@click.option("--follow-symlinks", is_flag=True, default=None,
+              help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
 def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bool, exit_zero: bool,
-          input_shapes: tuple[str, ...], weights: str | None, quiet: bool, verbose: bool, color: str) -> None:
+          input_shapes: tuple[str, ...], weights: str | None, quiet: bool, verbose: bool, color: str,
+          follow_symlinks: bool | None) -> None:
     """Check IR files: document structure, edges, attributes, element types and
     every port's declared dims against shape inference.
 
@@ -74,7 +77,7 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
     reports: list[FileReport] = []
     internal = False
     for path in paths.files:
-        file_report, bug = _check_file(path, weights, pins, used)
+        file_report, bug = _check_file(path, weights, pins, used, follow_symlinks or None)
         reports.append(file_report)
         internal |= bug
     report = CheckReport(missing + reports, strict=strict)
@@ -132,7 +135,8 @@ def _missing_file(arg: str, why: str) -> FileReport:
     return FileReport(arg, [Diagnostic("file-not-found", why, ERROR, file=arg)])
 
 
-def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], used: set[str]) -> tuple[FileReport, bool]:
+def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], used: set[str],
+                follow_symlinks: bool | None = None) -> tuple[FileReport, bool]:
     """One file's findings, and whether irexec itself failed on it.  Nothing
     about one file stops the others."""
     from ..checker import check_model
@@ -144,7 +148,7 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
     try:
         with gc_paused():
             try:
-                model = read_model(path, weights)
+                model = read_model(path, weights, follow_symlinks=follow_symlinks)
             except IRExecError as e:
                 return FileReport(path, [d.located(file=path) for d in e.diagnostics], 0, time.perf_counter() - start), False
             try:

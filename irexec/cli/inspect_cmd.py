@@ -16,7 +16,9 @@ from .base import cli, fail
               help="Write the layer graph as Graphviz DOT ('-' for stdout instead of the summary).")
 @click.option("--svg", "svg_path", type=click.Path(dir_okay=False), metavar="OUT.svg",
               help="Render the layer graph to SVG (needs Graphviz's `dot` on PATH).")
-def inspect(model: str, dot_path: str | None, svg_path: str | None) -> None:
+@click.option("--follow-symlinks", is_flag=True, default=None,
+              help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
+def inspect(model: str, dot_path: str | None, svg_path: str | None, follow_symlinks: bool | None) -> None:
     """Summarise MODEL: IR version, layer counts, inputs and outputs.
 
     \b
@@ -29,7 +31,7 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None) -> None:
     from ..report.tables import render_table
 
     try:
-        m = read_model(model)
+        m = read_model(model, follow_symlinks=follow_symlinks or None)
     except IRExecError as e:
         fail(e)
     if dot_path or svg_path:

@@ -35,9 +35,12 @@ from .base import EXIT_FINDINGS, cli, fail
               help="Run this many times; --profile reports medians.")
 @click.option("--max-memory", callback=lambda ctx, param, value: _size(value), metavar="SIZE",
               help="Bytes of tensors a run may hold, e.g. 8GiB (default: $IREXEC_MAX_MEMORY or half the RAM).")
+@click.option("--follow-symlinks", is_flag=True, default=None,
+              help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
 def run(model: str, inputs_path: str | None, output_path: str | None, weights: str | None, compare_path: str | None,
         atol: tuple[str, ...], rtol: tuple[str, ...], dump_dir: str | None, stop_at: str | None, seed: int,
-        input_shapes: tuple[str, ...], save_inputs: str | None, profile: bool, repeat: int, max_memory: int | None) -> None:
+        input_shapes: tuple[str, ...], save_inputs: str | None, profile: bool, repeat: int, max_memory: int | None,
+        follow_symlinks: bool | None) -> None:
     """Run MODEL on the inputs and print a table of its outputs.
 
     \b
@@ -70,9 +73,10 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         raise click.UsageError(e.diagnostics[0].format()) from None
     retain_freed_memory()  # this process exists for the run: reuse its pages (see irexec/heap.py)
     try:
-        reference = load_npz(compare_path, max_memory) if compare_path else None
-        session = Session(model, weights, max_memory=max_memory)
-        feeds = load_npz(inputs_path, max_memory) if inputs_path else session.random_inputs(seed, shapes)
+        follow = follow_symlinks or None
+        reference = load_npz(compare_path, max_memory, follow_symlinks=follow) if compare_path else None
+        session = Session(model, weights, max_memory=max_memory, follow_symlinks=follow)
+        feeds = load_npz(inputs_path, max_memory, follow_symlinks=follow) if inputs_path else session.random_inputs(seed, shapes)
         if not inputs_path and feeds:
             click.echo(f"random inputs (seed {seed}): {describe(feeds)}")
         if save_inputs:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -19,6 +20,7 @@ from lxml import etree
 from .. import dtypes
 from ..dtypes import ElementType
 from ..errors import ERROR, Diagnostic, ModelError
+from ..files import kind_of, open_regular
 from .schema import structure_diagnostics
 
 SUPPORTED_IR_VERSIONS = (10, 11)
@@ -118,16 +120,20 @@ def _parser() -> etree.XMLParser:
 def parse_xml(path: str) -> etree._ElementTree:
     """Parse ``path`` safely, raising ModelError with the line of any defect."""
     try:
-        size = os.path.getsize(path)
+        st = os.stat(path)
     except OSError as e:
         raise ModelError(f"cannot read model file: {e.strerror or e}", code="file-not-found", file=path) from None
+    if not stat.S_ISREG(st.st_mode):  # /dev/zero never ends, a FIFO blocks the open
+        raise ModelError(f"model file {path} is {kind_of(st.st_mode)}; irexec reads regular files only",
+                         code="not-regular-file", file=path)
+    size = st.st_size
     if size > MAX_XML_BYTES:
         raise ModelError(
             f"model XML is {size} bytes, more than the {MAX_XML_BYTES} this reader accepts", code="file-too-large", file=path
         )
     _refuse_entity_declarations(path)
     try:
-        with open(path, "rb") as f:
+        with open_regular(path, "model file") as f:
             tree = etree.parse(f, _parser())
     except etree.XMLSyntaxError as e:
         line = e.lineno if e.lineno else None
@@ -159,7 +165,7 @@ def _first_non_utf8(path: str) -> tuple[int, int, int] | None:
     """(offset, line, byte) of the first byte that is not UTF-8, read in chunks."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset, lines = 0, 0
-    with open(path, "rb") as f:
+    with open_regular(path, "model file") as f:
         if f.read(2) in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
             return None  # UTF-16 with a byte order mark is XML too
         f.seek(0)
@@ -195,7 +201,7 @@ def _refuse_entity_declarations(path: str) -> None:
     """Refuse a DOCTYPE that declares entities or names an external DTD before
     libxml2 sees it, so the finding is `unsafe-xml`, not a syntax error."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path, "model file") as f:
             head = f.read(_PROLOG_BYTES)
     except OSError:
         return  # parse_xml reports it
