@@ -28,7 +28,7 @@ import numpy as np
 
 from . import dtypes
 from .atomic import write_atomically
-from .errors import IRExecError
+from .errors import IRExecError, UsageError
 from .ir.reader import Layer
 from .model import Model
 from .tensorfile import save_npz
@@ -103,10 +103,16 @@ class LayerDumper:
             "outputs": described,
         })
 
-    def close(self) -> None:
-        """Write index.json (call it also when the run failed)."""
+    def close(self, raise_errors: bool = True) -> None:
+        """Write index.json (call it also when the run failed, with ``raise_errors=False``
+        so that a directory that cannot be written does not hide the run's own error)."""
         index = {"format": FORMAT, "model": os.path.abspath(self.model.path), "layers": self.entries}
-        write_atomically(os.path.join(self.directory, INDEX), json.dumps(index, indent=1) + "\n")
+        path = os.path.join(self.directory, INDEX)
+        try:
+            write_atomically(path, json.dumps(index, indent=1) + "\n")
+        except OSError as e:
+            if raise_errors:
+                raise UsageError(f"cannot write {path}: {e.strerror or e}", code="cannot-write-output", file=path) from None
 
 
 def load_dump(directory: str) -> tuple[dict[str, Any], dict[int, dict[str, np.ndarray]]]:

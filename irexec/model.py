@@ -48,7 +48,7 @@ class Model:
 
     def find_layer(self, key: str) -> Layer | None:
         """A layer by id or by name."""
-        if key.isdigit() and int(key) in self.layers:
+        if key.isdigit() and len(key) <= 20 and int(key) in self.layers:  # no int() of 5000 digits
             return self.layers[int(key)]
         for layer in self.layers.values():
             if layer.name == key:

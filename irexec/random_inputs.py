@@ -120,6 +120,9 @@ def random_inputs(
 ) -> dict[str, np.ndarray]:
     """One array per Parameter (keyed by Parameter name), reproducible from
     ``seed``; refused before allocating when over the memory limit."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        shown = repr(seed) if len(repr(seed)) <= 40 else repr(seed)[:40] + "..."
+        raise UsageError(f"seed {shown} must be a non-negative integer", code="bad-seed")
     resolved = resolve_input_shapes(model, shapes)
     limit = limits.resolve(max_memory)
     # every value is drawn as a float64 or int64 temporary, then narrowed

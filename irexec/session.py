@@ -127,17 +127,19 @@ class Session:
         dumper = LayerDumper(self.model, os.fspath(dump)) if dump is not None else None
         profiler = Profiler() if profile else None
         bar = ProgressBar(len(live_layers(self.model, targets)) * repeat) if progress else None
+        failed = True
         try:
             for i in range(repeat):
                 hooks: list[LayerHook] = [h for h in (dumper if i == 0 else None, profiler, bar, on_layer) if h is not None]
                 if profiler is not None and i > 0:
                     profiler.next_run()
                 result = run_model(self.model, feeds, stop_at=stop_key, on_layer=_chain(hooks), max_memory=self.max_memory)
+            failed = False
         finally:
             if bar is not None:
                 bar.close()
             if dumper is not None:
-                dumper.close()
+                dumper.close(raise_errors=not failed)
         return RunReport(result.outputs, dict(feeds), generated, result.stopped_at,
                          profiler.report() if profiler is not None else None,
                          os.fspath(dump) if dump is not None else None, result.warnings)

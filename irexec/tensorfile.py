@@ -12,7 +12,9 @@ import numpy as np
 
 from . import files, limits
 from .atomic import atomic_file
-from .errors import InputError, UsageError
+from .errors import InputError, ModelError, UsageError, shorten
+
+MAX_ZIP_NAME = 0xFFFF
 
 
 def load_npz(path: str, max_memory: int | None = None, *, follow_symlinks: bool | None = None) -> dict[str, np.ndarray]:
@@ -81,6 +83,11 @@ def _check_headers(fobj: BinaryIO, path: str, limit: int) -> None:
 def save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
     """Write ``arrays`` to ``path`` via a temporary file and a rename, so a
     failure leaves neither a partial file nor the temporary behind."""
+    for key in arrays:
+        size = len(key.encode("utf-8", "surrogatepass")) + 4
+        if size > MAX_ZIP_NAME:  # a zip member name is at most 65,535 bytes
+            raise ModelError(f"cannot write {path}: tensor name {shorten(key)} is {size - 4} bytes long; an .npz entry name "
+                             f"holds at most {MAX_ZIP_NAME - 4}", code="tensor-name-too-long", file=path)
     try:
         # written entry by entry (not np.savez) so any key works, even "file"
         with atomic_file(path, ".npz.tmp") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:

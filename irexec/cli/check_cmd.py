@@ -142,7 +142,7 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
     from ..checker import check_model
     from ..gc_pause import gc_paused
     from ..model import read_model
-    from ..report.check_report import FileReport, group_repeated
+    from ..report.check_report import FileReport, cap_findings, group_repeated
 
     start = time.perf_counter()
     try:
@@ -150,7 +150,8 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
             try:
                 model = read_model(path, weights, follow_symlinks=follow_symlinks)
             except IRExecError as e:
-                return FileReport(path, [d.located(file=path) for d in e.diagnostics], 0, time.perf_counter() - start), False
+                return FileReport(path, cap_findings([d.located(file=path) for d in e.diagnostics]), 0,
+                                  time.perf_counter() - start), False
             try:
                 names = {p.name for p in model.parameters}
                 mine = {k: v for k, v in pins.items() if k in names}
@@ -161,7 +162,7 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
     except (InternalError, Exception) as e:  # noqa: BLE001 - a bug must not hide the other files' findings
         bug = Diagnostic("internal-error", f"irexec failed on this file: {type(e).__name__}: {e}", ERROR, file=path)
         return FileReport(path, [bug], 0, time.perf_counter() - start), True
-    return FileReport(path, group_repeated(result.diagnostics), result.layers, time.perf_counter() - start), False
+    return FileReport(path, cap_findings(group_repeated(result.diagnostics)), result.layers, time.perf_counter() - start), False
 
 
 def _colour(choice: str) -> bool:

@@ -69,6 +69,8 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
     try:  # malformed option values are usage errors (exit 2), like click's own
         atol_t, rtol_t = parse_tolerance(atol, "--atol"), parse_tolerance(rtol, "--rtol")
         shapes = parse_input_shapes(input_shapes)
+        if seed < 0:
+            raise UsageError(f"--seed {seed} must be a non-negative integer", code="bad-seed")
     except UsageError as e:
         raise click.UsageError(e.diagnostics[0].format()) from None
     retain_freed_memory()  # this process exists for the run: reuse its pages (see irexec/heap.py)
