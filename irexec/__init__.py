@@ -8,9 +8,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import sys as _sys
 
-from .errors import (
+if _sys.argv[:1] == ["-m"] or _sys.argv[0].endswith(("/irexec", "\\irexec.exe")):  # the command line is starting
+    import signal as _signal
+
+    def _quiet_exit(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)  # a Ctrl-C while the imports run: no traceback (main() restores Ctrl-C)
+
+    try:
+        _signal.signal(_signal.SIGINT, _quiet_exit)
+    except ValueError:  # not the main thread
+        pass
+
+from typing import TYPE_CHECKING, Any  # noqa: E402
+
+from .errors import (  # noqa: E402
     CompareError,
     Diagnostic,
     InputError,

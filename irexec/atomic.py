@@ -1,19 +1,40 @@
 """Files that appear whole or not at all: written under a temporary name in the
 target's directory and renamed over it, so a failure (or a reader racing the
-writer) never sees a partial file and no temporary is left behind."""
+writer) never sees a partial file and no temporary is left behind.
+
+Only a regular file (or nothing) is ever replaced: a character device or a
+named pipe the user names on purpose (``-o /dev/stdout``) is written to
+directly, and anything else (a socket, a block device, a directory) is refused.
+The temporary is removed also when the process is interrupted (SIGINT) or
+terminated (SIGTERM: the command line turns it into an exception)."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from typing import BinaryIO
+
+from . import files
 
 
 @contextlib.contextmanager
 def atomic_file(path: str, suffix: str = ".tmp") -> Iterator[BinaryIO]:
     """A binary file to write; it becomes ``path`` when the block ends without error."""
+    try:
+        mode: int | None = os.stat(path).st_mode
+    except (OSError, ValueError):
+        mode = None  # nothing there yet (or a broken link, which the rename replaces)
+    if mode is not None and not stat.S_ISREG(mode):
+        if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+            with open(path, "wb") as direct:  # e.g. /dev/stdout; never renamed over
+                yield _Stream(direct)  # type: ignore[misc]
+            return
+        raise OSError(errno.EEXIST, f"{files.kind_of(mode)} is there, and irexec replaces only regular files")
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".irexec-", suffix=suffix, dir=directory)
     try:
@@ -26,7 +47,43 @@ def atomic_file(path: str, suffix: str = ".tmp") -> Iterator[BinaryIO]:
         raise
 
 
+class _Stream:
+    """A device or pipe written in order: no seek, no tell (a zip archive then
+    describes its entries after their data instead of going back)."""
+
+    def __init__(self, f: BinaryIO):
+        self._f = f
+
+    def write(self, data: bytes) -> int:
+        return self._f.write(data)
+
+    def flush(self) -> None:
+        self._f.flush()
+
+    def seekable(self) -> bool:
+        return False
+
+    def tell(self) -> int:
+        raise io.UnsupportedOperation("a stream has no position")
+
+    def seek(self, *args: object) -> int:
+        raise io.UnsupportedOperation("a stream cannot seek")
+
+
 def write_atomically(path: str, data: bytes | str) -> None:
     """``data`` (text is written as UTF-8 with the newlines it has) as the file ``path``."""
     with atomic_file(path) as f:
-        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        write_all(f, data.encode("utf-8") if isinstance(data, str) else data)
+
+
+CHUNK = 1 << 30  # one write(2) moves at most 2 GiB - 4 KiB on Linux
+
+
+def write_all(f: BinaryIO, data: bytes) -> None:
+    """Every byte of ``data``, in chunks, or an OSError: a short write is never silent."""
+    view = memoryview(data)
+    while view:
+        n = f.write(view[:CHUNK])
+        if n is None or n <= 0:
+            raise OSError(errno.EIO, "the file system accepted no more bytes")
+        view = view[n:]

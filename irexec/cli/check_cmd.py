@@ -91,7 +91,8 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
         try:
             write_atomically(output_file, text)
         except OSError as e:
-            click.echo(f"irexec: cannot write {output_file}: {e.strerror or e}", err=True)
+            click.echo(Diagnostic("cannot-write-output", f"cannot write {output_file}: {e.strerror or e}", ERROR,
+                                  file=output_file).format(), err=True)
             sys.exit(EXIT_USAGE)
         if not quiet or report.failed:
             click.echo(report.summary_line())
