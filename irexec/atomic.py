@@ -14,8 +14,8 @@ import contextlib
 import errno
 import io
 import os
+import secrets
 import stat
-import tempfile
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -36,15 +36,27 @@ def atomic_file(path: str, suffix: str = ".tmp") -> Iterator[BinaryIO]:
             return
         raise OSError(errno.EEXIST, f"{files.kind_of(mode)} is there, and irexec replaces only regular files")
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".irexec-", suffix=suffix, dir=directory)
+    tmp = None
     try:
+        # the name is known before the file exists: a Ctrl-C or SIGTERM at any point removes it
+        for _ in range(100):
+            tmp = os.path.join(directory, f".irexec-{secrets.token_hex(6)}{suffix}")
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise FileExistsError(errno.EEXIST, "no unused temporary name", directory)
         with os.fdopen(fd, "wb") as f:
             yield f
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         raise
+
 
 
 class _Stream:
