@@ -12,7 +12,7 @@ import numpy as np
 
 from . import dtypes, limits
 from .checker import declared_shape, declared_text
-from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, UsageError
+from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, UsageError, shorten
 from .ir.reader import Layer
 from .model import Model
 from .ops.base import FOLD_LIMIT_ELEMENTS, Op, TensorInfo
@@ -76,7 +76,7 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.nd
     for key, value in feeds.items():
         layer = params.get(key)
         if layer is None:
-            known = ", ".join(repr(p.name) for p in model.parameters) or "none"
+            known = _some_names(model.parameters)
             problems.append(Diagnostic("input-mismatch", f"input {key!r} matches no Parameter (Parameters: {known})", ERROR,
                                        file=model.path))
             continue
@@ -97,14 +97,20 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.nd
                                        f"accepts {pshape}", ERROR, **where))
             continue
         bound[layer.id] = coerced
+    reported = {d.layer_id for d in problems}  # a set: a model may have tens of thousands of Parameters
     for p in model.parameters:
-        if p.id not in bound and not any(d.layer_id == p.id for d in problems):
+        if p.id not in bound and p.id not in reported:
             op = model.ops[p.id]
             problems.append(Diagnostic("input-mismatch", f"no input given for Parameter {p.name!r} "
                                        f"({op.element_type.name}{op.shape})", ERROR, **model.where(p)))  # type: ignore[union-attr]
     if problems:
         raise InputError(problems)
     return bound
+
+
+def _some_names(layers: list[Layer], shown: int = 10) -> str:
+    names = ", ".join(shorten(p.name) for p in layers[:shown]) or "none"
+    return names + (f", and {len(layers) - shown} more" if len(layers) > shown else "")
 
 
 @dataclass

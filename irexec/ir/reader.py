@@ -29,6 +29,10 @@ SUPPORTED_IR_VERSIONS = (10, 11)
 # MiB even for billion-parameter models (the weights live in the .bin).
 MAX_XML_BYTES = 512 * 1024 * 1024
 
+# lxml's items() looks each attribute value up with a scan of the element's
+# attributes, quadratic in their number; past this many they are read otherwise.
+_FEW_ATTRIBUTES = 64
+
 # digit counts are capped: int() of a huge digit string is slow and, past 4300
 # digits, a ValueError; no IR number needs more than 20
 _UINT_RE = re.compile(r"^[0-9]{1,100}$")
@@ -65,16 +69,33 @@ class Layer:
     rt_info: frozenset[str] = frozenset()  # names of the layer's rt_info attributes
 
     def input_index(self, port_id: int) -> int | None:
-        for p in self.inputs:
-            if p.id == port_id:
-                return p.index
-        return None
+        return _port_index(self.inputs, port_id)
 
     def output_index(self, port_id: int) -> int | None:
-        for p in self.outputs:
+        return _port_index(self.outputs, port_id)
+
+
+_INDEXED_PORTS = 16  # longer port lists are looked up through a dict, built once per list
+
+
+def _port_index(ports: list[Port], port_id: int) -> int | None:
+    if len(ports) <= _INDEXED_PORTS:
+        for p in ports:
             if p.id == port_id:
                 return p.index
         return None
+    key = (id(ports), len(ports))
+    table = _port_tables.get(key)
+    if table is None or table[0] is not ports:
+        if len(_port_tables) > 64:
+            _port_tables.clear()
+        table = _port_tables[key] = (ports, {p.id: p.index for p in ports})
+    return table[1].get(port_id)
+
+
+# (list id, length) -> (the list, {port id: index}); few layers have more than 16 ports, so a small cache
+# keeps Layer records small (no per-layer dict)
+_port_tables: dict[tuple[int, int], tuple[list[Port], dict[int, int]]] = {}
 
 
 @dataclass(slots=True)
@@ -331,8 +352,11 @@ def _read_layer(el: etree._Element, index: int, diag: _Collector) -> Layer | Non
     if rt is not None:
         layer.rt_info = frozenset(a.get("name", "") for a in rt.iterchildren("attribute"))
     if data is not None:
-        layer.data = dict(data.items())  # cheaper than through the .attrib proxy
         layer.data_line = data.sourceline
+        if len(data.attrib) <= _FEW_ATTRIBUTES:
+            layer.data = dict(data.items())  # cheaper than through the .attrib proxy
+        else:  # items() finds each value by a scan of the attributes: quadratic; XPath is linear
+            layer.data = {a.attrname: str(a) for a in data.xpath("@*")}
     if first_input is not None:
         _read_ports(first_input, "input", layer.inputs, diag, lid, name)
     if first_output is not None:
