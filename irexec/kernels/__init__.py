@@ -1,0 +1,1 @@
+"""Array kernels shared by the ops, as plain functions over NumPy arrays."""
