@@ -191,7 +191,7 @@ def test_a_special_model_file_is_refused_at_once(kind: str, tmp_path: Path) -> N
         assert "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
 def test_a_special_file_found_in_a_directory_or_pattern_is_a_finding(kind: str, tmp_path: Path) -> None:
     models = tmp_path / "models"
     _roll_model(models / "good")
@@ -202,7 +202,7 @@ def test_a_special_file_found_in_a_directory_or_pattern_is_a_finding(kind: str, 
         assert "bad.xml" in result.stdout and "error[not-regular-file]" in result.stdout, result.stdout
 
 
-@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "dev-zero-copy"])
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero-copy"])
 def test_special_weights_and_inputs_are_refused_at_once(kind: str, tmp_path: Path) -> None:
     xml = _roll_model(tmp_path / "m")
     xml.with_suffix(".bin").unlink()
@@ -242,7 +242,7 @@ def _tree_with_loops(tmp_path: Path, links: int) -> Path:
     return models
 
 
-@pytest.mark.parametrize("links", [1, 2, 5])
+@pytest.mark.parametrize("links", [1, 2])
 def test_patterns_and_walks_do_not_enter_directory_links(links: int, tmp_path: Path) -> None:
     models = _tree_with_loops(tmp_path, links)
     for arg in (f"{models}/**/*.xml", str(models), f"{models}/*/*.xml"):

@@ -100,8 +100,7 @@ def _temporaries(directory: Path) -> list[str]:
     return [p.name for p in directory.rglob(".irexec-*")]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-@pytest.mark.parametrize("what", ["--output", "--dump"])
+@pytest.mark.parametrize(("sig", "what"), [(signal.SIGTERM, "--output"), (signal.SIGTERM, "--dump"), (signal.SIGINT, "--output")])
 def test_a_signal_while_writing_leaves_no_temporary(sig: int, what: str, tmp_path: Path) -> None:
     xml = _model(tmp_path / "m", [48 << 20])  # 192 MiB of f32 in, 96 MiB of f16 out
     out = tmp_path / "out"
