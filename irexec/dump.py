@@ -28,7 +28,6 @@ import numpy as np
 
 from . import dtypes
 from .atomic import cannot_write, write_atomically
-from .errors import IRExecError, UsageError
 from .ir.reader import Layer
 from .model import Model
 from .tensorfile import save_npz

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import dtypes, limits
 from .checker import declared_shape, declared_text
-from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError, shorten
+from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError
 from .ir.reader import Layer
 from .model import BLOCKS_RUN, Model
 from .naming import cast_hint, parameter_label, parameter_list

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import files, limits
 from .atomic import atomic_file, cannot_write
-from .errors import InputError, ModelError, UsageError, shorten
+from .errors import InputError, ModelError, shorten
 
 MAX_ZIP_NAME = 0xFFFF
 

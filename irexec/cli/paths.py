@@ -14,6 +14,7 @@ Missing parent folders of an output are created (``irexec.atomic``).
 from __future__ import annotations
 
 import os
+import stat
 
 from ..errors import ERROR, Diagnostic, IRExecError
 
@@ -32,6 +33,11 @@ def input_problem(path: str, what: str = "file") -> Diagnostic | None:
         return Diagnostic("is-a-directory", f"the {what} {path} is a directory; give a file", ERROR, file=path)
     if not os.path.lexists(path):
         return Diagnostic("file-not-found", f"the {what} {path} does not exist", ERROR, file=path)
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None  # a FIFO or device is never opened (it could block): the reader refuses it, coded
+    except OSError:
+        pass  # a dangling link: the open below says why
     try:
         with open_for_reading(path):
             pass

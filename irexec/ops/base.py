@@ -29,7 +29,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -504,13 +504,13 @@ class Op:
                 for k, o in enumerate(outs)]
 
 
-@lru_cache(maxsize=None)  # one answer per op class's input tuple, asked once per layer
+@cache  # one answer per op class's input tuple, asked once per layer
 def _input_range(specs: tuple[In, ...]) -> tuple[int, int | None]:
     required = sum(1 for i in specs if not i.optional)
     return required, None if any(i.variadic for i in specs) else len(specs)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _has_rules(specs: tuple[In, ...]) -> bool:
     """Whether any declared input restricts its type or rank (Result's and Convert's do not)."""
     return any(i.types != ANY or i.rank is not None for i in specs)

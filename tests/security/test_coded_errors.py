@@ -131,7 +131,7 @@ def test_a_dump_directory_that_cannot_be_written_is_cannot_write_output(tmp_path
     xml = _base(tmp_path)
     result = run_cli("run", xml, "--dump", "/proc")
     _no_internal_error(result)
-    assert result.exit_code == 2 and "error[cannot-write-output]" in result.output, result.output
+    assert result.exit_code == 1 and "error[cannot-write-output]" in result.output, result.output
 
 
 def test_a_negative_seed_and_a_huge_layer_id_are_usage_errors(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
