@@ -284,25 +284,24 @@ def broadcast_numpy(a: PartialShape, b: PartialShape) -> PartialShape | None:
     return PartialShape(tuple(out))
 
 
-def broadcast_pdpd(a: PartialShape, b: PartialShape, axis: int) -> PartialShape | None:
-    """PDPD broadcasting: ``b`` is broadcast onto ``a`` starting at ``axis``
-    (-1: aligned right); the result has ``a``'s shape, None if incompatible."""
+def broadcast_pdpd(a: PartialShape, b: PartialShape, axis: int = 0) -> PartialShape | None:
+    """PDPD broadcasting as OpenVINO infers it: ``b`` is laid onto ``a``
+    starting at ``axis`` (-1: aligned right; an IR's ``auto_broadcast="pdpd"``
+    means axis 0); the result has ``a``'s rank, None if incompatible."""
     if a.dims is None or b.dims is None:
-        return a
+        return PartialShape(None)
     if len(b.dims) > len(a.dims):
         return None
-    dims_b = list(b.dims)
-    if axis < 0:
-        axis = len(a.dims) - len(dims_b)
-    while dims_b and dims_b[-1].is_static and dims_b[-1].lo == 1:
-        dims_b.pop()  # trailing ones broadcast anywhere
-    if axis < 0 or axis + len(dims_b) > len(a.dims):
+    if axis == -1:
+        axis = len(a.dims) - len(b.dims)
+    if axis < 0 or axis + len(b.dims) > len(a.dims):
         return None
     out = list(a.dims)
-    for k, d in enumerate(dims_b):
-        if d.is_static and d.lo == 1:
-            continue
-        m = out[axis + k].intersect(d)
+    for k, d in enumerate(b.dims):
+        dst = out[axis + k]
+        if dst.is_static and d.is_static and d.lo > dst.lo:
+            return None
+        m = broadcast_dim(dst, d)
         if m is None:
             return None
         out[axis + k] = m

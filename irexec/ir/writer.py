@@ -64,6 +64,7 @@ class IRBuilder:
     version: int = 11
     layers: list[_LayerSpec] = field(default_factory=list)
     blob: bytearray = field(default_factory=bytearray)
+    _outputs: dict[int, list[Out]] = field(default_factory=dict, repr=False)
 
     def _next_id(self) -> int:
         return len(self.layers)
@@ -105,18 +106,27 @@ class IRBuilder:
         name: str | None = None,
         outputs: Sequence[tuple[Sequence[int] | None, str]] | None = None,
         names: Sequence[str] = (),
+        port_names: Sequence[Sequence[str]] | None = None,
     ) -> Out:
-        """Add a layer; outputs as (dims, element type) pairs, else inferred."""
+        """Add a layer; outputs as (dims, element type) pairs, else inferred.
+        ``names`` are the tensor names of output 0, ``port_names`` those of each output."""
         lid = self._next_id()
         data = None if attrs is None else {k: str(v) for k, v in attrs.items()}
         if outputs is None:
             outs = self._infer(type, version, inputs, data or {})
         else:
             outs = [(None if d is None else tuple(d), et, None) for d, et in outputs]
-        specs = [(o[0], o[1], tuple(names) if i == 0 else ()) for i, o in enumerate(outs)]
+        if port_names is None:
+            port_names = [tuple(names) if i == 0 else () for i in range(len(outs))]
+        specs = [(o[0], o[1], tuple(port_names[i])) for i, o in enumerate(outs)]
         self.layers.append(_LayerSpec(lid, name or f"{type}_{lid}", type, version, data, list(inputs), specs))
+        self._outputs[lid] = [Out(lid, len(inputs) + k, o[0], o[1], o[2]) for k, o in enumerate(outs)]
         first = outs[0] if outs else (None, "undefined", None)
         return Out(lid, len(inputs), first[0], first[1], first[2])
+
+    def outputs_of(self, first: Out) -> list[Out]:
+        """Every output of the layer that ``first`` is an output of."""
+        return self._outputs[first.layer]
 
     def _infer(self, type: str, version: str, inputs: Sequence[Out], data: dict[str, str]) -> list[tuple[Any, str, Any]]:
         from ..ops.registry import resolve

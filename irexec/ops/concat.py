@@ -33,24 +33,24 @@ class Concat1(Op):
         assert rank is not None
         axis = normalize_axis(self.axis, rank, "axis", "axis-out-of-range")
         dims: list[Dim] = [Dim(0, None)] * rank
-        total: Dim | None = Dim(0, 0)
+        total = Dim(0, 0)
         for k, info in enumerate(inputs):
             shape = info.shape
             if shape.dims is None:
-                total = None
+                total = total + Dim(0, None)  # adds an unknown length: the lower bound stays
                 continue
             if len(shape.dims) != rank:
                 raise op_error(f"input {k} has rank {len(shape.dims)} but input 0 has rank {rank}", "incompatible-inputs", k)
             for a, d in enumerate(shape.dims):
                 if a == axis:
-                    total = None if total is None else total + d
+                    total = total + d
                     continue
                 merged = dims[a].intersect(d)
                 if merged is None:
                     raise op_error(f"input {k} {shape} does not match the others in dim {a} (outside axis {axis}): "
                                    f"{d} against {dims[a]}", "incompatible-inputs", k)
                 dims[a] = merged
-        dims[axis] = total if total is not None else Dim(0, None)
+        dims[axis] = total
         return Inference([TensorInfo(PartialShape(tuple(dims)), etype)], axis)
 
     def compute(self, plan: Any, *inputs: np.ndarray) -> Sequence[np.ndarray]:

@@ -126,10 +126,13 @@ def broadcast_shapes(a: PartialShape, b: PartialShape, rule: str) -> tuple[Parti
             raise op_error(f"auto_broadcast=none needs equal shapes, got {a} and {b}", "incompatible-inputs", 1)
         return merged, None
     if rule == "pdpd":
-        merged = broadcast_pdpd(a, b, -1)
+        merged = broadcast_pdpd(a, b)
         if merged is None:
-            raise op_error(f"{b} cannot be broadcast onto {a} (auto_broadcast=pdpd)", "incompatible-inputs", 1)
-        return merged, None  # axis -1: b is aligned right, which NumPy broadcasting already does
+            raise op_error(f"{b} cannot be broadcast onto {a} (auto_broadcast=pdpd: b laid onto a from its first dim)",
+                           "incompatible-inputs", 1)
+        if a.rank is None or b.rank is None or not b.is_static:
+            return merged, None
+        return merged, b.to_tuple() + (1,) * (a.rank - b.rank)  # b's dims padded on the right, for NumPy
     merged = broadcast_numpy(a, b)
     if merged is None:
         raise op_error(f"shapes {a} and {b} cannot be broadcast together (numpy rules)", "incompatible-inputs", 1)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..shapes import Dim, PartialShape
+from ..shapes import PartialShape
 from .base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, op_error
 from .helpers import const_axes
 from .registry import register
@@ -43,7 +43,7 @@ class Split1(Op):
         if d.is_static and d.value % n:
             raise op_error(f"dim {a} of the data {data.shape} is {d.value}, which does not split into {n} equal parts",
                            "incompatible-inputs", DATA)
-        dims[a] = Dim(-(-d.lo // n), None if d.hi is None else d.hi // n)
+        dims[a] = d.floordiv(n)  # as OpenVINO: both bounds rounded down
         return Inference([TensorInfo(PartialShape(tuple(dims)), data.etype)] * n, a)
 
     def compute(self, plan: int, data: np.ndarray, axis: np.ndarray) -> Sequence[np.ndarray]:

@@ -1,0 +1,377 @@
+"""The conformance harness every op plugs into with a table of cases.
+
+    TABLES = [OpTable("Add", "opset1", cases=[Case("broadcast", [a, b]), ...], reference=ref_add)]
+    test_conformance = conformance(TABLES)
+
+For each table it checks, as separate tests:
+
+* ``reference``: irexec's run of an IR file holding every case against the
+  table's reference (exact or float64, written from the spec) and against
+  hand-worked ``expect`` outputs, within ``tol``.  The run holds every kernel
+  to its own inference (IREXEC_VERIFY_KERNELS).
+* ``openvino-values``: irexec against OpenVINO's CPU plugin on the same file,
+  within ``ov_tol``; cases with ``ov=<reason>`` are the documented divergences.
+* ``openvino-shapes``: irexec's inferred output shapes and element types
+  against OpenVINO's own shape inference (the same IR read back by
+  ``read_model``) with every Parameter input static, dynamic, interval and of
+  dynamic rank; both must accept or both refuse.
+* ``declared-dims``: a corrupted declared output dim is a shape-mismatch.
+* ``errors``: each ``ErrorCase`` is refused by ``irexec check`` with its code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import pytest
+
+ov = pytest.importorskip("openvino")
+from lxml import etree
+from oracle import compile_ir, core, infer, raw_bits
+
+import irexec
+from irexec import dtypes
+from irexec.errors import IRExecError
+from irexec.ir.writer import IRBuilder, Out
+from irexec.ops.registry import resolve
+from irexec.shapes import parse_partial_shape
+
+
+@dataclass(frozen=True)
+class Tol:
+    """How close two float outputs must be: ``EXACT`` bits, ``ulps`` units in
+    the last place of the output type, or ``rtol``/``atol`` as np.isclose.
+    Integer and boolean outputs are always compared exactly."""
+
+    ulps: int | None = None
+    rtol: float = 0.0
+    atol: float = 0.0
+    EXACT: ClassVar[Tol]
+
+    @property
+    def exact(self) -> bool:
+        return self.ulps is None and self.rtol == 0 and self.atol == 0
+
+    def __str__(self) -> str:
+        if self.exact:
+            return "exact"
+        return f"{self.ulps} ulp" if self.ulps is not None else f"rtol={self.rtol:g} atol={self.atol:g}"
+
+
+Tol.EXACT = Tol()
+
+
+@dataclass
+class Case:
+    id: str
+    inputs: list[np.ndarray]
+    attrs: dict[str, Any] = field(default_factory=dict)
+    const: tuple[int, ...] = ()  # inputs written as Const; the others are Parameters
+    ov: bool | str = True  # a string: why OpenVINO CPU is not compared (a documented divergence)
+    ov_shapes: bool | str = True  # a string: why OpenVINO's shape inference is not compared
+    expect: list[np.ndarray] | None = None  # hand-worked outputs (a spec example)
+
+
+@dataclass
+class ErrorCase:
+    id: str
+    inputs: list[np.ndarray]
+    attrs: dict[str, Any] = field(default_factory=dict)
+    const: tuple[int, ...] = ()
+    code: str = ""
+    # inputs given as (shape text, element type) Parameters instead of arrays, for shape-only errors
+    shapes: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+
+Reference = Callable[[list[np.ndarray], dict[str, Any]], list[np.ndarray]]
+
+
+@dataclass
+class OpTable:
+    type: str
+    opset: str
+    cases: list[Case]
+    reference: Reference | None = None
+    tol: Tol = Tol.EXACT
+    ov_tol: Tol | None = None  # defaults to tol
+    errors: list[ErrorCase] = field(default_factory=list)
+    id: str = ""
+
+    def __str__(self) -> str:
+        return self.id or f"{self.type}-{self.opset}"
+
+
+ASPECTS = ("reference", "openvino-values", "openvino-shapes", "declared-dims", "errors")
+
+
+def conformance(tables: Sequence[OpTable]) -> Callable[..., None]:
+    """A pytest test function running every aspect of every table."""
+
+    @pytest.mark.parametrize("aspect", ASPECTS)
+    @pytest.mark.parametrize("table", tables, ids=str)
+    def test_conformance(table: OpTable, aspect: str, tmp_path: Path) -> None:
+        CHECKS[aspect](table, tmp_path)
+
+    return test_conformance
+
+
+# ------------------------------------------------------------------ building IR
+
+def _etype(arr: np.ndarray) -> str:
+    et = dtypes.from_dtype(arr.dtype)
+    assert et is not None, f"no IR element type for {arr.dtype}"
+    return et.name
+
+
+def _out_name(k: int, j: int) -> str:
+    return f"c{k}_out{j}"
+
+
+def _add_case(b: IRBuilder, table: OpTable, k: int, inputs: Sequence[np.ndarray], attrs: dict[str, Any], const: tuple[int, ...],
+              shapes: dict[int, str] | None = None, param_types: dict[int, str] | None = None) -> tuple[list[Out] | None, Exception | None]:
+    """The case's op and its Results; (None, error) when irexec refuses to infer it."""
+    ins = []
+    for i, arr in enumerate(inputs):
+        if i in const:
+            ins.append(b.const(arr))
+        else:
+            shape = (shapes or {}).get(i, ",".join(map(str, np.shape(arr))))
+            ins.append(b.parameter(f"c{k}_in{i}", shape, (param_types or {}).get(i) or _etype(np.asarray(arr))))
+    data = {key: _attr_text(v) for key, v in attrs.items()}
+    try:
+        first = b.layer(table.type, table.opset, ins, data, name=f"op{k}")
+        error = None
+    except IRExecError as e:
+        # written with undeclared dims so the file exists; the caller decides what the refusal means
+        error = e
+        cls = resolve(table.type, table.opset)
+        op = cls.build(None, data)[0] if cls is not None else None
+        count = op.num_outputs(len(ins)) if op is not None else 1
+        first = b.layer(table.type, table.opset, ins, data, name=f"op{k}", outputs=[(None, "f32")] * count)
+    outs = b.outputs_of(first)
+    spec = b.layers[first.layer]
+    spec.outputs = [(dims, et, (_out_name(k, j),)) for j, (dims, et, _) in enumerate(spec.outputs)]
+    for j, o in enumerate(outs):
+        b.result(o, name=f"c{k}_result{j}")
+    return (None, error) if error is not None else (outs, None)
+
+
+def _attr_text(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return ",".join(str(x) for x in v)
+    return str(v)
+
+
+def _write(b: IRBuilder, path: Path) -> str:
+    b.write(path)
+    return str(path)
+
+
+def _feeds(cases: Sequence[tuple[int, Case]]) -> dict[str, np.ndarray]:
+    return {f"c{k}_in{i}": np.asarray(arr) for k, c in cases for i, arr in enumerate(c.inputs) if i not in c.const}
+
+
+def _batch(table: OpTable, cases: Sequence[tuple[int, Case]], path: Path) -> str:
+    b = IRBuilder(name=str(table))
+    for k, c in cases:
+        _, error = _add_case(b, table, k, c.inputs, c.attrs, c.const)
+        if error is not None:
+            raise AssertionError(f"case {c.id}: irexec refuses a valid case: {error}")
+    return _write(b, path)
+
+
+# ------------------------------------------------------------------ comparing
+
+def _ordered(a: np.ndarray) -> np.ndarray:
+    """Float bits mapped to integers whose order is the order of the values."""
+    bits = raw_bits(a).astype(np.int64)
+    width = a.dtype.itemsize * 8
+    sign = 1 << (width - 1)
+    mag = bits & (sign - 1)
+    return np.where(bits & sign, -mag, mag)
+
+
+def assert_close(got: np.ndarray, want: np.ndarray, tol: Tol, what: str) -> None:
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
+    is_float = got.dtype.kind == "f" or got.dtype.name == "bfloat16"
+    if tol.exact or not is_float:
+        bad = raw_bits(got) != raw_bits(want)
+        if is_float:  # any NaN matches any NaN: payloads are not part of any promise
+            g64, w64 = got.astype(np.float64), want.astype(np.float64)
+            bad &= ~(np.isnan(g64) & np.isnan(w64))
+    else:
+        g64, w64 = got.astype(np.float64), want.astype(np.float64)
+        nan_g, nan_w = np.isnan(g64), np.isnan(w64)
+        if tol.ulps is not None:
+            dist = np.abs(_ordered(got) - _ordered(want))
+            bad = (dist > tol.ulps) & ~(nan_g & nan_w)
+        else:
+            with np.errstate(invalid="ignore", over="ignore"):
+                bad = ~np.isclose(g64, w64, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
+            bad |= (np.isinf(g64) | np.isinf(w64)) & (g64 != w64)
+        bad |= nan_g != nan_w
+    if bad.any():
+        idx = [tuple(int(i) for i in w) for w in np.argwhere(bad)[:5]]
+        details = ", ".join(f"{i}: {got[i]!r} vs {want[i]!r}" for i in idx)
+        raise AssertionError(f"{what}: {int(bad.sum())} of {bad.size} elements differ beyond {tol}; first: {details}")
+
+
+# ------------------------------------------------------------------ aspects
+
+def check_reference(table: OpTable, tmp: Path) -> None:
+    cases = list(enumerate(table.cases))
+    if table.reference is None and not any(c.expect for c in table.cases):
+        pytest.skip("no reference and no hand-worked outputs for this table")
+    xml = _batch(table, cases, tmp / "model.xml")
+    got = irexec.run(xml, _feeds(cases))
+    for k, c in cases:
+        outs = [got[name] for name in _names_of(got, k)]
+        if table.reference is not None:
+            want = table.reference([np.asarray(x) for x in c.inputs], dict(c.attrs))
+            assert len(outs) == len(want), f"case {c.id}: {len(outs)} outputs, reference has {len(want)}"
+            for j, (g, w) in enumerate(zip(outs, want)):
+                assert_close(g, w, table.tol, f"case {c.id} output {j} vs reference")
+        for j, w in enumerate(c.expect or ()):
+            assert_close(outs[j], np.asarray(w), Tol.EXACT if table.tol.exact else table.tol, f"case {c.id} output {j} vs expected")
+
+
+def _names_of(outputs: dict[str, np.ndarray], k: int) -> list[str]:
+    prefix = f"c{k}_out"
+    return sorted((n for n in outputs if n.startswith(prefix)), key=lambda n: int(n[len(prefix):]))
+
+
+def check_openvino_values(table: OpTable, tmp: Path) -> None:
+    cases = [(k, c) for k, c in enumerate(table.cases) if c.ov is True]
+    if not cases:
+        pytest.skip("every case is a documented divergence from OpenVINO CPU")
+    xml = _batch(table, cases, tmp / "model.xml")
+    ours = irexec.run(xml, _feeds(cases))
+    theirs = infer(compile_ir(xml), _feeds(cases))
+    tol = table.ov_tol or table.tol
+    for k, c in cases:
+        for name in _names_of(ours, k):
+            assert name in theirs, f"case {c.id}: OpenVINO has no output {name}"
+            assert_close(ours[name], theirs[name], tol, f"case {c.id} {name} vs OpenVINO CPU")
+
+
+VARIANTS = ("static", "dynamic", "interval", "dynamic-rank")
+
+
+def _variant(shape: tuple[int, ...], variant: str) -> str:
+    if variant == "static":
+        return ",".join(map(str, shape))
+    if variant == "dynamic":
+        return ",".join("?" for _ in shape)
+    if variant == "interval":
+        return ",".join(f"{max(d - 1, 0)}..{d + 2}" for d in shape)
+    return "..."
+
+
+def _openvino_outputs(xml: str, name: str) -> list[tuple[str, str]] | Exception:
+    try:
+        model = core().read_model(xml)
+    except Exception as e:  # OpenVINO refuses the op: the test decides whether irexec should too
+        return e
+    for node in model.get_ops():
+        if node.get_friendly_name() == name:
+            return [(str(node.get_output_partial_shape(j)), node.get_output_element_type(j).get_type_name())
+                    for j in range(node.get_output_size())]
+    raise AssertionError(f"OpenVINO's model has no layer {name}")
+
+
+def check_openvino_shapes(table: OpTable, tmp: Path) -> None:
+    failures = []
+    compared = 0
+    for k, c in enumerate(table.cases):
+        if c.ov_shapes is not True:
+            continue
+        params = [i for i in range(len(c.inputs)) if i not in c.const]
+        for variant in VARIANTS:
+            if variant != "static" and not params:
+                continue
+            b = IRBuilder(name=f"{table}-{variant}")
+            shapes = {i: _variant(np.shape(c.inputs[i]), variant) for i in params}
+            _, error = _add_case(b, table, 0, c.inputs, c.attrs, c.const, shapes)
+            xml = _write(b, tmp / f"c{k}-{variant}.xml")
+            theirs = _openvino_outputs(xml, "op0")
+            result = irexec.check(xml)
+            errors = [d for d in result.errors if d.code != "shape-mismatch"]
+            where = f"case {c.id} ({variant}: {', '.join(shapes.values()) or 'constants'})"
+            compared += 1
+            if isinstance(theirs, Exception):
+                if not errors and error is None:
+                    failures.append(f"{where}: OpenVINO refuses it ({str(theirs).splitlines()[0][:200]}) but irexec accepts it")
+                continue
+            if errors or error is not None:
+                failures.append(f"{where}: OpenVINO accepts it but irexec refuses: {error or errors[0]}")
+                continue
+            lid = next(layer.id for layer in irexec.read_model(xml).layers.values() if layer.name == "op0")
+            for j, (ov_shape, ov_type) in enumerate(theirs):
+                info = result.tensors.get((lid, j))
+                if info is None:
+                    failures.append(f"{where} output {j}: irexec inferred nothing")
+                    continue
+                want = parse_partial_shape(ov_shape)
+                if info.shape != want or info.etype.name != ov_type:
+                    failures.append(f"{where} output {j}: irexec {info.etype.name}{info.shape}, OpenVINO {ov_type}{want}")
+    if not compared:
+        pytest.skip("no case compares shapes with OpenVINO")
+    assert not failures, "\n".join(failures)
+
+
+def check_declared_dims(table: OpTable, tmp: Path) -> None:
+    cases = list(enumerate(table.cases))
+    xml = _batch(table, cases, tmp / "model.xml")
+    tree = etree.parse(xml)
+    corrupted = set()
+    for k, _ in cases:
+        layer = tree.find(f".//layer[@name='op{k}']")
+        dim = layer.find("output/port/dim") if layer is not None else None
+        if dim is not None:
+            dim.text = str(int(dim.text) + 1)
+            corrupted.add(f"op{k}")
+    if not corrupted:
+        pytest.skip("no case has a static output dim to corrupt")
+    tree.write(xml)
+    result = irexec.check(xml)
+    flagged = {d.layer_name for d in result.errors if d.code == "shape-mismatch" and d.port_kind == "output"}
+    assert corrupted <= flagged, f"corrupted dims not caught in {sorted(corrupted - flagged)}"
+
+
+def check_errors(table: OpTable, tmp: Path) -> None:
+    if not table.errors:
+        pytest.skip("no error cases")
+    failures = []
+    for n, e in enumerate(table.errors):
+        b = IRBuilder(name=f"{table}-error")
+        shapes = {i: s for i, (s, _) in e.shapes.items()}
+        types = {i: t for i, (_, t) in e.shapes.items()}
+        try:
+            _add_case(b, table, 0, e.inputs, e.attrs, e.const, shapes, types)
+        except IRExecError as err:  # refused while the attributes were parsed
+            if e.code not in {d.code for d in err.diagnostics}:
+                failures.append(f"{e.id}: refused with {err.code}, expected {e.code}")
+            continue
+        xml = _write(b, tmp / f"error{n}.xml")
+        result = irexec.check(xml)
+        codes = {d.code for d in result.errors if d.layer_name == "op0"}
+        if e.code not in codes:
+            failures.append(f"{e.id}: irexec check gave {sorted(codes) or 'no error'}, expected {e.code}")
+    assert not failures, "\n".join(failures)
+
+
+CHECKS: dict[str, Callable[[OpTable, Path], None]] = {
+    "reference": check_reference,
+    "openvino-values": check_openvino_values,
+    "openvino-shapes": check_openvino_shapes,
+    "declared-dims": check_declared_dims,
+    "errors": check_errors,
+}
