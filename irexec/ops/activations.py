@@ -46,7 +46,7 @@ def _round(x: np.ndarray, op: Op) -> np.ndarray:
     if op.mode == "half_to_even":  # type: ignore[attr-defined]
         return np.rint(x)
     t = np.trunc(x)
-    return t + np.where(np.abs(x - t) >= 0.5, np.sign(x), 0).astype(x.dtype)  # half away from zero
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(x.dtype)  # half away from zero; -0 stays -0
 
 
 def _int_or(fn):  # integer inputs are already whole: identity
@@ -96,9 +96,9 @@ unary("Atan", 1, _f64(np.arctan), precise=True, summary="arctangent")
 unary("Sinh", 1, _f64(np.sinh), precise=True, summary="hyperbolic sine")
 unary("Cosh", 1, _f64(np.cosh), precise=True, summary="hyperbolic cosine")
 unary("Tanh", 1, _f64(np.tanh), precise=True, summary="hyperbolic tangent")
-unary("Asinh", 3, _f64(np.arcsinh), precise=True, summary="inverse hyperbolic sine")
-unary("Acosh", 3, _f64(np.arccosh), precise=True, summary="inverse hyperbolic cosine")
-unary("Atanh", 3, _f64(np.arctanh), precise=True, summary="inverse hyperbolic tangent")
+unary("Asinh", 3, _f64(np.arcsinh), precise=True, since=4, summary="inverse hyperbolic sine")
+unary("Acosh", 3, _f64(np.arccosh), precise=True, since=4, summary="inverse hyperbolic cosine")
+unary("Atanh", 3, _f64(np.arctanh), precise=True, since=4, summary="inverse hyperbolic tangent")
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
