@@ -121,8 +121,8 @@ def _mean(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
             return np.zeros_like(total)
         q = total // count
         return q + ((q * count != total) & (total < 0)).astype(q.dtype)  # C division truncates
-    total = _sum_f32(data, axes, keep)
-    return np.divide(total, count, out=total) if count else total / 0.0
+    total = np.asarray(_sum_f32(data, axes, keep))
+    return total / count if count else total / 0.0
 
 
 def _l1(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
@@ -134,8 +134,7 @@ def _l2(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
         squares = np.multiply(data, data, dtype=data.dtype)
         return np.sqrt(np.sum(squares, axis=axes, keepdims=keep, dtype=data.dtype).astype(np.float64))
     squares = np.square(data, dtype=np.float32 if data.itemsize < 4 else data.dtype)
-    total = np.sum(squares, axis=axes, keepdims=keep)
-    return np.sqrt(total, out=total)
+    return np.sqrt(np.sum(squares, axis=axes, keepdims=keep))
 
 
 reduction("ReduceMax", 1, _max, summary="maximum over axes")
