@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.special import erf
+from .arithmetic import maximum
 from .base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
 from .elementwise import broadcast_shapes, unary
 from .registry import register
@@ -28,9 +29,7 @@ def _is_float(x: np.ndarray) -> bool:
 def _relu(x: np.ndarray) -> np.ndarray:
     if x.dtype.kind == "u":
         return x.copy()
-    if not _is_float(x):
-        return np.maximum(x, 0)
-    return np.where(x > 0, x, np.zeros((), x.dtype))  # x > 0 ? x : 0: NaN and -0 give +0, as OpenVINO
+    return maximum(x, np.zeros((), x.dtype))  # x > 0 ? x : 0: NaN and -0 give +0, as OpenVINO
 
 
 def _sign(x: np.ndarray) -> np.ndarray:

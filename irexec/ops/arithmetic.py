@@ -75,16 +75,28 @@ def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(neg, small, pos)
 
 
-def _maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if a.dtype.kind != "f" and a.dtype.name != "bfloat16":
-        return np.maximum(a, b)
-    return np.where(a > b, a, b)  # a > b ? a : b, as OpenVINO: NaN in b wins, NaN in a loses
+_SIMD_TIES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if a.dtype.kind != "f" and a.dtype.name != "bfloat16":
-        return np.minimum(a, b)
-    return np.where(a < b, a, b)
+def _select(a: np.ndarray, b: np.ndarray, ufunc: np.ufunc, better: np.ufunc) -> np.ndarray:
+    """``better(a, b) ? a : b`` as OpenVINO computes Maximum and Minimum: NaN in
+    b wins, NaN in a loses, of two equal zeros b is taken."""
+    if a.dtype.kind in "iub":
+        return ufunc(a, b)
+    if a.dtype in _SIMD_TIES:
+        out = ufunc(a, b)  # NaN from either side; equal values give b for these types
+        if a.size and np.isnan(np.min(a)):  # rare: a NaN against a number gives that number
+            out = np.where(np.isnan(a) & ~np.isnan(b), b, out)
+        return out
+    return np.where(better(a, b), a, b)
+
+
+def maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _select(a, b, np.maximum, np.greater)
+
+
+def minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _select(a, b, np.minimum, np.less)
 
 
 def _squared_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -98,8 +110,8 @@ binary("Multiply", 1, np.multiply, bounds=multiply_bounds, summary="a * b")
 binary("Divide", 1, _divide, with_op=True, bounds=divide_bounds, summary="a / b (integers: floor division by default)",
        attributes={"m_pythondiv": Attr("bool", True, doc="integer division rounds toward -inf (true) or zero")})
 binary("Power", 1, _power, precise=True, summary="a ** b")
-binary("Maximum", 1, _maximum, bounds=maximum_bounds, summary="max(a, b)")
-binary("Minimum", 1, _minimum, bounds=minimum_bounds, summary="min(a, b)")
+binary("Maximum", 1, maximum, bounds=maximum_bounds, summary="max(a, b)")
+binary("Minimum", 1, minimum, bounds=minimum_bounds, summary="min(a, b)")
 binary("Mod", 1, _mod, summary="a mod b, sign of a (truncated)")
 binary("FloorMod", 1, _floor_mod, summary="a mod b, sign of b (floored)")
 binary("SquaredDifference", 1, _squared_difference, precise=True, summary="(a - b) ** 2")
