@@ -10,7 +10,7 @@ Sections (``--only`` picks some):
 math       elementwise kernels against the matching NumPy ufunc on 32 MiB of f32,
            MatMul against np.matmul, SoftMax and MVN against OpenVINO CPU on
            [64,128,768] f32 (OpenVINO on all of them where it runs them).
-ops        Roll, Gather and ReverseSequence kernels (``op.compute()``, which
+ops        Roll, Gather and ReverseSequence kernels (``op.compute(plan, ...)``, which
            allocates its output) against ``np.copyto`` into a preallocated
            array (the memory floor), ``x.copy()`` (the floor for anything that
            allocates its output), the naive NumPy way and OpenVINO CPU in the
@@ -232,7 +232,7 @@ def bench_case(case: Case, shape: tuple[int, ...], rounds: int, inner: int, dire
     model = irexec.read_model(str(xml))
     layer = next(l for l in model.layers.values() if l.type == case.op)
     srcs = model.graph.inputs_of(layer.id)
-    consts = [np.asarray(model.ops[s[0]].compute()[0]) for s in srcs[1:]]  # type: ignore[index,union-attr]
+    consts = [np.asarray(model.ops[s[0]].run()[0]) for s in srcs[1:]]  # type: ignore[index,union-attr]
     expected = case.naive(x, consts)
 
     contenders: dict[str, Callable[[], Any]] = {
@@ -244,12 +244,13 @@ def bench_case(case: Case, shape: tuple[int, ...], rounds: int, inner: int, dire
     if resolve(case.op, case.version) is None or op is None:
         row.note = f"{case.op} not implemented"
     else:
-        got = op.compute(x, *consts)[0]
+        plan = op.plan_for([x, *consts]).plan  # inference once, as a run caches it per input signature
+        got = op.compute(plan, x, *consts)[0]
         if not np.array_equal(got, expected):
             row.note = "irexec differs from NumPy!"
         loaded = irexec.load(str(xml))
-        contenders["irexec"] = lambda: op.compute(x, *consts)
-        warm = warm_kernel(op, [x, *consts], expected)
+        contenders["irexec"] = lambda: op.compute(plan, x, *consts)
+        warm = warm_kernel(op, [plan, x, *consts], expected)
         if warm is not None:
             contenders["warm"] = warm
         contenders["run"] = lambda: irexec.run(loaded, {"data": x})
@@ -348,7 +349,7 @@ def section_ops(args: argparse.Namespace, directory: Path) -> list[str]:
                      fmt_ratio(ratio(r, "openvino")), fmt_ratio(_div(t, "warm", "memcpy")), r.note])
     out.append(table(headers, body))
     out.append("")
-    out.append("irexec ms: op.compute() alone; run ms: the whole irexec.run of the single-op model (feeds,")
+    out.append("irexec ms: op.compute(plan, ...) alone; run ms: the whole irexec.run of the single-op model (feeds,")
     out.append("Parameter, Const, Result, bookkeeping). Both allocate the output on every call.")
     out.append("warm x memcpy: the same kernel writing into a reused output buffer, over memcpy: its data")
     out.append("movement alone, without the fresh output's page faults (a diagnostic; a run always allocates).")

@@ -108,7 +108,7 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
             accepted = spellings[key] = _accepted_types(info, layer, inputs)
             tensors[key] = _check_output_port(model, layer, port, info, out, accepted)
     for name in pins:
-        out.append(Diagnostic("input-mismatch", f"--input-shape names {name!r}, which is not a Parameter of this model",
+        out.append(Diagnostic("unknown-name", f"--input-shape names {name!r}, which is not a Parameter of this model",
                               ERROR, file=model.path))
     out.sort(key=lambda d: d.line or 0)
     return result
@@ -117,7 +117,7 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
 def _pin(model: Model, layer: Layer, info: TensorInfo, pin: PartialShape, out: list[Diagnostic]) -> TensorInfo:
     merged = info.shape.intersect(pin)
     if merged is None:
-        out.append(Diagnostic("input-mismatch", f"--input-shape {pin} does not fit the declared shape {info.shape}",
+        out.append(Diagnostic("input-shape-mismatch", f"--input-shape {pin} does not fit the declared shape {info.shape}",
                               ERROR, **model.where(layer)))
         return info
     return TensorInfo(merged, info.etype)

@@ -237,7 +237,7 @@ def compare_outputs(
     if unknown:
         known = ", ".join(repr(k) for k in actual) or "none"
         raise UsageError(f"tolerance given for {', '.join(repr(u) for u in unknown)}, which is not an output "
-                         f"(outputs: {known})", code="unknown-output")
+                         f"(outputs: {known})", code="unknown-name")
     comparisons = []
     for name, arr in actual.items():
         a_tol, r_tol = atol_t.get(name), rtol_t.get(name)

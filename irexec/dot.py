@@ -11,7 +11,7 @@ import os
 import shutil
 import subprocess
 
-from .atomic import write_atomically
+from .atomic import cannot_write, write_atomically
 from .checker import check_model
 from .errors import IRExecError
 from .ir.reader import Layer, Port
@@ -86,7 +86,7 @@ def write_dot(path: str, text: str) -> None:
     try:
         write_atomically(path, text)
     except OSError as e:
-        raise IRExecError(f"cannot write {path}: {e.strerror or e}", code="cannot-write-output", file=path) from None
+        raise cannot_write(path, e) from None
 
 
 def render_svg(text: str, path: str) -> None:
@@ -106,4 +106,4 @@ def render_svg(text: str, path: str) -> None:
     try:
         write_atomically(path, proc.stdout)
     except OSError as e:
-        raise IRExecError(f"cannot write {path}: {e.strerror or e}", code="cannot-write-output", file=path) from None
+        raise cannot_write(path, e) from None

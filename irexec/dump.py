@@ -27,8 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes
-from .atomic import write_atomically
-from .errors import IRExecError
+from .atomic import cannot_write, write_atomically
 from .ir.reader import Layer
 from .model import Model
 from .tensorfile import save_npz
@@ -55,8 +54,7 @@ class LayerDumper:
         try:
             os.makedirs(self.directory, exist_ok=True)
         except OSError as e:
-            raise IRExecError(f"cannot create dump directory {self.directory}: {e.strerror}", code="cannot-write-output",
-                              file=self.directory) from None
+            raise cannot_write(self.directory, f"cannot create the dump directory: {e.strerror or e}") from None
         self._remove_previous_dump()
 
     def _remove_previous_dump(self) -> None:
@@ -106,7 +104,11 @@ class LayerDumper:
     def close(self) -> None:
         """Write index.json (call it also when the run failed)."""
         index = {"format": FORMAT, "model": os.path.abspath(self.model.path), "layers": self.entries}
-        write_atomically(os.path.join(self.directory, INDEX), json.dumps(index, indent=1) + "\n")
+        path = os.path.join(self.directory, INDEX)
+        try:
+            write_atomically(path, json.dumps(index, indent=1) + "\n")
+        except OSError as e:
+            raise cannot_write(path, e) from None
 
 
 def load_dump(directory: str) -> tuple[dict[str, Any], dict[int, dict[str, np.ndarray]]]:

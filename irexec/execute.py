@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import ml_dtypes
@@ -13,9 +13,10 @@ import numpy as np
 
 from . import dtypes, limits
 from .checker import declared_shape, declared_text
-from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, UsageError
+from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError
 from .ir.reader import Layer
-from .model import Model
+from .model import BLOCKS_RUN, Model
+from .naming import cast_hint, parameter_label, parameter_list
 from .ops.base import Op, TensorInfo
 from .ops.io import Const1, Result1
 from .shapes import format_shape
@@ -78,7 +79,7 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.nd
     for key, value in feeds.items():
         layer = params.get(key)
         if layer is None:
-            known = ", ".join(repr(p.name) for p in model.parameters) or "none"
+            known = parameter_list(model.parameters)
             problems.append(Diagnostic("input-mismatch", f"input {key!r} matches no Parameter (Parameters: {known})", ERROR,
                                        file=model.path))
             continue
@@ -92,7 +93,7 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.nd
         coerced = _coerce(arr, etype)
         if coerced is None:
             problems.append(Diagnostic("input-mismatch", f"input {key!r} has dtype {arr.dtype} but the Parameter is {etype.name} "
-                                       f"(irexec does not cast inputs)", ERROR, **where))
+                                       f"(irexec does not cast inputs; convert it first, e.g. {cast_hint(etype.dtype)})", ERROR, **where))
             continue
         if not pshape.accepts(coerced.shape):
             problems.append(Diagnostic("input-mismatch", f"input {key!r} has shape {format_shape(coerced.shape)} but the Parameter "
@@ -102,7 +103,7 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.nd
     for p in model.parameters:
         if p.id not in bound and not any(d.layer_id == p.id for d in problems):
             op = model.ops[p.id]
-            problems.append(Diagnostic("input-mismatch", f"no input given for Parameter {p.name!r} "
+            problems.append(Diagnostic("input-mismatch", f"no input given for Parameter {parameter_label(p)} "
                                        f"({op.element_type.name}{op.shape})", ERROR, **model.where(p)))  # type: ignore[union-attr]
     if problems:
         raise InputError(problems)
@@ -133,6 +134,7 @@ def run_model(
     feeds: Mapping[str, np.ndarray],
     *,
     stop_at: str | None = None,
+    outputs: Sequence[str] | None = None,
     on_layer: LayerHook | None = None,
     keep_all: bool = False,
     max_memory: int | None = None,
@@ -148,12 +150,19 @@ def run_model(
     if stop_at is not None:
         stop_layer = model.find_layer(stop_at)
         if stop_layer is None:
-            raise UsageError(f"--stop-at {stop_at!r} names no layer (give a layer id or name)", code="unknown-layer", file=model.path)
+            raise UsageError(f"--stop-at {stop_at!r} names no layer (give a layer id or name)", code="unknown-name", file=model.path)
         targets = [stop_layer.id]
     else:
-        targets = [r.id for r in model.results]
+        names = output_names(model)
+        wanted = [r for r in model.results if outputs is None or names[r.id] in outputs]
+        unknown = sorted(set(outputs or ()) - {names[r.id] for r in wanted})
+        if unknown:
+            raise UsageError(f"outputs {', '.join(map(repr, unknown))} name no output of the model (outputs: "
+                             f"{', '.join(map(repr, names.values()))})", code="unknown-name", file=model.path)
+        targets = [r.id for r in wanted]
     live = live_layers(model, targets)
     order = [lid for lid in graph.order if lid in live]
+    refuse_missing_ops(model, order)
     sources = {lid: graph.inputs_of(lid) for lid in order}
 
     # how many reads each tensor still has ahead of it
@@ -171,8 +180,7 @@ def run_model(
     for lid in order:
         layer = model.layers[lid]
         op = model.ops[lid]
-        if op is None:  # load() refuses such models; read_model() users get a clear error
-            raise IRExecError("layer cannot be executed", code="unsupported-op", **model.where(layer))
+        assert op is not None  # refuse_missing_ops() saw to it
         args = [values[src] for src in sources[lid]]  # type: ignore[index]
         start = time.perf_counter()
         if lid in bound:
@@ -204,8 +212,7 @@ def run_model(
         else:
             outputs = {_port_key(stop_layer, i): values[(stop_layer.id, i)] for i in range(len(stop_layer.outputs))}
         return RunResult(outputs, times, stop_layer, warnings)
-    names = output_names(model)
-    return RunResult({names[r.id]: results[r.id] for r in model.results}, times, None, warnings)
+    return RunResult({names[lid]: results[lid] for lid in targets}, times, None, warnings)
 
 
 def _note_undeclared_shape(model: Model, layer: Layer, index: int, shape: tuple[int, ...], out: list[Diagnostic]) -> None:
@@ -217,6 +224,29 @@ def _note_undeclared_shape(model: Model, layer: Layer, index: int, shape: tuple[
     out.append(Diagnostic("shape-mismatch", f"declared {declared_text(port)} but computed {format_shape(shape)}; the run goes on as "
                           "OpenVINO's would (irexec check reports this as an error)", WARNING,
                           **model.where(layer, port.id, "output", port.line)))
+
+
+def refuse_missing_ops(model: Model, order: list[int]) -> None:
+    """One error naming every op type the requested outputs need that irexec
+    cannot run, with its layer count and first line; layers no requested
+    output depends on are never looked at."""
+    missing: dict[str, list[Layer]] = {}
+    for lid in order:
+        if model.ops[lid] is None:
+            layer = model.layers[lid]
+            missing.setdefault(layer.display or f"{layer.type}/{layer.version}", []).append(layer)
+    if not missing:
+        return
+    parts = []
+    for name, layers in missing.items():
+        first = min(layers, key=lambda l: l.index)
+        count = f"{len(layers)} layers, first" if len(layers) > 1 else "1 layer"
+        parts.append(f"{name} ({count} at line {first.line})")
+    reasons = {d.message for d in model.diagnostics if d.code in BLOCKS_RUN and d.layer_id in {l.id for ls in missing.values() for l in ls}}
+    first_layer = min((l for ls in missing.values() for l in ls), key=lambda l: l.index)
+    message = (f"cannot run: the requested outputs need {len(missing)} op type{'s' if len(missing) > 1 else ''} irexec cannot "
+               f"execute: {', '.join(parts)}" + (f" ({'; '.join(sorted(reasons))})" if reasons else ""))
+    raise ModelError(message, code="unsupported-op", file=model.path, line=first_layer.line)
 
 
 def _refuse_large_inputs(model: Model, bound: dict[int, np.ndarray], limit: int) -> None:

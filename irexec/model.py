@@ -18,7 +18,8 @@ from .ops.registry import resolve, unsupported_reason
 from .shapes import PartialShape
 
 # Findings that a check reports as warnings (the layer is trusted as declared)
-# but that make a run impossible.
+# but that make a run of that layer impossible: a run refuses them only when a
+# requested output depends on the layer.
 BLOCKS_RUN = frozenset({"unsupported-op", "unsupported-element-type"})
 
 
@@ -113,14 +114,15 @@ def read_model(path: str, weights: str | None = None) -> Model:
 
 
 def load(path: str, weights: str | None = None, max_memory: int | None = None) -> Model:
-    """Read a model for execution: any error, or a layer irexec cannot run, raises ModelError.
+    """Read a model for execution: any error raises ModelError.  A layer irexec
+    cannot run is refused by the run that needs it (see ``execute.run_model``).
 
     ``max_memory`` (bytes; default: see ``limits.default_max_memory``) also refuses
     a Const or static Parameter whose declared shape alone exceeds it."""
     model = read_model(path, weights)
-    blocking = [d for d in model.diagnostics if d.severity == ERROR or d.code in BLOCKS_RUN]
+    blocking = [d for d in model.diagnostics if d.severity == ERROR]
     if blocking:
-        raise ModelError([d if d.severity == ERROR else _as_error(d) for d in blocking])
+        raise ModelError(blocking)
     too_big = _over_memory_limit(model, limits.resolve(max_memory))
     if too_big:
         raise ModelError(too_big)
@@ -144,10 +146,6 @@ def _over_memory_limit(model: Model, limit: int) -> list[Diagnostic]:
             found.append(Diagnostic("memory-limit", f"declared shape {dims} {why}", ERROR,
                                     **model.where(layer, layer.outputs[0].id if layer.outputs else None, "output")))
     return found
-
-
-def _as_error(d: Diagnostic) -> Diagnostic:
-    return replace(d, severity=ERROR)
 
 
 def _bind_op(path: str, layer: Layer, weights: Weights, diags: list[Diagnostic]) -> Op | None:

@@ -1,16 +1,26 @@
 """Inputs generated from the Parameters' declared shapes and element types.
 
 Values, drawn in Parameter order from one ``numpy.random.default_rng(seed)``:
-floating types uniform in [-1, 1), integers uniform in [0, 9] (small and
-non-negative, so they are plausible indices, lengths and shifts), booleans
-fair coin flips.  A dim that is not static (``?``, an interval, a dynamic rank)
-has no single size: ``--input-shape NAME:DIMS`` gives it, and is checked
-against the declared intervals.
+floating types uniform in [-1, 1), integers uniform in [0, 9], booleans fair
+coin flips.  Where the graph says which integers are valid (the indices of a
+Gather, GatherND, Scatter*Update or Embedding* layer, the seq_lengths of a
+ReverseSequence, reached directly or through Convert/Reshape chains), an
+integer input is drawn from that range instead: ``INDEX_INPUTS`` maps an op
+type and input position to the dim it indexes, so ops that are not executed
+(or not implemented yet) are read the same way.  ``--val-range
+[NAME:]LOW,HIGH`` sets a range by hand, as in Polygraphy.
+
+A dim that is not static gets its lower bound, or 1 (``?`` and ``0..N``), as
+Polygraphy does; ``--input-shape NAME:DIMS`` sets it and is checked against the
+declared intervals.  Only a dynamic rank, or a default the graph itself rules
+out, still needs ``--input-shape``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,6 +28,7 @@ from . import limits
 from .errors import ERROR, Diagnostic, InputError, UsageError
 from .ir.reader import Layer
 from .model import Model
+from .naming import did_you_mean, parameter_keys, parameter_label, parameter_list, tensor_names
 from .shapes import PartialShape, ShapeSyntaxError, format_shape, parse_static_shape
 
 INT_RANGE = (0, 9)  # inclusive
@@ -43,50 +54,266 @@ def parse_input_shapes(specs: Iterable[str]) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-def _parameter_names(layer: Layer) -> list[str]:
-    names = [layer.name]
-    for port in layer.outputs:
-        names += [n for n in port.names if n not in names]
-    return names
+def parse_val_ranges(specs: Iterable[str]) -> dict[str | None, tuple[float, float]]:
+    """``NAME:LOW,HIGH`` or ``LOW,HIGH`` (every input; brackets optional) -> {name or None: (low, high)}."""
+    ranges: dict[str | None, tuple[float, float]] = {}
+    for spec in specs:
+        name, sep, values = spec.rpartition(":")
+        text = values.strip()
+        if text.startswith("[") and text.endswith("]"):
+            text = text[1:-1]
+        parts = text.split(",")
+        try:
+            if len(parts) != 2:
+                raise ValueError
+            low, high = (float(v) for v in parts)
+            if not (np.isfinite(low) and np.isfinite(high)) or low > high:
+                raise ValueError
+        except ValueError:
+            raise UsageError(f"--val-range {spec!r} is not [NAME:]LOW,HIGH with finite LOW <= HIGH (e.g. input_ids:0,30521)",
+                             code="bad-val-range") from None
+        ranges[name if sep else None] = (low, high)
+    return ranges
 
 
-def resolve_input_shapes(model: Model, overrides: Mapping[str, tuple[int, ...]] | None = None) -> dict[str, tuple[int, ...]]:
-    """A concrete shape for every Parameter (keyed by Parameter name); every
-    problem at once as an InputError."""
-    overrides = dict(overrides or {})
+@dataclass(frozen=True)
+class IndexRule:
+    """Input ``index`` of an op holds positions along a dim of input ``data``:
+    the dim at ``axis`` (("input", i): a Const input; ("attr", name, default);
+    ("dim", k); ("nd", batch_dims attribute or None): the dims the last indices
+    dim spans).  Valid values are [low, dim - 1], or [low, dim] when ``inclusive``."""
+
+    index: int
+    data: int
+    axis: tuple
+    low: int = 0
+    inclusive: bool = False
+    what: str = "indices"
+
+
+INDEX_INPUTS: dict[str, IndexRule] = {
+    "Gather": IndexRule(1, 0, ("input", 2)),
+    "GatherElements": IndexRule(1, 0, ("attr", "axis", 0)),
+    "GatherND": IndexRule(1, 0, ("nd", "batch_dims")),
+    "ScatterUpdate": IndexRule(1, 0, ("input", 3)),
+    "ScatterElementsUpdate": IndexRule(1, 0, ("input", 3)),
+    "ScatterNDUpdate": IndexRule(1, 0, ("nd", None)),
+    "EmbeddingBagOffsetsSum": IndexRule(1, 0, ("dim", 0)),
+    "EmbeddingBagPackedSum": IndexRule(1, 0, ("dim", 0)),
+    "EmbeddingSegmentsSum": IndexRule(1, 0, ("dim", 0)),
+    "ReverseSequence": IndexRule(1, 0, ("attr", "seq_axis", 1), low=1, inclusive=True, what="seq_lengths"),
+}
+# Ops whose input 0 reaches their output unchanged in value
+PASS_THROUGH = frozenset({"Convert", "Reshape", "Squeeze", "Unsqueeze"})
+
+
+@dataclass
+class InputPlan:
+    """How one input is generated, and why."""
+
+    layer: Layer
+    shape: tuple[int, ...]
+    shape_note: str
+    dtype: np.dtype
+    low: float
+    high: float  # inclusive for integers, exclusive for floats
+    range_note: str
+
+    @property
+    def values(self) -> str:
+        if self.dtype.kind == "b":
+            return "{False, True}"
+        if self.dtype.kind in "iu":
+            return f"[{int(self.low)}, {int(self.high)}]"
+        return f"[{self.low:g}, {self.high:g})"
+
+
+def _const(model: Model, lid: int, index: int) -> np.ndarray | None:
+    src = model.graph.producer.get((lid, index))
+    if src is None or model.layers[src[0]].type != "Const":
+        return None
+    try:
+        return np.asarray(model.ops[src[0]].compute()[0])  # type: ignore[union-attr]
+    except Exception:  # noqa: BLE001 - no bound is better than no inputs
+        return None
+
+
+def _indexed_dim(model: Model, layer: Layer, rule: IndexRule) -> int | None:
+    """The size of the dim the index input of ``layer`` indexes, when declared."""
+    if rule.data >= len(layer.inputs):
+        return None
+    dims = layer.inputs[rule.data].dims
+    kind = rule.axis[0]
+    try:
+        if kind == "input":
+            value = _const(model, layer.id, rule.axis[1])
+            if value is None or value.size != 1:
+                return None
+            axes = [int(value.reshape(()))]
+        elif kind == "attr":
+            axes = [int(layer.data.get(rule.axis[1], rule.axis[2]))]
+        elif kind == "dim":
+            axes = [rule.axis[1]]
+        else:  # nd: the last dim of the indices says how many data dims they span
+            batch = int(layer.data.get(rule.axis[1], 0)) if rule.axis[1] else 0
+            depth = layer.inputs[rule.index].dims[-1]
+            if depth < 1:
+                return None
+            axes = list(range(batch, batch + depth))
+    except (ValueError, IndexError, TypeError):
+        return None
+    sizes = []
+    for axis in axes:
+        if not -len(dims) <= axis < len(dims):
+            return None
+        sizes.append(dims[axis])
+    if any(n < 1 for n in sizes):
+        return None  # dynamic or empty: no bound from here
+    return min(sizes)
+
+
+def infer_range(model: Model, parameter: Layer) -> tuple[int, int, str] | None:
+    """(low, high, why) for an integer Parameter the graph uses as positions."""
+    low, high, why = None, None, []
+    frontier, seen = [(parameter.id, 0)], set()
+    while frontier:
+        src = frontier.pop()
+        if src in seen:
+            continue
+        seen.add(src)
+        for lid, index in model.graph.consumers.get(src, []):
+            layer = model.layers[lid]
+            if layer.type in PASS_THROUGH and index == 0:
+                frontier.append((lid, 0))
+                continue
+            rule = INDEX_INPUTS.get(layer.type)
+            if rule is None or rule.index != index:
+                continue
+            dim = _indexed_dim(model, layer, rule)
+            if dim is None:
+                continue
+            top = dim if rule.inclusive else dim - 1
+            low = rule.low if low is None else max(low, rule.low)
+            high = top if high is None else min(high, top)
+            why.append(f"{rule.what} of {layer.type} {layer.name!r} (dim of {dim})")
+    if low is None or high is None or high < low:
+        return None
+    return low, high, "; ".join(why)
+
+
+def _default_shape(declared: PartialShape) -> tuple[tuple[int, ...], str]:
+    dims, notes = [], []
+    for i, d in enumerate(declared.dims or ()):
+        if d.is_static:
+            dims.append(d.lo)
+            continue
+        n = max(d.lo, 1) if d.contains(max(d.lo, 1)) else d.lo
+        dims.append(n)
+        notes.append(f"dim {i} {'?' if d.is_dynamic else d} -> {n}")
+    return tuple(dims), ", ".join(notes)
+
+
+def _ruled_out(model: Model, defaults: dict[str, tuple[int, ...]]) -> list[Diagnostic]:
+    """Errors the default sizes cause that the declared shapes do not."""
+    from .checker import check_model
+
+    def errors(pins: dict) -> set:
+        return {(d.code, d.layer_id, d.port, d.message) for d in check_model(model, pins).diagnostics if d.severity == ERROR}
+
+    if not defaults:
+        return []
+    before = errors({})
+    pinned = check_model(model, {k: PartialShape.static(v) for k, v in defaults.items()})
+    return [d for d in pinned.diagnostics if d.severity == ERROR and (d.code, d.layer_id, d.port, d.message) not in before]
+
+
+def _unknown_names(model: Model, given: Iterable[str], option: str) -> None:
+    keys = [k for p in model.parameters for k in parameter_keys(p)]
+    unknown = [n for n in given if n not in keys]
+    if unknown:
+        raise UsageError([Diagnostic("unknown-name", f"{option} names {n!r}, which is not a Parameter "
+                                     f"(Parameters: {parameter_list(model.parameters)}){did_you_mean(n, keys)}",
+                                     ERROR, file=model.path) for n in unknown])
+
+
+def plan_inputs(
+    model: Model,
+    shapes: Mapping[str, tuple[int, ...]] | None = None,
+    val_ranges: Mapping[str | None, tuple[float, float]] | None = None,
+) -> list[InputPlan]:
+    """A shape and a value range for every Parameter; a name that is no
+    Parameter is a UsageError (unknown-name), every other problem at once as
+    an InputError."""
+    shapes, val_ranges = dict(shapes or {}), dict(val_ranges or {})
+    _unknown_names(model, shapes, "--input-shape")
+    _unknown_names(model, [k for k in val_ranges if k is not None], "--val-range")
     problems: list[Diagnostic] = []
-    shapes: dict[str, tuple[int, ...]] = {}
+    plans: list[InputPlan] = []
+    defaults: dict[str, tuple[int, ...]] = {}
     for layer in model.parameters:
-        declared: PartialShape = model.ops[layer.id].shape  # type: ignore[union-attr]
+        op = model.ops[layer.id]
+        declared: PartialShape = op.shape  # type: ignore[union-attr]
+        etype = op.element_type  # type: ignore[union-attr]
         where = model.where(layer)
-        given_as = next((n for n in _parameter_names(layer) if n in overrides), None)
+        given_as = next((n for n in parameter_keys(layer) if n in shapes), None)
         if given_as is not None:
-            shape = overrides.pop(given_as)
+            shape = shapes[given_as]
             bad = _misfit(declared, shape)
             if bad:
                 problems.append(Diagnostic("input-shape-mismatch", f"--input-shape {given_as}:{','.join(map(str, shape))} "
-                                           f"does not fit Parameter {layer.name!r} declared {declared}: {bad}", ERROR, **where))
-            shapes[layer.name] = shape
+                                           f"does not fit Parameter {parameter_label(layer)} declared {declared}: {bad}",
+                                           ERROR, **where))
+            note = "--input-shape"
+        elif declared.is_static:
+            shape, note = declared.to_tuple(), ""
+        elif declared.dims is None:
+            problems.append(Diagnostic("input-shape-needed", f"Parameter {parameter_label(layer)} ({etype.name}{declared}) "
+                                       f"has a dynamic rank, so no default shape; give the shape with --input-shape "
+                                       f"{layer.name}:{_example(declared)}", ERROR, **where))
             continue
-        if declared.is_static:
-            shapes[layer.name] = declared.to_tuple()
-            continue
-        etype = model.ops[layer.id].element_type.name  # type: ignore[union-attr]
-        if declared.dims is None:
-            why = "has a dynamic rank"
         else:
-            loose = [f"dim {i} is dynamic (?)" if d.is_dynamic else f"dim {i} is the interval {d}"
-                     for i, d in enumerate(declared.dims) if not d.is_static]
-            why = "has no single size to generate: " + ", ".join(loose)
-        problems.append(Diagnostic("input-shape-needed", f"Parameter {layer.name!r} ({etype}{declared}) {why}; give "
-                                   f"the shape with --input-shape {layer.name}:{_example(declared)}", ERROR, **where))
-    for name in overrides:
-        known = ", ".join(repr(p.name) for p in model.parameters) or "none"
-        problems.append(Diagnostic("unknown-input", f"--input-shape names {name!r}, which is not a Parameter "
-                                   f"(Parameters: {known})", ERROR, file=model.path))
+            shape, note = _default_shape(declared)
+            defaults[layer.name] = shape
+        dtype = np.dtype(etype.dtype)
+        low, high, why = _value_range(model, layer, dtype, val_ranges)
+        plans.append(InputPlan(layer, shape, note, dtype, low, high, why))
+    if not problems and defaults:
+        ruled_out = _ruled_out(model, defaults)
+        for name, shape in defaults.items():
+            layer = next(p for p in model.parameters if p.name == name)
+            if ruled_out:
+                problems.append(Diagnostic(
+                    "input-shape-needed", f"Parameter {parameter_label(layer)} has dims that are not static and the "
+                    f"default shape {format_shape(shape)} does not fit the model ({ruled_out[0].format()}); give the shape "
+                    f"with --input-shape {layer.name}:{','.join(map(str, shape))}", ERROR, **model.where(layer)))
     if problems:
         raise InputError(problems)
-    return shapes
+    return plans
+
+
+def _value_range(model: Model, layer: Layer, dtype: np.dtype,
+                 val_ranges: Mapping[str | None, tuple[float, float]]) -> tuple[float, float, str]:
+    given = next((n for n in parameter_keys(layer) if n in val_ranges), None)
+    if dtype.kind == "b":
+        return 0, 1, "coin flips"
+    if given is not None or None in val_ranges:
+        low, high = val_ranges[given]
+        why = "--val-range"
+    elif dtype.kind in "iu" and (inferred := infer_range(model, layer)) is not None:
+        low, high, why = inferred
+    else:
+        (low, high), why = (INT_RANGE if dtype.kind in "iu" else FLOAT_RANGE), "default"
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        low, high = max(math.ceil(low), int(info.min)), min(math.floor(high), int(info.max))
+        if low > high:
+            raise UsageError(f"--val-range for {layer.name!r} holds no {dtype} value", code="bad-val-range")
+    return low, high, why
+
+
+def resolve_input_shapes(model: Model, overrides: Mapping[str, tuple[int, ...]] | None = None) -> dict[str, tuple[int, ...]]:
+    """A concrete shape for every Parameter (keyed by Parameter name)."""
+    return {p.layer.name: p.shape for p in plan_inputs(model, overrides)}
 
 
 def _misfit(declared: PartialShape, shape: tuple[int, ...]) -> str:
@@ -106,36 +333,47 @@ def _example(declared: PartialShape) -> str:
     return ",".join(str(d.lo if d.is_static else max(d.lo, 1)) for d in declared.dims)
 
 
-def random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+def random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype,
+                 low: float | None = None, high: float | None = None) -> np.ndarray:
     dtype = np.dtype(dtype)
     if dtype.kind == "b":
         return rng.integers(0, 2, size=shape, dtype=np.uint8).astype(np.bool_)
     if dtype.kind in "iu":
-        return rng.integers(INT_RANGE[0], INT_RANGE[1] + 1, size=shape, dtype=np.int64).astype(dtype)
-    return rng.uniform(*FLOAT_RANGE, size=shape).astype(dtype)  # float64 rounded once to the target type
+        lo, hi = (INT_RANGE if low is None or high is None else (int(low), int(high)))
+        if dtype.kind == "u" and dtype.itemsize == 8:
+            return rng.integers(lo, hi, size=shape, dtype=np.uint64, endpoint=True)
+        return rng.integers(lo, hi, size=shape, dtype=np.int64, endpoint=True).astype(dtype)
+    lo_f, hi_f = FLOAT_RANGE if low is None or high is None else (low, high)
+    return rng.uniform(lo_f, hi_f, size=shape).astype(dtype)  # float64 rounded once to the target type
 
 
 def random_inputs(
-    model: Model, seed: int = 0, shapes: Mapping[str, tuple[int, ...]] | None = None, max_memory: int | None = None
+    model: Model, seed: int = 0, shapes: Mapping[str, tuple[int, ...]] | None = None, max_memory: int | None = None,
+    val_ranges: Mapping[str | None, tuple[float, float]] | None = None, plans: list[InputPlan] | None = None,
 ) -> dict[str, np.ndarray]:
     """One array per Parameter (keyed by Parameter name), reproducible from
     ``seed``; refused before allocating when over the memory limit."""
-    resolved = resolve_input_shapes(model, shapes)
+    if plans is None:
+        plans = plan_inputs(model, shapes, val_ranges)
     limit = limits.resolve(max_memory)
     # every value is drawn as a float64 or int64 temporary, then narrowed
-    for layer in model.parameters:
-        etype = model.ops[layer.id].element_type  # type: ignore[union-attr]
-        shape = resolved[layer.name]
-        why = limits.over_limit(limits.nbytes(shape, 8 + etype.itemsize), limit)
+    for plan in plans:
+        why = limits.over_limit(limits.nbytes(plan.shape, 8 + plan.dtype.itemsize), limit)
         if why:
-            raise InputError(f"generating input {layer.name!r} {etype.name}{format_shape(shape)} {why}",
-                             code="memory-limit", **model.where(layer))
+            raise InputError(f"generating input {plan.layer.name!r} {plan.dtype}{format_shape(plan.shape)} {why}",
+                             code="memory-limit", **model.where(plan.layer))
     rng = np.random.default_rng(seed)
-    feeds: dict[str, np.ndarray] = {}
-    for layer in model.parameters:
-        etype = model.ops[layer.id].element_type  # type: ignore[union-attr]
-        feeds[layer.name] = random_array(rng, resolved[layer.name], etype.dtype)
-    return feeds
+    return {plan.layer.name: random_array(rng, plan.shape, plan.dtype, plan.low, plan.high) for plan in plans}
+
+
+def plan_rows(plans: list[InputPlan]) -> list[list[str]]:
+    """Rows of the table ``irexec run`` prints for generated inputs."""
+    rows = []
+    for p in plans:
+        names = ", ".join(n for n in tensor_names(p.layer) if n != p.layer.name) or "-"
+        shape = format_shape(p.shape) + (f" ({p.shape_note})" if p.shape_note else "")
+        rows.append([p.layer.name, names, str(p.dtype), shape, p.values, p.range_note])
+    return rows
 
 
 def describe(feeds: Mapping[str, np.ndarray]) -> str:

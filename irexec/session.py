@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -45,6 +46,8 @@ class RunReport:
     dump_dir: str | None = None
     # output shapes that disagree with the file's <dim>s (the run does not depend on them)
     warnings: list[Diagnostic] = field(default_factory=list)
+    # wall time of each timed run, in seconds (warm-up runs excluded)
+    latencies: list[float] = field(default_factory=list)
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.outputs[name]
@@ -75,17 +78,19 @@ class Session:
     def output_names(self) -> list[str]:
         return list(output_names(self.model).values())
 
-    def random_inputs(self, seed: int = 0, input_shapes: Mapping[str, Sequence[int]] | None = None) -> dict[str, np.ndarray]:
-        """Inputs from the declared shapes and types (see ``irexec.random_inputs``)."""
+    def random_inputs(self, seed: int = 0, input_shapes: Mapping[str, Sequence[int]] | None = None,
+                      val_ranges: Mapping[str | None, tuple[float, float]] | None = None) -> dict[str, np.ndarray]:
+        """Inputs from the declared shapes and types (see ``irexec.random_inputs``);
+        ``val_ranges``: {Parameter name, or None for all: (low, high)}."""
         shapes = {k: tuple(int(n) for n in v) for k, v in (input_shapes or {}).items()}
-        return random_inputs(self.model, seed, shapes, self.max_memory)
+        return random_inputs(self.model, seed, shapes, self.max_memory, val_ranges)
 
     def find_layer(self, key: str | int) -> Layer:
         layer = self.model.find_layer(str(key))
         if layer is None:
             close = difflib.get_close_matches(str(key), [l.name for l in self.model.layers.values()], n=3)
             hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else " (give a layer id or name)"
-            raise UsageError(f"--stop-at {str(key)!r} names no layer{hint}", code="unknown-layer", file=self.model.path)
+            raise UsageError(f"--stop-at {str(key)!r} names no layer{hint}", code="unknown-name", file=self.model.path)
         return layer
 
     def run(
@@ -94,25 +99,29 @@ class Session:
         *,
         seed: int = 0,
         input_shapes: Mapping[str, Sequence[int]] | None = None,
+        val_ranges: Mapping[str | None, tuple[float, float]] | None = None,
         stop_at: str | int | None = None,
         dump: str | os.PathLike[str] | None = None,
         profile: bool = False,
         repeat: int = 1,
         progress: bool = False,
         on_layer: LayerHook | None = None,
+        warmup: int = 0,
     ) -> RunReport:
         """Run the model.  Without ``feeds``, inputs are generated from ``seed``
         (and ``input_shapes`` for dims that are not static).  ``stop_at`` (a
         layer id or name) returns that layer's outputs, keyed by the port's
         first tensor name or ``layer_name:port_id``.  ``dump`` writes every
         layer's outputs to a directory (first run only); ``profile`` times every
-        layer, over ``repeat`` runs; ``progress`` draws a bar on a terminal."""
+        layer, over ``repeat`` runs; ``progress`` draws a bar on a terminal.
+        ``warmup`` runs go first and are neither timed nor profiled;
+        ``RunReport.latencies`` holds the wall time of each of the ``repeat`` runs."""
         if repeat < 1:
             raise UsageError(f"repeat={repeat} must be at least 1", code="bad-repeat")
         generated = feeds is None
         if feeds is None:
-            feeds = self.random_inputs(seed, input_shapes)
-        elif input_shapes:
+            feeds = self.random_inputs(seed, input_shapes, val_ranges)
+        elif input_shapes or val_ranges:
             raise UsageError("input shapes apply to generated inputs; they cannot be combined with given inputs",
                              code="input-shape-with-inputs")
         stop_key = None
@@ -123,13 +132,19 @@ class Session:
 
         dumper = LayerDumper(self.model, os.fspath(dump)) if dump is not None else None
         profiler = Profiler() if profile else None
-        bar = ProgressBar(len(live_layers(self.model, targets)) * repeat) if progress else None
+        bar = ProgressBar(len(live_layers(self.model, targets)) * (repeat + warmup)) if progress else None
+        latencies: list[float] = []
         try:
-            for i in range(repeat):
-                hooks: list[LayerHook] = [h for h in (dumper if i == 0 else None, profiler, bar, on_layer) if h is not None]
-                if profiler is not None and i > 0:
+            for i in range(warmup + repeat):
+                timed = i >= warmup
+                hooks: list[LayerHook] = [h for h in (dumper if i == 0 else None, profiler if timed else None, bar, on_layer)
+                                          if h is not None]
+                if profiler is not None and i > warmup:
                     profiler.next_run()
+                start = time.perf_counter()
                 result = run_model(self.model, feeds, stop_at=stop_key, on_layer=_chain(hooks), max_memory=self.max_memory)
+                if timed:
+                    latencies.append(time.perf_counter() - start)
         finally:
             if bar is not None:
                 bar.close()
@@ -137,7 +152,7 @@ class Session:
                 dumper.close()
         return RunReport(result.outputs, dict(feeds), generated, result.stopped_at,
                          profiler.report() if profiler is not None else None,
-                         os.fspath(dump) if dump is not None else None, result.warnings)
+                         os.fspath(dump) if dump is not None else None, result.warnings, latencies)
 
     def compare(
         self,

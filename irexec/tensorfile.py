@@ -11,8 +11,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import limits
-from .atomic import atomic_file
-from .errors import InputError, UsageError
+from .atomic import atomic_file, cannot_write
+from .errors import InputError
 
 
 def load_npz(path: str, max_memory: int | None = None) -> dict[str, np.ndarray]:
@@ -83,8 +83,4 @@ def save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
                 with zf.open(key + ".npy", "w", force_zip64=True) as entry:
                     np.lib.format.write_array(entry, np.asarray(value), allow_pickle=False)
     except OSError as e:  # a missing directory, no permission, a full disk: not a bug
-        raise _cannot_write(path, e) from None
-
-
-def _cannot_write(path: str, e: OSError) -> UsageError:
-    return UsageError(f"cannot write {path}: {e.strerror or e}", code="cannot-write-output", file=path)
+        raise cannot_write(path, e) from None

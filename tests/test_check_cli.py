@@ -134,18 +134,30 @@ def test_the_same_file_twice_is_checked_once(write_ir, run_cli, tmp_path):
     assert r.stdout.splitlines()[-1].startswith("1 file, ")
 
 
-def test_quiet_and_exit_zero(write_ir, run_cli):
+def test_quiet_prints_findings_only_and_qq_or_silent_nothing_as_ruff(write_ir, run_cli):
     good = write_ir(mixed_model(repeats=1), name="good")
     bad = write_ir(broken_chain(), name="bad")
-    r = run_cli("check", good, "-q")
-    assert r.exit_code == 0 and r.stdout == ""
     full = run_cli("check", good, bad)
-    r = run_cli("check", good, bad, "-q")
-    assert r.exit_code == 1 and r.stdout == full.stdout.splitlines()[-1] + "\n"
-    assert re.fullmatch(r"2 files, [1-9]\d* errors?, [1-9]\d* warnings?\n", r.stdout)
+    r = run_cli("check", good, bad, "-q")  # the findings, without the summary line
+    assert r.exit_code == 1 and r.stdout == "".join(line + "\n" for line in full.stdout.splitlines()[:-1])
+    assert "error[shape-mismatch]" in r.stdout and "warning[unsupported-op]" in r.stdout
+    assert not re.search(r"\d+ files?, ", r.stdout)
+    r = run_cli("check", good, "-q")  # warnings are findings too; nothing else is printed
+    assert r.exit_code == 0 and "warning[unsupported-op]" in r.stdout and "file," not in r.stdout
+    for args in (["-qq"], ["--silent"], ["-s"], ["-q", "-q", "-q"]):
+        r = run_cli("check", good, bad, *args)
+        assert r.exit_code == 1 and r.output == "", args
+    r = run_cli("check", good, bad, "--format", "github", "-q")
+    assert r.stdout.startswith("::") and all(line.startswith("::") for line in r.stdout.splitlines())
     r = run_cli("check", good, bad, "--exit-zero")
     assert r.exit_code == 0 and "error[shape-mismatch]" in r.stdout
     assert run_cli("check", good, "-q", "-v").exit_code == 2
+    assert run_cli("check", good, "--silent", "-v").exit_code == 2
+
+
+def test_output_format_is_accepted_as_ruff_spells_it(write_ir, run_cli):
+    bad = write_ir(broken_chain())
+    assert run_cli("check", bad, "--output-format", "json").stdout == run_cli("check", bad, "--format", "json").stdout
 
 
 def test_format_auto_follows_github_actions(write_ir, run_cli):

@@ -156,5 +156,5 @@ def test_per_output_tolerance_for_an_unknown_output():
     x = np.zeros(1, np.float32)
     with pytest.raises(UsageError, match="'nope', which is not an output") as e:
         compare_outputs({"y": x}, {"y": x}, atol={"nope": 1.0})
-    assert e.value.code == "unknown-output"
+    assert e.value.code == "unknown-name"
     assert compare_outputs({"y": x}, {"y": x + 1}, atol={"y": 1.0, "*": 0.0}).ok

@@ -109,9 +109,9 @@ def batch_indices(x: np.ndarray) -> np.ndarray:
 
 
 KERNELS = {
-    "roll-1-axis": lambda x: Roll7().compute(x, np.array([2]), np.array([1]))[0],
-    "roll-last-axes": lambda x: Roll7().compute(x, np.array([-3, 4]), np.array([2, 3]))[0],
-    "roll-every-axis": lambda x: Roll7().compute(x, np.array([1]), np.array([0, 1, 2, 3]))[0],
+    "roll-1-axis": lambda x: Roll7().run(x, np.array([2]), np.array([1]))[0],
+    "roll-last-axes": lambda x: Roll7().run(x, np.array([-3, 4]), np.array([2, 3]))[0],
+    "roll-every-axis": lambda x: Roll7().run(x, np.array([1]), np.array([0, 1, 2, 3]))[0],
     "gather-axis0": lambda x: gather_module.gather(x, np.array([2, 0, 0, 1, 2]), 0, 0),
     "gather-axis2": lambda x: gather_module.gather(x, np.array([[6, 0], [-1, 3]]), 2, 0),
     "gather-batch_dims1": lambda x: gather_module.gather(x, batch_indices(x), 1, 1),
@@ -150,7 +150,7 @@ def test_a_large_tensor_takes_the_threaded_path_by_default(monkeypatch):
     for threads in ("1", "2"):
         monkeypatch.setenv(parallel.ENV_VAR, threads)
         results[threads] = [
-            Roll7().compute(data, np.array([5, 7]), np.array([2, 3]))[0],
+            Roll7().run(data, np.array([5, 7]), np.array([2, 3]))[0],
             gather_module.gather(data, np.arange(64)[::-1], 1, 0),
             gather_module.gather(data, np.arange(64)[::-1], 3, 0),
         ]

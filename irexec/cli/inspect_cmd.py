@@ -11,31 +11,47 @@ from .base import cli, fail
 
 
 @cli.command()
-@click.argument("model", type=click.Path(dir_okay=False))
-@click.option("--dot", "dot_path", type=click.Path(dir_okay=False), metavar="OUT.dot",
+@click.argument("model")
+@click.option("--dot", "dot_path", metavar="OUT.dot",
               help="Write the layer graph as Graphviz DOT ('-' for stdout instead of the summary).")
-@click.option("--svg", "svg_path", type=click.Path(dir_okay=False), metavar="OUT.svg",
+@click.option("--svg", "svg_path", metavar="OUT.svg",
               help="Render the layer graph to SVG (needs Graphviz's `dot` on PATH).")
-def inspect(model: str, dot_path: str | None, svg_path: str | None) -> None:
+@click.option("--shapes", is_flag=True,
+              help="List every layer's output ports: inferred shape and type next to the declared ones.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output format of --shapes.")
+def inspect(model: str, dot_path: str | None, svg_path: str | None, shapes: bool, fmt: str) -> None:
     """Summarise MODEL: IR version, layer counts, inputs and outputs.
 
     \b
     Example:
       irexec inspect examples/gather-example-1/model.xml
       irexec inspect model.xml --dot model.dot --svg model.svg
+      irexec inspect model.xml --shapes --format json
     """
     from ..execute import output_names
     from ..model import read_model
+    from ..naming import tensor_names
     from ..report.tables import render_table
+    from .paths import explain_not_xml, require_inputs, require_outputs
 
     try:
-        m = read_model(model)
+        require_inputs((model, "model file"))
+        require_outputs(dot_path, svg_path)
+        try:
+            m = read_model(model)
+        except IRExecError as e:
+            e.diagnostics = explain_not_xml(model, e.diagnostics)
+            raise
     except IRExecError as e:
         fail(e)
     if dot_path or svg_path:
         _draw(m, dot_path, svg_path)
         if dot_path == "-":
             return
+    if shapes:
+        _shapes(m, fmt)
+        return
     counts = Counter(layer.display for layer in m.layers.values())
     click.echo(f"{model}: IR v{m.doc.ir_version}, {len(m.layers)} layers, {len(m.doc.edges)} edges")
     click.echo(render_table(["op", "count"], [[k, str(v)] for k, v in sorted(counts.items())]))
@@ -43,14 +59,17 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None) -> None:
     for p in m.parameters:
         op = m.ops[p.id]
         if op is not None:
-            rows.append(["input", p.name, op.element_type.name, str(op.shape)])
+            rows.append(["input", p.name, ", ".join(n for n in tensor_names(p) if n != p.name) or "-",
+                         op.element_type.name, str(op.shape)])
     names = output_names(m)
     for r in m.results:
         port = r.inputs[0] if r.inputs else None
         dims = "[" + ",".join("?" if d < 0 else str(d) for d in port.dims) + "]" if port else "?"
         et = port.precision.name if port and port.precision else "?"
-        rows.append(["output", names.get(r.id, r.name), et, dims])
-    click.echo(render_table(["kind", "name", "type", "shape"], rows))
+        key = names.get(r.id, r.name)
+        others = [n for n in (port.names if port else ()) if n != key]
+        rows.append(["output", key, ", ".join(others) or "-", et, dims])
+    click.echo(render_table(["kind", "name", "tensor names", "type", "shape"], rows))
     errors = [d for d in m.diagnostics if d.severity == "error"]
     if errors:
         click.echo(f"{len(errors)} error(s): run `irexec check {model}`", err=True)
@@ -72,3 +91,41 @@ def _draw(m, dot_path: str | None, svg_path: str | None) -> None:  # type: ignor
             click.echo(f"wrote the graph ({len(m.layers)} layers) to {svg_path}", err=True)
     except IRExecError as e:
         fail(e)
+
+
+def _shapes(m, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    """What flows through the model: every output port, inferred and declared."""
+    import json
+
+    from ..checker import check_model
+    from ..report.tables import render_table
+
+    result = check_model(m)
+    rows = []
+    for lid in m.graph.order or sorted(m.layers):
+        layer = m.layers[lid]
+        for port in layer.outputs:
+            info = result.tensors.get((lid, port.index))
+            if m.ops[lid] is None:
+                known = "trusted"  # an op irexec does not implement: its declared dims are taken as they are
+            elif info is not None and info.is_constant:
+                known = "value"
+            else:
+                known = "bounds" if info is not None and info.bounds() is not None else ""
+            rows.append({
+                "line": port.line, "layer_id": lid, "layer": layer.name, "op": layer.display, "port": port.id,
+                "inferred_type": info.etype.name if info is not None else None,
+                "inferred_shape": str(info.shape) if info is not None else None,
+                "declared_type": port.precision.name if port.precision else None,
+                "declared_shape": "[" + ",".join("?" if d < 0 else str(d) for d in port.dims) + "]", "known": known or None,
+            })
+    if fmt == "json":
+        click.echo(json.dumps({"file": m.path, "ports": rows}, indent=2))
+        return
+    table = [[str(r["line"]), str(r["layer_id"]), r["layer"], r["op"], str(r["port"]),
+              f"{r['inferred_type']}{r['inferred_shape']}" if r["inferred_shape"] else "(not inferred)",
+              f"{r['declared_type'] or '?'}{r['declared_shape']}", r["known"] or ""] for r in rows]
+    click.echo(render_table(["line", "id", "layer", "op", "port", "inferred", "declared", "known"], table))
+    errors = [d for d in result.diagnostics if d.severity == "error"]
+    if errors:
+        click.echo(f"{len(errors)} error(s): run `irexec check {m.path}`", err=True)

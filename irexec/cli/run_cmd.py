@@ -12,32 +12,38 @@ from .base import EXIT_FINDINGS, cli, fail
 
 
 @cli.command()
-@click.argument("model", type=click.Path(dir_okay=False))
-@click.option("--inputs", "-i", "inputs_path", type=click.Path(dir_okay=False),
-              help="npz of inputs keyed by Parameter name (default: random inputs from --seed).")
-@click.option("--output", "-o", "output_path", type=click.Path(dir_okay=False), help="Write the outputs to this npz (atomically).")
-@click.option("--weights", type=click.Path(dir_okay=False), help="The .bin file (default: beside MODEL).")
-@click.option("--compare", "compare_path", type=click.Path(dir_okay=False), metavar="REF.npz",
+@click.argument("model")
+@click.option("--inputs", "-i", "inputs_path", metavar="IN.npz",
+              help="npz of inputs keyed by Parameter name or tensor name (default: random inputs from --seed).")
+@click.option("--output", "-o", "output_path", metavar="OUT.npz",
+              help="Write the outputs to this npz (atomically, creating missing folders).")
+@click.option("--weights", metavar="FILE.bin", help="The .bin file (default: beside MODEL).")
+@click.option("--compare", "compare_path", metavar="REF.npz",
               help="Compare the outputs with this npz; a mismatch exits 1.")
 @click.option("--atol", multiple=True, metavar="[OUTPUT:]VALUE",
               help="Absolute tolerance for --compare, global or per output (repeatable). Default 0.")
 @click.option("--rtol", multiple=True, metavar="[OUTPUT:]VALUE",
               help="Relative tolerance for --compare, global or per output (repeatable). Default 0.")
-@click.option("--dump", "dump_dir", type=click.Path(file_okay=False), metavar="DIR",
+@click.option("--dump", "dump_dir", metavar="DIR",
               help="Write every executed layer's outputs to DIR (one npz per layer plus index.json).")
 @click.option("--stop-at", metavar="LAYER", help="Stop after this layer (id or name) and output its tensors.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random inputs.")
 @click.option("--input-shape", "input_shapes", multiple=True, metavar="NAME:DIMS",
-              help="Shape of a generated input whose declared dims are not static, e.g. x:1,3,224,224 (repeatable).")
-@click.option("--save-inputs", type=click.Path(dir_okay=False), metavar="FILE.npz", help="Write the inputs used to this npz.")
+              help="Shape of a generated input whose declared dims are not static, e.g. x:1,3,224,224 (repeatable; "
+                   "default: each such dim's lower bound, or 1).")
+@click.option("--val-range", "val_ranges", multiple=True, metavar="[NAME:]LOW,HIGH",
+              help="Range of a generated input's values, e.g. input_ids:0,30521 (integers: both ends included; "
+                   "without NAME: every input; repeatable). Default: what the graph implies, else [0,9] or [-1,1).")
+@click.option("--save-inputs", metavar="FILE.npz", help="Write the inputs used to this npz.")
 @click.option("--profile", is_flag=True, help="Print a per-layer timing table, slowest first.")
 @click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Run this many times; --profile reports medians.")
+              help="Run this many times after one warm-up run, and print latency and throughput; --profile reports medians.")
 @click.option("--max-memory", callback=lambda ctx, param, value: _size(value), metavar="SIZE",
               help="Bytes of tensors a run may hold, e.g. 8GiB (default: $IREXEC_MAX_MEMORY or half the RAM).")
 def run(model: str, inputs_path: str | None, output_path: str | None, weights: str | None, compare_path: str | None,
         atol: tuple[str, ...], rtol: tuple[str, ...], dump_dir: str | None, stop_at: str | None, seed: int,
-        input_shapes: tuple[str, ...], save_inputs: str | None, profile: bool, repeat: int, max_memory: int | None) -> None:
+        input_shapes: tuple[str, ...], val_ranges: tuple[str, ...], save_inputs: str | None, profile: bool, repeat: int,
+        max_memory: int | None) -> None:
     """Run MODEL on the inputs and print a table of its outputs.
 
     \b
@@ -49,37 +55,55 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
       irexec run model.xml --compare expected.npz --atol 1e-6 --rtol out:1e-3
       irexec run model.xml --dump layers/ --stop-at Gather_7
       irexec run model.xml --seed 3 --input-shape x:2,8 --save-inputs in.npz
+      irexec run model.xml --val-range input_ids:0,999
       irexec run model.xml --inputs in.npz --profile --repeat 5
     """
-    if inputs_path and input_shapes:
-        raise click.UsageError("--input-shape shapes generated inputs; it cannot be combined with --inputs")
+    if inputs_path and (input_shapes or val_ranges):
+        raise click.UsageError("--input-shape and --val-range shape generated inputs; they cannot be combined with --inputs")
     if (atol or rtol) and not compare_path:
         raise click.UsageError("--atol and --rtol need --compare REF.npz")
 
     from ..comparison import compare_outputs, parse_tolerance
     from ..errors import UsageError
     from ..heap import retain_freed_memory
-    from ..random_inputs import describe, parse_input_shapes
+    from ..random_inputs import parse_input_shapes, parse_val_ranges, plan_inputs, plan_rows, random_inputs
+    from ..report.tables import render_table
     from ..session import Session
     from ..tensorfile import load_npz, save_npz
+    from .paths import explain_not_xml, require_inputs, require_outputs
 
     try:  # malformed option values are usage errors (exit 2), like click's own
         atol_t, rtol_t = parse_tolerance(atol, "--atol"), parse_tolerance(rtol, "--rtol")
         shapes = parse_input_shapes(input_shapes)
+        ranges = parse_val_ranges(val_ranges)
     except UsageError as e:
-        raise click.UsageError(e.diagnostics[0].format()) from None
+        fail(e)
     retain_freed_memory()  # this process exists for the run: reuse its pages (see irexec/heap.py)
     try:
+        require_inputs((model, "model file"), (weights, "weights file"), (inputs_path, "inputs file"),
+                       (compare_path, "reference file"))
+        require_outputs(output_path, save_inputs)
         reference = load_npz(compare_path, max_memory) if compare_path else None
-        session = Session(model, weights, max_memory=max_memory)
-        feeds = load_npz(inputs_path, max_memory) if inputs_path else session.random_inputs(seed, shapes)
-        if not inputs_path and feeds:
-            click.echo(f"random inputs (seed {seed}): {describe(feeds)}")
+        try:
+            session = Session(model, weights, max_memory=max_memory)
+        except IRExecError as e:
+            e.diagnostics = explain_not_xml(model, e.diagnostics)
+            raise
+        if stop_at is not None:
+            session.find_layer(stop_at)  # a misspelt name fails before any work
+        if inputs_path:
+            feeds = load_npz(inputs_path, max_memory)
+        else:
+            plans = plan_inputs(session.model, shapes, ranges)
+            feeds = random_inputs(session.model, seed, max_memory=max_memory, plans=plans)
+            if feeds:
+                click.echo(f"random inputs (seed {seed}):")
+                click.echo(render_table(["input", "tensor names", "dtype", "shape", "values", "range from"], plan_rows(plans)))
         if save_inputs:
             save_npz(save_inputs, feeds)  # before running, so a failing run can be reproduced
             click.echo(f"wrote {len(feeds)} input(s) to {save_inputs}")
         result = session.run(feeds, stop_at=stop_at, dump=dump_dir, profile=profile, repeat=repeat,
-                             progress=sys.stderr.isatty())
+                             warmup=1 if repeat > 1 else 0, progress=sys.stderr.isatty())
         if output_path:
             save_npz(output_path, result.outputs)
         report = None
@@ -99,12 +123,31 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         click.echo(f"dumped layer outputs to {dump_dir} (index.json lists them)")
     if result.profile is not None:
         click.echo(result.profile.render())
+    if repeat > 1:
+        click.echo(_latency_summary(result.latencies))
     if report is not None:
         _print_comparison(report, compare_path or "", atol_t, rtol_t)
         if not report.ok:
             for d in report.diagnostics():
                 click.echo(d.format(), err=True)
             sys.exit(EXIT_FINDINGS)
+
+
+def _latency_summary(latencies: list[float]) -> str:
+    """benchmark_app's summary: count, duration, latency median/average/min/max, throughput."""
+    import statistics
+
+    ms = [t * 1000 for t in latencies]
+    total = sum(ms)
+    lines = [f"Count:          {len(ms)} iterations (after 1 warm-up run, not counted)",
+             f"Duration:       {total:.2f} ms",
+             "Latency:",
+             f"   Median:      {statistics.median(ms):.3f} ms",
+             f"   Average:     {statistics.fmean(ms):.3f} ms",
+             f"   Min:         {min(ms):.3f} ms",
+             f"   Max:         {max(ms):.3f} ms",
+             f"Throughput:     {len(ms) * 1000 / total if total > 0 else float('inf'):.2f} FPS"]
+    return "\n".join(lines)
 
 
 def _size(value: str | None) -> int | None:
@@ -125,6 +168,7 @@ def _print_table(outputs: dict[str, Any]) -> None:
 
 
 def _print_comparison(report: Any, ref: str, atol: Any, rtol: Any) -> None:
+    from ..comparison import EXTRA
     from ..comparison import format_number as _num
     from ..report.tables import render_table
 
@@ -133,7 +177,11 @@ def _print_comparison(report: Any, ref: str, atol: Any, rtol: Any) -> None:
     if atol.per_output or rtol.per_output:
         tolerances += " (per output: " + ", ".join(
             [f"atol {k}:{_num(v)}" for k, v in atol.per_output.items()] + [f"rtol {k}:{_num(v)}" for k, v in rtol.per_output.items()]) + ")"
+    outputs = [c for c in report.comparisons if c.status != EXTRA]
+    extra = len(report.comparisons) - len(outputs)
+    extra_text = f"; {ref} holds {extra} array(s) that are not outputs of this run" if extra else ""
     if report.ok:
-        click.echo(f"PASSED: {len(report.comparisons)} output(s) match {ref} ({tolerances})")
+        click.echo(f"PASSED: {len(outputs)} output(s) match {ref} ({tolerances})")
     else:
-        click.echo(f"FAILED: {len(report.failures)} of {len(report.comparisons)} output(s) differ from {ref} ({tolerances})")
+        differ = sum(not c.ok for c in outputs)
+        click.echo(f"FAILED: {differ} of {len(outputs)} output(s) differ from {ref} ({tolerances}){extra_text}")

@@ -181,7 +181,7 @@ class In:
         t = self.types
         if isinstance(t, tuple):
             return "element type " + " or ".join(t)
-        return {NUMERIC: "a number element type", INTEGRAL: "an integer element type",
+        return {NUMERIC: "a numeric element type", INTEGRAL: "an integer element type",
                 REAL: "a floating-point element type", BOOLEAN: "element type boolean"}.get(t, t)
 
     def rank_ok(self, rank: int) -> bool:
@@ -196,12 +196,12 @@ class In:
     def rank_text(self) -> str:
         r = self.rank
         if isinstance(r, int):
-            return {0: "a scalar", 1: "1-D"}.get(r, f"rank {r}")
+            return {0: "be a scalar", 1: "be 1-D"}.get(r, f"have rank {r}")
         assert r is not None
         lo, hi = r
         if (lo, hi) == (0, 1):
-            return "a scalar or 1-D"
-        return f"rank >= {lo}" if hi is None else f"rank {lo} to {hi}"
+            return "be a scalar or 1-D"
+        return f"have rank {lo} or more" if hi is None else f"have rank {lo} to {hi}"
 
 
 # ---------------------------------------------------------------- attributes
@@ -436,7 +436,7 @@ class Op:
                                        f"({other.etype.name}), got {info.etype.name}", "bad-input-type", index)
             rank = info.shape.rank
             if rank is not None and not spec.rank_ok(rank):
-                raise op_error(f"{spec.name} must be {spec.rank_text()}, got rank {rank} (shape {info.shape})",
+                raise op_error(f"{spec.name} must {spec.rank_text()}, got rank {rank} (shape {info.shape})",
                                "bad-input-rank", index)
 
     # ---- constant folding and value bounds, for the checker

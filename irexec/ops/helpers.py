@@ -39,7 +39,7 @@ def const_axes(info: TensorInfo, rank: int | None, what: str, port: int, *, uniq
     values = const_ints(info, what, port)
     if values is None or rank is None:
         return values
-    axes = [normalize_axis(a, rank, what if len(values) == 1 else f"{what} value", code, port) for a in values]
+    axes = [normalize_axis(a, rank, what, code, port) for a in values]
     if unique and len(set(axes)) != len(axes):
         raise op_error(f"{what} {values} name an axis twice", "bad-value", port)
     return axes

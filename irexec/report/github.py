@@ -34,12 +34,13 @@ def annotation(d: Diagnostic, path: str) -> str:
     return f"::{_COMMAND.get(d.severity, 'notice')} {','.join(props)}::{escape_data(message)}"
 
 
-def render_github(report: CheckReport, *, quiet: bool = False) -> str:
+def render_github(report: CheckReport, *, quiet: int = 0) -> str:
     """Every finding as an annotation (notes as notices), then the summary.
-    Quiet: no notices, and nothing at all when the run passes."""
-    if quiet and not report.failed:
+    Quiet (-q): the annotations of errors and warnings only; -qq: nothing."""
+    if quiet >= 2:
         return ""
     lines = [annotation(d, (d.file or f.path).replace("\\", "/"))
              for f in report.files for d in f.diagnostics if not (quiet and d.severity == NOTE)]
-    lines.append(report.summary_line())
-    return "\n".join(lines) + "\n"
+    if not quiet:
+        lines.append(report.summary_line())
+    return "".join(line + "\n" for line in lines)

@@ -8,12 +8,14 @@ from .check_report import CheckReport
 _COLOURS = {ERROR: "31", WARNING: "33", NOTE: "36"}  # red, yellow, cyan
 
 
-def render_text(report: CheckReport, *, verbose: bool = False, quiet: bool = False, colour: bool = False) -> str:
+def render_text(report: CheckReport, *, verbose: bool = False, quiet: int = 0, colour: bool = False) -> str:
     """Errors and warnings (notes too when verbose), then the summary line.
-    Quiet: only the summary, and nothing at all when the run passes."""
-    if quiet:
-        return report.summary_line() + "\n" if report.failed else ""
+    Quiet (-q, as ruff): the findings and nothing else; -qq: nothing."""
+    if quiet >= 2:
+        return ""
     lines = [format_line(d, colour) for f in report.files for d in f.diagnostics if verbose or d.severity != NOTE]
+    if quiet:
+        return "".join(line + "\n" for line in lines)
     summary = report.summary_line()
     if verbose and report.notes:
         summary += f", {report.notes} note{'' if report.notes == 1 else 's'}"

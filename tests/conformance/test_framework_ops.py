@@ -8,6 +8,7 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
+
 from conformance.harness import Case, ErrorCase, OpTable, conformance
 
 rng = np.random.default_rng(20261123)

@@ -174,7 +174,7 @@ def info(shape: str, etype: str = "f32") -> TensorInfo:
 
 
 def infer(data: str, seq: str, batch_axis: int = 0, seq_axis: int = 1, etype: str = "i32", data_type: str = "f32"):
-    (out,) = op(batch_axis, seq_axis).infer(info(data, data_type), info(seq, etype))
+    (out,) = op(batch_axis, seq_axis).inference([info(data, data_type), info(seq, etype)]).outputs
     return out
 
 
@@ -299,8 +299,11 @@ def runtime_model(write_ir, lengths) -> str:
 
 @pytest.mark.parametrize("values, words", [([1, 6, 2], "seq_lengths[1] = 6 is outside [0, 5]"),
                                            ([2, 3, -1], "seq_lengths[2] = -1 is outside [0, 5]")])
-def test_runtime_length_out_of_range_is_bad_value(write_ir, values, words):
-    path = runtime_model(write_ir, np.array(values, I32))
+def test_constant_length_out_of_range_is_bad_value_at_check_and_run(write_ir, values, words):
+    """One inference path: the same bad constant gets the same code from check and from run."""
+    path, _ = revseq_model(write_ir, "3,5", np.array(values, I32))
+    (found,) = irexec.check(path).errors
+    assert found.code == "bad-value" and found.port == 1 and words in found.message
     with pytest.raises(OpError) as e:
         irexec.run(path, {"data": np.zeros((3, 5), np.float32)})
     d = e.value.diagnostics[0]

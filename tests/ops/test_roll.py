@@ -194,7 +194,7 @@ def info(shape: str, etype: str = "f32", value=None) -> TensorInfo:
 
 
 def infer(data: TensorInfo, shift: TensorInfo, axes: TensorInfo) -> TensorInfo:
-    (out,) = Roll7().infer(data, shift, axes)
+    (out,) = Roll7().inference([data, shift, axes]).outputs
     return out
 
 
@@ -333,12 +333,12 @@ def runtime_axes_model(write_ir) -> str:
     return path
 
 
-def test_runtime_axis_out_of_range_is_bad_value(write_ir):
+def test_runtime_axis_out_of_range_has_the_check_time_code(write_ir):
     path = runtime_axes_model(write_ir)
     with pytest.raises(OpError) as e:
         irexec.run(path, {"data": np.zeros((4, 3), np.float32), "axes": np.array([0, -3], I64)})
     d = e.value.diagnostics[0]
-    assert d.code == "bad-value" and d.layer_name == "roll" and d.port == 2 and d.line == xml_line(path, 3, 2)
+    assert d.code == "axis-out-of-range" and d.layer_name == "roll" and d.port == 2 and d.line == xml_line(path, 3, 2)
     assert "axis -3 is out of range [-2, 1] for rank 2" in d.message
 
 
@@ -347,7 +347,7 @@ def test_runtime_axis_error_from_the_cli(write_ir, save_npz, run_cli):
     inputs = save_npz(data=np.zeros((4, 3), np.float32), axes=np.array([1, 2], I64))
     result = run_cli("run", path, "--inputs", inputs)
     assert result.exit_code == 1
-    assert "error[bad-value]" in result.output and "axis 2 is out of range [-2, 1] for rank 2" in result.output
+    assert "error[axis-out-of-range]" in result.output and "axis 2 is out of range [-2, 1] for rank 2" in result.output
     assert "Traceback" not in result.output
 
 

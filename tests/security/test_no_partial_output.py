@@ -132,8 +132,8 @@ def test_save_failing_half_way(write_ir, save_npz, out_dir: Path, capsys, monkey
     before = _snapshot(out_dir)
     code, output = _run(["run", model, "--inputs", inputs, "--output", out_dir / "out.npz"], capsys)
     assert written == [1]
-    # a path that cannot be written is a usage error (exit 2), reported, not a crash
-    assert code == 2 and "error[cannot-write-output]" in output and "No space left" in output, output
+    # a path that cannot be written is a coded error (exit 1), reported, not a crash
+    assert code == 1 and "error[cannot-write-output]" in output and "No space left" in output, output
     assert _snapshot(out_dir) == before
 
 
@@ -149,7 +149,20 @@ def test_interrupted_save(out_dir: Path, monkeypatch) -> None:  # type: ignore[n
 
 
 def test_unwritable_output_directory(write_ir, save_npz, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "a-file").write_text("")
     code, output = _run(["run", _model(write_ir), "--inputs", _inputs(save_npz, 1),
-                         "--output", tmp_path / "missing" / "out.npz"], capsys)
-    assert code == 2 and "error[cannot-write-output]" in output and "Traceback" not in output, output
-    assert not (tmp_path / "missing").exists()
+                         "--output", tmp_path / "a-file" / "out.npz"], capsys)
+    assert code == 1 and "error[cannot-write-output]" in output and "Traceback" not in output, output
+    assert (tmp_path / "a-file").read_text() == ""
+
+
+def test_folders_created_for_an_output_are_removed_when_the_write_fails(write_ir, save_npz, tmp_path: Path, monkeypatch,
+                                                                        capsys) -> None:  # type: ignore[no-untyped-def]
+    def full(*a, **k):  # type: ignore[no-untyped-def]
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    model, inputs = _model(write_ir), _inputs(save_npz, 1)
+    monkeypatch.setattr(np.lib.format, "write_array", full)
+    code, output = _run(["run", model, "--inputs", inputs, "--output", tmp_path / "new" / "sub" / "out.npz"], capsys)
+    assert code == 1 and "error[cannot-write-output]" in output, output
+    assert not (tmp_path / "new").exists()

@@ -1,0 +1,56 @@
+"""How Parameters are named to users: by layer name (what Netron shows) and by
+tensor names (what OpenVINO users feed by, e.g. ``input_ids``), everywhere."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .ir.reader import Layer
+
+
+def tensor_names(layer: Layer) -> list[str]:
+    """The tensor names of a layer's output ports, in order, without repeats."""
+    names: list[str] = []
+    for port in layer.outputs:
+        names += [n for n in port.names if n not in names]
+    return names
+
+
+def parameter_keys(layer: Layer) -> list[str]:
+    """Every name a Parameter answers to: its layer name, then its tensor names."""
+    return [layer.name] + [n for n in tensor_names(layer) if n != layer.name]
+
+
+def parameter_label(layer: Layer) -> str:
+    """``'Parameter_1' (tensor 'input_ids')``, or ``'x'`` when the names agree."""
+    others = [n for n in tensor_names(layer) if n != layer.name]
+    if not others:
+        return repr(layer.name)
+    return f"{layer.name!r} (tensor {', '.join(repr(n) for n in others)})"
+
+
+def parameter_list(parameters: Iterable[Layer]) -> str:
+    return ", ".join(parameter_label(p) for p in parameters) or "none"
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """``; did you mean 'x'?`` or ``; known: 'a', 'b'`` (empty when there is nothing to offer)."""
+    candidates = list(dict.fromkeys(candidates))
+    close = difflib.get_close_matches(name, candidates, n=3)
+    if close:
+        return f"; did you mean {' or '.join(repr(c) for c in close)}?"
+    if candidates and len(candidates) <= 10:
+        return f" (known: {', '.join(repr(c) for c in candidates)})"
+    return ""
+
+
+def cast_hint(dtype: np.dtype) -> str:
+    """The NumPy call that converts an array to ``dtype``: ``x.astype(np.float32)``."""
+    name = dtype.name
+    module = "ml_dtypes" if name in ("bfloat16",) or name.startswith("float8") or name.startswith("int4") else "np"
+    return f"x.astype({module}.{name})"

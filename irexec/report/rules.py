@@ -1,0 +1,95 @@
+"""One entry per diagnostic code: a short description and help text, for
+report formats that describe their rules (SARIF).  The README's diagnostic
+table says the same in more words; a test keeps the two in step."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Rule(NamedTuple):
+    short: str
+    help: str
+
+
+_FILE = "The file could not be used as an OpenVINO IR document."
+RULES: dict[str, Rule] = {
+    # files and documents
+    "file-not-found": Rule("File not found", "A file to read does not exist, or a pattern matches nothing."),
+    "is-a-directory": Rule("Directory where a file is expected",
+                           "A path given for a file (model, inputs, output) is a directory."),
+    "cannot-read-file": Rule("File cannot be read",
+                             "A file exists but cannot be opened for reading (permissions, a device error)."),
+    "file-too-large": Rule("File too large", "The model file is larger than any real IR document; it is not parsed."),
+    "not-xml": Rule("Not an XML model", "The path given as the model is a weights file or an npz archive; pass the model's .xml."),
+    "xml-syntax": Rule("Malformed XML", _FILE + " The XML is not well formed."),
+    "xml-encoding": Rule("Not UTF-8", _FILE + " Its bytes are not valid UTF-8 (or do not match the declared encoding)."),
+    "xml-limit": Rule("XML past parser limits", _FILE + " It goes past libxml2's depth or size limits."),
+    "unsafe-xml": Rule("Unsafe DOCTYPE", "A DOCTYPE declares entities or names an external DTD; refused, never expanded or fetched."),
+    "not-ir": Rule("Not an IR document", "The root element is not <net>."),
+    "unsupported-ir-version": Rule("Unsupported IR version", "The <net> version is not 10 or 11."),
+    # structure
+    "bad-structure": Rule("Invalid document structure", "The document does not follow schemas/ir.xsd: a misspelt or misplaced element."),
+    "missing-element": Rule("Missing element", "A mandatory element is absent."),
+    "missing-attribute": Rule("Missing attribute", "A mandatory attribute is absent (layer id/name/type/version, port id, precision)."),
+    "bad-attribute": Rule("Invalid attribute value", "An attribute is not a valid value (not an integer, out of range, inconsistent)."),
+    "bad-dim": Rule("Invalid dim", "A <dim> is not an integer >= -1."),
+    "bad-shape": Rule("Invalid shape attribute", "A shape attribute does not parse."),
+    "shape-too-large": Rule("Shape too large", "A shape's byte size overflows."),
+    "bad-element-type": Rule("Invalid element type", "The precision or element type is not an IR element type."),
+    "unsupported-element-type": Rule("Element type not executed", "A valid IR element type irexec does not execute."),
+    "unsupported-op": Rule("Op not implemented",
+                           "irexec does not implement this op type and version; its declared output dims are trusted."),
+    # graph
+    "duplicate-layer-id": Rule("Duplicate layer id", "Two layers share an id (OpenVINO silently keeps the later one)."),
+    "duplicate-port": Rule("Duplicate port id", "Two ports of a layer share an id."),
+    "unknown-layer": Rule("Edge to an unknown layer", "An edge names a layer id that does not exist."),
+    "unknown-port": Rule("Edge to an unknown port", "An edge names a port that does not exist on its layer."),
+    "input-fed-twice": Rule("Input port fed twice", "An input port has two producers."),
+    "unconnected-input": Rule("Unconnected input port", "An input port has no producer."),
+    "result-without-input": Rule("Result without input", "A Result layer has no producer."),
+    "cycle": Rule("Cycle in the graph", "The layers named form a cycle."),
+    "unreachable-layer": Rule("Unreachable layer", "No Result depends on the layer; OpenVINO drops it."),
+    "wrong-port-count": Rule("Wrong number of ports", "The layer declares more or fewer ports than its op has."),
+    # weights
+    "const-size-mismatch": Rule("Const size too small", "A Const's size is smaller than its shape and element type need."),
+    "missing-weights": Rule("Weights file missing", "A Const needs bytes from a .bin that does not exist."),
+    "weights-out-of-bounds": Rule("Const past the end of the weights", "A Const's offset + size is past the end of the .bin."),
+    # shapes and types
+    "shape-mismatch": Rule("Declared dims disagree with inference", "A port's declared dims disagree with shape inference."),
+    "type-mismatch": Rule("Declared precision disagrees with inference", "A port's precision disagrees with type inference."),
+    "bad-input-type": Rule("Op input of a wrong element type", "An op input has an element type its op does not allow."),
+    "bad-input-rank": Rule("Op input of a wrong rank", "An op input has a rank its op does not allow."),
+    "axis-out-of-range": Rule("Axis out of range", "An axis is outside [-rank, rank-1]."),
+    "incompatible-inputs": Rule("Incompatible op inputs", "The inputs of an op disagree with each other."),
+    "bad-value": Rule("Invalid run-time value", "A value computed at run time is invalid for its op."),
+    "skipped": Rule("Not checked", "The layer was not checked because an input depends on a layer that failed."),
+    # inputs and options
+    "input-mismatch": Rule("Input does not fit", "An input is missing or extra, has another dtype, or a shape outside its partial shape."),
+    "bad-input-file": Rule("Unreadable npz", "An inputs or reference file is not an .npz of plain arrays."),
+    "input-shape-needed": Rule("Input shape needed", "No default shape can be generated for a Parameter; give --input-shape."),
+    "input-shape-mismatch": Rule("Input shape outside the declared range", "--input-shape does not fit the Parameter's declared shape."),
+    "bad-input-shape": Rule("Malformed --input-shape", "--input-shape does not parse."),
+    "bad-val-range": Rule("Malformed --val-range", "--val-range does not parse, or LOW > HIGH."),
+    "unknown-name": Rule("Unknown name", "An option names no Parameter, layer or output of the model."),
+    "input-shape-with-inputs": Rule("--input-shape with real inputs", "--input-shape and --val-range apply to generated inputs only."),
+    "memory-limit": Rule("Memory limit", "A tensor would take the live tensors past --max-memory."),
+    "out-of-memory": Rule("Out of memory", "The system ran out of memory."),
+    # comparison
+    "compare-mismatch": Rule("Output differs from the reference", "Values differ beyond tolerance."),
+    "compare-missing-output": Rule("Output missing from the reference", "The reference has no array for this output."),
+    "compare-extra-output": Rule("Reference array is no output", "The reference has an array that is not an output of this run."),
+    "compare-dtype-mismatch": Rule("Output dtype differs", "The run and the reference have different dtypes."),
+    "compare-shape-mismatch": Rule("Output shape differs", "The run and the reference have different shapes."),
+    "bad-tolerance": Rule("Malformed tolerance", "A tolerance is not a finite number >= 0."),
+    "bad-dtype": Rule("Output cannot be compared", "A complex output cannot be compared."),
+    # outputs and tools
+    "cannot-write-output": Rule("Output cannot be written", "An output, report, dump or picture file cannot be written."),
+    "graphviz-not-found": Rule("Graphviz not found", "inspect --svg needs Graphviz's dot on PATH."),
+    "graphviz-failed": Rule("Graphviz failed", "Graphviz's dot failed to render the graph."),
+    "internal-error": Rule("Internal error", "A bug in irexec while checking this file."),
+}
+
+
+def rule(code: str) -> Rule:
+    return RULES.get(code, Rule(code, f"irexec diagnostic {code}."))
