@@ -142,7 +142,8 @@ TABLES = [
         Case("f32-edges", [EDGE, EDGE_B], ov="OpenVINO CPU flushes denormals to zero"),
         Case("i32-floor", INT_DIV_EDGE, ov="OpenVINO CPU divides integers through f32"),
         Case("i32-trunc", INT_DIV_EDGE, attrs={"m_pythondiv": False}, ov="OpenVINO CPU divides integers through f32"),
-        Case("i64-const", [rand((3, 4), np.int64), np.array(3, np.int64)], const=(1,)),
+        Case("i64-const", [rand((3, 4), np.int64), np.array(3, np.int64)], const=(1,),
+             ov="OpenVINO CPU narrows i64 to i32 and truncates the quotient"),
         Case("u8", [rand((4,), np.uint8, 0, 255), nonzero((4,), np.uint8)]),
         Case("zero-size", [rand((0, 2)), nonzero((2,), np.float32)]),
     ], errors=[
