@@ -13,7 +13,7 @@ import numpy as np
 
 from . import dtypes, limits
 from .checker import declared_shape, declared_text
-from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError
+from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError, shorten
 from .ir.reader import Layer
 from .model import BLOCKS_RUN, Model
 from .naming import cast_hint, parameter_label, parameter_list
@@ -81,7 +81,7 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray], needed: set[int] |
     for key, value in feeds.items():
         layer = params.get(key)
         if layer is None:
-            known = parameter_list(model.parameters)
+            known = _some_names(model.parameters)
             problems.append(Diagnostic("input-mismatch", f"input {key!r} matches no Parameter (Parameters: {known})", ERROR,
                                        file=model.path))
             continue
@@ -104,16 +104,22 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray], needed: set[int] |
                                        f"accepts {pshape}", ERROR, **where))
             continue
         bound[layer.id] = coerced
+    reported = {d.layer_id for d in problems}  # a set: a model may have tens of thousands of Parameters
     for p in model.parameters:
         op = model.ops[p.id]
         if op is None or needed is not None and p.id not in needed:
             continue
-        if p.id not in bound and not any(d.layer_id == p.id for d in problems):
+        if p.id not in bound and p.id not in reported:
             problems.append(Diagnostic("input-mismatch", f"no input given for Parameter {parameter_label(p)} "
                                        f"({op.element_type.name}{op.shape})", ERROR, **model.where(p)))  # type: ignore[union-attr]
     if problems:
         raise InputError(problems)
     return bound
+
+
+def _some_names(layers: list[Layer], shown: int = 10) -> str:
+    names = parameter_list(layers[:shown])
+    return names + (f", and {len(layers) - shown} more" if len(layers) > shown else "")
 
 
 @dataclass

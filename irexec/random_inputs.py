@@ -357,6 +357,9 @@ def random_inputs(
 ) -> dict[str, np.ndarray]:
     """One array per Parameter (keyed by Parameter name), reproducible from
     ``seed``; refused before allocating when over the memory limit."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        shown = repr(seed) if len(repr(seed)) <= 40 else repr(seed)[:40] + "..."
+        raise UsageError(f"seed {shown} must be a non-negative integer", code="bad-seed")
     if plans is None:
         plans = plan_inputs(model, shapes, val_ranges)
     limit = limits.resolve(max_memory)

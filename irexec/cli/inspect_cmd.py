@@ -21,7 +21,10 @@ from .base import cli, fail
               help="List every layer's output ports: inferred shape and type next to the declared ones.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Output format of --shapes.")
-def inspect(model: str, dot_path: str | None, svg_path: str | None, shapes: bool, fmt: str) -> None:
+@click.option("--follow-symlinks", is_flag=True, default=None,
+              help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
+def inspect(model: str, dot_path: str | None, svg_path: str | None, shapes: bool, fmt: str,
+            follow_symlinks: bool | None) -> None:
     """Summarise MODEL: IR version, layer counts, inputs and outputs.
 
     \b
@@ -40,7 +43,7 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None, shapes: bool
         require_inputs((model, "model file"))
         require_outputs(dot_path, svg_path)
         try:
-            m = read_model(model)
+            m = read_model(model, follow_symlinks=follow_symlinks or None)
         except IRExecError as e:
             e.diagnostics = explain_not_xml(model, e.diagnostics)
             raise
