@@ -7,6 +7,9 @@ run needs and how long the command takes to start.
 
 Sections (``--only`` picks some):
 
+math       elementwise kernels against the matching NumPy ufunc on 32 MiB of f32,
+           MatMul against np.matmul, SoftMax and MVN against OpenVINO CPU on
+           [64,128,768] f32 (OpenVINO on all of them where it runs them).
 ops        Roll, Gather and ReverseSequence kernels (``op.compute(plan, ...)``, which
            allocates its output) against ``np.copyto`` into a preallocated
            array (the memory floor), ``x.copy()`` (the floor for anything that
@@ -562,7 +565,97 @@ def machine() -> str:
             f"OpenVINO {ovv}" + (f"; {' '.join(f'{k}={v}' for k, v in sorted(blas.items()))}" if blas else ""))
 
 
-SECTIONS = {"ops": section_ops, "overhead": section_overhead, "memory": section_memory, "coldstart": section_coldstart}
+# ------------------------------------------------------------------ math
+
+
+@dataclass
+class MathCase:
+    name: str
+    op: str
+    version: str
+    shapes: list[tuple[int, ...]]
+    numpy: Callable[..., Any] | None  # the matching NumPy computation, None: no such ufunc
+    attrs: dict[str, str] = field(default_factory=dict)
+    consts: list[np.ndarray] = field(default_factory=list)  # trailing Const inputs
+    target: str = ""
+
+
+def _math_cases(quick: bool) -> list[MathCase]:
+    big = (2, 64, 64, 64) if quick else LARGE
+    rows = (8, 128, 768) if quick else (64, 128, 768)
+    mm = ((64, 128, 768), (768, 768)) if not quick else ((8, 128, 768), (768, 768))
+    ew = "numpy<=1.5"
+    return [
+        MathCase("add", "Add", "opset1", [big, big], np.add, target=ew),
+        MathCase("multiply", "Multiply", "opset1", [big, big], np.multiply, target=ew),
+        MathCase("divide", "Divide", "opset1", [big, big], np.divide, target=ew),
+        MathCase("maximum", "Maximum", "opset1", [big, big], np.maximum, target=ew),
+        MathCase("greater", "Greater", "opset1", [big, big], np.greater, target=ew),
+        MathCase("relu", "ReLU", "opset1", [big], lambda x: np.maximum(x, 0), target=ew),
+        MathCase("abs", "Abs", "opset1", [big], np.abs, target=ew),
+        MathCase("floor", "Floor", "opset1", [big], np.floor, target=ew),
+        MathCase("sqrt", "Sqrt", "opset1", [big], np.sqrt, target=ew),
+        MathCase("exp", "Exp", "opset1", [big], np.exp, target=ew),
+        MathCase("tanh", "Tanh", "opset1", [big], np.tanh, target=ew),
+        MathCase("sigmoid", "Sigmoid", "opset1", [big], lambda x: 1 / (1 + np.exp(-x))),
+        MathCase("gelu-erf", "Gelu", "opset7", [big], None, {"approximation_mode": "erf"}),
+        MathCase("hswish", "HSwish", "opset4", [big], lambda x: x * np.clip(x + 3, 0, 6) / 6),
+        MathCase("matmul", "MatMul", "opset1", [mm[0]], np.matmul, consts=[np.random.default_rng(1).standard_normal(
+            mm[1], dtype=np.float32)], target="numpy<=1.3"),
+        MathCase("softmax", "SoftMax", "opset8", [rows], None, {"axis": "-1"}, target="openvino>=1"),
+        MathCase("mvn", "MVN", "opset6", [rows], None, {"normalize_variance": "true", "eps": "1e-5",
+                                                        "eps_mode": "inside_sqrt"}, [np.array([-1], np.int64)],
+                 target="openvino>=1"),
+        MathCase("reduce-mean", "ReduceMean", "opset1", [rows], lambda x, a: np.mean(x, axis=-1), {},
+                 [np.array([-1], np.int64)]),
+    ]
+
+
+def _bench_math_case(case: MathCase, args: argparse.Namespace, directory: Path, rng: np.random.Generator,
+                     use_ov: bool) -> list[str]:
+    xs = [rng.standard_normal(s, dtype=np.float32) for s in case.shapes]
+    if case.op == "Sqrt":
+        xs = [np.abs(x) for x in xs]
+    cls = resolve(case.op, case.version)
+    op = cls.build(None, case.attrs)[0] if cls is not None else None
+    if op is None:
+        return [case.name, "n/a", "n/a", "n/a", f"{case.op} not implemented"]
+    inputs = xs + case.consts
+    plan = op.plan_for(inputs).plan
+    contenders: dict[str, Callable[[], Any]] = {"irexec": lambda: op.compute(plan, *inputs)}
+    numpy_fn = case.numpy
+    if numpy_fn is not None:
+        contenders["numpy"] = lambda: numpy_fn(*inputs)
+    if use_ov:
+        b = IRBuilder(name=case.name)
+        params = [b.parameter(f"in{i}", x.shape, "f32") for i, x in enumerate(xs)]
+        y = b.layer(case.op, case.version, params + [b.const(c) for c in case.consts], case.attrs or None, names=["out"])
+        b.result(y)
+        xml = directory / f"math-{case.name}.xml"
+        b.write(xml)
+        config = {"INFERENCE_NUM_THREADS": args.ov_threads} if args.ov_threads else {}
+        request = ov.Core().compile_model(str(xml), "CPU", config).create_infer_request()
+        feeds = dict(enumerate(xs))
+        contenders["openvino"] = lambda: request.infer(feeds, share_inputs=True, share_outputs=True)
+    big = sum(x.nbytes for x in xs) >= 8 * MiB
+    times = measure(contenders, args.rounds or ((3 if args.quick else 11) if big else 21))
+    return [case.name, f"{times['irexec'] * 1e3:.1f}", fmt_ratio(_div(times, "irexec", "numpy")),
+            fmt_ratio(_div(times, "irexec", "openvino")), case.target]
+
+
+def section_math(args: argparse.Namespace, directory: Path) -> list[str]:
+    use_ov = ov is not None and not args.no_openvino
+    rng = np.random.default_rng(0)
+    rows = []
+    for case in [c for c in _math_cases(args.quick) if not args.case or any(k in c.name for k in args.case)]:
+        rows.append(_bench_math_case(case, args, directory, rng, use_ov))
+        print(f"  measured {case.name}", file=sys.stderr, flush=True)
+    return ["Math kernels (`op.compute`, output allocated), f32; ratios are irexec time / other time", "",
+            table(["case", "irexec ms", "x numpy", "x openvino", "target"], rows)]
+
+
+SECTIONS = {"math": section_math, "ops": section_ops, "overhead": section_overhead, "memory": section_memory,
+            "coldstart": section_coldstart}
 
 
 def main(argv: list[str] | None = None) -> int:

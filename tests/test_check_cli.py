@@ -22,13 +22,13 @@ def _f32(b: IRBuilder, type_: str, version: str, inputs: list[Out], attrs: dict 
 
 
 def mixed_model(repeats: int = 40, wrong_last_dims: bool = False) -> IRBuilder:
-    """A chain mixing implemented ops with ops irexec does not know (MatMul,
-    Relu, Convolution), 12 layers per repeat."""
+    """A chain mixing implemented ops with ops irexec may not know (a custom
+    CustomMatMul that no opset has, Relu, Convolution), 12 layers per repeat."""
     b = IRBuilder()
     x = b.parameter("x", SHAPE, "f32")
     for _ in range(repeats):
         x = _f32(b, "Roll", "opset7", [x, b.const(np.array([1])), b.const(np.array([1]))])
-        x = _f32(b, "MatMul", "opset1", [x, b.const(np.eye(6, dtype=np.float32))],
+        x = _f32(b, "CustomMatMul", "opset1", [x, b.const(np.eye(6, dtype=np.float32))],
                  {"transpose_a": "false", "transpose_b": "false"})
         x = _f32(b, "Gather", "opset8", [x, b.const(np.arange(5, -1, -1)), b.const(np.array(1))], {"batch_dims": 0})
         x = _f32(b, "Relu", "opset1", [x])
@@ -62,7 +62,7 @@ def test_hundreds_of_mixed_layers_check_clean_with_one_warning_per_unknown_op(wr
     r = run_cli("check", path)
     assert r.exit_code == 0, r.output
     warnings = [line for line in r.stdout.splitlines() if "warning[unsupported-op]" in line]
-    unknown = {"MatMul": 40, "Relu": 40, "Convolution": 1, "Unsqueeze": 1}
+    unknown = {"CustomMatMul": 40, "Relu": 40, "Convolution": 1, "Unsqueeze": 1}
     unknown = {t: n for t, n in unknown.items() if resolve(t, "opset1") is None}
     assert len(warnings) == len(unknown), r.stdout
     for op, count in unknown.items():

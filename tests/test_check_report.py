@@ -48,9 +48,9 @@ def test_json_report_matches_its_schema(write_ir, run_cli, tmp_path):
     by_path = {os.path.basename(f["path"]): f for f in doc["files"]}
     assert by_path["good.xml"]["status"] == "ok" and by_path["bad.xml"]["status"] == "fail"
     assert by_path["missing.xml"]["diagnostics"][0]["code"] == "file-not-found"
-    matmul = [d for d in by_path["good.xml"]["diagnostics"] if d["op"] == "MatMul/opset1"]
-    assert len(matmul) == 1 and matmul[0]["count"] == 3 and len(matmul[0]["occurrences"]) == 3
-    assert all(o["layer_name"].startswith("MatMul_") for o in matmul[0]["occurrences"])
+    custom = [d for d in by_path["good.xml"]["diagnostics"] if d["op"] == "CustomMatMul/opset1"]
+    assert len(custom) == 1 and custom[0]["count"] == 3 and len(custom[0]["occurrences"]) == 3
+    assert all(o["layer_name"].startswith("CustomMatMul_") for o in custom[0]["occurrences"])
     skipped = [d for d in by_path["bad.xml"]["diagnostics"] if d["code"] == "skipped"]
     assert len(skipped) == 3 and all(d["severity"] == "note" for d in skipped)  # JSON carries notes
     s = doc["summary"]

@@ -7,13 +7,15 @@ result has the input's element type.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from ..shapes import Dim, PartialShape
-from .base import INTEGRAL, NUMERIC, UNBOUNDED, Attr, In, Inference, Op, TensorInfo
+from .base import BOOLEAN, INTEGRAL, NUMERIC, UNBOUNDED, Attr, In, Inference, Op, TensorInfo
 from .helpers import const_axes
 from .registry import register
 
@@ -94,5 +96,53 @@ def _prod_bounds(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
 
 reduction("ReduceSum", 1, _sum_f32, summary="sum over axes")
 reduction("ReduceProd", 1, lambda d, a, k: np.prod(d, axis=a, keepdims=k), bounds=_prod_bounds, summary="product over axes")
-reduction("ReduceMax", 1, lambda d, a, k: np.max(d, axis=a, keepdims=k), summary="maximum over axes")
-reduction("ReduceMin", 1, lambda d, a, k: np.min(d, axis=a, keepdims=k), summary="minimum over axes")
+def _lowest(dtype: np.dtype) -> Any:
+    return np.iinfo(dtype).min if dtype.kind in "iu" else -ml_dtypes.finfo(dtype).max
+
+
+def _highest(dtype: np.dtype) -> Any:
+    return np.iinfo(dtype).max if dtype.kind in "iu" else ml_dtypes.finfo(dtype).max
+
+
+def _max(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
+    # as OpenVINO's reference: start from the lowest finite value, NaN never wins, empty gives it
+    return np.fmax.reduce(data, axis=axes, keepdims=keep, initial=_lowest(data.dtype))
+
+
+def _min(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
+    return np.fmin.reduce(data, axis=axes, keepdims=keep, initial=_highest(data.dtype))
+
+
+def _mean(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
+    count = math.prod(data.shape[a] for a in axes)
+    if data.dtype.kind in "iu":
+        total = np.sum(data, axis=axes, keepdims=keep, dtype=data.dtype)  # wraps in the type, as C
+        if count == 0:
+            return np.zeros_like(total)
+        q = total // count
+        return q + ((q * count != total) & (total < 0)).astype(q.dtype)  # C division truncates
+    total = np.asarray(_sum_f32(data, axes, keep))
+    return total / count if count else total / 0.0
+
+
+def _l1(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
+    return _sum_f32(np.abs(data), axes, keep)
+
+
+def _l2(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
+    if data.dtype.kind in "iu":
+        squares = np.multiply(data, data, dtype=data.dtype)
+        return np.sqrt(np.sum(squares, axis=axes, keepdims=keep, dtype=data.dtype).astype(np.float64))
+    squares = np.square(data, dtype=np.float32 if data.itemsize < 4 else data.dtype)
+    return np.sqrt(np.sum(squares, axis=axes, keepdims=keep))
+
+
+reduction("ReduceMax", 1, _max, summary="maximum over axes")
+reduction("ReduceMin", 1, _min, summary="minimum over axes")
+reduction("ReduceMean", 1, _mean, summary="mean over axes")
+reduction("ReduceL1", 4, _l1, summary="sum of |x| over axes")
+reduction("ReduceL2", 4, _l2, summary="square root of the sum of x**2 over axes")
+reduction("ReduceLogicalAnd", 1, lambda d, a, k: np.all(d, axis=a, keepdims=k), types=BOOLEAN,
+          summary="logical and over axes (empty: true)")
+reduction("ReduceLogicalOr", 1, lambda d, a, k: np.any(d, axis=a, keepdims=k), types=BOOLEAN,
+          summary="logical or over axes (empty: false)")

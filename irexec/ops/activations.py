@@ -1,0 +1,245 @@
+"""Activations and unary math on the elementwise factory.
+
+Exact ops (Abs, Negative, Sign, Floor, Ceiling, Round, ReLU) run on the
+element type.  Every other float function is computed in f64 and rounded
+once (``precise=True``): within an ulp of the exact result for f32, f16 and
+bf16 (f64 inputs get NumPy's libm accuracy, a few ulp at most).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels.special import erf
+from .arithmetic import maximum
+from .base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
+from .elementwise import broadcast_shapes, unary
+from .registry import register
+
+SQRT1_2 = 0.7071067811865476
+SQRT_2_PI = 0.7978845608028654
+
+
+def _is_float(x: np.ndarray) -> bool:
+    return x.dtype.kind == "f" or x.dtype.name == "bfloat16"
+
+
+# ------------------------------------------------------------ exact ops
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    if x.dtype.kind == "u":
+        return x.copy()
+    return maximum(x, np.zeros((), x.dtype))  # x > 0 ? x : 0: NaN and -0 give +0, as OpenVINO
+
+
+def _sign(x: np.ndarray) -> np.ndarray:
+    # x < 0 ? -1 : x > 0 ? 1 : 0, as OpenVINO's reference: NaN and -0 give 0
+    if x.dtype.kind == "u":
+        return (x != 0).astype(x.dtype)
+    return ((x > 0).astype(np.int8) - (x < 0).astype(np.int8)).astype(x.dtype)
+
+
+def _round(x: np.ndarray, op: Op) -> np.ndarray:
+    if not _is_float(x):
+        return x.copy()
+    if op.mode == "half_to_even":  # type: ignore[attr-defined]
+        return np.rint(x)
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(x.dtype)  # half away from zero; -0 stays -0
+
+
+def _int_or(fn):  # integer inputs are already whole: identity
+    def f(x: np.ndarray) -> np.ndarray:
+        return fn(x) if _is_float(x) else x.copy()
+    return f
+
+
+unary("Abs", 1, np.abs, summary="|x|")
+unary("Negative", 1, np.negative, summary="-x")
+unary("Sign", 1, _sign, summary="-1, 0 or 1 (NaN gives 0)")
+unary("Floor", 1, _int_or(np.floor), summary="round toward -inf")
+unary("Ceiling", 1, _int_or(np.ceil), summary="round toward +inf")
+unary("Round", 5, _round, with_op=True, summary="round to an integer value",
+      attributes={"mode": Enum("half_to_even", "half_away_from_zero", doc="how halves round")})
+unary("ReLU", 1, _relu, summary="max(x, 0)")
+
+# ------------------------------------------------- functions, f64 then rounded once
+
+
+def _f64(fn):
+    """Integer inputs: computed in f64 and rounded to the nearest integer of
+    the type (as OpenVINO's reference); floats as they come."""
+    def f(x: np.ndarray) -> np.ndarray:
+        if _is_float(x):
+            return fn(x)
+        info = np.iinfo(x.dtype)
+        r = np.rint(fn(x.astype(np.float64)))
+        return np.clip(np.nan_to_num(r, nan=0.0), info.min, info.max).astype(x.dtype)
+    return f
+
+
+def _sqrt(x: np.ndarray) -> np.ndarray:
+    return np.sqrt(x)  # correctly rounded in the type itself
+
+
+unary("Sqrt", 1, _f64(_sqrt), summary="square root")
+unary("Exp", 1, _f64(np.exp), precise=True, summary="e ** x")
+unary("Log", 1, _f64(np.log), precise=True, summary="natural logarithm")
+unary("Erf", 1, _f64(erf), precise=True, summary="Gauss error function")
+unary("Sin", 1, _f64(np.sin), precise=True, summary="sine")
+unary("Cos", 1, _f64(np.cos), precise=True, summary="cosine")
+unary("Tan", 1, _f64(np.tan), precise=True, summary="tangent")
+unary("Asin", 1, _f64(np.arcsin), precise=True, summary="arcsine")
+unary("Acos", 1, _f64(np.arccos), precise=True, summary="arccosine")
+unary("Atan", 1, _f64(np.arctan), precise=True, summary="arctangent")
+unary("Sinh", 1, _f64(np.sinh), precise=True, summary="hyperbolic sine")
+unary("Cosh", 1, _f64(np.cosh), precise=True, summary="hyperbolic cosine")
+unary("Tanh", 1, _f64(np.tanh), precise=True, summary="hyperbolic tangent")
+unary("Asinh", 3, _f64(np.arcsinh), precise=True, since=4, summary="inverse hyperbolic sine")
+unary("Acosh", 3, _f64(np.arccosh), precise=True, since=4, summary="inverse hyperbolic cosine")
+unary("Atanh", 3, _f64(np.arctanh), precise=True, since=4, summary="inverse hyperbolic tangent")
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))  # f64: no cancellation, exp overflow gives 0
+
+
+def _gelu_erf(x: np.ndarray) -> np.ndarray:
+    return 0.5 * x * (1.0 + erf(x * SQRT1_2))
+
+
+def _gelu(x: np.ndarray, op: Op) -> np.ndarray:
+    if op.approximation_mode == "tanh":  # type: ignore[attr-defined]
+        return 0.5 * x * (1.0 + np.tanh(SQRT_2_PI * (x + 0.044715 * x * x * x)))
+    return _gelu_erf(x)
+
+
+def _hswish(x: np.ndarray) -> np.ndarray:
+    return x * np.clip(x + 3.0, 0.0, 6.0) / 6.0
+
+
+def _hsigmoid(x: np.ndarray) -> np.ndarray:
+    return np.clip(x + 3.0, 0.0, 6.0) / 6.0
+
+
+def _softplus(x: np.ndarray) -> np.ndarray:
+    return np.logaddexp(0.0, x)  # log(1 + e**x) without overflow
+
+
+def _mish(x: np.ndarray) -> np.ndarray:
+    return x * np.tanh(_softplus(x))
+
+
+def _softsign(x: np.ndarray) -> np.ndarray:
+    return x / (1.0 + np.abs(x))
+
+
+def _elu(x: np.ndarray, op: Op) -> np.ndarray:
+    return np.where(x > 0, x, op.alpha * np.expm1(x))  # type: ignore[attr-defined]
+
+
+def _clamp(x: np.ndarray, op: Op) -> np.ndarray:
+    lo, hi = op.min, op.max  # type: ignore[attr-defined]
+    if _is_float(x):
+        return np.minimum(np.maximum(x, lo), hi)
+    # integer data: the bounds rounded inward (ceil of min, floor of max), as OpenVINO
+    info = np.iinfo(x.dtype)
+    lo_i = int(max(min(np.ceil(lo), info.max), info.min))
+    hi_i = int(max(min(np.floor(hi), info.max), info.min))
+    return np.minimum(np.maximum(x, x.dtype.type(lo_i)), x.dtype.type(hi_i))
+
+
+unary("Sigmoid", 1, _sigmoid, precise=True, types=REAL, summary="1 / (1 + e**-x)")
+unary("Gelu", 2, _gelu_erf, precise=True, types=REAL, summary="x * Phi(x) (erf form)")
+unary("Gelu", 7, _gelu, precise=True, types=REAL, with_op=True, summary="x * Phi(x), erf or tanh form",
+      attributes={"approximation_mode": Enum("erf", "tanh", doc="exact erf form or tanh approximation")})
+unary("HSwish", 4, _hswish, precise=True, types=REAL, summary="x * min(max(x + 3, 0), 6) / 6")
+unary("HSigmoid", 5, _hsigmoid, precise=True, types=REAL, summary="min(max(x + 3, 0), 6) / 6")
+unary("SoftPlus", 4, _softplus, precise=True, types=REAL, summary="log(1 + e**x)")
+unary("Mish", 4, _mish, precise=True, types=REAL, summary="x * tanh(softplus(x))")
+unary("SoftSign", 9, _softsign, precise=True, types=REAL, summary="x / (1 + |x|)")
+unary("Elu", 1, _elu, precise=True, types=REAL, with_op=True, summary="x > 0 ? x : alpha * (e**x - 1)",
+      attributes={"alpha": Attr("float", required=True, doc="scale of the negative part")})
+unary("Clamp", 1, _clamp, with_op=True, summary="min(max(x, min), max)",
+      attributes={"min": Attr("float", required=True, doc="lower bound"),
+                  "max": Attr("float", required=True, doc="upper bound")})
+
+
+# ------------------------------------------- activations with parameter inputs
+
+
+class Parametrised(Op):
+    """Data plus scalar (or one-element) parameter inputs; output like data."""
+
+    family = "elementwise"
+    precise = True
+
+    def infer(self, data: TensorInfo, *params: TensorInfo) -> Inference:
+        for k, p in enumerate(params, 1):
+            n = p.shape.max_elements() if p.shape.rank is not None else None
+            if p.shape.is_static and n != 1:
+                raise op_error(f"{self.inputs[k].name} must hold one value, got shape {p.shape}", "bad-input-rank", k)
+        return Inference([TensorInfo(data.shape, data.etype)])
+
+    def compute(self, plan: object, data: np.ndarray, *params: np.ndarray) -> list[np.ndarray]:
+        wide = data.astype(np.float64) if data.dtype != np.float64 else data
+        ps = [float(np.asarray(p).reshape(-1)[0]) for p in params]
+        with np.errstate(all="ignore"):
+            out = self.kernel(wide, *ps)
+        return [np.asarray(out).astype(data.dtype)]
+
+    def kernel(self, x: np.ndarray, *params: float) -> np.ndarray:
+        raise NotImplementedError
+
+
+@register
+class Swish4(Parametrised):
+    type, version, since_opset, summary = "Swish", 4, 4, "x * sigmoid(beta * x), beta 1 when not given"
+    inputs = (In("data", REAL), In("beta", REAL, rank=(0, 1), optional=True))
+
+    def kernel(self, x: np.ndarray, beta: float = 1.0) -> np.ndarray:
+        return x / (1.0 + np.exp(-beta * x))
+
+
+@register
+class Selu1(Parametrised):
+    type, version, since_opset, summary = "Selu", 1, 1, "lambda * (x > 0 ? x : alpha * (e**x - 1))"
+    inputs = (In("data", REAL), In("alpha", REAL, rank=(0, 1)), In("lambda", REAL, rank=(0, 1)))
+
+    def kernel(self, x: np.ndarray, alpha: float, lambda_: float) -> np.ndarray:
+        return lambda_ * np.where(x > 0, x, alpha * np.expm1(x))
+
+
+@register
+class HardSigmoid1(Parametrised):
+    type, version, since_opset, summary = "HardSigmoid", 1, 1, "max(0, min(1, alpha * x + beta))"
+    inputs = (In("data", REAL), In("alpha", REAL, rank=(0, 1)), In("beta", REAL, rank=(0, 1)))
+
+    def kernel(self, x: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+        return np.clip(alpha * x + beta, 0.0, 1.0)
+
+
+@register
+class PRelu1(Op):
+    """x < 0 ? slope * x : x; a 1-D slope as long as data's dim 1 applies per channel."""
+
+    type, version, since_opset, family, summary = "PReLU", 1, 1, "elementwise", "x < 0 ? slope * x : x"
+    inputs = (In("data", NUMERIC), In("slope", "same:data"))
+
+    def infer(self, data: TensorInfo, slope: TensorInfo) -> Inference:
+        ds, ss = data.shape, slope.shape
+        if ds.rank is not None and ds.rank >= 2 and ss.rank == 1:
+            c = ds[1]
+            if ss[0].intersect(c) is not None and not (ss[0].is_static and ss[0].value == 1):
+                return Inference([TensorInfo(ds, data.etype)], "channel")
+        merged, _ = broadcast_shapes(ds, ss, "numpy")
+        if ds.rank is not None and merged.rank is not None and merged.rank != ds.rank:
+            raise op_error(f"slope {ss} does not broadcast onto data {ds}", "incompatible-inputs", 1)
+        return Inference([TensorInfo(ds, data.etype)], None)
+
+    def compute(self, plan: object, data: np.ndarray, slope: np.ndarray) -> list[np.ndarray]:
+        if plan == "channel":
+            slope = slope.reshape((-1,) + (1,) * (data.ndim - 2))
+        with np.errstate(all="ignore"):
+            out = np.where(data < 0, data * slope, data)
+        return [np.broadcast_to(out, data.shape).astype(data.dtype)]
