@@ -325,7 +325,7 @@ class Op:
     def __init__(self, layer: Layer | None = None, attrs: dict[str, Any] | None = None, weights: Weights | None = None):
         self.layer = layer
         self.weights = weights
-        self._plans: dict[tuple, Inference] = {}
+        self._plans: dict[tuple, Inference] | None = None  # made by the first run: a check needs none
         values = attrs or {}  # only read: no copy
         for name, spec in self.attributes.items():
             setattr(self, name, values.get(name, spec.default))
@@ -370,9 +370,7 @@ class Op:
     @classmethod
     def input_range(cls) -> tuple[int, int | None]:
         """(fewest, most) input ports; most None for a variadic input."""
-        required = sum(1 for i in cls.inputs if not i.optional)
-        variadic = any(i.variadic for i in cls.inputs)
-        return required, None if variadic else len(cls.inputs)
+        return _input_range(cls.inputs)
 
     def num_outputs(self, n_inputs: int) -> int:
         return self.outputs
@@ -406,10 +404,12 @@ class Op:
         key = []
         for i, a in enumerate(args):
             if self.input_spec(i).value:
-                key.append((a.shape, a.dtype.str, a.tobytes()))
+                key.append((a.shape, a.dtype, a.tobytes()))
             else:
-                key.append((a.shape, a.dtype.str))
+                key.append((a.shape, a.dtype))
         sig = tuple(key)
+        if self._plans is None:
+            self._plans = {}
         found = self._plans.get(sig)
         if found is None:
             infos = [concrete_info(a, self.input_spec(i).value) for i, a in enumerate(args)]
@@ -420,6 +420,8 @@ class Op:
         return found
 
     def _check_declared(self, inputs: Sequence[TensorInfo]) -> None:
+        if not _has_rules(self.inputs):
+            return
         by_name: dict[str, TensorInfo] = {}
         for index, info in enumerate(inputs):
             spec = self.input_spec(index)
@@ -500,6 +502,18 @@ class Op:
             return outs
         return [TensorInfo(o.shape, o.etype, None, (np.asarray(lo[k], np.int64), np.asarray(hi[k], np.int64)))
                 for k, o in enumerate(outs)]
+
+
+@lru_cache(maxsize=None)  # one answer per op class's input tuple, asked once per layer
+def _input_range(specs: tuple[In, ...]) -> tuple[int, int | None]:
+    required = sum(1 for i in specs if not i.optional)
+    return required, None if any(i.variadic for i in specs) else len(specs)
+
+
+@lru_cache(maxsize=None)
+def _has_rules(specs: tuple[In, ...]) -> bool:
+    """Whether any declared input restricts its type or rank (Result's and Convert's do not)."""
+    return any(i.types != ANY or i.rank is not None for i in specs)
 
 
 def concrete_info(a: np.ndarray, with_value: bool) -> TensorInfo:
