@@ -191,6 +191,20 @@ def _revseq_naive(batch_axis: int, seq_axis: int):
     return naive
 
 
+def _consts_build(attrs: dict[str, Any], *values: Any, twice: bool = False):
+    """A build whose extra inputs are the given Consts (a callable gets the shape)."""
+    def build(b: IRBuilder, x: Out, shape: tuple[int, ...], rng: np.random.Generator):
+        consts = [np.array(v(shape) if callable(v) else v, np.int64) for v in values]
+        ins = [x, x] if twice else [x]
+        return ins + [b.const(c) for c in consts], attrs, None
+
+    return build
+
+
+def _crop(shape: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    return [0, 0, 1, 1], [shape[0], shape[1], shape[2] - 1, shape[3] - 1]
+
+
 CASES = [
     Case("roll-1-axis", "Roll", "opset7", _roll_build((2,)), _roll_naive, "memcpy<=1.3"),
     Case("roll-2-axes", "Roll", "opset7", _roll_build((2, 3)), _roll_naive, "memcpy<=1.3"),
@@ -199,6 +213,23 @@ CASES = [
     Case("gather-batch_dims1", "Gather", "opset8", _gather_build(1, batch_dims=1), _gather_naive, "memcpy<=1.3"),
     Case("revseq-b0-s1", "ReverseSequence", "opset1", _revseq_build(0, 1), _revseq_naive(0, 1), "memcpy<=2"),
     Case("revseq-s0-b1", "ReverseSequence", "opset1", _revseq_build(1, 0), _revseq_naive(1, 0), "memcpy<=2"),
+    Case("transpose-0231", "Transpose", "opset1", _consts_build({}, [0, 2, 3, 1]),
+         lambda x, c: np.ascontiguousarray(x.transpose(0, 2, 3, 1)), "memcpy<=1.5"),
+    Case("slice-crop", "Slice", "opset8", _consts_build({}, lambda s: _crop(s)[0], lambda s: _crop(s)[1], [1, 1, 1, 1]),
+         lambda x, c: np.ascontiguousarray(x[:, :, 1:-1, 1:-1]), "memcpy<=1.5"),
+    Case("stridedslice-flip", "StridedSlice", "opset1",
+         _consts_build({"begin_mask": "1,1,1,1", "end_mask": "1,1,1,1"}, [0, 0, 0, 0], [0, 0, 0, 0], [1, 1, -1, 1]),
+         lambda x, c: np.ascontiguousarray(x[:, :, ::-1]), "memcpy<=1.5"),
+    Case("concat-axis1", "Concat", "opset1", _consts_build({"axis": 1}, twice=True),
+         lambda x, c: np.concatenate([x, x], axis=1), "memcpy<=1.5"),
+    Case("tile-last-x2", "Tile", "opset1", _consts_build({}, [1, 1, 1, 2]), lambda x, c: np.tile(x, (1, 1, 1, 2)),
+         "memcpy<=1.5"),
+    Case("pad-constant", "Pad", "opset12", _consts_build({"pad_mode": "constant"}, [0, 0, 2, 2], [0, 0, 2, 2]),
+         lambda x, c: np.pad(x, ((0, 0), (0, 0), (2, 2), (2, 2))), "memcpy<=1.5"),
+    Case("pad-edge", "Pad", "opset12", _consts_build({"pad_mode": "edge"}, [0, 0, 2, 2], [0, 0, 2, 2]),
+         lambda x, c: np.pad(x, ((0, 0), (0, 0), (2, 2), (2, 2)), mode="edge"), "memcpy<=1.5"),
+    Case("broadcast-x2", "Broadcast", "opset3", _consts_build({"mode": "numpy"}, lambda s: [2, *s]),
+         lambda x, c: np.broadcast_to(x, (2, *x.shape)).copy(), "memcpy<=1.5"),
 ]
 
 
@@ -206,7 +237,8 @@ def write_single_op(case: Case, shape: tuple[int, ...], directory: Path, rng: np
     b = IRBuilder(name=case.name)
     x = b.parameter("data", shape, "f32")
     inputs, attrs, out_shape = case.build(b, x, shape, rng)
-    y = b.layer(case.op, case.version, inputs, attrs or None, outputs=[(out_shape, "f32")], names=["out"])
+    outputs = None if out_shape is None else [(out_shape, "f32")]  # None: irexec infers the output dims
+    y = b.layer(case.op, case.version, inputs, attrs or None, outputs=outputs, names=["out"])
     b.result(y)
     xml = directory / f"{case.name}-{'x'.join(map(str, shape))}.xml"
     b.write(xml)
@@ -232,11 +264,17 @@ def bench_case(case: Case, shape: tuple[int, ...], rounds: int, inner: int, dire
     model = irexec.read_model(str(xml))
     layer = next(l for l in model.layers.values() if l.type == case.op)
     srcs = model.graph.inputs_of(layer.id)
-    consts = [np.asarray(model.ops[s[0]].run()[0]) for s in srcs[1:]]  # type: ignore[index,union-attr]
+    n_data = sum(1 for s in srcs if model.layers[s[0]].type == "Parameter")
+    consts = [np.asarray(model.ops[s[0]].run()[0]) for s in srcs[n_data:]]  # type: ignore[index,union-attr]
     expected = case.naive(x, consts)
+    if expected.shape != x.shape:  # the floor is a copy of the output's bytes
+        src_o, dst = np.ones_like(expected), np.empty_like(expected)
+    else:
+        src_o = x
+    args_of = [x] * n_data + consts
 
     contenders: dict[str, Callable[[], Any]] = {
-        "memcpy": lambda: np.copyto(dst, x),
+        "memcpy": lambda: np.copyto(dst, src_o),
         "copy": lambda: x.copy(),
         "naive": lambda: case.naive(x, consts),
     }
@@ -244,13 +282,13 @@ def bench_case(case: Case, shape: tuple[int, ...], rounds: int, inner: int, dire
     if resolve(case.op, case.version) is None or op is None:
         row.note = f"{case.op} not implemented"
     else:
-        plan = op.plan_for([x, *consts]).plan  # inference once, as a run caches it per input signature
-        got = op.compute(plan, x, *consts)[0]
+        plan = op.plan_for(args_of).plan  # inference once, as a run caches it per input signature
+        got = op.compute(plan, *args_of)[0]
         if not np.array_equal(got, expected):
             row.note = "irexec differs from NumPy!"
         loaded = irexec.load(str(xml))
-        contenders["irexec"] = lambda: op.compute(plan, x, *consts)
-        warm = warm_kernel(op, [plan, x, *consts], expected)
+        contenders["irexec"] = lambda: op.compute(plan, *args_of)
+        warm = warm_kernel(op, [plan, *args_of], expected)
         if warm is not None:
             contenders["warm"] = warm
         contenders["run"] = lambda: irexec.run(loaded, {"data": x})

@@ -152,6 +152,42 @@ def _shape_subgraph() -> Built:
     return b, {"data": data}, data.reshape(2, 3, 4, 16)
 
 
+def _strided_slice_masks() -> Built:
+    rng = np.random.default_rng(SEED + 5)
+    data = rng.standard_normal((2, 3, 8, 6)).astype(np.float32)
+    # x[1:, ..., None, ::-2]: begin_mask ignores nothing on axis 0, the ellipsis spans axes 1-2,
+    # a new axis of 1 is inserted, and the last axis runs backwards from its end (begin_mask)
+    begin, end, stride = (np.array(v, np.int64) for v in ([1, 0, 0, 0], [0, 0, 0, 0], [1, 1, 1, -2]))
+    masks = {"begin_mask": "0,0,0,1", "end_mask": "1,0,0,1", "new_axis_mask": "0,0,1,0",
+             "shrink_axis_mask": "0,0,0,0", "ellipsis_mask": "0,1,0,0"}
+    expected = np.ascontiguousarray(data[1:, ..., None, ::-2])
+    b = IRBuilder(name="strided_slice")
+    x = b.parameter("data", list(data.shape), "f32")
+    y = b.layer("StridedSlice", "opset1", [x, b.const(begin, name="begin"), b.const(end, name="end"),
+                                           b.const(stride, name="stride")], masks,
+                name="strided_slice", outputs=[(expected.shape, "f32")], names=[OUTPUT])
+    b.result(y, name="result")
+    return b, {"data": data}, expected
+
+
+def _scatter_nd_update() -> Built:
+    rng = np.random.default_rng(SEED + 6)
+    data = rng.integers(-1000, 1000, (4, 4, 4), dtype=np.int32)
+    # two whole [4] rows replaced, addressed by (i, j) tuples; the tuple (-1, 0) counts from the end
+    indices = np.array([[0, 1], [-1, 0]], np.int64)
+    updates = rng.integers(-1000, 1000, (2, 4), dtype=np.int32)
+    expected = data.copy()
+    expected[0, 1] = updates[0]
+    expected[3, 0] = updates[1]
+    b = IRBuilder(name="scatter_nd_update")
+    x = b.parameter("data", list(data.shape), "i32")
+    u = b.parameter("updates", list(updates.shape), "i32")
+    y = b.layer("ScatterNDUpdate", "opset4", [x, b.const(indices, name="indices"), u],
+                name="scatter_nd_update", outputs=[(expected.shape, "i32")], names=[OUTPUT])
+    b.result(y, name="result")
+    return b, {"data": data, "updates": updates}, expected
+
+
 EXAMPLES = [
     Example("roll-example-1", "Roll-7 spec example 1: shift = 1, axes = 0 on the 4x3 matrix",
             _roll_spec(1, 0, [[10, 11, 12], [1, 2, 3], [4, 5, 6], [7, 8, 9]])),
@@ -185,6 +221,10 @@ EXAMPLES = [
             _reverse_sequence_xml),
     Example("shape-subgraph", "ShapeOf-3 -> Gather-8 -> Concat-1 -> Reshape-1 on a [?,?,64] input: checked as [?,?,4,16]",
             _shape_subgraph),
+    Example("strided-slice-masks", "StridedSlice-1: x[1:, ..., None, ::-2] with begin, end, ellipsis and new-axis masks",
+            _strided_slice_masks),
+    Example("scatter-nd-update", "ScatterNDUpdate-3 (opset4): two rows of an i32 4x4x4 tensor replaced, one index negative",
+            _scatter_nd_update),
 ]
 
 

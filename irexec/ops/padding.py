@@ -1,0 +1,214 @@
+"""Pad-1, Pad-12 and Tile-1: data grown (or, with Pad-12's negative pads,
+cropped) at its borders, and data repeated along each axis.
+
+Pad maps every output index ``o`` of an axis to the input index
+``o - pads_begin`` and resolves what falls outside ``[0, dim)`` by the mode
+(constant value, nearest edge, mirror without or with the edge).  That mapping
+is taken against the original data even when the other side is cropped, as
+OpenVINO computes it.  The kernel copies the kept block once and fills the
+borders from the output itself; only when a mirrored border reaches into a
+cropped part does it fall back to one gather per axis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..shapes import DYNAMIC, Dim, PartialShape
+from .base import INTEGRAL, Enum, In, Inference, Op, TensorInfo, op_error, same_as
+from .helpers import const_ints, value_dims
+from .registry import register
+
+DATA, BEGIN, END, VALUE = 0, 1, 2, 3
+
+
+def _pad_dim(dim: Dim, begin: int, end: int) -> Dim:
+    add = begin + end
+    return Dim(max(dim.lo + add, 0), None if dim.hi is None else max(dim.hi + add, 0))
+
+
+class _Pad(Op):
+    family = "movement"
+    inputs = (In("data"), In("pads_begin", INTEGRAL, rank=1, value=True), In("pads_end", INTEGRAL, rank=1, value=True),
+              In("pad_value", same_as("data"), rank=0, optional=True))
+    attributes = {"pad_mode": Enum("constant", "edge", "reflect", "symmetric")}
+    moves_values = (DATA, VALUE)
+    negative_pads = False
+
+    def infer(self, data: TensorInfo, begin: TensorInfo, end: TensorInfo, value: TensorInfo | None = None) -> Inference:
+        rank = data.shape.rank
+        begins = const_ints(begin, "pads_begin", BEGIN)
+        ends = const_ints(end, "pads_end", END)
+        for info, vals, what, port in ((begin, begins, "pads_begin", BEGIN), (end, ends, "pads_end", END)):
+            n = len(vals) if vals is not None else (info.shape[0].value if info.shape.rank == 1 and info.shape[0].is_static else None)
+            if rank is not None and n is not None and n != rank:
+                raise op_error(f"{what} has {n} elements but data {data.shape} has rank {rank}", "incompatible-inputs", port)
+            if vals is not None and not self.negative_pads and min(vals, default=0) < 0:
+                raise op_error(f"{what} {vals} holds a negative pad ({self.display()} allows none; Pad-12 crops)",
+                               "bad-value", port)
+        if rank is None:  # OpenVINO keeps the rank unknown even when the pads give it
+            return Inference([TensorInfo(PartialShape(None), data.etype)])
+        dims = data.shape.dims
+        assert dims is not None
+        if begins is None or ends is None:
+            return Inference([TensorInfo(PartialShape((DYNAMIC,) * rank), data.etype)])
+        mode = self.pad_mode
+        out = []
+        for a, (d, b, e) in enumerate(zip(dims, begins, ends)):
+            if d.is_static:
+                n = d.value
+                if n + b + e < 0:
+                    raise op_error(f"pads {b} and {e} crop more than dim {a} of data {data.shape} holds", "bad-value", BEGIN)
+                if mode == "reflect" and (b >= n or e >= n) and (b > 0 or e > 0):
+                    raise op_error(f"reflect pads {b}, {e} on axis {a} must be below the dim {n} of data {data.shape}",
+                                   "bad-value", BEGIN if b >= n else END)
+                if mode == "symmetric" and (b > n or e > n):
+                    raise op_error(f"symmetric pads {b}, {e} on axis {a} must not exceed the dim {n} of data {data.shape}",
+                                   "bad-value", BEGIN if b > n else END)
+                if mode == "edge" and n == 0 and (b > 0 or e > 0):
+                    raise op_error(f"edge padding of axis {a} of data {data.shape}: the axis is empty", "bad-value", DATA)
+            out.append(_pad_dim(d, b, e))
+        plan = None
+        if data.shape.is_static:
+            plan = _pad_plan(data.shape.to_tuple(), begins, ends, mode)
+        return Inference([TensorInfo(PartialShape(tuple(out)), data.etype)], plan)
+
+    def compute(self, plan: Any, data: np.ndarray, begin: np.ndarray, end: np.ndarray,
+                value: np.ndarray | None = None) -> Sequence[np.ndarray]:
+        out_shape, dst, src, borders, simple = plan
+        out = np.empty(out_shape, data.dtype)
+        if out.size == 0:
+            return [out]
+        mode = self.pad_mode
+        if not simple:  # a mirror reaching into a cropped part: one gather per axis
+            x = data
+            for a, (idx, _) in enumerate(borders):
+                if idx is not None:
+                    x = np.take(x, idx, axis=a)
+            np.copyto(out, x)
+            return [out]
+        np.copyto(out[dst], data[src])
+        for a, (before, after) in enumerate(borders):
+            if mode == "constant":
+                fill = np.zeros((), data.dtype) if value is None else value
+                for part in (before, after):
+                    if part is not None:
+                        out[(slice(None),) * a + (part,)] = fill
+            else:
+                for part in (before, after):
+                    if part is not None:
+                        positions, sources = part
+                        lead = (slice(None),) * a
+                        out[lead + (positions,)] = out[lead + (sources,)]
+        return [out]
+
+
+def _pad_plan(shape: tuple[int, ...], begins: list[int], ends: list[int], mode: str) -> tuple:
+    """Output shape, the kept block (output and input slices) and, per axis, the
+    borders: slices to fill (constant) or (positions, source positions in the
+    output) index arrays; or, when a mirror needs cropped data, per-axis
+    input index arrays."""
+    out_shape = tuple(n + b + e for n, b, e in zip(shape, begins, ends))
+    dst, src, borders = [], [], []
+    simple = True
+    gathers = []
+    for n, b, m in zip(shape, begins, out_shape):
+        lo = min(max(b, 0), m)  # output positions whose input index o - b lies in [0, n)
+        hi = max(min(b + n, m), lo)
+        s0 = lo - b
+        dst.append(slice(lo, hi))
+        src.append(slice(s0, s0 + hi - lo))
+        raw = np.arange(m, dtype=np.int64) - b
+        mapped = _map_index(raw, n, mode)
+        gathers.append(mapped if mode != "constant" else None)
+        if mode == "constant":
+            borders.append((slice(0, lo) if lo else None, slice(hi, m) if hi < m else None))
+            continue
+        parts = []
+        for pos in (np.arange(0, lo), np.arange(hi, m)):
+            if pos.size == 0:
+                parts.append(None)
+                continue
+            srcs = mapped[pos]
+            if srcs.size and (srcs.min() < s0 or srcs.max() >= s0 + hi - lo):
+                simple = False
+            parts.append((pos.astype(np.intp), (srcs - s0 + lo).astype(np.intp)))
+        borders.append(tuple(parts))
+    if not simple:
+        borders = [(None if g is None or (len(g) == n and np.array_equal(g, np.arange(n))) else g.astype(np.intp), None)
+                   for g, n in zip(gathers, shape)]
+    return out_shape, tuple(dst), tuple(src), borders, simple
+
+
+def _map_index(i: np.ndarray, n: int, mode: str) -> np.ndarray:
+    """Input indices of output positions ``i`` (already shifted by pads_begin)."""
+    if n == 0 or mode == "constant":
+        return i
+    if mode == "edge":
+        return np.clip(i, 0, n - 1)
+    if mode == "reflect":
+        if n == 1:
+            return np.zeros_like(i)
+        i = np.where(i < 0, -i, i)
+        return np.where(i >= n, 2 * (n - 1) - i, i)
+    i = np.where(i < 0, -i - 1, i)  # symmetric: the edge is repeated
+    return np.where(i >= n, 2 * n - 1 - i, i)
+
+
+@register
+class Pad1(_Pad):
+    type, version, since_opset = "Pad", 1, 1
+    summary = "data padded at each axis's start and end (constant, edge, reflect, symmetric)"
+
+
+@register
+class Pad12(_Pad):
+    type, version, since_opset = "Pad", 12, 12
+    summary = "data padded at each axis's start and end; negative pads crop"
+    negative_pads = True
+
+
+# ---------------------------------------------------------------------- Tile
+
+@register
+class Tile1(Op):
+    type, version, since_opset = "Tile", 1, 1
+    family = "movement"
+    summary = "data repeated along each axis (repeats and data aligned at the last axis)"
+    inputs = (In("data"), In("repeats", INTEGRAL, rank=1, value=True))
+    moves_values = (DATA,)
+
+    def infer(self, data: TensorInfo, repeats: TensorInfo) -> Inference:
+        reps = value_dims(repeats)
+        exact = const_ints(repeats, "repeats", 1)
+        if exact is not None and min(exact, default=0) < 0:
+            raise op_error(f"repeats {exact} holds a negative count", "bad-value", 1)
+        rank = data.shape.rank
+        if reps is None:
+            n = repeats.shape[0] if repeats.shape.rank == 1 else None
+            if rank is None or n is None or not n.is_static:
+                return Inference([TensorInfo(PartialShape(None), data.etype)])
+            return Inference([TensorInfo(PartialShape((DYNAMIC,) * max(rank, n.value)), data.etype)])
+        if rank is None:
+            return Inference([TensorInfo(PartialShape(None), data.etype)])
+        dims = data.shape.dims
+        assert dims is not None
+        out_rank = max(rank, len(reps))
+        d = [Dim(1, 1)] * (out_rank - rank) + list(dims)
+        r = [1] * (out_rank - len(reps)) + list(reps)
+        out = tuple(a * (Dim(k, k) if isinstance(k, int) else k) for a, k in zip(d, r))
+        plan = None
+        if data.shape.is_static and exact is not None:
+            plan = (tuple(x.value for x in d), tuple(r))
+        return Inference([TensorInfo(PartialShape(out), data.etype)], plan)
+
+    def compute(self, plan: tuple[tuple[int, ...], tuple[int, ...]], data: np.ndarray, repeats: np.ndarray) -> Sequence[np.ndarray]:
+        dims, reps = plan
+        out = np.empty(tuple(a * k for a, k in zip(dims, reps)), data.dtype)
+        # the output seen as (r0, d0, r1, d1, ...): one broadcast copy fills it
+        view = out.reshape(tuple(v for pair in zip(reps, dims) for v in pair))
+        np.copyto(view, data.reshape(tuple(v for d in dims for v in (1, d))))
+        return [out]

@@ -1,0 +1,116 @@
+"""Conformance tables of Pad-1, Pad-12 and Tile-1: exact, every element type.
+The references index the data position by position, from the specs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from conformance.harness import Case, ErrorCase, OpTable, conformance
+
+rng = np.random.default_rng(20261201)
+BF16 = ml_dtypes.bfloat16
+
+
+def rand(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(max(info.min, -100), min(info.max, 100), shape, endpoint=True).astype(dtype)
+    return (rng.standard_normal(shape) * 10).astype(dtype)
+
+
+def i64(*v: int) -> np.ndarray:
+    return np.array(v, np.int64)
+
+
+# ---------------------------------------------------------------------- Pad
+
+def _source(o: int, n: int, mode: str) -> int | None:
+    """The input index output index ``o`` (shifted by pads_begin) reads, None: the pad value."""
+    if 0 <= o < n:
+        return o
+    if mode == "constant":
+        return None
+    if mode == "edge":
+        return 0 if o < 0 else n - 1
+    if mode == "reflect":
+        return -o if o < 0 else 2 * n - 2 - o
+    return -o - 1 if o < 0 else 2 * n - 1 - o
+
+
+def ref_pad(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+    data, begins, ends = x[0], [int(v) for v in x[1]], [int(v) for v in x[2]]
+    value = x[3] if len(x) > 3 else np.zeros((), data.dtype)
+    mode = attrs.get("pad_mode", "constant")
+    out_shape = tuple(n + b + e for n, b, e in zip(data.shape, begins, ends))
+    out = np.empty(out_shape, data.dtype)
+    for pos in np.ndindex(*out_shape):
+        src = [_source(o - b, n, mode) for o, b, n in zip(pos, begins, data.shape)]
+        out[pos] = value if None in src else data[tuple(src)]
+    return [out]
+
+
+PAD_CASES = [
+    Case("constant-zero", [rand((2, 3)), i64(1, 2), i64(0, 1)], attrs={"pad_mode": "constant"}, const=(1, 2)),
+    Case("constant-value", [rand((2, 3, 2), np.int8), i64(0, 1, 1), i64(1, 0, 2), np.array(7, np.int8)],
+         attrs={"pad_mode": "constant"}, const=(1, 2, 3)),
+    Case("value-parameter", [rand((3,)), i64(1), i64(2), np.array(-2.5, np.float32)], attrs={"pad_mode": "constant"},
+         const=(1, 2), ov="OpenVINO CPU pads zeros when pad_value is not a constant"),
+    Case("edge", [rand((3, 4), np.float16), i64(2, 1), i64(1, 3)], attrs={"pad_mode": "edge"}, const=(1, 2)),
+    Case("reflect", [rand((3, 4), BF16), i64(2, 1), i64(1, 3)], attrs={"pad_mode": "reflect"}, const=(1, 2)),
+    Case("symmetric", [rand((1, 3, 4), np.int64), i64(0, 3, 2), i64(1, 2, 4)], attrs={"pad_mode": "symmetric"},
+         const=(1, 2), ov="OpenVINO CPU narrows i64 to i32"),
+    Case("symmetric-i32", [rand((1, 3, 4), np.int32), i64(1, 3, 2), i64(0, 2, 4)], attrs={"pad_mode": "symmetric"},
+         const=(1, 2)),
+    Case("bool", [rand((4,), bool), np.array([2], np.int32), np.array([1], np.int32), np.array(True)],
+         attrs={"pad_mode": "constant"}, const=(1, 2, 3)),
+    Case("zero-size", [rand((0, 3)), i64(1, 0), i64(1, 1)], attrs={"pad_mode": "constant"}, const=(1, 2),
+         ov="OpenVINO CPU refuses a zero-size input"),
+    Case("f64", [rand((2, 2), np.float64), i64(1, 1), i64(1, 1)], attrs={"pad_mode": "edge"}, const=(1, 2),
+         ov="OpenVINO CPU computes f64 in f32"),
+]
+
+PAD1 = OpTable("Pad", "opset1", reference=ref_pad, cases=PAD_CASES, errors=[
+    ErrorCase("negative", [rand((3,)), i64(-1), i64(0)], attrs={"pad_mode": "constant"}, const=(1, 2), code="bad-value"),
+    ErrorCase("length", [rand((3, 2)), i64(1), i64(0)], attrs={"pad_mode": "constant"}, const=(1, 2),
+              code="incompatible-inputs"),
+    ErrorCase("reflect-too-far", [rand((3,)), i64(3), i64(0)], attrs={"pad_mode": "reflect"}, const=(1, 2), code="bad-value"),
+    ErrorCase("mode", [rand((3,)), i64(3), i64(0)], attrs={"pad_mode": "wrap"}, const=(1, 2), code="bad-attribute"),
+])
+
+PAD12 = OpTable("Pad", "opset12", reference=ref_pad, cases=PAD_CASES[:4] + [
+    Case("crop", [rand((4, 5)), i64(-1, 2), i64(-2, -1)], attrs={"pad_mode": "constant"}, const=(1, 2)),
+    Case("crop-edge", [rand((4, 5), np.int32), i64(-2, 1), i64(2, -3)], attrs={"pad_mode": "edge"}, const=(1, 2)),
+    Case("crop-reflect", [rand((4,)), i64(-2), i64(2)], attrs={"pad_mode": "reflect"}, const=(1, 2)),
+    Case("crop-symmetric", [rand((2, 4), np.uint8), i64(1, -3), i64(0, 3)], attrs={"pad_mode": "symmetric"}, const=(1, 2)),
+], errors=[
+    ErrorCase("crop-past", [rand((3,)), i64(-2), i64(-2)], attrs={"pad_mode": "constant"}, const=(1, 2), code="bad-value"),
+    ErrorCase("symmetric-too-far", [rand((3,)), i64(0), i64(4)], attrs={"pad_mode": "symmetric"}, const=(1, 2),
+              code="bad-value"),
+])
+
+
+# ---------------------------------------------------------------------- Tile
+
+def ref_tile(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+    return [np.tile(x[0], [int(v) for v in x[1]])]
+
+
+TILE = OpTable("Tile", "opset1", reference=ref_tile, cases=[
+    Case("same-rank", [rand((2, 3)), i64(2, 3)], const=(1,)),
+    Case("more-repeats", [rand((2, 3), np.int16), i64(2, 1, 2)], const=(1,)),
+    Case("fewer-repeats", [rand((2, 1, 3), np.float16), np.array([3], np.int32)], const=(1,)),
+    Case("scalar", [np.array(4, np.uint8), i64(3)], const=(1,)),
+    Case("zero-repeat", [rand((2, 3), BF16), i64(0, 2)], const=(1,), ov="OpenVINO CPU refuses a zero-size output"),
+    Case("bool", [rand((3,), bool), i64(2)], const=(1,)),
+    Case("empty-repeats", [rand((2,), np.int32), np.zeros(0, np.int64)], const=(1,),
+         ov="OpenVINO CPU returns uninitialised memory"),
+], errors=[ErrorCase("negative", [rand((2,)), i64(-1)], const=(1,), code="bad-value")])
+
+TABLES = [PAD1, PAD12, TILE]
+test_conformance = conformance(TABLES)
