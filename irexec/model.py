@@ -16,7 +16,7 @@ from .ops.base import Op
 from .ops.io import Const1, Parameter1, Result1
 from .ops.registry import resolve, unsupported_reason
 from .ops.subgraph import attach_bodies
-from .shapes import PartialShape
+from .shapes import PartialShape, format_dims
 
 # Findings that a check reports as warnings (the layer is trusted as declared)
 # but that make a run of that layer impossible: a run refuses them only when a
@@ -144,7 +144,7 @@ def _over_memory_limit(model: Model, limit: int) -> list[Diagnostic]:
             shape = shape.to_tuple()
         why = limits.over_limit(limits.nbytes(shape, op.element_type.itemsize), limit)  # type: ignore[attr-defined]
         if why:
-            dims = "[" + ",".join(map(str, shape)) + "]"
+            dims = format_dims(shape)
             found.append(Diagnostic("memory-limit", f"declared shape {dims} {why}", ERROR,
                                     **model.where(layer, layer.outputs[0].id if layer.outputs else None, "output")))
     return found

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from .. import dtypes
+from .. import dtypes, limits
 from ..dtypes import ElementType
 from ..errors import ERROR, Diagnostic, ModelError
 from .schema import structure_diagnostics
@@ -30,7 +30,7 @@ MAX_XML_BYTES = 512 * 1024 * 1024
 # digit counts are capped: int() of a huge digit string is slow and, past 4300
 # digits, a ValueError; no IR number needs more than 20
 _UINT_RE = re.compile(r"^[0-9]{1,100}$")
-_INT64_MAX = (1 << 63) - 1  # OpenVINO's Dimension is int64
+_INT64_MAX = limits.INT64_MAX  # OpenVINO's Dimension is int64
 _DIM_RE = re.compile(r"^\s*-?[0-9]{1,100}\s*$")
 _NAME_SPLIT = re.compile(r"(?<!\\),")
 _lookup_type = dtypes.lookup

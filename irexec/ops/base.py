@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, limits
 from ..dtypes import ElementType
 from ..errors import OpError
 from ..shapes import PartialShape, ShapeSyntaxError, parse_partial_shape, parse_static_shape
@@ -210,7 +210,6 @@ _INT_RE = re.compile(r"^\s*[-+]?[0-9]{1,100}\s*$")  # capped: see ir/reader.py
 _UINT_RE = re.compile(r"^\s*[0-9]{1,100}\s*$")
 _FLOAT_RE = re.compile(r"^\s*[-+]?(?:[0-9]{1,400}\.?[0-9]{0,400}|\.[0-9]{1,400})(?:[eE][-+]?[0-9]{1,5})?\s*$"
                        r"|^\s*[-+]?(?:inf|infinity|nan)\s*$", re.IGNORECASE)
-_INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
 @dataclass(frozen=True)
@@ -270,7 +269,7 @@ def _parse_int(name: str, part: str, raw: str) -> int:
     if not _INT_RE.match(part):
         raise OpError(f"attribute {name}={raw!r} is not an integer" + (" list" if part != raw else ""), code="bad-attribute")
     value = int(part)
-    if not _INT64[0] <= value <= _INT64[1]:
+    if not -limits.INT64_MAX - 1 <= value <= limits.INT64_MAX:
         raise OpError(f"attribute {name}={raw!r} does not fit in int64", code="bad-attribute")
     return value
 

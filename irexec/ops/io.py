@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import limits
 from ..errors import OpError
-from ..shapes import PartialShape
+from ..shapes import PartialShape, format_dims
 from .base import Attr, In, Op, TensorInfo
 from .registry import register
 
@@ -51,7 +51,7 @@ def _too_large(shape: PartialShape | tuple[int, ...], itemsize: int) -> list[OpE
 
 
 def _shape_text(shape: PartialShape | tuple[int, ...]) -> str:  # built only for a finding
-    return str(shape) if isinstance(shape, PartialShape) else "[" + ",".join(map(str, shape)) + "]"
+    return format_dims(shape)
 
 
 # Shapes are immutable and a model repeats a few Const shapes thousands of times: build each once.

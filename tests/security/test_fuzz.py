@@ -208,6 +208,8 @@ def concrete_shapes(model) -> dict[str, tuple[int, ...]]:  # type: ignore[no-unt
     with dynamic dims run too."""
     shapes = {}
     for p in model.parameters:
+        if model.ops[p.id] is None:
+            continue  # an element type irexec cannot run: the run refuses it
         shape = model.ops[p.id].shape
         if shape.dims is not None and not shape.is_static:
             shapes[p.name] = tuple(d.lo if d.hi is not None and d.hi <= max(d.lo, 2) else max(d.lo, 2) for d in shape.dims)
