@@ -3,6 +3,7 @@ every port declares.  Collects every finding; never raises for user errors."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
@@ -52,8 +53,11 @@ class CheckResult:
         return [d for d in self.diagnostics if d.severity == ERROR]
 
 
-def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = None) -> CheckResult:
-    """Infer every layer's outputs and compare them with the declared ports."""
+def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = None, *,
+                parameters: Mapping[int, TensorInfo] | None = None) -> CheckResult:
+    """Infer every layer's outputs and compare them with the declared ports.
+    ``parameters`` (layer id -> tensor) stands for what Parameters declare: a
+    sub-graph's body is checked on what its op feeds it."""
     result = CheckResult(model.path, list(model.diagnostics), layers=len(model.layers))
     if any(d.code == "cycle" for d in model.diagnostics):
         return result
@@ -101,6 +105,9 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
             out.extend(model.locate(e.diagnostics, layer))
             failed.add(lid)
             continue
+        out.extend(getattr(inference, "body_diagnostics", ()))  # a sub-graph op's bodies, checked on its inputs
+        if parameters is not None and lid in parameters:
+            infos = [parameters[lid]]
         if isinstance(op, Parameter1) and layer.name in pins:
             infos = [_pin(model, layer, infos[0], pins.pop(layer.name), out)]
         for port, info in zip(layer.outputs, infos):

@@ -347,3 +347,31 @@ def refuse_over_memory_limit(
 def _port_key(layer: Layer, index: int) -> str:
     port = layer.outputs[index]
     return port.names[0] if port.names else f"{layer.name}:{port.id}"
+
+
+def run_bound(model: Model, bound: Mapping[int, np.ndarray], targets: Sequence[int],
+              max_memory: int | None = None) -> dict[int, np.ndarray]:
+    """Run the layers ``targets`` (Result layer ids) need, the Parameters given
+    by layer id, and return each target's value: how a sub-graph op runs its
+    body, through the same plans and kernels as a model."""
+    limit = limits.resolve(max_memory)
+    graph = model.graph
+    live = live_layers(model, list(targets))
+    order = [lid for lid in graph.order if lid in live]
+    refuse_missing_ops(model, order)
+    values: dict[tuple[int, int], np.ndarray] = {}
+    results: dict[int, np.ndarray] = {}
+    for lid in order:
+        layer = model.layers[lid]
+        if lid in bound:
+            outs = [bound[lid]]
+        else:
+            op = model.ops[lid]
+            assert op is not None  # refuse_missing_ops() saw to it
+            args = [values[src] for src in graph.inputs_of(lid)]  # type: ignore[index]
+            outs = _compute(model, layer, op, args, values, results, limit, 0)
+            if isinstance(op, Result1):
+                results[lid] = outs[0]
+        for i, arr in enumerate(outs[: len(layer.outputs)]):
+            values[(lid, i)] = arr
+    return {lid: results[lid] for lid in targets}

@@ -15,6 +15,7 @@ from .ir.weights import Weights
 from .ops.base import Op
 from .ops.io import Const1, Parameter1, Result1
 from .ops.registry import resolve, unsupported_reason
+from .ops.subgraph import attach_bodies
 from .shapes import PartialShape, format_dims
 
 # Findings that a check reports as warnings (the layer is trusted as declared)
@@ -112,6 +113,7 @@ def read_model(path: str, weights: str | None = None, *, follow_symlinks: bool |
     ops: dict[int, Op | None] = {}
     for layer in graph.layers.values():
         ops[layer.id] = _bind_op(path, layer, w, diags)
+    attach_bodies(path, graph, ops, w)
     diags.extend(graph_diags)
     _check_port_counts(path, graph, ops, diags)
     diags.sort(key=lambda d: (d.line or 0))
