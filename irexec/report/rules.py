@@ -21,6 +21,15 @@ RULES: dict[str, Rule] = {
     "cannot-read-file": Rule("File cannot be read",
                              "A file exists but cannot be opened for reading (permissions, a device error)."),
     "file-too-large": Rule("File too large", "The model file is larger than any real IR document; it is not parsed."),
+    "not-regular-file": Rule("Not a regular file",
+                             "A model or weights file is a FIFO, device, socket or directory; irexec reads regular files only."),
+    "symlink-escape": Rule("Symbolic link out of its folder",
+                           "A file is a symbolic link leading out of the folder it is named in; allowed only with "
+                           "--follow-symlinks or IREXEC_FOLLOW_SYMLINKS=1."),
+    "more-findings": Rule("More findings", "irexec check reports at most 100 findings per code and 1,000 per file; "
+                          "this one counts the rest."),
+    "bad-seed": Rule("Bad seed", "--seed (or seed=) is not a non-negative integer."),
+    "tensor-name-too-long": Rule("Tensor name too long", "An output or input name is longer than an .npz entry name can be."),
     "not-xml": Rule("Not an XML model", "The path given as the model is a weights file or an npz archive; pass the model's .xml."),
     "xml-syntax": Rule("Malformed XML", _FILE + " The XML is not well formed."),
     "xml-encoding": Rule("Not UTF-8", _FILE + " Its bytes are not valid UTF-8 (or do not match the declared encoding)."),
