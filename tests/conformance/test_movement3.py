@@ -91,4 +91,107 @@ TOPK_ERRORS = [
 
 TABLES = [OpTable("TopK", f"opset{v}", cases=topk_cases(v), reference=ref_topk, errors=TOPK_ERRORS) for v in (1, 3, 11)]
 
+
+# --------------------------------------------------------------- NonZero
+
+
+def ref_nonzero(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+    data = x[0]
+    shaped = data.reshape(1) if data.ndim == 0 else data
+    found = [pos for pos in np.ndindex(*shaped.shape) if float(shaped[pos]) != 0.0]
+    out = np.array(found, np.int64).reshape(len(found), shaped.ndim).T
+    return [out.astype(np.int32 if attrs.get("output_type") == "i32" else np.int64)]
+
+
+def sparse(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
+    return (rand(shape, np.float32) * (rng.random(shape) < 0.4)).astype(dtype)
+
+
+TABLES.append(OpTable("NonZero", "opset3", reference=ref_nonzero, cases=[
+    Case("f32", [sparse((3, 4))]),
+    Case("i32-out", [sparse((2, 3, 4), np.int32)], attrs={"output_type": "i32"}),
+    Case("bool", [rand((5,), bool)]),
+    Case("f16-signed-zero-nan", [np.array([0.0, -0.0, np.nan, 1.0, 0.0], np.float16)]),
+    Case("bf16", [sparse((4, 2), BF16)]),
+    Case("u8-all-zero", [np.zeros((2, 3), np.uint8)]),
+    Case("i64", [sparse((6,), np.int64)], ov="OpenVINO CPU narrows i64 to i32"),
+    Case("zero-size", [np.zeros((0, 3), np.float32)], ov="OpenVINO CPU refuses a zero-size input"),
+    Case("scalar", [np.float32(2.5)], ov_shapes="OpenVINO infers [?,?] for a scalar, irexec [1,..1]"),
+    Case("spec-example", [np.array([[1, 0], [0, 1]], np.int32)],
+         expect=[np.array([[0, 1], [0, 1]], np.int64)]),
+], errors=[ErrorCase("output-type", [rand((3,))], attrs={"output_type": "f32"}, code="bad-attribute")]))
+
+
+# ---------------------------------------------------------------- OneHot
+
+
+def ref_onehot(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+    indices, depth, on, off = x[0], int(np.reshape(x[1], -1)[0]), x[2], x[3]
+    axis = attrs["axis"] % (indices.ndim + 1)
+    out = np.empty(indices.shape + (depth,), on.dtype)
+    for pos in np.ndindex(*indices.shape):
+        for j in range(depth):
+            out[pos + (j,)] = on if int(indices[pos]) == j else off
+    return [np.moveaxis(out, -1, axis)]
+
+
+ON, OFF = np.float32(2.5), np.float32(-1.0)
+TABLES.append(OpTable("OneHot", "opset1", reference=ref_onehot, cases=[
+    Case("last-axis", [np.array([0, 2, 1, 3], np.int64), i64(4), ON, OFF], attrs={"axis": -1}, const=(1, 2, 3)),
+    Case("axis0-i32", [rand((2, 3), np.int32, 0, 5), np.array(5, np.int32), np.int32(7), np.int32(0)],
+         attrs={"axis": 0}, const=(1, 2, 3)),
+    Case("out-of-range", [np.array([[-1, 5], [4, 0]], np.int32), i64(5), ON, OFF], attrs={"axis": 1},
+         const=(1, 2, 3)),
+    Case("f16", [np.array([1, 0], np.int64), i64(2), np.float16(1), np.float16(0)], attrs={"axis": -1},
+         const=(1, 2, 3)),
+    Case("bool", [np.array([2, 0, 1], np.int64), i64(3), np.bool_(True), np.bool_(False)], attrs={"axis": -2},
+         const=(1, 2, 3)),
+    Case("depth-runtime", [np.array([[1, 3]], np.int32), i64(4), ON, OFF], attrs={"axis": 1}, const=(2, 3)),
+    Case("on-off-runtime", [np.array([0, 1, 2], np.int64), i64(3), ON, OFF], attrs={"axis": 0}, const=(1,)),
+    Case("depth-0", [np.array([1, 0], np.int64), i64(0), ON, OFF], attrs={"axis": -1}, const=(1, 2, 3),
+         ov="OpenVINO CPU refuses a zero-size output"),
+    Case("spec-example", [np.array([0, 3, 1, 2], np.int64), i64(3), np.int64(1), np.int64(0)], attrs={"axis": -1},
+         const=(1, 2, 3), ov="OpenVINO CPU narrows i64 to i32",
+         expect=[np.array([[1, 0, 0], [0, 0, 0], [0, 1, 0], [0, 0, 1]], np.int64)]),
+], errors=[
+    ErrorCase("axis", [np.array([0, 1], np.int64), i64(3), ON, OFF], attrs={"axis": 2}, const=(1, 2, 3),
+              code="axis-out-of-range"),
+    ErrorCase("depth-negative", [np.array([0, 1], np.int64), i64(-3), ON, OFF], attrs={"axis": 1}, const=(1, 2, 3),
+              code="bad-value"),
+    ErrorCase("on-off-types", [np.array([0, 1], np.int64), i64(3), ON, np.int32(0)], attrs={"axis": 1},
+              const=(1, 2, 3), code="bad-input-type"),
+    ErrorCase("depth-1d", [np.array([1, 0], np.int64), i64([2]), ON, OFF], attrs={"axis": -1}, const=(1, 2, 3),
+              code="bad-input-rank"),
+    ErrorCase("float-indices", [np.array([0, 1], np.float32), i64(3), ON, OFF], attrs={"axis": 1}, const=(1, 2, 3),
+              code="bad-input-type"),
+    ErrorCase("on-not-scalar", [np.array([0, 1], np.int64), i64(3), np.ones(2, np.float32), OFF], attrs={"axis": 1},
+              const=(1, 2, 3), code="bad-input-rank"),
+]))
+
+
+# ----------------------------------------------------------- ConvertLike
+
+
+def ref_convert_like(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+    data, like = x
+    if data.dtype.kind == "f" and like.dtype.kind in "iu":
+        bits = like.dtype.itemsize * 8
+        t = np.nan_to_num(np.trunc(data.astype(np.float64)), nan=0.0, posinf=0.0, neginf=0.0)
+        return [np.array([int(v) % (1 << bits) for v in t.reshape(-1)], np.uint64).astype(like.dtype).reshape(data.shape)]
+    return [data.astype(like.dtype)]
+
+
+TABLES.append(OpTable("ConvertLike", "opset1", reference=ref_convert_like, cases=[
+    Case("f32-to-f16", [rand((3, 4)), np.zeros((1,), np.float16)]),
+    Case("f32-to-i32", [rand((5,)) * 100, np.zeros((2, 2), np.int32)], const=(1,)),
+    Case("i32-to-f32", [rand((2, 3), np.int32), np.zeros((), np.float32)]),
+    Case("f32-to-bf16", [rand((4,)), np.zeros((1,), BF16)], ov="OpenVINO CPU truncates f32 to bf16; irexec rounds to nearest even"),
+    Case("u8-to-i8", [np.arange(250, 256, dtype=np.uint8), np.zeros((1,), np.int8)]),
+    Case("to-bool", [np.array([0.0, -0.0, 2.0, 0.5], np.float32), np.zeros((1,), bool)]),
+    Case("nan-to-bool", [np.array([np.nan, 1.0], np.float32), np.zeros((1,), bool)],
+         ov="OpenVINO CPU converts NaN to false; irexec to true (NaN != 0), as Convert does"),
+    Case("zero-size", [np.zeros((0, 2), np.float32), np.zeros((1,), np.int64)],
+         ov="OpenVINO CPU refuses a zero-size input"),
+]))
+
 test_conformance = conformance(TABLES)
