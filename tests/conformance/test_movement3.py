@@ -63,12 +63,10 @@ def topk_cases(v: int) -> list[Case]:
         Case("f16", [rand((4, 5), np.float16), i64(2)], attrs={"axis": 1, "mode": "max", "sort": "index"}, const=(1,)),
         Case("u8", [rand((5, 3), np.uint8), i64(1)], attrs={"axis": 0, "mode": "max", "sort": "value"}, const=(1,)),
         Case("k-runtime", [rand((3, 8)), i64(5)], attrs={"axis": 1, "mode": "max", "sort": "value"}),
-        Case("sort-none", [rand((3, 6)), i64(6)], attrs={"axis": 1, "mode": "max", "sort": "none"}, const=(1,),
-             ov="the order with sort=none is unspecified"),
+        Case("sort-none", [rand((3, 6)), i64(6)], attrs={"axis": 1, "mode": "max", "sort": "none"}, const=(1,)),
         Case("i64-data", [rand((3, 4), np.int64), i64(2)], attrs={"axis": 1, "mode": "min", "sort": "value"},
-             const=(1,), ov="OpenVINO CPU narrows i64 to i32"),
-        Case("bf16", [rand((2, 6), BF16), i64(3)], attrs={"axis": 1, "mode": "max", "sort": "value"}, const=(1,),
-             ov="OpenVINO CPU runs bf16 TopK through f32 with another tie order"),
+             const=(1,)),
+        Case("bf16", [rand((2, 6), BF16), i64(3)], attrs={"axis": 1, "mode": "max", "sort": "value"}, const=(1,)),
     ]
     if v == 11:
         cases.append(Case("stable", [ties, i64(5)], attrs={"axis": 1, "mode": "min", "sort": "value", "stable": True},
@@ -114,7 +112,7 @@ TABLES.append(OpTable("NonZero", "opset3", reference=ref_nonzero, cases=[
     Case("f16-signed-zero-nan", [np.array([0.0, -0.0, np.nan, 1.0, 0.0], np.float16)]),
     Case("bf16", [sparse((4, 2), BF16)]),
     Case("u8-all-zero", [np.zeros((2, 3), np.uint8)]),
-    Case("i64", [sparse((6,), np.int64)], ov="OpenVINO CPU narrows i64 to i32"),
+    Case("i64", [sparse((6,), np.int64)]),
     Case("zero-size", [np.zeros((0, 3), np.float32)], ov="OpenVINO CPU refuses a zero-size input"),
     Case("scalar", [np.float32(2.5)], ov_shapes="OpenVINO infers [?,?] for a scalar, irexec [1,..1]"),
     Case("spec-example", [np.array([[1, 0], [0, 1]], np.int32)],
@@ -151,7 +149,7 @@ TABLES.append(OpTable("OneHot", "opset1", reference=ref_onehot, cases=[
     Case("depth-0", [np.array([1, 0], np.int64), i64(0), ON, OFF], attrs={"axis": -1}, const=(1, 2, 3),
          ov="OpenVINO CPU refuses a zero-size output"),
     Case("spec-example", [np.array([0, 3, 1, 2], np.int64), i64(3), np.int64(1), np.int64(0)], attrs={"axis": -1},
-         const=(1, 2, 3), ov="OpenVINO CPU narrows i64 to i32",
+         const=(1, 2, 3),
          expect=[np.array([[1, 0, 0], [0, 0, 0], [0, 1, 0], [0, 0, 1]], np.int64)]),
 ], errors=[
     ErrorCase("axis", [np.array([0, 1], np.int64), i64(3), ON, OFF], attrs={"axis": 2}, const=(1, 2, 3),
@@ -218,8 +216,7 @@ TABLES.append(OpTable("Reverse", "opset1", reference=ref_reverse, cases=[
     Case("mask", [rand((3, 4), np.uint8), np.array([False, True])], attrs={"mode": "mask"}, const=(1,)),
     Case("mask-all", [rand((2, 3, 2), np.float16), np.array([True, True, True])], attrs={"mode": "mask"}, const=(1,)),
     Case("empty-axes", [rand((4,)), np.zeros((0,), np.int64)], attrs={"mode": "index"}, const=(1,)),
-    Case("repeated-axis", [rand((3, 2)), i64([0, 0])], attrs={"mode": "index"}, const=(1,),
-         ov="OpenVINO refuses repeated axes", ov_shapes="OpenVINO refuses repeated axes"),
+    Case("repeated-axis", [rand((3, 2)), i64([0, 0])], attrs={"mode": "index"}, const=(1,)),
     Case("bf16", [rand((2, 3), BF16), i64([1])], attrs={"mode": "index"}, const=(1,)),
     Case("bool", [rand((5,), bool), i64([0])], attrs={"mode": "index"}, const=(1,)),
     Case("axes-runtime", [rand((3, 3)), i64([1])], attrs={"mode": "index"}),
@@ -289,8 +286,7 @@ def block_cases(to_space: bool) -> list[Case]:
              ov_shapes="OpenVINO reads a missing block_size as 0 and refuses it; the spec's default is 1"),
         Case("bf16-batch2", [np.concatenate([rand(shp(2, 2, 1, bs=2), BF16)] * 2)],
              attrs={"mode": "blocks_first", "block_size": 2}),
-        Case("i64", [rand(shp(1, 1, 2, bs=2), np.int64)], attrs={"mode": "depth_first", "block_size": 2},
-             ov="OpenVINO CPU narrows i64 to i32"),
+        Case("i64", [rand(shp(1, 1, 2, bs=2), np.int64)], attrs={"mode": "depth_first", "block_size": 2}),
     ]
 
 
@@ -328,7 +324,7 @@ TABLES.append(OpTable("ShuffleChannels", "opset3", reference=ref_shuffle, cases=
     Case("axis0-1d", [rand((6,), np.uint8)], attrs={"axis": 0, "group": 2}),
     Case("group1", [rand((2, 4), np.float16)], attrs={"axis": 1, "group": 1}),
     Case("group-all", [rand((1, 5, 1, 2), BF16)], attrs={"axis": 1, "group": 5}),
-    Case("i64", [rand((1, 4, 2), np.int64)], attrs={"group": 2}, ov="OpenVINO CPU narrows i64 to i32"),
+    Case("i64", [rand((1, 4, 2), np.int64)], attrs={"group": 2}),
 ], errors=[
     ErrorCase("group", [rand((1, 5, 2))], attrs={"group": 2}, code="incompatible-inputs"),
     ErrorCase("axis", [rand((1, 4))], attrs={"axis": 2, "group": 2}, code="axis-out-of-range"),
