@@ -39,9 +39,11 @@ def ref_topk(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     vals = np.empty(moved.shape[:-1] + (k,), data.dtype)
     idxs = np.empty(moved.shape[:-1] + (k,), np.int64)
     for pos in np.ndindex(*moved.shape[:-1]):
-        row = [(float(v), j) for j, v in enumerate(moved[pos].tolist())]
-        sign = -1.0 if attrs["mode"] == "max" else 1.0
-        chosen = sorted(row, key=lambda p: (sign * p[0], p[1]))[:k]
+        row = [(v, j) for j, v in enumerate(moved[pos].tolist())]
+        if attrs["mode"] == "max":  # NaN is larger than every number
+            chosen = sorted(row, key=lambda p: (p[0] == p[0], -p[0] if p[0] == p[0] else 0, p[1]))[:k]
+        else:
+            chosen = sorted(row, key=lambda p: (p[0] != p[0], p[0] if p[0] == p[0] else 0, p[1]))[:k]
         if attrs["sort"] == "index":
             chosen.sort(key=lambda p: p[1])
         idxs[pos] = [j for _, j in chosen]
@@ -67,6 +69,13 @@ def topk_cases(v: int) -> list[Case]:
         Case("i64-data", [rand((3, 4), np.int64), i64(2)], attrs={"axis": 1, "mode": "min", "sort": "value"},
              const=(1,)),
         Case("bf16", [rand((2, 6), BF16), i64(3)], attrs={"axis": 1, "mode": "max", "sort": "value"}, const=(1,)),
+    ]
+    cases += [
+        Case("nan", [np.array([[1, np.nan, 3, np.nan, 2]], np.float32), i64(3)],
+             attrs={"axis": 1, "mode": "max" if v != 3 else "min", "sort": "value"}, const=(1,),
+             ov="OpenVINO CPU orders NaN arbitrarily; irexec counts it larger than every number"),
+        Case("i64-wide", [np.array([[2**40, 5, -2**40, 2**33 + 1]], np.int64), i64(2)],
+             attrs={"axis": 1, "mode": "max", "sort": "value"}, const=(1,), ov="OpenVINO CPU narrows i64 to i32"),
     ]
     if v == 11:
         cases.append(Case("stable", [ties, i64(5)], attrs={"axis": 1, "mode": "min", "sort": "value", "stable": True},
