@@ -64,21 +64,47 @@ class _TopK(Op):
 
     def compute(self, plan: tuple[int, int], data: np.ndarray, k: np.ndarray) -> Sequence[np.ndarray]:
         axis, kval = plan
-        n = data.shape[axis]
         # f16/bf16 widen exactly to f32, which NumPy sorts natively
         keys = data.astype(np.float32) if data.dtype.name in ("float16", "bfloat16") else data
-        if self.mode == "max":
-            # Stable descending order with ties by ascending index: sort the
-            # reversed slice ascending and read the result backwards.
-            order = np.flip(np.argsort(np.flip(keys, axis), axis=axis, kind="stable"), axis)
-            order = (n - 1) - order
+        rows = np.ascontiguousarray(np.moveaxis(keys, axis, -1))  # the row passes below read it in order
+        n = rows.shape[-1]
+        largest = self.mode == "max"
+        if 0 < kval and 4 * kval < n and not (rows.dtype.kind == "f" and np.isnan(rows).any()):
+            top = _select(rows, kval, largest)  # ascending indexes
+            if self.sort != "index":
+                top = np.take_along_axis(top, _stable_order(np.take_along_axis(rows, top, -1), largest), -1)
         else:
-            order = np.argsort(keys, axis=axis, kind="stable")
-        top = np.take(order, np.arange(kval), axis=axis)
-        if self.sort == "index":
-            top = np.sort(top, axis=axis)
+            top = _stable_order(rows, largest)[..., :kval]
+            if self.sort == "index":
+                top = np.sort(top, axis=-1)
+        top = np.moveaxis(top, -1, axis)
         values = np.take_along_axis(data, top, axis=axis)
         return [values, top.astype(np.int32 if self.index_element_type == "i32" else np.int64)]
+
+
+def _stable_order(rows: np.ndarray, largest: bool) -> np.ndarray:
+    """Indexes that sort each last-axis row, ties by ascending index; NaN
+    counts as the largest value."""
+    if not largest:
+        return np.argsort(rows, axis=-1, kind="stable")
+    # Descending with ties by ascending index: sort the reversed row
+    # ascending and read the result backwards.
+    n = rows.shape[-1]
+    return (n - 1) - np.argsort(rows[..., ::-1], axis=-1, kind="stable")[..., ::-1]
+
+
+def _select(rows: np.ndarray, k: int, largest: bool) -> np.ndarray:
+    """The indexes of each row's k chosen elements, ascending, in linear time:
+    every element beyond the k-th value, then the lowest-indexed ones equal to
+    it (rows without NaN)."""
+    n = rows.shape[-1]
+    kth = n - k if largest else k - 1
+    threshold = np.partition(rows, kth, axis=-1)[..., kth : kth + 1]
+    beyond = rows > threshold if largest else rows < threshold
+    equal = rows == threshold
+    room = k - np.count_nonzero(beyond, axis=-1, keepdims=True)
+    chosen = beyond | (equal & (np.cumsum(equal, axis=-1) <= room))
+    return np.nonzero(chosen)[-1].reshape(rows.shape[:-1] + (k,))
 
 
 @register

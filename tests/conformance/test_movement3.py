@@ -71,6 +71,9 @@ def topk_cases(v: int) -> list[Case]:
         Case("bf16", [rand((2, 6), BF16), i64(3)], attrs={"axis": 1, "mode": "max", "sort": "value"}, const=(1,)),
     ]
     cases += [
+        Case("many-ties-small-k", [rand((5, 40), np.int32, -3, 3), i64(4)],
+             attrs={"axis": 1, "mode": "max" if v != 3 else "min", "sort": "value"}, const=(1,)),
+        Case("small-k-axis0", [rand((50, 3)), i64(5)], attrs={"axis": 0, "mode": "min", "sort": "index"}, const=(1,)),
         Case("nan", [np.array([[1, np.nan, 3, np.nan, 2]], np.float32), i64(3)],
              attrs={"axis": 1, "mode": "max" if v != 3 else "min", "sort": "value"}, const=(1,),
              ov="OpenVINO CPU orders NaN arbitrarily; irexec counts it larger than every number"),
