@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .. import dtypes
 from ..shapes import Dim, PartialShape
 from .base import INTEGRAL, NUMERIC, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
 from .helpers import const_int, value_dims
@@ -36,8 +37,6 @@ class _TopK(Op):
     outputs = 2
 
     def infer(self, data: TensorInfo, k: TensorInfo) -> Inference:
-        from .. import dtypes
-
         index_type = dtypes.get(self.index_element_type)
         kval = const_int(k, "k", K)
         if kval is None:

@@ -147,3 +147,13 @@ def test_reverse_mask_length_against_interval_rank_is_checked():
     mask = TensorInfo(PartialShape.static([3]), dtypes.get("boolean"))
     with pytest.raises(OpError, match="rank 2"):
         op.inference([info("[2,?]"), mask])
+
+
+def test_convert_like_keeps_the_bounds_of_a_shape(write_ir):
+    b = IRBuilder()
+    x = b.parameter("x", "?,3,4", "f32")
+    shape = b.layer("ShapeOf", "opset3", [x], {"output_type": "i64"})
+    narrow = b.layer("ConvertLike", "opset1", [shape, b.const(np.zeros(1, np.int32))])
+    y = b.layer("Reshape", "opset1", [x, narrow], {"special_zero": False}, name="reshape")
+    b.result(y)
+    assert out_shape(write_ir(b), "reshape") == "[?,3,4]"
