@@ -184,9 +184,9 @@ class Parametrised(Op):
     def compute(self, plan: object, data: np.ndarray, *params: np.ndarray) -> list[np.ndarray]:
         wide = data.astype(np.float64) if data.dtype != np.float64 else data
         ps = [float(np.asarray(p).reshape(-1)[0]) for p in params]
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"):  # overflow to inf when rounding to a narrower type is the promise
             out = self.kernel(wide, *ps)
-        return [np.asarray(out).astype(data.dtype)]
+            return [np.asarray(out).astype(data.dtype)]
 
     def kernel(self, x: np.ndarray, *params: float) -> np.ndarray:
         raise NotImplementedError
