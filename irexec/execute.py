@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 
-from . import dtypes, limits
+from . import blas, dtypes, limits
 from .checker import declared_shape, declared_text
 from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError
 from .ir.reader import Layer
@@ -177,34 +177,30 @@ def run_model(
     times: dict[int, float] = {}
     held = 0  # bytes of `values` and `results`, aliases counted twice: an upper bound
     warnings: list[Diagnostic] = []
-    for lid in order:
-        layer = model.layers[lid]
-        op = model.ops[lid]
-        assert op is not None  # refuse_missing_ops() saw to it
-        args = [values[src] for src in sources[lid]]  # type: ignore[index]
-        start = time.perf_counter()
-        if lid in bound:
-            outs = [bound[lid]]
-        else:
-            outs = _compute(model, layer, op, args, values, results, limit, held)
-        elapsed = time.perf_counter() - start
-        times[lid] = elapsed
-        if isinstance(op, Result1):
-            results[lid] = outs[0]
-            held += outs[0].nbytes
-        for i, arr in enumerate(outs[: len(layer.outputs)]):
-            values[(lid, i)] = arr
-            held += arr.nbytes
-            if arr.shape != layer.outputs[i].dims:
-                _note_undeclared_shape(model, layer, i, arr.shape, warnings)
-        if on_layer is not None:
-            on_layer(layer, outs, elapsed)
-        if not keep_all:
-            for src in sources[lid]:
-                remaining[src] -= 1  # type: ignore[index]
-                if remaining[src] == 0 and not (stop_layer is not None and src[0] == stop_layer.id):  # type: ignore[index]
-                    gone = values.pop(src, None)  # type: ignore[arg-type]
-                    held -= gone.nbytes if gone is not None else 0
+    folded = _folded(model)
+    with blas.limited():
+        for lid in order:
+            layer = model.layers[lid]
+            op = model.ops[lid]
+            assert op is not None  # refuse_missing_ops() saw to it
+            start = time.perf_counter()
+            if lid in bound:
+                outs = [bound[lid]]
+            elif lid in folded.outputs:
+                outs = folded.outputs[lid]
+            else:
+                args = [values[src] for src in sources[lid]]  # type: ignore[index]
+                outs = _compute(model, layer, op, args, values, results, limit, held)
+                folded.offer(model, lid, outs)
+            elapsed = time.perf_counter() - start
+            times[lid] = elapsed
+            held = _store(model, layer, op, outs, elapsed, values, results, held, warnings, on_layer)
+            if not keep_all:
+                for src in sources[lid]:
+                    remaining[src] -= 1  # type: ignore[index]
+                    if remaining[src] == 0 and not (stop_layer is not None and src[0] == stop_layer.id):  # type: ignore[index]
+                        gone = values.pop(src, None)  # type: ignore[arg-type]
+                        held -= gone.nbytes if gone is not None else 0
 
     if stop_layer is not None:
         if isinstance(model.ops[stop_layer.id], Result1):
@@ -213,6 +209,70 @@ def run_model(
             outputs = {_port_key(stop_layer, i): values[(stop_layer.id, i)] for i in range(len(stop_layer.outputs))}
         return RunResult(outputs, times, stop_layer, warnings)
     return RunResult({names[lid]: results[lid] for lid in targets}, times, None, warnings)
+
+
+def _store(model: Model, layer: Layer, op: Op, outs: list[np.ndarray], elapsed: float,
+           values: dict[tuple[int, int], np.ndarray], results: dict[int, np.ndarray], held: int,
+           warnings: list[Diagnostic], on_layer: LayerHook | None) -> int:
+    """Record one layer's outputs; returns the new ``held``."""
+    lid = layer.id
+    if isinstance(op, Result1):
+        results[lid] = outs[0]
+        held += outs[0].nbytes
+    for i, arr in enumerate(outs[: len(layer.outputs)]):
+        values[(lid, i)] = arr
+        held += arr.nbytes
+        if arr.shape != layer.outputs[i].dims:
+            _note_undeclared_shape(model, layer, i, arr.shape, warnings)
+    if on_layer is not None:
+        on_layer(layer, outs, elapsed)
+    return held
+
+
+
+# Non-deterministic ops are never folded, even on constant inputs.
+_NOT_FOLDED = frozenset({"RandomUniform", "Multinomial"})
+# At most this many bytes of folded tensors are kept per model.
+FOLD_BYTES = 1 << 30
+
+
+class _Folded:
+    """Outputs of layers computed from Consts alone (the f16 weights -> Convert
+    -> f32 of a saved model), kept on the model after their first run so later
+    runs skip them, as OpenVINO folds them when compiling."""
+
+    def __init__(self, model: Model) -> None:
+        const: set[int] = set()
+        for lid in model.graph.order:
+            op = model.ops[lid]
+            if isinstance(op, Const1):
+                const.add(lid)
+            elif (op is not None and model.layers[lid].type not in _NOT_FOLDED and not isinstance(op, Result1)
+                  and model.layers[lid].inputs
+                  and all(src is not None and src[0] in const for src in model.graph.inputs_of(lid))):
+                const.add(lid)
+        self.foldable = {lid for lid in const if not isinstance(model.ops[lid], Const1)}
+        self.outputs: dict[int, list[np.ndarray]] = {}
+        self.nbytes = 0
+
+    def offer(self, model: Model, lid: int, outs: list[np.ndarray]) -> None:
+        if lid not in self.foldable:
+            return
+        size = sum(a.nbytes for a in outs)
+        if self.nbytes + size > FOLD_BYTES:
+            return
+        for a in outs:
+            a.flags.writeable = False  # shared by every later run
+        self.outputs[lid] = outs
+        self.nbytes += size
+
+
+def _folded(model: Model) -> _Folded:
+    found = model.__dict__.get("_irexec_folded")
+    if found is None:
+        found = _Folded(model)
+        model.__dict__["_irexec_folded"] = found
+    return found
 
 
 def _note_undeclared_shape(model: Model, layer: Layer, index: int, shape: tuple[int, ...], out: list[Diagnostic]) -> None:

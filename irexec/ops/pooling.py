@@ -125,20 +125,30 @@ def _max_pool(op: _Pool, plan: PoolPlan, data: np.ndarray, with_index: np.dtype 
     low = _lowest(data.dtype)
     x = op._padded(data, plan, low)
     best = np.full(out_shape, low, data.dtype)
-    index = np.zeros(out_shape, np.int64) if with_index is not None else None
+    # the winning kernel offset per output (a small int, a scalar fill per
+    # offset); turned into input positions once at the end
+    which = np.full(out_shape, -1, np.int32) if with_index is not None else None  # -1: nothing won
     spatial = data.shape[2:]
-    plane_strides = [math.prod(spatial[i + 1:]) for i in range(len(spatial))]
     better = np.empty(out_shape, bool)
-    for offs, view in window_offsets(x, plan.out_spatial, op.strides, plan.dilations, op.kernel):
+    table = []
+    for j, (offs, view) in enumerate(window_offsets(x, plan.out_spatial, op.strides, plan.dilations, op.kernel)):
         with np.errstate(invalid="ignore"):
             np.greater(view, best, out=better)
         np.copyto(best, view, where=better)
-        if index is not None:
-            pos = 0
-            for i, (o, n) in enumerate(zip(offs, plan.out_spatial)):
-                coord = np.arange(n, dtype=np.int64) * op.strides[i] - plan.pads_begin[i] + o * plan.dilations[i]
-                pos = np.add.outer(pos, coord * plane_strides[i]) if i else coord * plane_strides[i]
-            np.copyto(index, pos, where=better)
+        if which is not None:
+            table.append(offs)
+            np.copyto(which, j, where=better)
+    index = None
+    if which is not None:
+        offsets = np.asarray(table, np.int64).reshape(len(table), len(spatial))
+        index = np.zeros(out_shape, np.int64)
+        for i, n in enumerate(plan.out_spatial):
+            plane_stride = math.prod(spatial[i + 1:])
+            coord = np.arange(n, dtype=np.int64) * op.strides[i] - plan.pads_begin[i]
+            shape = [1] * len(out_shape)
+            shape[2 + i] = n
+            index += (coord.reshape(shape) + offsets[which, i] * plan.dilations[i]) * plane_stride
+        index[which < 0] = 0  # a window of padding alone: index 0, as the reference leaves it
     if index is not None:
         plane = math.prod(spatial)
         n, c = data.shape[:2]
