@@ -137,24 +137,28 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
                     out: np.ndarray, acc: np.dtype) -> None:
     """Few input channels per group: for each kernel offset and input channel
     of a group, the strided view of the input times one weight per output
-    channel, accumulated in place (no im2col, no batched tiny matmuls)."""
+    channel, accumulated in place (no im2col, no batched tiny matmuls).
+    Channels last, so that the innermost loop of every pass runs over
+    contiguous channels with a contiguous row of weights."""
     n = x.shape[0]
     g, og, cg = w.shape[:3]
     kernel = w.shape[3:]
     out_spatial = out.shape[2:]
     sp = len(kernel)
-    xa = x.astype(acc, copy=False)
-    wa = w.astype(acc, copy=False)
-    total = np.zeros((n, g, og, *out_spatial), acc)
+    last = (0, *range(2, 2 + sp), 1)
+    xt = np.ascontiguousarray(x.transpose(last), dtype=acc)  # [N, *sp, C]
+    xt = xt.reshape(*xt.shape[:-1], g, cg)
+    wa = np.ascontiguousarray(w.transpose(*range(3, 3 + sp), 0, 2, 1), dtype=acc)  # [*k, G, Cg, Og]
+    total = np.zeros((n, *out_spatial, g, og), acc)
     tmp = np.empty_like(total)
-    ones = (1,) * sp
-    for offs, view in window_offsets(xa, out_spatial, strides, dilations, kernel):
-        v = view.reshape(n, g, cg, *out_spatial)
-        wk = wa[(slice(None), slice(None), slice(None), *offs)]  # [G, Og, Cg]
+    for offs in np.ndindex(*kernel):
+        view = xt[(slice(None),) + tuple(slice(o * d, o * d + (m - 1) * s + 1, s)
+                                          for o, d, m, s in zip(offs, dilations, out_spatial, strides))]
+        wk = wa[offs]  # [G, Cg, Og]
         for ci in range(cg):
-            np.multiply(v[:, :, None, ci], wk[:, :, ci].reshape(g, og, *ones), out=tmp)
+            np.multiply(view[..., ci:ci + 1], wk[:, ci], out=tmp)
             total += tmp
-    out[...] = total.reshape(out.shape)
+    out[...] = total.reshape(n, *out_spatial, g * og).transpose(0, sp + 1, *range(1, sp + 1))
 
 
 def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
