@@ -115,5 +115,72 @@ GDECONV = OpTable("GroupConvolutionBackpropData", "opset1", reference=lambda x, 
     ErrorCase("filters-rank", [rand((1, 4, 4, 4)), rand((4, 2, 3, 3))], A2, const=(1,), code="bad-input-rank"),
 ])
 
-TABLES = [DECONV, GDECONV]
+# ------------------------------------------------------------------ AdaptiveAvgPool-8, AdaptiveMaxPool-8
+
+def _boxes(data: np.ndarray, out: list[int]):
+    ins = data.shape[2:]
+    for pos in itertools.product(*(range(o) for o in out)):
+        box = tuple(slice(p * n // o, -(-(p + 1) * n // o)) for p, n, o in zip(pos, ins, out))
+        yield pos, box
+
+
+def ref_adaptive_avg(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+    data, out = x[0], [int(v) for v in x[1]]
+    res = np.zeros(data.shape[:2] + tuple(out))
+    for pos, box in _boxes(data, out):
+        res[(slice(None), slice(None), *pos)] = data[(slice(None), slice(None), *box)].astype(np.float64).mean(
+            axis=tuple(range(2, data.ndim)))
+    return [res.astype(data.dtype)]
+
+
+def ref_adaptive_max(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+    data, out = x[0], [int(v) for v in x[1]]
+    ins = data.shape[2:]
+    vals = np.zeros(data.shape[:2] + tuple(out), data.dtype)
+    idx = np.zeros(data.shape[:2] + tuple(out), np.int64)
+    for n, c in itertools.product(range(data.shape[0]), range(data.shape[1])):
+        for pos, box in _boxes(data, out):
+            best, at = None, 0
+            for q in itertools.product(*(range(b.start, b.stop) for b in box)):
+                v = data[(n, c, *q)]
+                if best is None or v > best:
+                    best, at = v, int(np.ravel_multi_index(q, ins))
+            vals[(n, c, *pos)], idx[(n, c, *pos)] = best, at
+    itype = np.int32 if attrs.get("index_element_type") == "i32" else np.int64
+    return [vals, idx.astype(itype)]
+
+
+def shape_of(*v: int, dtype: Any = np.int64) -> np.ndarray:
+    return np.array(v, dtype)
+
+
+AAVG = OpTable("AdaptiveAvgPool", "opset8", reference=ref_adaptive_avg, tol=Tol(rtol=1e-5, atol=1e-6), cases=[
+    Case("2d-down-uneven", [rand((2, 3, 7, 9)), shape_of(3, 4)], const=(1,)),
+    Case("2d-global", [rand((1, 4, 5, 6)), shape_of(1, 1)], const=(1,)),
+    Case("2d-up", [rand((1, 2, 3, 2)), shape_of(5, 4, dtype=np.int32)], const=(1,)),
+    Case("1d", [rand((2, 3, 10)), shape_of(4)], const=(1,)),
+    Case("3d", [rand((1, 2, 4, 5, 3)), shape_of(2, 3, 2)], const=(1,)),
+    Case("f16", [rand((1, 2, 6, 6), np.float16), shape_of(4, 3)], const=(1,), ov="f16 sums differ in the last bit"),
+    Case("f64", [rand((1, 2, 5, 5), np.float64), shape_of(2, 2)], const=(1,), ov="OpenVINO CPU computes f64 in f32"),
+], errors=[
+    ErrorCase("output-shape-count", [rand((1, 2, 5, 5)), shape_of(2, 2, 2)], const=(1,), code="incompatible-inputs"),
+    ErrorCase("integer-data", [rand((1, 2, 5, 5), np.int32), shape_of(2, 2)], const=(1,), code="bad-input-type"),
+])
+
+I32 = {"index_element_type": "i32"}
+AMAX = OpTable("AdaptiveMaxPool", "opset8", reference=ref_adaptive_max, tol=Tol.EXACT, cases=[
+    Case("2d-down-uneven", [rand((2, 3, 7, 9)), shape_of(3, 4)], I32, const=(1,)),
+    Case("2d-global-i64", [rand((1, 4, 5, 6)), shape_of(1, 1)], const=(1,),
+         ov="OpenVINO CPU cannot compile an i64 index output (oneDNN has no i64)"),
+    Case("2d-up", [rand((1, 2, 3, 2)), shape_of(5, 4)], I32, const=(1,)),
+    Case("ties", [np.ones((1, 2, 4, 4), np.float32), shape_of(2, 3)], I32, const=(1,)),
+    Case("1d", [rand((2, 3, 10)), shape_of(4)], I32, const=(1,)),
+    Case("3d", [rand((1, 2, 4, 5, 3)), shape_of(2, 3, 2)], I32, const=(1,)),
+], errors=[
+    ErrorCase("output-shape-count", [rand((1, 2, 5, 5)), shape_of(2)], const=(1,), code="incompatible-inputs"),
+    ErrorCase("bad-index-type", [rand((1, 2, 5, 5)), shape_of(2, 2)], {"index_element_type": "f32"}, const=(1,),
+              code="bad-attribute"),
+])
+
+TABLES = [DECONV, GDECONV, AAVG, AMAX]
 test_conformance = conformance(TABLES)
