@@ -183,4 +183,170 @@ AMAX = OpTable("AdaptiveMaxPool", "opset8", reference=ref_adaptive_max, tol=Tol.
 ])
 
 TABLES = [DECONV, GDECONV, AAVG, AMAX]
+
+
+
+# ------------------------------------------------------------------ Interpolate-4, Interpolate-11
+
+def _coord(x: int, n: int, m: int, scale: float, mode: str) -> float:
+    xf, s = np.float32(x), np.float32(scale)
+    if mode == "half_pixel":
+        return float((xf + np.float32(0.5)) / s - np.float32(0.5))
+    if mode == "pytorch_half_pixel":
+        return float((xf + np.float32(0.5)) / s - np.float32(0.5)) if m > 1 else 0.0
+    if mode == "asymmetric":
+        return float(xf / s)
+    if mode == "tf_half_pixel_for_nn":
+        return float((xf + np.float32(0.5)) / s)
+    return 0.0 if m == 1 else float(xf * np.float32(n - 1) / np.float32(m - 1))
+
+
+def _round(c: float, mode: str, scale: float) -> int:
+    import math as _m
+    if mode == "round_prefer_floor":
+        return _m.floor(c) if c - _m.floor(c) == 0.5 else round(c)
+    if mode == "round_prefer_ceil":
+        return _m.ceil(c) if c - _m.floor(c) == 0.5 else round(c)
+    if mode == "floor":
+        return _m.floor(c)
+    if mode == "ceil":
+        return _m.ceil(c)
+    return _m.ceil(c) if scale < 1 else int(c)
+
+
+def _taps(c: float, n: int, mode: str, a: float, k: float) -> list[tuple[int, float]]:
+    import math as _m
+    if mode == "linear_onnx":
+        c = min(max(c, 0.0), n - 1.0)
+        i0 = min(int(c), n - 1)
+        i1 = min(i0 + 1, n - 1)
+        if i0 == i1:
+            return [(i0, 0.5), (i1, 0.5)]
+        return [(i0, abs(c - i1)), (i1, abs(c - i0))]
+    if mode == "cubic":
+        f = _m.floor(c)
+        t = c - f
+        ws = [((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a, ((a + 2) * t - (a + 3)) * t * t + 1,
+              ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1,
+              ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a]
+        return [(min(max(f + j - 1, 0), n - 1), w) for j, w in enumerate(ws)]
+    taps = [(i, max(0.0, 1 - abs(k * (c - i)))) for i in range(n)]  # linear: triangle over the whole axis
+    total = sum(w for _, w in taps)
+    return [(i, w / total) for i, w in taps if w > 0]
+
+
+def ref_interp(x: list[np.ndarray], attrs: dict[str, Any], v11: bool = False) -> list[np.ndarray]:
+    data = x[0]
+    rank = data.ndim
+    calc = attrs["shape_calculation_mode"]
+    if v11:
+        sizes = scales = x[1]
+        axes = [int(a) % rank for a in x[2]] if len(x) > 2 else list(range(rank))
+    else:
+        sizes, scales = x[1], x[2]
+        axes = [int(a) % rank for a in x[3]] if len(x) > 3 else list(range(rank))
+    pb = _ints(attrs, "pads_begin", rank, 0)
+    pe = _ints(attrs, "pads_end", rank, 0)
+    xp = np.pad(data.astype(np.float64), list(zip(pb, pe)))
+    out = list(xp.shape)
+    sc = [1.0] * rank
+    for i, a in enumerate(axes):
+        if calc == "sizes":
+            out[a] = int(sizes[i])
+            sc[a] = float(np.float32(out[a]) / np.float32(xp.shape[a]))
+        else:
+            sc[a] = float(np.float32(scales[i]))
+            out[a] = int(np.float32(xp.shape[a]) * np.float32(np.float32(scales[i]) + np.float32(1e-6)))
+    mode, ctm = attrs["mode"], attrs.get("coordinate_transformation_mode", "half_pixel")
+    nm, a_coef = attrs.get("nearest_mode", "round_prefer_floor"), float(attrs.get("cube_coeff", -0.75))
+    anti = attrs.get("antialias") in (True, "true")
+    res = np.zeros(out)
+    for pos in itertools.product(*(range(o) for o in out)):
+        per_axis = []
+        for d in range(rank):
+            if d not in axes:
+                per_axis.append([(pos[d], 1.0)])
+                continue
+            n = xp.shape[d]
+            c = _coord(pos[d], n, out[d], sc[d], ctm)
+            if mode == "nearest":
+                per_axis.append([(min(max(_round(c, nm, sc[d]), 0), n - 1), 1.0)])
+            else:
+                k = sc[d] if anti and sc[d] < 1 else 1.0
+                per_axis.append(_taps(c, n, mode, a_coef, k))
+        total = 0.0
+        for combo in itertools.product(*per_axis):
+            w = float(np.prod([t[1] for t in combo]))
+            total += w * xp[tuple(t[0] for t in combo)]
+        res[pos] = total
+    if data.dtype.kind in "iu":
+        res = np.clip(np.rint(res), np.iinfo(data.dtype).min, np.iinfo(data.dtype).max)
+    return [res.astype(data.dtype)]
+
+
+def interp(mode: str, calc: str = "sizes", ctm: str = "half_pixel", nearest: str = "round_prefer_floor", **more: Any):
+    return {"mode": mode, "shape_calculation_mode": calc, "coordinate_transformation_mode": ctm,
+            "nearest_mode": nearest, **more}
+
+
+def f32(*v: float) -> np.ndarray:
+    return np.array(v, np.float32)
+
+
+IMG = rand((1, 2, 4, 5))
+NONE = np.array([1], np.int64)  # sizes unused in scales mode
+INTERP4 = OpTable("Interpolate", "opset4", reference=ref_interp, tol=Tol(rtol=1e-5, atol=1e-5), cases=[
+    Case("nearest-up-asymmetric-floor", [IMG, shape_of(8, 10), f32(2, 2), shape_of(2, 3)],
+         interp("nearest", ctm="asymmetric", nearest="floor"), const=(1, 2, 3)),
+    Case("nearest-down-half-pixel-prefer-floor", [rand((1, 1, 9, 7)), shape_of(4, 3), f32(0.5, 0.5), shape_of(2, 3)],
+         interp("nearest"), const=(1, 2, 3)),
+    Case("nearest-scales-prefer-ceil-tf", [IMG, NONE, f32(1.5, 1.7), shape_of(2, 3)],
+         interp("nearest", "scales", "tf_half_pixel_for_nn", "round_prefer_ceil"), const=(1, 2, 3)),
+    Case("nearest-simple-align-corners-ceil", [IMG, shape_of(3, 7), f32(1, 1), shape_of(2, 3)],
+         interp("nearest", ctm="align_corners", nearest="ceil"), const=(1, 2, 3)),
+    Case("nearest-simple", [IMG, shape_of(2, 9), f32(1, 1), shape_of(2, 3)],
+         interp("nearest", ctm="asymmetric", nearest="simple"), const=(1, 2, 3)),
+    Case("linear-onnx-half-pixel", [IMG, shape_of(7, 3), f32(1, 1), shape_of(2, 3)], interp("linear_onnx"),
+         const=(1, 2, 3)),
+    Case("linear-onnx-align-corners-scales", [IMG, NONE, f32(2, 1.5), shape_of(2, 3)],
+         interp("linear_onnx", "scales", "align_corners"), const=(1, 2, 3)),
+    Case("linear-pytorch-half-pixel", [IMG, shape_of(8, 3), f32(1, 1), shape_of(2, 3)],
+         interp("linear", ctm="pytorch_half_pixel"), const=(1, 2, 3)),
+    Case("linear-antialias-down", [rand((1, 1, 8, 9)), shape_of(3, 4), f32(1, 1), shape_of(2, 3)],
+         interp("linear", antialias=True), const=(1, 2, 3),
+         ov="OpenVINO CPU's antialiased linear differs from the spec's triangle filter (README, divergences)"),
+    Case("cubic-half-pixel", [IMG, shape_of(7, 8), f32(1, 1), shape_of(2, 3)], interp("cubic"), const=(1, 2, 3)),
+    Case("cubic-asymmetric-coeff", [IMG, shape_of(3, 9), f32(1, 1), shape_of(2, 3)],
+         interp("cubic", ctm="asymmetric", cube_coeff=-0.5), const=(1, 2, 3)),
+    Case("default-axes-pads", [rand((1, 2, 3, 3)), shape_of(1, 2, 6, 4), f32(1, 1, 1, 1)],
+         interp("nearest", pads_begin="0,0,1,0", pads_end="0,0,0,1"), const=(1, 2)),
+    Case("u8-linear-onnx", [rng.integers(0, 255, (1, 1, 3, 4)).astype(np.uint8), shape_of(5, 6), f32(1, 1),
+                            shape_of(2, 3)], interp("linear_onnx"), const=(1, 2, 3), ov="rounding of integer data"),
+], errors=[
+    ErrorCase("sizes-count", [IMG, shape_of(8, 10, 3), f32(2, 2), shape_of(2, 3)], interp("nearest"), const=(1, 2, 3),
+              code="incompatible-inputs"),
+    ErrorCase("axis-out-of-range", [IMG, shape_of(8, 10), f32(2, 2), shape_of(2, 4)], interp("nearest"),
+              const=(1, 2, 3), code="axis-out-of-range"),
+    ErrorCase("negative-axes", [IMG, shape_of(8, 10), f32(2, 2), shape_of(-2, -1)], interp("nearest"),
+              const=(1, 2, 3), code="axis-out-of-range"),
+    ErrorCase("bad-mode", [IMG, shape_of(8, 10), f32(2, 2), shape_of(2, 3)], interp("area"), const=(1, 2, 3),
+              code="bad-attribute"),
+])
+
+INTERP11 = OpTable("Interpolate", "opset11", reference=lambda x, a: ref_interp(x, a, True),
+                   tol=Tol(rtol=1e-5, atol=1e-5), cases=[
+    Case("nearest-sizes", [IMG, shape_of(8, 3), shape_of(2, 3)], interp("nearest", nearest="round_prefer_ceil"),
+         const=(1, 2)),
+    Case("linear-onnx-scales", [IMG, f32(2, 0.6), shape_of(2, 3)], interp("linear_onnx", "scales"), const=(1, 2)),
+    Case("cubic-sizes-no-axes", [rand((1, 1, 4, 4)), shape_of(1, 1, 6, 7)], interp("cubic"), const=(1,)),
+    Case("linear-scales-3d", [rand((1, 2, 3, 4, 2)), f32(2, 1.5, 2), shape_of(2, 3, 4)],
+         interp("linear", "scales", "asymmetric"), const=(1, 2)),
+], errors=[
+    ErrorCase("scales-int", [IMG, shape_of(2, 2), shape_of(2, 3)], interp("nearest", "scales"), const=(1, 2),
+              code="bad-input-type"),
+    ErrorCase("pillow", [IMG, shape_of(8, 3), shape_of(2, 3)], interp("bilinear_pillow"), const=(1, 2),
+              code="bad-attribute"),
+])
+
+TABLES += [INTERP4, INTERP11]
 test_conformance = conformance(TABLES)
