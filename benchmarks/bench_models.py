@@ -7,12 +7,12 @@ real models (``shared/models`` beside the repository, or ``--models DIR``).
 Time: median of ``--repeat`` runs through the Python API in one process
 (irexec: a loaded model run on the inputs; OpenVINO: a compiled model, f32,
 ``share_inputs``/``share_outputs``), the two interleaved so they share the
-machine's conditions.  Memory: the peak RSS (``getrusage`` high-water mark)
-of a fresh process that imports the engine, loads the model and runs it once,
-minus the peak RSS of a fresh process that only imports the engine and loads
-the inputs.  A high-water mark cannot be reset, so the baseline is its own
-process rather than a reading taken before the run (which would hide any
-growth that stays below a transient peak of the imports).
+machine's conditions.  Memory: in a fresh process per engine, the growth of
+the peak RSS (``VmHWM``, reset when the engine is ready) from the engine ready to work
+(imported, OpenVINO's Core created with its CPU plugin loaded, irexec's ops
+and executor imported, the inputs loaded) to after loading the model and
+running it once; the median of 3 processes.  What the engine costs before
+it sees a model is not counted for either.
 A model irexec cannot run yet is reported and skipped.
 """
 
@@ -32,44 +32,64 @@ import numpy as np
 DEFAULT_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "models"
 
 
-def _rss_kib() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def _status_kib(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise KeyError(field)
 
 
-def _child(engine: str, d: Path, idle: bool) -> None:
-    """Import the engine and load the inputs; unless ``idle``, also load the
-    model and run it once.  Print this process's peak RSS in bytes."""
+def _start_peak() -> int:
+    """Reset this process's peak RSS to its current RSS and return it (KiB).
+    ``getrusage``'s ``ru_maxrss`` cannot serve: it survives ``exec``, so a
+    child started from a big parent reports the parent's size as its peak."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # resets VmHWM to the current RSS
+        return _status_kib("VmRSS")
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def _peak_kib() -> int:
+    try:
+        return _status_kib("VmHWM")
+    except (OSError, KeyError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def _child(engine: str, d: Path) -> None:
+    """Make the engine ready, then load the model and run it once; print the
+    growth of this process's peak RSS in bytes."""
     feeds = dict(np.load(d / "inputs.npz"))
     if engine == "openvino":
         import openvino as ov
 
-        if not idle:
-            core = ov.Core()
-            compiled = core.compile_model(core.read_model(str(d / "model.xml")), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-            compiled.create_infer_request().infer(feeds, share_inputs=True, share_outputs=True)
+        core = ov.Core()
+        core.get_property("CPU", "FULL_DEVICE_NAME")  # loads the CPU plugin
+        base = _start_peak()
+        compiled = core.compile_model(core.read_model(str(d / "model.xml")), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+        compiled.create_infer_request().infer(feeds, share_inputs=True, share_outputs=True)
     else:
         import irexec
+        import irexec.execute
+        import irexec.ops  # noqa: F401 - every op module, as loading a model imports them
         from irexec.model import load
 
-        if not idle:
-            irexec.run(load(str(d / "model.xml")), feeds)
-    print(_rss_kib() * 1024)
-
-
-def _peak_of(engine: str, d: Path, idle: bool) -> int | None:
-    args = [sys.executable, __file__, "--child", engine, str(d)] + (["--idle"] if idle else [])
-    p = subprocess.run(args, capture_output=True, text=True)
-    return int(p.stdout.split()[-1]) if p.returncode == 0 and p.stdout.strip() else None
+        base = _start_peak()
+        irexec.run(load(str(d / "model.xml")), feeds)
+    print((_peak_kib() - base) * 1024)
 
 
 def _peak(engine: str, d: Path) -> int | None:
-    """Peak RSS the model's load and run add to a process (median of 3 pairs)."""
+    """Peak RSS growth of loading and running the model (median of 3 processes)."""
     growth = []
     for _ in range(3):
-        full, idle = _peak_of(engine, d, False), _peak_of(engine, d, True)
-        if full is None or idle is None:
+        p = subprocess.run([sys.executable, __file__, "--child", engine, str(d)], capture_output=True, text=True)
+        if p.returncode != 0 or not p.stdout.strip():
             return None
-        growth.append(max(full - idle, 0))
+        growth.append(int(p.stdout.split()[-1]))
     return int(statistics.median(growth))
 
 
@@ -103,10 +123,9 @@ def main() -> None:
     ap.add_argument("--models", type=Path, default=DEFAULT_DIR)
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
-    ap.add_argument("--idle", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        _child(args.child[0], Path(args.child[1]), args.idle)
+        _child(args.child[0], Path(args.child[1]))
         return
     from irexec.ops.registry import resolve
 
