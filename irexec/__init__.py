@@ -11,7 +11,9 @@ from __future__ import annotations
 import sys as _sys
 
 if _sys.argv[:1] == ["-m"] or _sys.argv[0].endswith(("/irexec", "\\irexec.exe")):  # the command line is starting
-    import signal as _signal
+    # the built-in module, not `signal`: importing that (enum classes) takes
+    # milliseconds, long enough for a Ctrl-C to land inside it
+    import _signal
 
     def _quiet_exit(signum: int, frame: object) -> None:
         raise SystemExit(128 + signum)  # a Ctrl-C while the imports run: no traceback (main() restores Ctrl-C)
