@@ -1,0 +1,198 @@
+"""Detection post-processing: NonMaxSuppression-5 and -9.
+
+Boxes and scores are computed in f32, as OpenVINO's reference does (f16/bf16
+inputs are widened); IoU uses the reference's f32 formula, so which boxes
+survive is exact.  Corner boxes may give any two opposite corners; center
+boxes are [x_center, y_center, width, height].
+
+Selection is greedy per (batch, class): each step picks the highest current
+score (ties: the lower box index), then every remaining candidate's IoU with
+it is computed at once.  As the specs say, a candidate whose IoU exceeds
+iou_threshold is removed (OpenVINO's NMS-5 reference already removes it at
+equality); with soft-NMS (sigma > 0) scores decay by exp(-0.5 IoU^2 / sigma)
+instead, and NMS-5 still removes boxes above the threshold (weight 0), NMS-9
+does not.  As the specs say (OpenVINO's reference uses >), a box stays a
+candidate while its score is >= score_threshold.  Outputs hold exactly the selected boxes:
+selected_indices [n, 3] (batch, class, box), selected_scores [n, 3] f32
+(batch, class, score) and valid_outputs [1] = n.  With
+sort_result_descending they are ordered by score across batches and classes
+(ties: batch, class, box), otherwise by batch, then class, then selection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .. import dtypes
+from ..shapes import DYNAMIC, Dim, PartialShape
+from .base import INTEGRAL, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
+from .registry import register
+
+BOXES, SCORES, MAX_OUT, IOU, SCORE_T, SIGMA = range(6)
+_F32 = dtypes.get("f32")
+
+
+def _scalar(info: TensorInfo | None, what: str, port: int) -> float | int | None:
+    """The value of an optional scalar-or-one-element input; None if unknown."""
+    if info is None:
+        return None
+    shape = info.shape
+    if shape.rank is not None and (shape.rank > 1 or shape.rank == 1 and shape[0].is_static and shape[0].value != 1):
+        raise op_error(f"{what} must be a scalar or a one-element 1-D tensor, got shape {shape}", "bad-input-rank", port)
+    v = info.value()
+    if v is None:
+        return None
+    flat = np.asarray(v).reshape(-1)
+    return flat[0].item() if flat.size == 1 else None
+
+
+class _NMS(Op):
+    family = "detection"
+    inputs = (In("boxes", REAL, rank=3), In("scores", REAL, rank=3),
+              In("max_output_boxes_per_class", INTEGRAL, optional=True, value=True),
+              In("iou_threshold", REAL, optional=True, value=True),
+              In("score_threshold", REAL, optional=True, value=True),
+              In("soft_nms_sigma", REAL, optional=True, value=True))
+    outputs = 3
+    attributes = {
+        "box_encoding": Enum("corner", "center", doc="[y1,x1,y2,x2] corners or [xc,yc,w,h]"),
+        "sort_result_descending": Attr("bool", True, doc="order all selected boxes by score across batches and classes"),
+        "output_type": Attr("etype", dtypes.get("i64"), doc="i32 or i64: selected_indices and valid_outputs"),
+    }
+    soft_cut = True  # NMS-5: soft-NMS weights are 0 above iou_threshold
+
+    def validate(self) -> list:
+        if self.output_type.name not in ("i32", "i64"):
+            return [op_error(f"output_type={self.output_type} must be i32 or i64", "bad-attribute")]
+        return []
+
+    def infer(self, boxes: TensorInfo, scores: TensorInfo, *rest: TensorInfo) -> Inference:
+        extra: list[TensorInfo | None] = [*rest, *([None] * (4 - len(rest)))]
+        b, s = boxes.shape, scores.shape
+        if b.rank is not None and not b[2].contains(4):
+            raise op_error(f"the last dim of boxes must be 4, got shape {b}", "incompatible-inputs", BOXES)
+        if b.rank is not None and s.rank is not None:
+            if not b[0].compatible(s[0]):
+                raise op_error(f"boxes {b} and scores {s} must have the same batch (first) dim", "incompatible-inputs",
+                               SCORES)
+            if not b[1].compatible(s[2]):
+                raise op_error(f"boxes {b} and scores {s} must have the same number of boxes (boxes dim 1, scores "
+                               f"dim 2)", "incompatible-inputs", SCORES)
+        limit = _scalar(extra[0], "max_output_boxes_per_class", MAX_OUT)
+        if limit is not None and limit < 0:
+            raise op_error(f"max_output_boxes_per_class {limit} must not be negative", "bad-value", MAX_OUT)
+        values = [_scalar(extra[i], name, i + 2) for i, name in
+                  ((1, "iou_threshold"), (2, "score_threshold"), (3, "soft_nms_sigma"))]
+        # As OpenVINO infers it: at most min(boxes dim 1, limit) boxes per batch (scores dim 0) and
+        # class (scores dim 1), from upper bounds; unknown unless the count per class is bounded.
+        count = DYNAMIC
+        if limit is not None and b.rank is not None and s.rank is not None and b[1].hi is not None:
+            per_class = min(b[1].hi, limit)
+            if per_class == 0:
+                count = Dim(0, 0)
+            elif s[0].hi is not None and s[1].hi is not None:
+                count = Dim(0, per_class * s[0].hi * s[1].hi)
+        if extra[0] is None:
+            limit = 0  # the spec's default: no boxes
+        outs = [TensorInfo(PartialShape((count, Dim(3, 3))), self.output_type),
+                TensorInfo(PartialShape((count, Dim(3, 3))), _F32),
+                TensorInfo(PartialShape((Dim(1, 1),)), self.output_type)]
+        plan = None
+        if limit is not None and all(v is not None or extra[i + 1] is None for i, v in enumerate(values)):
+            iou, score_t, sigma = (0.0 if v is None else float(v) for v in values)
+            plan = (int(limit), np.float32(iou), np.float32(score_t), np.float32(sigma))
+        return Inference(outs, plan)
+
+    def compute(self, plan: tuple, boxes: np.ndarray, scores: np.ndarray, *rest: np.ndarray) -> Sequence[np.ndarray]:
+        limit, iou_t, score_t, sigma = plan
+        corners = _corners(boxes.astype(np.float32), self.box_encoding)
+        sc = scores.astype(np.float32)
+        found: list[tuple[np.ndarray, np.ndarray]] = []  # (box indices, their scores) per (batch, class)
+        n_batch, n_class = sc.shape[:2]
+        for bi in range(n_batch):
+            for ci in range(n_class):
+                found.append(self._select(corners[bi], sc[bi, ci], limit, iou_t, score_t, sigma))
+        counts = [len(f[0]) for f in found]
+        total = sum(counts)
+        batch_idx = np.repeat(np.repeat(np.arange(n_batch), n_class), counts)
+        class_idx = np.repeat(np.tile(np.arange(n_class), n_batch), counts)
+        box_idx = np.concatenate([f[0] for f in found]) if found else np.zeros(0, np.int64)
+        sel_scores = np.concatenate([f[1] for f in found]) if found else np.zeros(0, np.float32)
+        if self.sort_result_descending and total:
+            order = np.lexsort((box_idx, class_idx, batch_idx, -sel_scores.astype(np.float64)))
+            batch_idx, class_idx, box_idx, sel_scores = batch_idx[order], class_idx[order], box_idx[order], sel_scores[order]
+        it = self.output_type.dtype
+        indices = np.stack([batch_idx, class_idx, box_idx], axis=1).astype(it).reshape(total, 3)
+        out_scores = np.stack([batch_idx.astype(np.float32), class_idx.astype(np.float32), sel_scores.astype(np.float32)],
+                              axis=1).reshape(total, 3)
+        return [indices, out_scores, np.array([total], it)]
+
+    def _select(self, box: np.ndarray, score: np.ndarray, limit: int, iou_t: np.float32, score_t: np.float32,
+                sigma: np.float32) -> tuple[np.ndarray, np.ndarray]:
+        """Greedy selection for one (batch, class): box indices and scores."""
+        alive = np.flatnonzero(score >= score_t)
+        current = score[alive].copy()
+        chosen: list[int] = []
+        kept: list[np.float32] = []
+        soft = sigma > 0
+        scale = np.float32(-0.5) / sigma if soft else np.float32(0)
+        with np.errstate(all="ignore"):
+            while len(alive) and len(chosen) < limit:
+                top = int(np.argmax(current))  # first maximum: the lowest box index among equal scores
+                if current[top] < score_t:
+                    break
+                chosen.append(int(alive[top]))
+                kept.append(current[top])
+                rest = np.ones(len(alive), bool)
+                rest[top] = False
+                alive, current = alive[rest], current[rest]
+                if not len(alive):
+                    break
+                iou = _iou(box[chosen[-1]], box[alive])
+                # hard NMS, and NMS-5's soft-NMS (its weight is 0 there): gone above the threshold
+                hard = iou > iou_t if (not soft or self.soft_cut) else np.zeros(len(alive), bool)
+                if soft:
+                    # exp correctly rounded to f32 (through f64), then one f32 product
+                    weight = np.exp((scale * iou * iou).astype(np.float64)).astype(np.float32)
+                    current = (current * weight).astype(np.float32)
+                keep = ~hard & (current >= score_t)
+                alive, current = alive[keep], current[keep]
+        return np.array(chosen, np.int64), np.array(kept, np.float32)
+
+
+def _corners(boxes: np.ndarray, encoding: str) -> np.ndarray:
+    """[..., 4] boxes as [y1, x1, y2, x2] with y1 <= y2 and x1 <= x2, in f32."""
+    if encoding == "center":
+        xc, yc, w, h = (boxes[..., i] for i in range(4))
+        half_w, half_h = w / np.float32(2), h / np.float32(2)
+        return np.stack([yc - half_h, xc - half_w, yc + half_h, xc + half_w], axis=-1)
+    y1, x1, y2, x2 = (boxes[..., i] for i in range(4))
+    return np.stack([np.minimum(y1, y2), np.minimum(x1, x2), np.maximum(y1, y2), np.maximum(x1, x2)], axis=-1)
+
+
+def _iou(a: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """IoU of box ``a`` with each row of ``others`` in f32, as the reference
+    computes it (0 when either area is not positive)."""
+    area_a = (a[2] - a[0]) * (a[3] - a[1])
+    area_o = (others[:, 2] - others[:, 0]) * (others[:, 3] - others[:, 1])
+    ih = np.maximum(np.minimum(a[2], others[:, 2]) - np.maximum(a[0], others[:, 0]), np.float32(0))
+    iw = np.maximum(np.minimum(a[3], others[:, 3]) - np.maximum(a[1], others[:, 1]), np.float32(0))
+    inter = ih * iw
+    iou = inter / (area_a + area_o - inter)
+    return np.where((area_a <= 0) | (area_o <= 0), np.float32(0), iou).astype(np.float32)
+
+
+@register
+class NonMaxSuppression5(_NMS):
+    type, version, since_opset = "NonMaxSuppression", 5, 5
+    summary = "greedy (soft-)NMS per batch and class; soft-NMS also drops boxes above iou_threshold"
+    soft_cut = True
+
+
+@register
+class NonMaxSuppression9(_NMS):
+    type, version, since_opset = "NonMaxSuppression", 9, 9
+    summary = "greedy (soft-)NMS per batch and class; soft-NMS only decays scores"
+    soft_cut = False
