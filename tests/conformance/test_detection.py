@@ -146,3 +146,108 @@ NMS9 = OpTable("NonMaxSuppression", "opset9", reference=ref_nms(9), tol=Tol.EXAC
 
 TABLES = [NMS5, NMS9]
 test_conformance = conformance(TABLES)
+
+
+# ------------------------------------------------------------------ ROIAlign-3, ROIAlign-9
+
+def ref_roi_align(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+    data, rois, idx = x
+    n, c, h, w = data.shape
+    ph, pw, ratio = int(attrs["pooled_h"]), int(attrs["pooled_w"]), int(attrs["sampling_ratio"])
+    scale = float(attrs["spatial_scale"])
+    before, after, at_least_one = {"asymmetric": (0.0, 0.0, True), "half_pixel_for_nn": (0.0, -0.5, False),
+                                   "half_pixel": (0.5, -0.5, False)}[attrs.get("aligned_mode", "asymmetric")]
+    out = np.zeros((rois.shape[0], c, ph, pw))
+    fm = data.astype(np.float64)
+
+    def bilinear(b: int, y: float, x: float) -> np.ndarray:
+        if y < -1 or y > h or x < -1 or x > w:
+            return np.zeros(c)
+        y, x = max(y, 0.0), max(x, 0.0)
+        y0, x0 = int(y), int(x)
+        if y0 >= h - 1:
+            y0 = y1 = h - 1
+            y = float(y0)
+        else:
+            y1 = y0 + 1
+        if x0 >= w - 1:
+            x0 = x1 = w - 1
+            x = float(x0)
+        else:
+            x1 = x0 + 1
+        ly, lx = y - y0, x - x0
+        return ((1 - ly) * (1 - lx) * fm[b, :, y0, x0] + (1 - ly) * lx * fm[b, :, y0, x1]
+                + ly * (1 - lx) * fm[b, :, y1, x0] + ly * lx * fm[b, :, y1, x1])
+
+    for r in range(rois.shape[0]):
+        x1, y1, x2, y2 = ((float(v) + before) * scale + after for v in rois[r])
+        rw, rh = x2 - x1, y2 - y1
+        if at_least_one:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bw, bh = rw / pw, rh / ph
+        sx = ratio or math.ceil(bw)
+        sy = ratio or math.ceil(bh)
+        for i in range(ph):
+            for j in range(pw):
+                samples = [bilinear(int(idx[r]), y1 + i * bh + bh / sy * (a + 0.5), x1 + j * bw + bw / sx * (bb + 0.5))
+                           for a in range(sy) for bb in range(sx)]
+                if samples:
+                    out[r, :, i, j] = np.mean(samples, 0) if attrs.get("mode", "avg") == "avg" else np.max(samples, 0)
+    return [out.astype(data.dtype)]
+
+
+def roi_inputs(dtype: Any = np.float32) -> list[np.ndarray]:
+    data = rng.standard_normal((2, 3, 8, 10)).astype(dtype)
+    rois = np.array([[0, 0, 9, 7], [1.5, 2.25, 6.5, 5.0], [-2, -1, 3, 4], [8, 6, 12, 9], [3, 3, 3.4, 3.2]], dtype)
+    return [data, rois, np.array([0, 1, 1, 0, 1], np.int32)]
+
+
+def roi_attrs(mode: str = "avg", ratio: int = 2, scale: float = 1.0, **kw: Any) -> dict[str, Any]:
+    return {"pooled_h": 3, "pooled_w": 2, "sampling_ratio": ratio, "spatial_scale": scale, "mode": mode, **kw}
+
+
+MAX_NEG = ("OpenVINO's max mode starts from 0 (a bin of negative samples gives 0); the spec takes the samples' "
+           "maximum")
+ROI_TOL = Tol(rtol=1e-6, atol=1e-6)  # f64 kernel vs f64 loops, rounded once
+ROI_OV_TOL = Tol(rtol=1e-4, atol=1e-5)  # OpenVINO CPU samples in f32
+
+
+def roi_cases(v9: bool) -> list[Case]:
+    extra = [
+        Case("half-pixel", roi_inputs(), attrs=roi_attrs(aligned_mode="half_pixel")),
+        Case("half-pixel-for-nn", roi_inputs(), attrs=roi_attrs(ratio=0, aligned_mode="half_pixel_for_nn")),
+    ] if v9 else []
+    return [
+        Case("avg", roi_inputs(), attrs=roi_attrs()),
+        Case("adaptive-ratio", roi_inputs(), attrs=roi_attrs(ratio=0)),
+        Case("scaled", roi_inputs(), attrs=roi_attrs(scale=0.5, ratio=1)),
+        Case("max", roi_inputs(), attrs=roi_attrs(mode="max"), ov=MAX_NEG),
+        Case("max-positive", [np.abs(roi_inputs()[0]), *roi_inputs()[1:]], attrs=roi_attrs(mode="max", ratio=2)),
+        Case("i64-indices-const-rois", [roi_inputs()[0], roi_inputs()[1], np.array([1, 0, 0, 1, 0], np.int64)],
+             attrs=roi_attrs(), const=(1, 2)),
+        Case("f16", roi_inputs(np.float16), attrs=roi_attrs(), ov="OpenVINO CPU samples f16 in f32 with f16 roundings"),
+        *extra,
+    ]
+
+
+roi_errors = [
+    ErrorCase("rois-3", [roi_inputs()[0], np.zeros((2, 3), np.float32), np.zeros(2, np.int32)], attrs=roi_attrs(),
+              code="incompatible-inputs"),
+    ErrorCase("count", [roi_inputs()[0], np.zeros((2, 4), np.float32), np.zeros(3, np.int32)], attrs=roi_attrs(),
+              code="incompatible-inputs"),
+    ErrorCase("types-differ", [roi_inputs()[0], np.zeros((2, 4), np.float16), np.zeros(2, np.int32)], attrs=roi_attrs(),
+              code="bad-input-type"),
+    ErrorCase("pooled-zero", roi_inputs(), attrs={**roi_attrs(), "pooled_h": 0}, code="bad-attribute"),
+    ErrorCase("scale-zero", roi_inputs(), attrs=roi_attrs(scale=0), code="bad-attribute"),
+    ErrorCase("batch-index-out-of-range", [roi_inputs()[0], roi_inputs()[1], np.array([0, 1, 2, 0, 1], np.int32)],
+              attrs=roi_attrs(), const=(2,), code="bad-value"),
+    ErrorCase("data-rank-3", [np.zeros((3, 8, 8), np.float32), *roi_inputs()[1:]], attrs=roi_attrs(),
+              code="bad-input-rank"),
+]
+
+ROI_ALIGN3 = OpTable("ROIAlign", "opset3", reference=ref_roi_align, tol=ROI_TOL, ov_tol=ROI_OV_TOL,
+                     cases=roi_cases(False), errors=roi_errors)
+ROI_ALIGN9 = OpTable("ROIAlign", "opset9", reference=ref_roi_align, tol=ROI_TOL, ov_tol=ROI_OV_TOL,
+                     cases=roi_cases(True), errors=roi_errors)
+TABLES += [ROI_ALIGN3, ROI_ALIGN9]
+test_conformance = conformance(TABLES)
