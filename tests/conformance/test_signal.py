@@ -141,5 +141,51 @@ IRDFT = OpTable("IRDFT", "opset9", reference=ref_irdft, tol=TOL, ov_tol=OV_TOL, 
     ErrorCase("last-dim-not-2", [rand((4, 3)), i64([0])], const=(1,), code="bad-shape"),
 ])
 
-TABLES = [DFT, IDFT, RDFT, IRDFT]
+
+
+def ref_stft(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+    signal, window = x[0].astype(np.float64), x[1].astype(np.float64)
+    f, k = int(x[2]), int(x[3])
+    win = np.zeros(f)
+    left = (f - len(window)) // 2
+    win[left:left + len(window)] = window
+    batch = signal.reshape(-1, signal.shape[-1])
+    n = (batch.shape[1] - f) // k + 1
+    out = np.zeros((batch.shape[0], n, f // 2 + 1), complex)
+    for b in range(batch.shape[0]):
+        for t in range(n):
+            out[b, t] = _dft_axis(batch[b, t * k:t * k + f] * win + 0j, 0, False)[: f // 2 + 1]
+    if attrs["transpose_frames"]:
+        out = out.transpose(0, 2, 1)
+    out = out.reshape(signal.shape[:-1] + out.shape[1:])
+    return _pack(out, x[0].dtype)
+
+
+def ints(v: int) -> np.ndarray:
+    return np.array(v, np.int64)
+
+
+STFT = OpTable("STFT", "opset15", reference=ref_stft, tol=TOL, ov_tol=OV_TOL, cases=[
+    Case("batch", [rand((2, 48)), rand((16,)), ints(16), ints(4)], attrs={"transpose_frames": False}, const=(2, 3)),
+    Case("transposed", [rand((2, 48)), rand((16,)), ints(16), ints(4)], attrs={"transpose_frames": True}, const=(2, 3)),
+    Case("1d-short-window", [rand((40,)), rand((9,)), ints(16), ints(5)], attrs={"transpose_frames": False},
+         const=(2, 3)),
+    Case("odd-frame-last-partial", [rand((3, 30)), rand((7,)), np.array(7, np.int32), np.array(3, np.int32)],
+         attrs={"transpose_frames": True}, const=(2, 3)),
+    Case("one-frame", [rand((1, 8)), rand((8,)), ints(8), ints(100)], attrs={"transpose_frames": False}, const=(2, 3)),
+    Case("sizes-param", [rand((2, 20)), rand((4,)), ints(4), ints(2)], attrs={"transpose_frames": False}),
+], errors=[
+    ErrorCase("frame-longer-than-signal", [rand((2, 10)), rand((16,)), ints(16), ints(4)],
+              attrs={"transpose_frames": False}, const=(2, 3), code="bad-value"),
+    ErrorCase("step-zero", [rand((2, 48)), rand((16,)), ints(16), ints(0)], attrs={"transpose_frames": False},
+              const=(2, 3), code="bad-value"),
+    ErrorCase("window-too-long", [rand((2, 48)), rand((17,)), ints(16), ints(4)], attrs={"transpose_frames": False},
+              const=(2, 3), code="incompatible-inputs"),
+    ErrorCase("signal-3d", [rand((2, 3, 48)), rand((16,)), ints(16), ints(4)], attrs={"transpose_frames": False},
+              const=(2, 3), code="bad-input-rank"),
+    ErrorCase("window-f16", [rand((2, 48)), rand((16,), np.float16), ints(16), ints(4)],
+              attrs={"transpose_frames": False}, const=(2, 3), code="bad-input-type"),
+])
+
+TABLES = [DFT, IDFT, RDFT, IRDFT, STFT]
 test_conformance = conformance(TABLES)
