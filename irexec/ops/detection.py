@@ -112,8 +112,10 @@ class _NMS(Op):
         found: list[tuple[np.ndarray, np.ndarray]] = []  # (box indices, their scores) per (batch, class)
         n_batch, n_class = sc.shape[:2]
         for bi in range(n_batch):
+            # the classes of a batch share its boxes: their pairwise IoU once, while it stays small
+            table = _iou_table(corners[bi]) if corners.shape[1] <= _IOU_TABLE_BOXES and n_class > 1 and limit else None
             for ci in range(n_class):
-                found.append(self._select(corners[bi], sc[bi, ci], limit, iou_t, score_t, sigma))
+                found.append(self._select(corners[bi], table, sc[bi, ci], limit, iou_t, score_t, sigma))
         counts = [len(f[0]) for f in found]
         total = sum(counts)
         batch_idx = np.repeat(np.repeat(np.arange(n_batch), n_class), counts)
@@ -129,8 +131,8 @@ class _NMS(Op):
                               axis=1).reshape(total, 3)
         return [indices, out_scores, np.array([total], it)]
 
-    def _select(self, box: np.ndarray, score: np.ndarray, limit: int, iou_t: np.float32, score_t: np.float32,
-                sigma: np.float32) -> tuple[np.ndarray, np.ndarray]:
+    def _select(self, box: np.ndarray, table: np.ndarray | None, score: np.ndarray, limit: int, iou_t: np.float32,
+                score_t: np.float32, sigma: np.float32) -> tuple[np.ndarray, np.ndarray]:
         """Greedy selection for one (batch, class): box indices and scores."""
         alive = np.flatnonzero(score >= score_t)
         current = score[alive].copy()
@@ -150,7 +152,7 @@ class _NMS(Op):
                 alive, current = alive[rest], current[rest]
                 if not len(alive):
                     break
-                iou = _iou(box[chosen[-1]], box[alive])
+                iou = table[chosen[-1], alive] if table is not None else _iou(box[chosen[-1]], box[alive])
                 # hard NMS, and NMS-5's soft-NMS (its weight is 0 there): gone above the threshold
                 hard = iou > iou_t if (not soft or self.soft_cut) else np.zeros(len(alive), bool)
                 if soft:
@@ -160,6 +162,23 @@ class _NMS(Op):
                 keep = ~hard & (current >= score_t)
                 alive, current = alive[keep], current[keep]
         return np.array(chosen, np.int64), np.array(kept, np.float32)
+
+
+# Up to this many boxes per batch, the pairwise IoU table (4 bytes per pair) is built once.
+_IOU_TABLE_BOXES = 4096
+
+
+def _iou_table(box: np.ndarray) -> np.ndarray:
+    """IoU of every pair of boxes, each entry as ``_iou`` computes it."""
+    area = (box[:, 2] - box[:, 0]) * (box[:, 3] - box[:, 1])
+    ih = np.maximum(np.minimum(box[:, None, 2], box[None, :, 2]) - np.maximum(box[:, None, 0], box[None, :, 0]),
+                    np.float32(0))
+    iw = np.maximum(np.minimum(box[:, None, 3], box[None, :, 3]) - np.maximum(box[:, None, 1], box[None, :, 1]),
+                    np.float32(0))
+    inter = ih * iw
+    with np.errstate(all="ignore"):
+        iou = inter / (area[:, None] + area[None, :] - inter)
+    return np.where((area[:, None] <= 0) | (area[None, :] <= 0), np.float32(0), iou).astype(np.float32)
 
 
 def _corners(boxes: np.ndarray, encoding: str) -> np.ndarray:
@@ -286,7 +305,13 @@ class _ROIAlign(Op):
             sy = sx
         else:
             sx, sy = np.ceil(bin_w).astype(np.int64), np.ceil(bin_h).astype(np.int64)
-        feat = data.astype(np.float64)
+        avg = self.mode == "avg"
+        if avg:
+            # The average of bilinear samples on a separable grid is separable: out[r] = Wy[r] @ map @ Wx[r]^T
+            # with Wy [PH, H] and Wx [PW, W] the per-row and per-column sample weights (invalid samples weigh 0).
+            wy_all, wx_all = np.zeros((r, ph, h)), np.zeros((r, pw, w))
+        else:
+            feat = np.ascontiguousarray(data.transpose(0, 2, 3, 1), np.float64)  # NHWC: a sample's channels together
         # ROIs grouped by their sample counts: one vectorised pass per group
         keys = sx * (int(sy.max()) + 1) + sy
         for key in np.unique(keys).tolist():
@@ -300,6 +325,10 @@ class _ROIAlign(Op):
                   + (bin_w[sel] / nx)[:, None, None] * (np.arange(nx)[None, None, :] + 0.5))  # [R, PW, NX]
             vy, yl, yh, ly = _axis_samples(ys, h)
             vx, xl, xh, lx = _axis_samples(xs, w)
+            if avg:
+                _accumulate(wy_all, sel, yl, yh, ly, vy, ny)
+                _accumulate(wx_all, sel, xl, xh, lx, vx, nx)
+                continue
             b = indices[sel].astype(np.int64)[:, None, None, None, None]
             shape6 = (slice(None), slice(None), slice(None), None, None)  # [R, PH, NY] -> [R, PH, NY, 1, 1]
             shape6x = (slice(None), None, None, slice(None), slice(None))  # [R, PW, NX] -> [R, 1, 1, PW, NX]
@@ -307,10 +336,27 @@ class _ROIAlign(Op):
             for yi, wy in ((yl, 1.0 - ly), (yh, ly)):
                 for xi, wx in ((xl, 1.0 - lx), (xh, lx)):
                     weight = (wy[shape6] * wx[shape6x] * (vy[shape6] & vx[shape6x]))[..., None]
-                    value += weight * feat[b, :, yi[shape6], xi[shape6x]]
-            pooled = value.mean(axis=(2, 4)) if self.mode == "avg" else value.max(axis=(2, 4))  # [R, PH, PW, C]
-            out[sel] = pooled.transpose(0, 3, 1, 2)
+                    value += weight * feat[b, yi[shape6], xi[shape6x]]
+            out[sel] = value.max(axis=(2, 4)).transpose(0, 3, 1, 2)  # [R, PH, PW, C] -> [R, C, PH, PW]
+        if avg:
+            for batch in np.unique(indices).tolist():
+                rows = np.flatnonzero(indices == batch)
+                fmap = data[batch].astype(np.float64).transpose(1, 0, 2).reshape(h, c * w)  # [H, C*W]
+                t = (wy_all[rows].reshape(-1, h) @ fmap).reshape(len(rows), ph * c, w)  # one GEMM over the rows
+                pooled = t @ np.ascontiguousarray(wx_all[rows].transpose(0, 2, 1))  # [R, PH*C, PW] (BLAS needs contiguous)
+                out[rows] = pooled.reshape(len(rows), ph, c, pw).transpose(0, 2, 1, 3)
         return [out.astype(data.dtype)]
+
+
+def _accumulate(weights: np.ndarray, rois: np.ndarray, low: np.ndarray, high: np.ndarray, frac: np.ndarray,
+                valid: np.ndarray, count: int) -> None:
+    """Add each sample's two bilinear weights (divided by the samples per
+    axis) to weights[roi, bin, pixel]; samples outside the map add nothing."""
+    r_idx = np.broadcast_to(rois[:, None, None], low.shape)
+    b_idx = np.broadcast_to(np.arange(low.shape[1])[None, :, None], low.shape)
+    scale = valid / count
+    np.add.at(weights, (r_idx, b_idx, low), (1.0 - frac) * scale)
+    np.add.at(weights, (r_idx, b_idx, high), frac * scale)
 
 
 def _axis_samples(pos: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -58,7 +58,7 @@ class GridSample9(Op):
             return [np.zeros((n, c, ho, wo), data.dtype)]
         g = grid.astype(np.float64)
         x, y = self._pixels(g[..., 0], w), self._pixels(g[..., 1], h)
-        feat = data.astype(np.float64)
+        feat = np.ascontiguousarray(data.transpose(0, 2, 3, 1), np.float64)  # NHWC: a point's channels are contiguous
         batch = np.arange(n)[:, None, None]
         with np.errstate(invalid="ignore", over="ignore"):
             if h == 0 or w == 0:
@@ -91,9 +91,9 @@ class GridSample9(Op):
         return ((v + 1) * size - 1) / 2
 
     def _read(self, feat: np.ndarray, batch: np.ndarray, yf: np.ndarray, xf: np.ndarray) -> np.ndarray:
-        """feat[b, :, y, x] -> [N, H_out, W_out, C] at integer (float-held) pixel
+        """feat[b, y, x, :] -> [N, H_out, W_out, C] at integer (float-held) pixel
         indices, padded as padding_mode says."""
-        h, w = feat.shape[2:]
+        h, w = feat.shape[1:3]
         big = float(1 << 62)
         yi = np.clip(np.nan_to_num(yf, nan=0.0), -big, big).astype(np.int64)
         xi = np.clip(np.nan_to_num(xf, nan=0.0), -big, big).astype(np.int64)
@@ -105,7 +105,7 @@ class GridSample9(Op):
             yi, xi = np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)
         else:
             yi, xi = _reflect(yi, h, self.align_corners), _reflect(xi, w, self.align_corners)
-        values = feat[batch, :, yi, xi]
+        values = feat[batch, yi, xi]
         if valid is not None:
             values = values * valid[..., None]
         return values

@@ -152,10 +152,15 @@ def _unique_rows(keys: np.ndarray, ascending: bool) -> tuple[np.ndarray, np.ndar
     if k.dtype.kind == "f" or k.dtype.name == "bfloat16":
         k = k.astype(np.float64) + 0.0  # -0.0 -> 0.0 so equal values are equal keys
     # stable lexicographic sort of the rows; NaNs sort last (np.lexsort puts them there)
-    order = np.lexsort(k.T[::-1]) if k.shape[1] else np.arange(n)
+    if k.shape[1] == 1:
+        order = np.argsort(k[:, 0], kind="stable")
+    else:
+        order = np.lexsort(k.T[::-1]) if k.shape[1] else np.arange(n)
     s = k[order]
-    if k.shape[1]:
-        same = np.all(s[1:] == s[:-1], axis=1)  # NaN != NaN: every NaN row starts a group
+    if k.shape[1] == 1:
+        same = s[1:, 0] == s[:-1, 0]  # NaN != NaN: every NaN starts a group
+    elif k.shape[1]:
+        same = np.all(s[1:] == s[:-1], axis=1)
     else:
         same = np.ones(n - 1, bool)
     starts = np.flatnonzero(np.concatenate(([True], ~same)))
