@@ -10,7 +10,7 @@ a small f32 tensor, each with its Consts (about 2.7 layers per op), written by
 a direct XML writer in OpenVINO's layout (so OpenVINO reads the same file).
 For each size it reports the median wall time of ``irexec.check`` in-process,
 the time per layer, the peak of Python allocations during the check
-(tracemalloc, measured in a separate untimed pass), OpenVINO's
+(tracemalloc, measured in a separate untimed pass) and that peak per layer, OpenVINO's
 ``Core().read_model`` of the same file (interleaved with irexec's repeats so
 both see the same load), and finally how the time scales from the smallest to
 the largest size (10x the ops should cost about 10x the time).
@@ -160,7 +160,7 @@ def main() -> None:
     core = ov.Core() if use_ov else None
     print(f"irexec {irexec.__version__}, Python {sys.version.split()[0]}, "
           f"OpenVINO {ov.__version__ if use_ov else 'n/a'}, {os.cpu_count()} CPUs, median of {args.repeat}")
-    print(f"{'ops':>7} {'layers':>7} {'xml MiB':>8} {'check s':>8} {'us/layer':>9} {'peak MiB':>9} "
+    print(f"{'ops':>7} {'layers':>7} {'xml MiB':>8} {'check s':>8} {'us/layer':>9} {'peak MiB':>9} {'B/layer':>8} "
           f"{'OV read s':>10} {'OV/check':>9}")
     times: dict[int, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -182,7 +182,7 @@ def main() -> None:
             ov_text = f"{statistics.median(theirs):10.3f} {statistics.median(theirs) / t:8.2f}x" if theirs else \
                 f"{'n/a':>10} {'n/a':>9}"
             print(f"{n:7d} {n_layers:7d} {path.stat().st_size / (1 << 20):8.2f} {t:8.3f} "
-                  f"{t / n_layers * 1e6:9.1f} {peak:9.1f} {ov_text}", flush=True)
+                  f"{t / n_layers * 1e6:9.1f} {peak:9.1f} {peak * (1 << 20) / n_layers:8.0f} {ov_text}", flush=True)
         if len(sizes) > 1:
             lo, hi = sizes[0], sizes[-1]
             print(f"scaling {lo} -> {hi} ops: time x{times[hi] / times[lo]:.2f} for x{hi / lo:.0f} the ops")

@@ -135,6 +135,23 @@ def _reverse_sequence_xml() -> Built:
     return b, {"data": data}, expected
 
 
+def _shape_subgraph() -> Built:
+    rng = np.random.default_rng(SEED + 4)
+    data = rng.standard_normal((2, 3, 64)).astype(np.float32)
+    # the split-heads reshape of a transformer: [batch, seq, 64] -> [batch, seq, 4, 16], with batch and
+    # seq read from the input at run time, so the check still knows the output is [?,?,4,16]
+    b = IRBuilder(name="shape_subgraph")
+    x = b.parameter("data", "?,?,64", "f32")
+    shape = b.layer("ShapeOf", "opset3", [x], {"output_type": "i64"}, name="shape_of")
+    lead = b.layer("Gather", "opset8", [shape, b.const(np.array([0, 1], np.int64), name="lead_dims"),
+                                         b.const(np.array(0, np.int64), name="axis")], {"batch_dims": 0}, name="gather")
+    target = b.layer("Concat", "opset1", [lead, b.const(np.array([4, 16], np.int64), name="heads")], {"axis": 0},
+                     name="concat")
+    y = b.layer("Reshape", "opset1", [x, target], {"special_zero": False}, name="reshape", names=[OUTPUT])
+    b.result(y, name="result")
+    return b, {"data": data}, data.reshape(2, 3, 4, 16)
+
+
 EXAMPLES = [
     Example("roll-example-1", "Roll-7 spec example 1: shift = 1, axes = 0 on the 4x3 matrix",
             _roll_spec(1, 0, [[10, 11, 12], [1, 2, 3], [4, 5, 6], [7, 8, 9]])),
@@ -166,6 +183,8 @@ EXAMPLES = [
     Example("reverse-sequence-spec-xml",
             "ReverseSequence-1 spec XML example: i8 4x10x100x200, seq_lengths [2, 4, 8, 10], batch_axis 0, seq_axis 1",
             _reverse_sequence_xml),
+    Example("shape-subgraph", "ShapeOf-3 -> Gather-8 -> Concat-1 -> Reshape-1 on a [?,?,64] input: checked as [?,?,4,16]",
+            _shape_subgraph),
 ]
 
 

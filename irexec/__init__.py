@@ -8,9 +8,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import sys as _sys
 
-from .errors import (
+if _sys.argv[:1] == ["-m"] or _sys.argv[0].endswith(("/irexec", "\\irexec.exe")):  # the command line is starting
+    import signal as _signal
+
+    def _quiet_exit(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)  # a Ctrl-C while the imports run: no traceback (main() restores Ctrl-C)
+
+    try:
+        _signal.signal(_signal.SIGINT, _quiet_exit)
+    except ValueError:  # not the main thread
+        pass
+
+from typing import TYPE_CHECKING, Any  # noqa: E402
+
+from .errors import (  # noqa: E402
     CompareError,
     Diagnostic,
     InputError,
@@ -85,15 +98,17 @@ def run(model, feeds, **options):  # type: ignore[no-untyped-def]
     return run_model(model, feeds, **options).outputs
 
 
-def check(path, weights=None, input_shapes=None):  # type: ignore[no-untyped-def]
-    """Check a model file; returns a CheckResult listing every diagnostic."""
+def check(path, weights=None, input_shapes=None, *, follow_symlinks=None):  # type: ignore[no-untyped-def]
+    """Check a model file; returns a CheckResult listing every diagnostic.  A file
+    reached through a symbolic link that leaves its folder is refused unless
+    ``follow_symlinks`` (default: $IREXEC_FOLLOW_SYMLINKS) allows it."""
     from .checker import CheckResult, check_model
     from .gc_pause import gc_paused
     from .model import read_model
 
     with gc_paused():
         try:
-            model = read_model(path, weights)
+            model = read_model(path, weights, follow_symlinks=follow_symlinks)
         except IRExecError as e:
             return CheckResult(str(path), e.diagnostics)
         try:

@@ -12,7 +12,7 @@ from .ir.reader import Layer, Port
 from .model import Model
 from .ops.base import TensorInfo
 from .ops.io import Parameter1
-from .shapes import DYNAMIC, Dim, PartialShape
+from .shapes import DYNAMIC, Dim, PartialShape, format_dims
 
 
 def declared_shape(port: Port, trust_empty_as_scalar: bool = False) -> PartialShape:
@@ -175,4 +175,4 @@ def declared_text(port: Port) -> str:
     """A port's <dim>s as diagnostics print them: [4,?,3]."""
     if not port.dims:
         return "no dims (a scalar)"
-    return "[" + ",".join("?" if d < 0 else str(d) for d in port.dims) + "]"
+    return format_dims(port.dims)

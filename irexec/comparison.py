@@ -308,8 +308,10 @@ def _int_abs_diff(a: np.ndarray, r: np.ndarray) -> np.ndarray:
 
 
 def _passes(diff: np.ndarray, ref_abs: np.ndarray, atol: float, rtol: float) -> np.ndarray:
+    """Within tolerance; an infinite difference (a NaN or infinity against another
+    value) never is, not even against rtol times an infinite reference."""
     with np.errstate(invalid="ignore", over="ignore"):
-        return diff <= atol + rtol * ref_abs
+        return (diff <= atol + rtol * ref_abs) & np.isfinite(diff)
 
 
 def _fill(c: OutputComparison, actual: np.ndarray, reference: np.ndarray, differs: np.ndarray, diff: np.ndarray,

@@ -16,7 +16,7 @@ from .checker import check_model
 from .errors import IRExecError
 from .ir.reader import Layer, Port
 from .model import Model
-from .shapes import PartialShape
+from .shapes import PartialShape, format_dims
 
 FAMILY_COLOURS = {
     "io": "#e8e8e8",
@@ -41,7 +41,7 @@ def family_colour(family: str) -> str:
 
 def _declared(port: Port) -> str:
     etype = port.precision.name if port.precision else "?"
-    return etype + "[" + ",".join("?" if d < 0 else str(d) for d in port.dims) + "]"
+    return etype + format_dims(port.dims)
 
 
 def _output_texts(model: Model, layer: Layer, inferred: dict[tuple[int, int], object]) -> list[str]:

@@ -28,6 +28,7 @@ import numpy as np
 
 from . import dtypes
 from .atomic import cannot_write, write_atomically
+from .errors import IRExecError, UsageError
 from .ir.reader import Layer
 from .model import Model
 from .tensorfile import save_npz
@@ -101,14 +102,16 @@ class LayerDumper:
             "outputs": described,
         })
 
-    def close(self) -> None:
-        """Write index.json (call it also when the run failed)."""
+    def close(self, raise_errors: bool = True) -> None:
+        """Write index.json (call it also when the run failed, with ``raise_errors=False``
+        so that a directory that cannot be written does not hide the run's own error)."""
         index = {"format": FORMAT, "model": os.path.abspath(self.model.path), "layers": self.entries}
         path = os.path.join(self.directory, INDEX)
         try:
             write_atomically(path, json.dumps(index, indent=1) + "\n")
         except OSError as e:
-            raise cannot_write(path, e) from None
+            if raise_errors:
+                raise cannot_write(path, e) from None
 
 
 def load_dump(directory: str) -> tuple[dict[str, Any], dict[int, dict[str, np.ndarray]]]:

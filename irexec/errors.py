@@ -17,6 +17,25 @@ WARNING = "warning"
 NOTE = "note"
 SEVERITIES = (ERROR, WARNING, NOTE)
 
+# A finding repeats names and values from the file; a hostile file makes them
+# megabytes long.  Past these lengths they are cut, with an ellipsis and the
+# full length, so a report stays linear in the file with a small constant.
+MAX_NAME_CHARS = 200
+MAX_MESSAGE_CHARS = 2000
+
+
+def shorten(value: object, limit: int = MAX_NAME_CHARS) -> str:
+    """``repr(value)`` of a string (or ``str`` of anything else), cut past ``limit`` characters."""
+    if isinstance(value, str):
+        return repr(value) if len(value) <= limit else f"{value[:limit]!r}… ({len(value)} characters)"
+    text = str(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+def _cut(text: str, limit: int) -> str:
+    # the slack keeps a text cut once (limit + the suffix) from being cut again
+    return text if len(text) <= limit + 40 else f"{text[:limit]}… ({len(text)} characters)"
+
 
 @dataclass(frozen=True)
 class Diagnostic:
@@ -33,6 +52,12 @@ class Diagnostic:
     port: int | None = None
     port_kind: str | None = None  # "input" | "output"
     values: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if len(self.message) > MAX_MESSAGE_CHARS + 40:
+            object.__setattr__(self, "message", _cut(self.message, MAX_MESSAGE_CHARS))
+        if self.layer_name is not None and len(self.layer_name) > MAX_NAME_CHARS + 40:
+            object.__setattr__(self, "layer_name", _cut(self.layer_name, MAX_NAME_CHARS))
 
     def located(self, **where: Any) -> Diagnostic:
         """A copy with missing location fields filled from ``where``."""

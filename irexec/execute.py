@@ -13,7 +13,7 @@ import numpy as np
 
 from . import dtypes, limits
 from .checker import declared_shape, declared_text
-from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError
+from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError, shorten
 from .ir.reader import Layer
 from .model import BLOCKS_RUN, Model
 from .naming import cast_hint, parameter_label, parameter_list
@@ -71,15 +71,17 @@ def _coerce(arr: np.ndarray, etype: dtypes.ElementType) -> np.ndarray | None:
     return arr if arr.dtype.byteorder != ">" else None
 
 
-def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.ndarray]:
-    """Match feeds to Parameters; every problem at once as input-mismatch."""
+def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray], needed: set[int] | None = None) -> dict[int, np.ndarray]:
+    """Match feeds to Parameters; every problem at once as input-mismatch.
+    Only the Parameters in ``needed`` (default: all) must be fed; a feed for
+    another one is checked if irexec can, and otherwise left unused."""
     params = _parameter_for(model)
     bound: dict[int, np.ndarray] = {}
     problems: list[Diagnostic] = []
     for key, value in feeds.items():
         layer = params.get(key)
         if layer is None:
-            known = parameter_list(model.parameters)
+            known = _some_names(model.parameters)
             problems.append(Diagnostic("input-mismatch", f"input {key!r} matches no Parameter (Parameters: {known})", ERROR,
                                        file=model.path))
             continue
@@ -88,6 +90,8 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.nd
             problems.append(Diagnostic("input-mismatch", f"fed twice (input {key!r} names the same Parameter)", ERROR, **where))
             continue
         op = model.ops[layer.id]
+        if op is None:
+            continue  # a Parameter of a type irexec cannot run: a run that needs it is refused before this
         arr = np.asarray(value)
         etype, pshape = op.element_type, op.shape  # type: ignore[union-attr]
         coerced = _coerce(arr, etype)
@@ -100,14 +104,22 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[int, np.nd
                                        f"accepts {pshape}", ERROR, **where))
             continue
         bound[layer.id] = coerced
+    reported = {d.layer_id for d in problems}  # a set: a model may have tens of thousands of Parameters
     for p in model.parameters:
-        if p.id not in bound and not any(d.layer_id == p.id for d in problems):
-            op = model.ops[p.id]
+        op = model.ops[p.id]
+        if op is None or needed is not None and p.id not in needed:
+            continue
+        if p.id not in bound and p.id not in reported:
             problems.append(Diagnostic("input-mismatch", f"no input given for Parameter {parameter_label(p)} "
                                        f"({op.element_type.name}{op.shape})", ERROR, **model.where(p)))  # type: ignore[union-attr]
     if problems:
         raise InputError(problems)
     return bound
+
+
+def _some_names(layers: list[Layer], shown: int = 10) -> str:
+    names = parameter_list(layers[:shown])
+    return names + (f", and {len(layers) - shown} more" if len(layers) > shown else "")
 
 
 @dataclass
@@ -142,9 +154,6 @@ def run_model(
     """Execute the model.  ``stop_at`` (layer id or name) ends the run there and
     returns that layer's outputs; ``keep_all`` keeps intermediates alive for hooks.
     ``max_memory`` bounds the bytes of live tensors (default: limits.default_max_memory())."""
-    bound = bind_feeds(model, feeds)
-    limit = limits.resolve(max_memory)
-    _refuse_large_inputs(model, bound, limit)
     graph = model.graph
     stop_layer: Layer | None = None
     if stop_at is not None:
@@ -163,6 +172,9 @@ def run_model(
     live = live_layers(model, targets)
     order = [lid for lid in graph.order if lid in live]
     refuse_missing_ops(model, order)
+    bound = bind_feeds(model, feeds, live)
+    limit = limits.resolve(max_memory)
+    _refuse_large_inputs(model, bound, limit)
     sources = {lid: graph.inputs_of(lid) for lid in order}
 
     # how many reads each tensor still has ahead of it

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 # runtime can address has more bytes than this.
 MAX_TENSOR_BYTES = (1 << 63) - 1
 INT64_MAX = (1 << 63) - 1
+MAX_RANK = 64  # NumPy's limit on the number of dims
 
 # Used when the physical memory cannot be determined.
 FALLBACK_LIMIT = 4 << 30

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field, replace
 from functools import cache
 
-from . import limits
+from . import files, limits
 from . import ops as _ops  # noqa: F401  (registers every op)
 from .errors import ERROR, WARNING, Diagnostic, IRExecError, ModelError
 from .graph import Graph, build_graph
@@ -15,7 +15,7 @@ from .ir.weights import Weights
 from .ops.base import Op
 from .ops.io import Const1, Parameter1, Result1
 from .ops.registry import resolve, unsupported_reason
-from .shapes import PartialShape
+from .shapes import PartialShape, format_dims
 
 # Findings that a check reports as warnings (the layer is trusted as declared)
 # but that make a run of that layer impossible: a run refuses them only when a
@@ -54,7 +54,7 @@ class Model:
 
     def find_layer(self, key: str) -> Layer | None:
         """A layer by id or by name."""
-        if key.isdigit() and int(key) in self.layers:
+        if key.isdigit() and len(key) <= 20 and int(key) in self.layers:  # no int() of 5000 digits
             return self.layers[int(key)]
         for layer in self.layers.values():
             if layer.name == key:
@@ -91,17 +91,22 @@ def default_weights_path(xml_path: str) -> str:
     return root + ".bin"
 
 
-def read_model(path: str, weights: str | None = None) -> Model:
+def read_model(path: str, weights: str | None = None, *, follow_symlinks: bool | None = None) -> Model:
     """Read and structurally validate a model, collecting every finding.
 
     Raises ModelError only when the XML cannot be read at all; everything
-    else is in ``model.diagnostics``.
+    else is in ``model.diagnostics``.  The XML and the weights must be regular
+    files, and a symbolic link may not lead out of the folder it is named in
+    unless ``follow_symlinks`` (default: $IREXEC_FOLLOW_SYMLINKS) allows it.
     """
     path = os.fspath(path)
+    files.check_readable(path, "model file", follow_symlinks)
+    wpath = os.fspath(weights) if weights is not None else default_weights_path(path)
+    files.check_readable(wpath, "weights file", follow_symlinks)
     doc = read_document(path)
     if weights is not None and not os.path.isfile(weights):
         raise ModelError(f"weights file {weights} cannot be opened", code="missing-weights", file=path)
-    w = Weights(weights if weights is not None else default_weights_path(path), explicit=weights is not None)
+    w = Weights(wpath, explicit=weights is not None)
     diags = list(doc.diagnostics)
     graph, graph_diags = build_graph(doc)
     ops: dict[int, Op | None] = {}
@@ -113,13 +118,14 @@ def read_model(path: str, weights: str | None = None) -> Model:
     return Model(path, doc, w, graph, ops, diags)
 
 
-def load(path: str, weights: str | None = None, max_memory: int | None = None) -> Model:
+def load(path: str, weights: str | None = None, max_memory: int | None = None, *,
+         follow_symlinks: bool | None = None) -> Model:
     """Read a model for execution: any error raises ModelError.  A layer irexec
     cannot run is refused by the run that needs it (see ``execute.run_model``).
 
     ``max_memory`` (bytes; default: see ``limits.default_max_memory``) also refuses
     a Const or static Parameter whose declared shape alone exceeds it."""
-    model = read_model(path, weights)
+    model = read_model(path, weights, follow_symlinks=follow_symlinks)
     blocking = [d for d in model.diagnostics if d.severity == ERROR]
     if blocking:
         raise ModelError(blocking)
@@ -142,7 +148,7 @@ def _over_memory_limit(model: Model, limit: int) -> list[Diagnostic]:
             shape = shape.to_tuple()
         why = limits.over_limit(limits.nbytes(shape, op.element_type.itemsize), limit)  # type: ignore[attr-defined]
         if why:
-            dims = "[" + ",".join(map(str, shape)) + "]"
+            dims = format_dims(shape)
             found.append(Diagnostic("memory-limit", f"declared shape {dims} {why}", ERROR,
                                     **model.where(layer, layer.outputs[0].id if layer.outputs else None, "output")))
     return found

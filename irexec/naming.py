@@ -7,6 +7,8 @@ import difflib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from .errors import shorten
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -30,8 +32,8 @@ def parameter_label(layer: Layer) -> str:
     """``'Parameter_1' (tensor 'input_ids')``, or ``'x'`` when the names agree."""
     others = [n for n in tensor_names(layer) if n != layer.name]
     if not others:
-        return repr(layer.name)
-    return f"{layer.name!r} (tensor {', '.join(repr(n) for n in others)})"
+        return shorten(layer.name)
+    return f"{shorten(layer.name)} (tensor {', '.join(shorten(n) for n in others)})"
 
 
 def parameter_list(parameters: Iterable[Layer]) -> str:

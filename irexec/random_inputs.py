@@ -29,6 +29,7 @@ from .errors import ERROR, Diagnostic, InputError, UsageError
 from .ir.reader import Layer
 from .model import Model
 from .naming import did_you_mean, parameter_keys, parameter_label, parameter_list, tensor_names
+from .ops.io import Const1
 from .shapes import PartialShape, ShapeSyntaxError, format_shape, parse_static_shape
 
 INT_RANGE = (0, 9)  # inclusive
@@ -130,10 +131,11 @@ class InputPlan:
 
 def _const(model: Model, lid: int, index: int) -> np.ndarray | None:
     src = model.graph.producer.get((lid, index))
-    if src is None or model.layers[src[0]].type != "Const":
+    op = model.ops[src[0]] if src is not None else None
+    if not isinstance(op, Const1):
         return None
     try:
-        return np.asarray(model.ops[src[0]].compute()[0])  # type: ignore[union-attr]
+        return np.asarray(op.run()[0])
     except Exception:  # noqa: BLE001 - no bound is better than no inputs
         return None
 
@@ -252,6 +254,8 @@ def plan_inputs(
     defaults: dict[str, tuple[int, ...]] = {}
     for layer in model.parameters:
         op = model.ops[layer.id]
+        if op is None:
+            continue  # a type irexec cannot run: a run that needs this input is refused with unsupported-op
         declared: PartialShape = op.shape  # type: ignore[union-attr]
         etype = op.element_type  # type: ignore[union-attr]
         where = model.where(layer)
@@ -353,6 +357,9 @@ def random_inputs(
 ) -> dict[str, np.ndarray]:
     """One array per Parameter (keyed by Parameter name), reproducible from
     ``seed``; refused before allocating when over the memory limit."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        shown = repr(seed) if len(repr(seed)) <= 40 else repr(seed)[:40] + "..."
+        raise UsageError(f"seed {shown} must be a non-negative integer", code="bad-seed")
     if plans is None:
         plans = plan_inputs(model, shapes, val_ranges)
     limit = limits.resolve(max_memory)

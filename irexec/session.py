@@ -56,10 +56,13 @@ class RunReport:
 class Session:
     """A loaded model, ready to run many times."""
 
-    def __init__(self, model: Model | str | os.PathLike[str], weights: str | None = None, max_memory: int | None = None):
-        """``max_memory``: bytes of tensors a run may hold (default: $IREXEC_MAX_MEMORY or half the RAM)."""
+    def __init__(self, model: Model | str | os.PathLike[str], weights: str | None = None, max_memory: int | None = None,
+                 *, follow_symlinks: bool | None = None):
+        """``max_memory``: bytes of tensors a run may hold (default: $IREXEC_MAX_MEMORY or half the RAM);
+        ``follow_symlinks``: read files through links that leave their folder (default: $IREXEC_FOLLOW_SYMLINKS)."""
         self.max_memory = max_memory
-        self.model = model if isinstance(model, Model) else load(os.fspath(model), weights, max_memory=max_memory)
+        self.model = model if isinstance(model, Model) else load(os.fspath(model), weights, max_memory=max_memory,
+                                                                 follow_symlinks=follow_symlinks)
 
     def __enter__(self) -> Session:
         return self
@@ -134,6 +137,7 @@ class Session:
         profiler = Profiler() if profile else None
         bar = ProgressBar(len(live_layers(self.model, targets)) * (repeat + warmup)) if progress else None
         latencies: list[float] = []
+        failed = True
         try:
             for i in range(warmup + repeat):
                 timed = i >= warmup
@@ -145,11 +149,12 @@ class Session:
                 result = run_model(self.model, feeds, stop_at=stop_key, on_layer=_chain(hooks), max_memory=self.max_memory)
                 if timed:
                     latencies.append(time.perf_counter() - start)
+            failed = False
         finally:
             if bar is not None:
                 bar.close()
             if dumper is not None:
-                dumper.close()
+                dumper.close(raise_errors=not failed)
         return RunReport(result.outputs, dict(feeds), generated, result.stopped_at,
                          profiler.report() if profiler is not None else None,
                          os.fspath(dump) if dump is not None else None, result.warnings, latencies)

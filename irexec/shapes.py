@@ -241,7 +241,8 @@ def parse_static_shape(text: str) -> tuple[int, ...]:
 
 
 def format_shape(shape: Sequence[int]) -> str:
-    return "[" + ",".join(str(int(n)) for n in shape) + "]"
+    """A concrete shape as every message prints it: ``[4,1,3]``."""
+    return format_dims(shape)
 
 
 def format_dims(dims: Sequence[int | Dim] | PartialShape | None) -> str:

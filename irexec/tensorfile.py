@@ -2,31 +2,39 @@
 
 from __future__ import annotations
 
-import os
 import struct
 import zipfile
 import zlib
 from collections.abc import Mapping
+from typing import BinaryIO
 
 import numpy as np
 
-from . import limits
+from . import files, limits
 from .atomic import atomic_file, cannot_write
-from .errors import InputError
+from .errors import InputError, ModelError, UsageError, shorten
+
+MAX_ZIP_NAME = 0xFFFF
 
 
-def load_npz(path: str, max_memory: int | None = None) -> dict[str, np.ndarray]:
+def load_npz(path: str, max_memory: int | None = None, *, follow_symlinks: bool | None = None) -> dict[str, np.ndarray]:
     """Every array in an .npz; object arrays are refused, never unpickled.
 
     The headers are read first, so arrays whose shapes add up to more than
     ``max_memory`` bytes (default: limits.default_max_memory()) are refused
-    before anything is allocated or decompressed."""
+    before anything is allocated or decompressed.  Like a model file, it must
+    be a regular file and may not be a symbolic link out of its folder (see
+    irexec/files.py)."""
     try:
-        _check_headers(path, limits.resolve(max_memory))
-        with np.load(path, allow_pickle=False) as data:
-            if not isinstance(data, np.lib.npyio.NpzFile):
-                raise InputError(f"{path} is a single .npy array, not an .npz archive of named tensors", code="bad-input-file", file=path)
-            return {key: data[key] for key in data.files}
+        files.check_readable(path, "input file", follow_symlinks, InputError, "bad-input-file")
+        with files.open_regular(path, "input file", InputError, "bad-input-file") as f:
+            _check_headers(f, path, limits.resolve(max_memory))
+            f.seek(0)
+            with np.load(f, allow_pickle=False) as data:
+                if not isinstance(data, np.lib.npyio.NpzFile):
+                    raise InputError(f"{path} is a single .npy array, not an .npz archive of named tensors",
+                                     code="bad-input-file", file=path)
+                return {key: data[key] for key in data.files}
     except InputError:
         raise
     except FileNotFoundError:
@@ -40,16 +48,15 @@ def load_npz(path: str, max_memory: int | None = None) -> dict[str, np.ndarray]:
         raise InputError(f"{path} is not a readable .npz file: {e}", code="bad-input-file", file=path) from None
 
 
-def _check_headers(path: str, limit: int) -> None:
-    if not os.path.isfile(path):
-        return  # np.load reports a missing file or a directory
-    if not zipfile.is_zipfile(path):
+def _check_headers(fobj: BinaryIO, path: str, limit: int) -> None:
+    if not zipfile.is_zipfile(fobj):
         # never handed to np.load: a lone .npy would be read whole, unchecked
-        with open(path, "rb") as f:
-            what = "a single .npy array" if f.read(6) == b"\x93NUMPY" else "not a zip archive"
+        fobj.seek(0)
+        what = "a single .npy array" if fobj.read(6) == b"\x93NUMPY" else "not a zip archive"
         raise InputError(f"{path} is {what}, not an .npz archive of named tensors", code="bad-input-file", file=path)
+    fobj.seek(0)
     total = 0
-    with zipfile.ZipFile(path) as zf:
+    with zipfile.ZipFile(fobj) as zf:
         for info in zf.infolist():
             if not info.filename.endswith(".npy"):  # np.load would hand back its raw bytes, of any size
                 raise InputError(f"{path}: entry {info.filename!r} is not an .npy array", code="bad-input-file", file=path)
@@ -76,6 +83,11 @@ def _check_headers(path: str, limit: int) -> None:
 def save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
     """Write ``arrays`` to ``path`` via a temporary file and a rename, so a
     failure leaves neither a partial file nor the temporary behind."""
+    for key in arrays:
+        size = len(key.encode("utf-8", "surrogatepass")) + 4
+        if size > MAX_ZIP_NAME:  # a zip member name is at most 65,535 bytes
+            raise ModelError(f"cannot write {path}: tensor name {shorten(key)} is {size - 4} bytes long; an .npz entry name "
+                             f"holds at most {MAX_ZIP_NAME - 4}", code="tensor-name-too-long", file=path)
     try:
         # written entry by entry (not np.savez) so any key works, even "file"
         with atomic_file(path, ".npz.tmp") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:

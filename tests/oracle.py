@@ -2,8 +2,8 @@
 run them, and compare results bit for bit.
 
 Import this only after ``pytest.importorskip("openvino")``.  What the CPU plugin
-computes exactly and where it is lossy is listed in the project's notes on
-OpenVINO's behaviour; the callers keep lossy values out of the comparison.
+computes exactly and where it is lossy is listed in the README's divergence
+table; the callers keep lossy values out of the comparison.
 """
 
 from __future__ import annotations

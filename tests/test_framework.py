@@ -195,3 +195,15 @@ def test_inspect_shapes_lists_inferred_next_to_declared(write_ir, builder, run_c
     assert joined["inferred_shape"] == "[2..,3]" and joined["declared_shape"] == "[?,3]" and joined["inferred_type"] == "f32"
     const = next(p for p in ports if p["op"] == "Const-1")
     assert const["known"] == "value"
+
+
+def test_only_the_inputs_a_run_needs_must_be_fed(write_ir, builder):
+    x = builder.parameter("x", [2], "f32")
+    y = builder.parameter("y", [2], "f32")
+    builder.result(builder.layer("Add", "opset1", [x, x], names=["from_x"]))
+    builder.result(builder.layer("Add", "opset1", [y, y], names=["from_y"]))
+    path = write_ir(builder)
+    got = irexec.run(path, {"x": np.ones(2, np.float32)}, outputs=["from_x"])
+    assert got["from_x"].tolist() == [2.0, 2.0]
+    with pytest.raises(irexec.InputError, match="no input given for Parameter 'y'"):
+        irexec.run(path, {"x": np.ones(2, np.float32)})

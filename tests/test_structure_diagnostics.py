@@ -94,8 +94,8 @@ CASES = [
                   edge(3, 1, 4, 0) + edge(4, 1, 3, 0) + edge(0, 0, 9, 0)), '<layer id="3"', 'the graph has a cycle: 3 "a" -> 4 "b" -> 3 "a"'),
     ("unreachable-layer", doc(simple(CONVERT.format(id=3, name="dead")), edge(0, 0, 9, 0) + edge(0, 0, 3, 0)),
      '<layer id="3"', "no Result depends on this layer"),
-    ("unsupported-op", doc(simple(CONVERT.format(id=3, name="c").replace('type="Convert"', 'type="Convolution"')),
-                           edge(0, 0, 3, 0) + edge(3, 1, 9, 0)), '<layer id="3"', "op type 'Convolution' is not implemented"),
+    ("unsupported-op", doc(simple(CONVERT.format(id=3, name="c").replace('type="Convert"', 'type="NoSuchOpType"')),
+                           edge(0, 0, 3, 0) + edge(3, 1, 9, 0)), '<layer id="3"', "op type 'NoSuchOpType' is not implemented"),
     ("unsupported-op", doc(simple(CONVERT.format(id=3, name="c").replace('version="opset1"', 'version="opset99"')),
                            edge(0, 0, 3, 0) + edge(3, 1, 9, 0)), '<layer id="3"', "Convert version 'opset99' is not implemented; implemented: Convert-1 (opset1..opset16)"),
     ("unsupported-element-type", doc(PARAM.format(id=0, name="x").replace('element_type="f32"', 'element_type="u4"')

@@ -38,8 +38,11 @@ FORMATS = ("auto", "text", "json", "github", "gitlab", "junit", "sarif")
 @click.option("--verbose", "-v", is_flag=True, help="Also print notes (e.g. layers not checked because an input failed).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the text report; auto: only when stdout is a terminal and NO_COLOR is not set.")
+@click.option("--follow-symlinks", is_flag=True, default=None,
+              help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
 def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bool, exit_zero: bool,
-          input_shapes: tuple[str, ...], weights: str | None, quiet: int, silent: bool, verbose: bool, color: str) -> None:
+          input_shapes: tuple[str, ...], weights: str | None, quiet: int, silent: bool, verbose: bool, color: str,
+          follow_symlinks: bool | None) -> None:
     """Check IR files: document structure, edges, attributes, element types and
     every port's declared dims against shape inference.
 
@@ -87,7 +90,7 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
     reports: list[FileReport] = []
     internal = False
     for path in paths.files:
-        file_report, bug = _check_file(path, weights, pins, used, parameter_names)
+        file_report, bug = _check_file(path, weights, pins, used, parameter_names, follow_symlinks or None)
         reports.append(file_report)
         internal |= bug
     report = CheckReport(missing + reports, strict=strict)
@@ -146,14 +149,14 @@ def _missing_file(arg: str, why: str) -> FileReport:
 
 
 def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], used: set[str],
-                parameter_names: set[str]) -> tuple[FileReport, bool]:
+                parameter_names: set[str], follow_symlinks: bool | None = None) -> tuple[FileReport, bool]:
     """One file's findings, and whether irexec itself failed on it.  Nothing
     about one file stops the others."""
     from ..checker import check_model
     from ..gc_pause import gc_paused
     from ..model import read_model
     from ..naming import parameter_keys
-    from ..report.check_report import FileReport, group_repeated
+    from ..report.check_report import FileReport, cap_findings, group_repeated
     from .paths import explain_not_xml, input_problem
 
     start = time.perf_counter()
@@ -163,10 +166,10 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
     try:
         with gc_paused():
             try:
-                model = read_model(path, weights)
+                model = read_model(path, weights, follow_symlinks=follow_symlinks)
             except IRExecError as e:
                 found = explain_not_xml(path, [d.located(file=path) for d in e.diagnostics])
-                return FileReport(path, found, 0, time.perf_counter() - start), False
+                return FileReport(path, cap_findings(found), 0, time.perf_counter() - start), False
             try:
                 mine = {}
                 for p in model.parameters:
@@ -182,7 +185,7 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
     except (InternalError, Exception) as e:  # noqa: BLE001 - a bug must not hide the other files' findings
         bug = Diagnostic("internal-error", f"irexec failed on this file: {type(e).__name__}: {e}", ERROR, file=path)
         return FileReport(path, [bug], 0, time.perf_counter() - start), True
-    return FileReport(path, group_repeated(result.diagnostics), result.layers, time.perf_counter() - start), False
+    return FileReport(path, cap_findings(group_repeated(result.diagnostics)), result.layers, time.perf_counter() - start), False
 
 
 def _colour(choice: str) -> bool:

@@ -7,6 +7,7 @@ from collections import Counter
 import click
 
 from ..errors import IRExecError
+from ..shapes import format_dims
 from .base import cli, fail
 
 
@@ -20,7 +21,10 @@ from .base import cli, fail
               help="List every layer's output ports: inferred shape and type next to the declared ones.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Output format of --shapes.")
-def inspect(model: str, dot_path: str | None, svg_path: str | None, shapes: bool, fmt: str) -> None:
+@click.option("--follow-symlinks", is_flag=True, default=None,
+              help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
+def inspect(model: str, dot_path: str | None, svg_path: str | None, shapes: bool, fmt: str,
+            follow_symlinks: bool | None) -> None:
     """Summarise MODEL: IR version, layer counts, inputs and outputs.
 
     \b
@@ -39,7 +43,7 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None, shapes: bool
         require_inputs((model, "model file"))
         require_outputs(dot_path, svg_path)
         try:
-            m = read_model(model)
+            m = read_model(model, follow_symlinks=follow_symlinks or None)
         except IRExecError as e:
             e.diagnostics = explain_not_xml(model, e.diagnostics)
             raise
@@ -64,7 +68,7 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None, shapes: bool
     names = output_names(m)
     for r in m.results:
         port = r.inputs[0] if r.inputs else None
-        dims = "[" + ",".join("?" if d < 0 else str(d) for d in port.dims) + "]" if port else "?"
+        dims = format_dims(port.dims) if port else "?"
         et = port.precision.name if port and port.precision else "?"
         key = names.get(r.id, r.name)
         others = [n for n in (port.names if port else ()) if n != key]
@@ -117,7 +121,7 @@ def _shapes(m, fmt: str) -> None:  # type: ignore[no-untyped-def]
                 "inferred_type": info.etype.name if info is not None else None,
                 "inferred_shape": str(info.shape) if info is not None else None,
                 "declared_type": port.precision.name if port.precision else None,
-                "declared_shape": "[" + ",".join("?" if d < 0 else str(d) for d in port.dims) + "]", "known": known or None,
+                "declared_shape": format_dims(port.dims), "known": known or None,
             })
     if fmt == "json":
         click.echo(json.dumps({"file": m.path, "ports": rows}, indent=2))

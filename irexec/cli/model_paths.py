@@ -2,14 +2,17 @@
 
 A directory means every ``*.xml`` below it (hidden directories skipped); a
 pattern with ``*``, ``?`` or ``[`` is expanded here (``**`` recursive), so a
-quoted pattern works the same in every shell and on Windows.  A path that does
+quoted pattern works the same in every shell and on Windows.  Neither a
+directory walk nor a pattern enters a symbolic link to a directory (a link to
+``.`` would otherwise repeat the tree, two of them without end), and a file
+reached under two names is checked once.  A path that does
 not exist, and a pattern that matches nothing, is kept as *missing*: the
 check reports it as that path's error and goes on with the others.
 """
 
 from __future__ import annotations
 
-import glob
+import fnmatch
 import os
 from dataclasses import dataclass, field
 
@@ -28,7 +31,7 @@ def expand(arguments: tuple[str, ...] | list[str]) -> ModelPaths:
     seen: set[str] = set()
 
     def add(path: str) -> None:
-        key = os.path.normcase(os.path.abspath(path))
+        key = os.path.normcase(os.path.realpath(path))
         if key not in seen:
             seen.add(key)
             found.files.append(path)
@@ -43,7 +46,7 @@ def expand(arguments: tuple[str, ...] | list[str]) -> ModelPaths:
         elif os.path.exists(arg):
             add(arg)
         elif _MAGIC & set(arg):
-            matches = sorted(p for p in glob.glob(arg, recursive=True) if os.path.isfile(p))
+            matches = _glob(arg)
             if not matches:
                 found.missing.append((arg, f"no file matches the pattern {arg!r}"))
             for p in matches:
@@ -59,3 +62,64 @@ def _xml_files_under(root: str) -> list[str]:
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         out.extend(os.path.join(dirpath, f) for f in sorted(filenames) if f.lower().endswith(".xml"))
     return out
+
+
+def _glob(pattern: str) -> list[str]:
+    """``glob.glob(pattern, recursive=True)`` without entering symbolic links to
+    directories; the matches that are not directories, sorted."""
+    parts = pattern.replace(os.altsep, os.sep).split(os.sep) if os.altsep else pattern.split(os.sep)
+    if parts[-1] == "**":
+        parts.append("*")  # every file below
+    i = 0
+    while i < len(parts) - 1 and not _MAGIC & set(parts[i]):
+        i += 1
+    base = os.sep.join(parts[:i]) or (os.sep if i and not parts[0] else "")
+    found: set[str] = set()
+    visited: set[tuple[str, int]] = set()
+    stack = [(base, i)]
+    while stack:
+        directory, k = stack.pop()
+        if (directory, k) in visited:  # "**/**" reaches a directory along several routes
+            continue
+        visited.add((directory, k))
+        seg, last = parts[k], k == len(parts) - 1
+        if seg == "**" and not last:
+            stack.append((directory, k + 1))  # no directory at all
+            stack.extend((os.path.join(directory, name), k) for name, _ in _real_dirs(directory))
+            continue
+        if not _MAGIC & set(seg):
+            path = os.path.join(directory, seg)
+            if last:
+                if os.path.lexists(path) and not os.path.isdir(path):
+                    found.add(path)
+            elif os.path.isdir(path) and not os.path.islink(path):
+                stack.append((path, k + 1))
+            continue
+        for name, entry in _entries(directory):
+            if name.startswith(".") and not seg.startswith(".") or not fnmatch.fnmatch(name, seg):
+                continue
+            if last:
+                if not _is_dir(entry, follow=True):
+                    found.add(os.path.join(directory, name))
+            elif _is_dir(entry, follow=False):
+                stack.append((os.path.join(directory, name), k + 1))
+    return sorted(found)
+
+
+def _entries(directory: str) -> list[tuple[str, os.DirEntry[str]]]:
+    try:
+        with os.scandir(directory or ".") as it:
+            return [(e.name, e) for e in it]
+    except OSError:
+        return []
+
+
+def _real_dirs(directory: str) -> list[tuple[str, os.DirEntry[str]]]:
+    return [(n, e) for n, e in _entries(directory) if not n.startswith(".") and _is_dir(e, follow=False)]
+
+
+def _is_dir(entry: os.DirEntry[str], follow: bool) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=follow)
+    except OSError:
+        return False

@@ -40,10 +40,12 @@ from .base import EXIT_FINDINGS, cli, fail
               help="Run this many times after one warm-up run, and print latency and throughput; --profile reports medians.")
 @click.option("--max-memory", callback=lambda ctx, param, value: _size(value), metavar="SIZE",
               help="Bytes of tensors a run may hold, e.g. 8GiB (default: $IREXEC_MAX_MEMORY or half the RAM).")
+@click.option("--follow-symlinks", is_flag=True, default=None,
+              help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
 def run(model: str, inputs_path: str | None, output_path: str | None, weights: str | None, compare_path: str | None,
         atol: tuple[str, ...], rtol: tuple[str, ...], dump_dir: str | None, stop_at: str | None, seed: int,
         input_shapes: tuple[str, ...], val_ranges: tuple[str, ...], save_inputs: str | None, profile: bool, repeat: int,
-        max_memory: int | None) -> None:
+        max_memory: int | None, follow_symlinks: bool | None) -> None:
     """Run MODEL on the inputs and print a table of its outputs.
 
     \b
@@ -75,6 +77,8 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
     try:  # malformed option values are usage errors (exit 2), like click's own
         atol_t, rtol_t = parse_tolerance(atol, "--atol"), parse_tolerance(rtol, "--rtol")
         shapes = parse_input_shapes(input_shapes)
+        if seed < 0:
+            raise UsageError(f"--seed {seed} must be a non-negative integer", code="bad-seed")
         ranges = parse_val_ranges(val_ranges)
     except UsageError as e:
         fail(e)
@@ -83,16 +87,17 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         require_inputs((model, "model file"), (weights, "weights file"), (inputs_path, "inputs file"),
                        (compare_path, "reference file"))
         require_outputs(output_path, save_inputs)
-        reference = load_npz(compare_path, max_memory) if compare_path else None
+        follow = follow_symlinks or None
+        reference = load_npz(compare_path, max_memory, follow_symlinks=follow) if compare_path else None
         try:
-            session = Session(model, weights, max_memory=max_memory)
+            session = Session(model, weights, max_memory=max_memory, follow_symlinks=follow)
         except IRExecError as e:
             e.diagnostics = explain_not_xml(model, e.diagnostics)
             raise
         if stop_at is not None:
             session.find_layer(stop_at)  # a misspelt name fails before any work
         if inputs_path:
-            feeds = load_npz(inputs_path, max_memory)
+            feeds = load_npz(inputs_path, max_memory, follow_symlinks=follow)
         else:
             plans = plan_inputs(session.model, shapes, ranges)
             feeds = random_inputs(session.model, seed, max_memory=max_memory, plans=plans)

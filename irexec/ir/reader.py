@@ -12,13 +12,15 @@ from __future__ import annotations
 import codecs
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 
 from lxml import etree
 
-from .. import dtypes
+from .. import dtypes, limits
 from ..dtypes import ElementType
 from ..errors import ERROR, Diagnostic, ModelError
+from ..files import kind_of, open_regular
 from .schema import structure_diagnostics
 
 SUPPORTED_IR_VERSIONS = (10, 11)
@@ -27,10 +29,14 @@ SUPPORTED_IR_VERSIONS = (10, 11)
 # MiB even for billion-parameter models (the weights live in the .bin).
 MAX_XML_BYTES = 512 * 1024 * 1024
 
+# lxml's items() looks each attribute value up with a scan of the element's
+# attributes, quadratic in their number; past this many they are read otherwise.
+_FEW_ATTRIBUTES = 64
+
 # digit counts are capped: int() of a huge digit string is slow and, past 4300
 # digits, a ValueError; no IR number needs more than 20
 _UINT_RE = re.compile(r"^[0-9]{1,100}$")
-_INT64_MAX = (1 << 63) - 1  # OpenVINO's Dimension is int64
+_INT64_MAX = limits.INT64_MAX  # OpenVINO's Dimension is int64
 _DIM_RE = re.compile(r"^\s*-?[0-9]{1,100}\s*$")
 _NAME_SPLIT = re.compile(r"(?<!\\),")
 _lookup_type = dtypes.lookup
@@ -63,16 +69,33 @@ class Layer:
     rt_info: frozenset[str] = frozenset()  # names of the layer's rt_info attributes
 
     def input_index(self, port_id: int) -> int | None:
-        for p in self.inputs:
-            if p.id == port_id:
-                return p.index
-        return None
+        return _port_index(self.inputs, port_id)
 
     def output_index(self, port_id: int) -> int | None:
-        for p in self.outputs:
+        return _port_index(self.outputs, port_id)
+
+
+_INDEXED_PORTS = 16  # longer port lists are looked up through a dict, built once per list
+
+
+def _port_index(ports: list[Port], port_id: int) -> int | None:
+    if len(ports) <= _INDEXED_PORTS:
+        for p in ports:
             if p.id == port_id:
                 return p.index
         return None
+    key = (id(ports), len(ports))
+    table = _port_tables.get(key)
+    if table is None or table[0] is not ports:
+        if len(_port_tables) > 64:
+            _port_tables.clear()
+        table = _port_tables[key] = (ports, {p.id: p.index for p in ports})
+    return table[1].get(port_id)
+
+
+# (list id, length) -> (the list, {port id: index}); few layers have more than 16 ports, so a small cache
+# keeps Layer records small (no per-layer dict)
+_port_tables: dict[tuple[int, int], tuple[list[Port], dict[int, int]]] = {}
 
 
 @dataclass(slots=True)
@@ -118,16 +141,20 @@ def _parser() -> etree.XMLParser:
 def parse_xml(path: str) -> etree._ElementTree:
     """Parse ``path`` safely, raising ModelError with the line of any defect."""
     try:
-        size = os.path.getsize(path)
+        st = os.stat(path)
     except OSError as e:
         raise ModelError(f"cannot read model file: {e.strerror or e}", code="file-not-found", file=path) from None
+    if not stat.S_ISREG(st.st_mode):  # /dev/zero never ends, a FIFO blocks the open
+        raise ModelError(f"model file {path} is {kind_of(st.st_mode)}; irexec reads regular files only",
+                         code="not-regular-file", file=path)
+    size = st.st_size
     if size > MAX_XML_BYTES:
         raise ModelError(
             f"model XML is {size} bytes, more than the {MAX_XML_BYTES} this reader accepts", code="file-too-large", file=path
         )
     _refuse_entity_declarations(path)
     try:
-        with open(path, "rb") as f:
+        with open_regular(path, "model file") as f:
             tree = etree.parse(f, _parser())
     except etree.XMLSyntaxError as e:
         line = e.lineno if e.lineno else None
@@ -159,7 +186,7 @@ def _first_non_utf8(path: str) -> tuple[int, int, int] | None:
     """(offset, line, byte) of the first byte that is not UTF-8, read in chunks."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset, lines = 0, 0
-    with open(path, "rb") as f:
+    with open_regular(path, "model file") as f:
         if f.read(2) in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
             return None  # UTF-16 with a byte order mark is XML too
         f.seek(0)
@@ -195,7 +222,7 @@ def _refuse_entity_declarations(path: str) -> None:
     """Refuse a DOCTYPE that declares entities or names an external DTD before
     libxml2 sees it, so the finding is `unsafe-xml`, not a syntax error."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path, "model file") as f:
             head = f.read(_PROLOG_BYTES)
     except OSError:
         return  # parse_xml reports it
@@ -325,8 +352,11 @@ def _read_layer(el: etree._Element, index: int, diag: _Collector) -> Layer | Non
     if rt is not None:
         layer.rt_info = frozenset(a.get("name", "") for a in rt.iterchildren("attribute"))
     if data is not None:
-        layer.data = dict(data.items())  # cheaper than through the .attrib proxy
         layer.data_line = data.sourceline
+        if len(data.attrib) <= _FEW_ATTRIBUTES:
+            layer.data = dict(data.items())  # cheaper than through the .attrib proxy
+        else:  # items() finds each value by a scan of the attributes: quadratic; XPath is linear
+            layer.data = {a.attrname: str(a) for a in data.xpath("@*")}
     if first_input is not None:
         _read_ports(first_input, "input", layer.inputs, diag, lid, name)
     if first_output is not None:

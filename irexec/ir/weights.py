@@ -10,6 +10,7 @@ import numpy as np
 
 from ..dtypes import ElementType
 from ..errors import ModelError
+from ..files import open_regular
 
 
 class Weights:
@@ -40,12 +41,16 @@ class Weights:
         if self._buffer is None:
             if self.path is None or not os.path.isfile(self.path):  # at run time, not the cached answer
                 raise ModelError(f"weights file {self.path} cannot be opened", code="missing-weights")
-            with open(self.path, "rb") as f:  # type: ignore[arg-type]
-                if os.fstat(f.fileno()).st_size == 0:
-                    self._buffer = memoryview(b"")
-                else:
-                    self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-                    self._buffer = memoryview(self._map)
+            try:
+                with open_regular(self.path, "weights file") as f:
+                    if os.fstat(f.fileno()).st_size == 0:
+                        self._buffer = memoryview(b"")
+                    else:
+                        self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                        self._buffer = memoryview(self._map)
+            except OSError as e:  # no permission (EACCES), a file system that cannot map it (ENODEV), ...
+                raise ModelError(f"weights file {self.path} cannot be read: {e.strerror or e}", code="cannot-read-file",
+                                 file=self.path) from None
             self._size = len(self._buffer)
         return self._buffer
 

@@ -1,1 +1,2 @@
-"""Kernels several ops share: block copies and the like."""
+"""Kernels several ops share, as plain functions over NumPy arrays: block copies,
+conversions, windows."""

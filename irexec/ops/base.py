@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, limits
 from ..dtypes import ElementType
 from ..errors import OpError
 from ..shapes import PartialShape, ShapeSyntaxError, parse_partial_shape, parse_static_shape
@@ -210,7 +210,6 @@ _INT_RE = re.compile(r"^\s*[-+]?[0-9]{1,100}\s*$")  # capped: see ir/reader.py
 _UINT_RE = re.compile(r"^\s*[0-9]{1,100}\s*$")
 _FLOAT_RE = re.compile(r"^\s*[-+]?(?:[0-9]{1,400}\.?[0-9]{0,400}|\.[0-9]{1,400})(?:[eE][-+]?[0-9]{1,5})?\s*$"
                        r"|^\s*[-+]?(?:inf|infinity|nan)\s*$", re.IGNORECASE)
-_INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
 @dataclass(frozen=True)
@@ -270,7 +269,7 @@ def _parse_int(name: str, part: str, raw: str) -> int:
     if not _INT_RE.match(part):
         raise OpError(f"attribute {name}={raw!r} is not an integer" + (" list" if part != raw else ""), code="bad-attribute")
     value = int(part)
-    if not _INT64[0] <= value <= _INT64[1]:
+    if not -limits.INT64_MAX - 1 <= value <= limits.INT64_MAX:
         raise OpError(f"attribute {name}={raw!r} does not fit in int64", code="bad-attribute")
     return value
 
@@ -326,7 +325,7 @@ class Op:
     def __init__(self, layer: Layer | None = None, attrs: dict[str, Any] | None = None, weights: Weights | None = None):
         self.layer = layer
         self.weights = weights
-        self._plans: dict[tuple, Inference] = {}
+        self._plans: dict[tuple, Inference] | None = None  # made by the first run: a check needs none
         values = attrs or {}  # only read: no copy
         for name, spec in self.attributes.items():
             setattr(self, name, values.get(name, spec.default))
@@ -371,9 +370,7 @@ class Op:
     @classmethod
     def input_range(cls) -> tuple[int, int | None]:
         """(fewest, most) input ports; most None for a variadic input."""
-        required = sum(1 for i in cls.inputs if not i.optional)
-        variadic = any(i.variadic for i in cls.inputs)
-        return required, None if variadic else len(cls.inputs)
+        return _input_range(cls.inputs)
 
     def num_outputs(self, n_inputs: int) -> int:
         return self.outputs
@@ -407,10 +404,12 @@ class Op:
         key = []
         for i, a in enumerate(args):
             if self.input_spec(i).value:
-                key.append((a.shape, a.dtype.str, a.tobytes()))
+                key.append((a.shape, a.dtype, a.tobytes()))
             else:
-                key.append((a.shape, a.dtype.str))
+                key.append((a.shape, a.dtype))
         sig = tuple(key)
+        if self._plans is None:
+            self._plans = {}
         found = self._plans.get(sig)
         if found is None:
             infos = [concrete_info(a, self.input_spec(i).value) for i, a in enumerate(args)]
@@ -421,6 +420,8 @@ class Op:
         return found
 
     def _check_declared(self, inputs: Sequence[TensorInfo]) -> None:
+        if not _has_rules(self.inputs):
+            return
         by_name: dict[str, TensorInfo] = {}
         for index, info in enumerate(inputs):
             spec = self.input_spec(index)
@@ -501,6 +502,18 @@ class Op:
             return outs
         return [TensorInfo(o.shape, o.etype, None, (np.asarray(lo[k], np.int64), np.asarray(hi[k], np.int64)))
                 for k, o in enumerate(outs)]
+
+
+@lru_cache(maxsize=None)  # one answer per op class's input tuple, asked once per layer
+def _input_range(specs: tuple[In, ...]) -> tuple[int, int | None]:
+    required = sum(1 for i in specs if not i.optional)
+    return required, None if any(i.variadic for i in specs) else len(specs)
+
+
+@lru_cache(maxsize=None)
+def _has_rules(specs: tuple[In, ...]) -> bool:
+    """Whether any declared input restricts its type or rank (Result's and Convert's do not)."""
+    return any(i.types != ANY or i.rank is not None for i in specs)
 
 
 def concrete_info(a: np.ndarray, with_value: bool) -> TensorInfo:

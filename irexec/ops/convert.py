@@ -11,10 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..kernels.convert import convert_array
 from .base import Attr, In, Inference, Op, TensorInfo
 from .registry import register
-
-_I64_LIMIT = float(2**63)
 
 
 @register
@@ -36,13 +35,4 @@ class Convert1(Op):
         return outs
 
     def compute(self, plan: None, data: np.ndarray) -> Sequence[np.ndarray]:
-        dst = self.destination_type.dtype
-        assert dst is not None
-        if dst.kind == "b":
-            return [np.not_equal(data, 0)]
-        if dst.kind in "iu" and data.dtype.kind == "f" or data.dtype.name == "bfloat16" and dst.kind in "iu":
-            wide = np.trunc(data.astype(np.float64))
-            wide = np.where(np.isfinite(wide) & (np.abs(wide) < _I64_LIMIT), wide, 0.0)
-            return [wide.astype(np.int64).astype(dst)]
-        with np.errstate(over="ignore", invalid="ignore"):
-            return [data.astype(dst)]
+        return [convert_array(data, self.destination_type.dtype)]

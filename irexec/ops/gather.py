@@ -173,6 +173,20 @@ def _take_tasks(src: np.ndarray, idx: np.ndarray, dst: np.ndarray, parts: int) -
             for o in range(outer) for lo, hi in parallel.spans(count, per_row)]
 
 
+_ROW_CHUNK = 1 << 16  # rows whose numbers one task computes at once
+
+
+def _take_rows(table: np.ndarray, picks: np.ndarray, outer: int, count: int, dim: int, dest_rows: np.ndarray,
+               lo: int, hi: int) -> None:
+    """Output rows lo..hi: output row r = (b*outer + o)*count + c reads row (b*outer + o)*dim + picks[b, c]
+    (``picks``: the raw indices; out-of-range ones give zeros)."""
+    bo, c = np.divmod(np.arange(lo, hi, dtype=np.intp), count)
+    idx, valid = _normalize_indices(picks[bo // outer, c], dim)
+    np.take(table, bo * dim + idx, axis=0, out=dest_rows[lo:hi], mode="clip")
+    if valid is not None:
+        dest_rows[lo:hi][~valid] = 0
+
+
 def gather(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) -> np.ndarray:
     """The Gather formula for normalized ``axis`` and ``batch_dims`` on shapes
     already checked (batch dims equal, batch_dims <= axis)."""
@@ -184,8 +198,6 @@ def gather(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) ->
     out = np.empty(out_shape, data.dtype)
     if out.size == 0:
         return out
-    idx, valid = _normalize_indices(indices, dim)
-
     batches = math.prod(data.shape[:b])
     outer = math.prod(data.shape[b:axis])
     inner = math.prod(data.shape[axis + 1:])
@@ -193,13 +205,24 @@ def gather(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) ->
     # mode="clip" never clips here (indices are already in range); it only
     # spares NumPy the buffered copy that mode="raise" makes of `out`.
     parts = parallel.pieces(out.nbytes)  # 1: small, no tasks built (their cost shows on small tensors)
+    if not (batches == 1 or batches <= _MAX_BATCH_LOOP or out.size // batches >= _MIN_BLOCK_ELEMENTS):
+        # many batches of small blocks: one take over row numbers of the picked slices in data seen as
+        # (batches*outer*dim, inner), built and normalized per span of _ROW_CHUNK rows (for the whole
+        # output they would be 8 bytes per row, 8x a u8 output)
+        table, dest_rows = data.reshape(batches * outer * dim, inner), out.reshape(batches * outer * count, inner)
+        total = batches * outer * count
+        spans = parallel.spans(total, max(parts, -(-total // _ROW_CHUNK)))
+        parallel.run([functools.partial(_take_rows, table, indices.reshape(batches, count), outer, count, dim, dest_rows,
+                                        lo, hi) for lo, hi in spans], out.nbytes)
+        return out
+    idx, valid = _normalize_indices(indices, dim)
     if batches == 1:
         src, dst = data.reshape(outer, dim, inner), out.reshape(outer, count, inner)
         if parts == 1:
             np.take(src, idx.reshape(count), axis=1, out=dst, mode="clip")
         else:
             parallel.run(_take_tasks(src, idx.reshape(count), dst, parts), out.nbytes)
-    elif batches <= _MAX_BATCH_LOOP or out.size // batches >= _MIN_BLOCK_ELEMENTS:
+    else:
         blocks = data.reshape(batches, outer, dim, inner)
         dest = out.reshape(batches, outer, count, inner)
         picks = idx.reshape(batches, count)
@@ -210,13 +233,6 @@ def gather(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) ->
             per_batch = -(-parts // batches)
             tasks = [t for k in range(batches) for t in _take_tasks(blocks[k], picks[k], dest[k], per_batch)]
             parallel.run(tasks, out.nbytes)
-    else:
-        # row number of every picked slice in data seen as (batches*outer*dim, inner)
-        base = (np.arange(batches, dtype=np.intp)[:, None] * outer + np.arange(outer, dtype=np.intp)) * dim
-        rows = (base[:, :, None] + idx.reshape(batches, 1, count)).reshape(-1)
-        table, dest_rows = data.reshape(batches * outer * dim, inner), out.reshape(batches * outer * count, inner)
-        parallel.run([functools.partial(np.take, table, rows[lo:hi], axis=0, out=dest_rows[lo:hi], mode="clip")
-                      for lo, hi in parallel.spans(len(rows), parts)], out.nbytes)
     if valid is not None:
         mask = valid.reshape(batches, 1, count, 1)
         np.copyto(out.reshape(batches, outer, count, inner), np.zeros((), data.dtype), where=~mask)

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import limits
 from ..errors import OpError
-from ..shapes import PartialShape
+from ..shapes import PartialShape, format_dims
 from .base import Attr, In, Op, TensorInfo
 from .registry import register
 
@@ -43,7 +43,10 @@ def _too_large(shape: PartialShape | tuple[int, ...], itemsize: int) -> list[OpE
         bounds = shape
     if bounds and max(bounds) > limits.INT64_MAX:
         return [OpError(f"shape {_shape_text(shape)} has a dim larger than 2^63-1", code="bad-shape")]
-    need = limits.nbytes(bounds, itemsize)
+    if len(bounds) > limits.MAX_RANK:
+        return [OpError(f"shape {_shape_text(shape)} has {len(bounds)} dims; irexec holds tensors of at most "
+                        f"{limits.MAX_RANK}", code="shape-too-large")]
+    need = limits.nbytes([d for d in bounds if d], itemsize)  # NumPy refuses [0, 2^63-1] too: every dim counts
     if need > limits.MAX_TENSOR_BYTES:
         return [OpError(f"shape {_shape_text(shape)} needs {limits.format_bytes(need)}, "
                         "more than any 64-bit address space holds", code="shape-too-large")]
@@ -51,7 +54,7 @@ def _too_large(shape: PartialShape | tuple[int, ...], itemsize: int) -> list[OpE
 
 
 def _shape_text(shape: PartialShape | tuple[int, ...]) -> str:  # built only for a finding
-    return str(shape) if isinstance(shape, PartialShape) else "[" + ",".join(map(str, shape)) + "]"
+    return format_dims(shape)
 
 
 # Shapes are immutable and a model repeats a few Const shapes thousands of times: build each once.

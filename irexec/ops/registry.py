@@ -27,6 +27,8 @@ def _key(op_type: str) -> str:
 
 
 def register(cls: type[Op]) -> type[Op]:
+    if not getattr(cls, "family", None):
+        raise RuntimeError(f"{cls.display()} declares no family")
     versions = _REGISTRY.setdefault(_key(cls.type), {})
     if cls.version in versions:
         raise RuntimeError(f"{cls.display()} registered twice")

@@ -110,6 +110,35 @@ def _merge(members: list[Diagnostic]) -> Diagnostic:
     return replace(first, message=message, layer_id=None, layer_name=None, port=None, port_kind=None, values=values)
 
 
+# At most this many findings of one code, and of all codes, are reported per
+# file; the rest are counted in one summary finding of the same severity.
+MAX_PER_CODE = 100
+MAX_PER_FILE = 1000
+
+
+def cap_findings(diagnostics: list[Diagnostic], per_code: int = MAX_PER_CODE, per_file: int = MAX_PER_FILE) -> list[Diagnostic]:
+    """The first ``per_code`` findings of each code, ``per_file`` in all, and
+    one ``more-findings`` summary per code that had more."""
+    if len(diagnostics) <= per_code:
+        return diagnostics
+    kept: list[Diagnostic] = []
+    per: dict[str, int] = {}
+    dropped: dict[str, list[Diagnostic]] = {}
+    for d in diagnostics:
+        n = per.get(d.code, 0)
+        per[d.code] = n + 1
+        if n < per_code and len(kept) < per_file:
+            kept.append(d)
+        else:
+            dropped.setdefault(d.code, []).append(d)
+    for code, rest in dropped.items():
+        severity = ERROR if any(d.severity == ERROR for d in rest) else WARNING if any(d.severity == WARNING for d in rest) else NOTE
+        kept.append(Diagnostic("more-findings", f"{len(rest)} more {code} finding{'s' if len(rest) != 1 else ''} not shown "
+                               f"(at most {per_code} per code and {per_file} per file are)", severity, file=rest[0].file,
+                               line=rest[0].line, values={"code": code, "count": len(rest)}))
+    return kept
+
+
 def occurrences(d: Diagnostic) -> list[dict]:
     """The layers a (possibly grouped) diagnostic stands for."""
     return list(d.values.get("layers", []))

@@ -208,6 +208,8 @@ def concrete_shapes(model) -> dict[str, tuple[int, ...]]:  # type: ignore[no-unt
     with dynamic dims run too."""
     shapes = {}
     for p in model.parameters:
+        if model.ops[p.id] is None:
+            continue  # an element type irexec cannot run: the run refuses it
         shape = model.ops[p.id].shape
         if shape.dims is not None and not shape.is_static:
             shapes[p.name] = tuple(d.lo if d.hi is not None and d.hi <= max(d.lo, 2) else max(d.lo, 2) for d in shape.dims)
@@ -310,3 +312,85 @@ REGRESSIONS = {
 def test_regression(name: str, tmp_path: Path) -> None:
     xml, blob = REGRESSIONS[name]
     exercise(xml, blob, str(tmp_path))
+
+
+# ------------------------------------------------------------------ the files themselves
+
+FILE_KINDS = ["symlink-out", "dev-zero", "fifo", "directory", "many-attributes"]
+
+
+@st.composite
+def file_mutated(draw: st.DrawFn) -> tuple[bytes, bytes, str, str, int]:
+    """A mutated model whose .xml or .bin is also replaced by something that is
+    not a plain file in the model's folder, or whose XML gets thousands of attributes."""
+    _, xml, blob = draw(mutated())
+    return xml, blob, draw(st.sampled_from(["xml", "bin"])), draw(st.sampled_from(FILE_KINDS)), draw(st.integers(100, 20_000))
+
+
+def _write_hostile(directory: Path, case: tuple[bytes, bytes, str, str, int]) -> Path:
+    xml, blob, target, kind, count = case
+    path = directory / "model" / "model.xml"
+    path.parent.mkdir()
+    (directory / "outside.bin").write_bytes(blob + b"SECRET-BYTES")
+    if kind == "many-attributes":
+        extra = " ".join(f'z{i}="{i}"' for i in range(count)).encode()
+        tag = b"<data " if b"<data " in xml else b"<layer "
+        xml = xml.replace(tag, tag + extra + b" ", 1)
+        target = ""
+    path.write_bytes(xml)
+    path.with_suffix(".bin").write_bytes(blob)
+    victim = path if target == "xml" else path.with_suffix(".bin")
+    if target:
+        victim.unlink()
+        if kind == "symlink-out":
+            victim.symlink_to(directory / "outside.bin")
+        elif kind == "dev-zero":
+            victim.symlink_to("/dev/zero")
+        elif kind == "fifo":
+            os.mkfifo(victim)
+        elif kind == "directory":
+            victim.mkdir()
+    return path
+
+
+@_settings(ci_examples=150)
+@given(file_mutated())
+def test_hostile_files_raise_only_irexec_errors(case: tuple[bytes, bytes, str, str, int]) -> None:
+    import signal
+
+    def hung(*args: object) -> None:
+        raise AssertionError(f"no answer in 30 s for {case[2]} {case[3]}")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(30)
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            path = _write_hostile(Path(d), case)
+            result = irexec.check(str(path))
+            assert all("SECRET" not in d.format() for d in result.diagnostics)
+            try:
+                model = load(str(path), max_memory=MAX_MEMORY)
+            except IRExecError:
+                return
+            try:
+                run_model(model, random_inputs(model, 0, concrete_shapes(model), max_memory=MAX_MEMORY), max_memory=MAX_MEMORY)
+            except IRExecError:
+                pass
+            finally:
+                model.close()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@_settings(ci_examples=40)
+@given(file_mutated())
+def test_hostile_files_through_the_cli(case: tuple[bytes, bytes, str, str, int]) -> None:
+    runner = CliRunner()
+    with tempfile.TemporaryDirectory() as d:
+        path = _write_hostile(Path(d), case)
+        for args in (["check", str(Path(d) / "model")], ["check", f"{d}/**/*.xml"], ["run", str(path), "--max-memory", str(MAX_MEMORY)]):
+            r = runner.invoke(cli, args, catch_exceptions=False)
+            named_a_directory = case[2:4] == ("xml", "directory") and "is a directory" in r.output  # click's usage error
+            assert r.exit_code in (0, 1) or named_a_directory, r.output
+            assert "SECRET" not in r.output
