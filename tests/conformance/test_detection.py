@@ -1,0 +1,252 @@
+"""Conformance tables of NonMaxSuppression-5 and -9.  The reference follows
+the spec's steps literally with Python lists, box by box, in f32."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance
+
+rng = np.random.default_rng(20261128)
+f32 = np.float32
+
+
+def _corner(b: np.ndarray, center: bool) -> tuple[f32, f32, f32, f32]:
+    b = [f32(v) for v in b]
+    if center:
+        xc, yc, w, h = b
+        return yc - h / f32(2), xc - w / f32(2), yc + h / f32(2), xc + w / f32(2)
+    y1, x1, y2, x2 = b
+    return min(y1, y2), min(x1, x2), max(y1, y2), max(x1, x2)
+
+
+def _iou(a: tuple, b: tuple) -> f32:
+    area_a = (a[2] - a[0]) * (a[3] - a[1])
+    area_b = (b[2] - b[0]) * (b[3] - b[1])
+    if area_a <= 0 or area_b <= 0:
+        return f32(0)
+    inter = max(min(a[2], b[2]) - max(a[0], b[0]), f32(0)) * max(min(a[3], b[3]) - max(a[1], b[1]), f32(0))
+    return inter / (area_a + area_b - inter)
+
+
+def ref_nms(version: int):
+    def ref(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+        boxes, scores = x[0], x[1]
+        limit = int(np.asarray(x[2]).reshape(-1)[0]) if len(x) > 2 else 0
+        iou_t, score_t, sigma = (f32(np.asarray(x[i]).reshape(-1)[0]) if len(x) > i else f32(0) for i in (3, 4, 5))
+        center = attrs.get("box_encoding", "corner") == "center"
+        rows = []
+        for b in range(scores.shape[0]):
+            for c in range(scores.shape[1]):
+                cand = {i: f32(scores[b, c, i]) for i in range(scores.shape[2]) if f32(scores[b, c, i]) >= score_t}
+                picked = 0
+                while cand and picked < limit:
+                    i = max(cand, key=lambda k: (cand[k], -k))
+                    s = cand.pop(i)
+                    if s < score_t:
+                        break
+                    rows.append((b, c, i, s))
+                    picked += 1
+                    for j in list(cand):
+                        iou = _iou(_corner(boxes[b, j], center), _corner(boxes[b, i], center))
+                        if sigma > 0:
+                            if version == 5 and iou > iou_t:
+                                del cand[j]
+                                continue
+                            cand[j] = f32(cand[j] * f32(math.exp(f32(-0.5) / sigma * iou * iou)))
+                        elif iou > iou_t:
+                            del cand[j]
+                            continue
+                        if cand[j] < score_t:
+                            del cand[j]
+        if attrs.get("sort_result_descending", True):
+            rows.sort(key=lambda r: (-r[3], r[0], r[1], r[2]))
+        it = {"i32": np.int32, "i64": np.int64}[attrs.get("output_type", "i64")]
+        idx = np.array([r[:3] for r in rows], it).reshape(-1, 3)
+        sc = np.array([(r[0], r[1], r[3]) for r in rows], np.float32).reshape(-1, 3)
+        return [idx, sc, np.array([len(rows)], it)]
+    return ref
+
+
+def boxes_scores(batches: int, n: int, classes: int, dtype: Any = np.float32) -> list[np.ndarray]:
+    corner = rng.uniform(0, 10, (batches, n, 2))
+    size = rng.uniform(1, 4, (batches, n, 2))
+    boxes = np.concatenate([corner, corner + size], axis=-1).astype(dtype)
+    scores = rng.uniform(0, 1, (batches, classes, n)).astype(dtype)
+    return [boxes, scores]
+
+
+def th(v: float, dtype: Any = np.float32) -> np.ndarray:
+    return np.array(v, dtype)
+
+
+def i64(v: Any) -> np.ndarray:
+    return np.array(v, np.int64)
+
+
+overlap = np.array([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11], [0, 10.1, 1, 11.1],
+                     [0, 100, 1, 101]]], np.float32)
+overlap_scores = np.array([[[0.9, 0.75, 0.6, 0.95, 0.5, 0.3]]], np.float32)
+centers = np.array([[[0.5, 0.5, 1, 1], [0.5, 0.6, 1, 1], [0.5, 0.4, 1, 1], [0.5, 10.5, 1, 1], [0.5, 10.6, 1, 1],
+                     [0.5, 100.5, 1, 1]]], np.float32)
+flipped = overlap[..., [2, 3, 0, 1]].copy()  # the other diagonal's corners
+
+
+def cases(version: int) -> list[Case]:
+    return [
+        Case("basic", [overlap, overlap_scores, i64(3), th(0.5), th(0.0)], const=(2, 3, 4)),
+        Case("center", [centers, overlap_scores, i64(3), th(0.5), th(0.0)], attrs={"box_encoding": "center"},
+             const=(2, 3, 4)),
+        Case("flipped-corners", [flipped, overlap_scores, i64(3), th(0.5)], const=(2, 3)),
+        Case("random-multi", [*boxes_scores(2, 20, 3), i64(5), th(0.3), th(0.2)], const=(2, 3, 4)),
+        Case("unsorted-i32", [*boxes_scores(2, 12, 2), i64(4), th(0.4), th(0.1)],
+             attrs={"sort_result_descending": False, "output_type": "i32"}, const=(2, 3, 4)),
+        Case("score-threshold", [overlap, overlap_scores, i64(10), th(0.9), th(0.55)], const=(2, 3, 4)),
+        Case("soft-nms", [*boxes_scores(1, 15, 2), i64(6), th(0.5), th(0.05), th(0.5)], const=(2, 3, 4, 5)),
+        Case("max-zero", [overlap, overlap_scores, i64(0), th(0.5)], const=(2, 3),
+             ov="OpenVINO CPU returns an uninitialised valid_outputs when max_output_boxes_per_class is 0"),
+        Case("no-optional-inputs", [overlap, overlap_scores],
+             ov="OpenVINO CPU fails (NMS-9: non-static shape in a Convert) or returns an uninitialised valid_outputs "
+                "(NMS-5) without max_output_boxes_per_class"),
+        Case("limit-param", [overlap, overlap_scores, np.array([2], np.int32), th(0.5), th(0.0)]),
+        Case("f16", [*boxes_scores(1, 10, 2, np.float16), i64(3), th(0.5, np.float16)], const=(2, 3)),
+        Case("iou-threshold-zero", [overlap, overlap_scores, i64(6), th(0.0)], const=(2, 3),
+             ov="OpenVINO CPU removes boxes whose IoU equals iou_threshold (here disjoint boxes at 0); the spec keeps them"),
+        Case("zero-boxes", [np.zeros((1, 0, 4), np.float32), np.zeros((1, 2, 0), np.float32), i64(3)], const=(2,),
+             ov="OpenVINO CPU returns an uninitialised valid_outputs for zero boxes"),
+    ]
+
+
+def errors() -> list[ErrorCase]:
+    return [
+        ErrorCase("box-dim-3", [np.zeros((1, 4, 3), np.float32), np.zeros((1, 1, 4), np.float32), i64(2)], const=(2,),
+                  code="incompatible-inputs"),
+        ErrorCase("box-count", [np.zeros((1, 4, 4), np.float32), np.zeros((1, 1, 5), np.float32), i64(2)], const=(2,),
+                  code="incompatible-inputs"),
+        ErrorCase("batch", [np.zeros((2, 4, 4), np.float32), np.zeros((1, 1, 4), np.float32), i64(2)], const=(2,),
+                  code="incompatible-inputs"),
+        ErrorCase("limit-two-values", [overlap, overlap_scores, i64([2, 3])], const=(2,), code="bad-input-rank"),
+        ErrorCase("negative-limit", [overlap, overlap_scores, i64(-1)], const=(2,), code="bad-value"),
+        ErrorCase("integer-boxes", [overlap.astype(np.int32), overlap_scores, i64(2)], const=(2,), code="bad-input-type"),
+        ErrorCase("boxes-rank-2", [overlap[0], overlap_scores, i64(2)], const=(2,), code="bad-input-rank"),
+        ErrorCase("output-type-f32", [overlap, overlap_scores, i64(2)], attrs={"output_type": "f32"}, const=(2,),
+                  code="bad-attribute"),
+    ]
+
+
+# selected indices are exact; soft-NMS scores are f32 products (OpenVINO CPU: its own order)
+NMS5 = OpTable("NonMaxSuppression", "opset5", reference=ref_nms(5), tol=Tol.EXACT, ov_tol=Tol(rtol=1e-5, atol=1e-6),
+               cases=cases(5), errors=errors())
+NMS9 = OpTable("NonMaxSuppression", "opset9", reference=ref_nms(9), tol=Tol.EXACT, ov_tol=Tol(rtol=1e-5, atol=1e-6),
+               cases=cases(9), errors=errors())
+
+TABLES = [NMS5, NMS9]
+test_conformance = conformance(TABLES)
+
+
+# ------------------------------------------------------------------ ROIAlign-3, ROIAlign-9
+
+def ref_roi_align(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+    data, rois, idx = x
+    n, c, h, w = data.shape
+    ph, pw, ratio = int(attrs["pooled_h"]), int(attrs["pooled_w"]), int(attrs["sampling_ratio"])
+    scale = float(attrs["spatial_scale"])
+    before, after, at_least_one = {"asymmetric": (0.0, 0.0, True), "half_pixel_for_nn": (0.0, -0.5, False),
+                                   "half_pixel": (0.5, -0.5, False)}[attrs.get("aligned_mode", "asymmetric")]
+    out = np.zeros((rois.shape[0], c, ph, pw))
+    fm = data.astype(np.float64)
+
+    def bilinear(b: int, y: float, x: float) -> np.ndarray:
+        if y < -1 or y > h or x < -1 or x > w:
+            return np.zeros(c)
+        y, x = max(y, 0.0), max(x, 0.0)
+        y0, x0 = int(y), int(x)
+        if y0 >= h - 1:
+            y0 = y1 = h - 1
+            y = float(y0)
+        else:
+            y1 = y0 + 1
+        if x0 >= w - 1:
+            x0 = x1 = w - 1
+            x = float(x0)
+        else:
+            x1 = x0 + 1
+        ly, lx = y - y0, x - x0
+        return ((1 - ly) * (1 - lx) * fm[b, :, y0, x0] + (1 - ly) * lx * fm[b, :, y0, x1]
+                + ly * (1 - lx) * fm[b, :, y1, x0] + ly * lx * fm[b, :, y1, x1])
+
+    for r in range(rois.shape[0]):
+        x1, y1, x2, y2 = ((float(v) + before) * scale + after for v in rois[r])
+        rw, rh = x2 - x1, y2 - y1
+        if at_least_one:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bw, bh = rw / pw, rh / ph
+        sx = ratio or math.ceil(bw)
+        sy = ratio or math.ceil(bh)
+        for i in range(ph):
+            for j in range(pw):
+                samples = [bilinear(int(idx[r]), y1 + i * bh + bh / sy * (a + 0.5), x1 + j * bw + bw / sx * (bb + 0.5))
+                           for a in range(sy) for bb in range(sx)]
+                if samples:
+                    out[r, :, i, j] = np.mean(samples, 0) if attrs.get("mode", "avg") == "avg" else np.max(samples, 0)
+    return [out.astype(data.dtype)]
+
+
+def roi_inputs(dtype: Any = np.float32) -> list[np.ndarray]:
+    data = rng.standard_normal((2, 3, 8, 10)).astype(dtype)
+    rois = np.array([[0, 0, 9, 7], [1.5, 2.25, 6.5, 5.0], [-2, -1, 3, 4], [8, 6, 12, 9], [3, 3, 3.4, 3.2]], dtype)
+    return [data, rois, np.array([0, 1, 1, 0, 1], np.int32)]
+
+
+def roi_attrs(mode: str = "avg", ratio: int = 2, scale: float = 1.0, **kw: Any) -> dict[str, Any]:
+    return {"pooled_h": 3, "pooled_w": 2, "sampling_ratio": ratio, "spatial_scale": scale, "mode": mode, **kw}
+
+
+MAX_NEG = ("OpenVINO's max mode starts from 0 (a bin of negative samples gives 0); the spec takes the samples' "
+           "maximum")
+ROI_TOL = Tol(rtol=1e-6, atol=1e-6)  # f64 kernel vs f64 loops, rounded once
+ROI_OV_TOL = Tol(rtol=1e-4, atol=1e-5)  # OpenVINO CPU samples in f32
+
+
+def roi_cases(v9: bool) -> list[Case]:
+    extra = [
+        Case("half-pixel", roi_inputs(), attrs=roi_attrs(aligned_mode="half_pixel")),
+        Case("half-pixel-for-nn", roi_inputs(), attrs=roi_attrs(ratio=0, aligned_mode="half_pixel_for_nn")),
+    ] if v9 else []
+    return [
+        Case("avg", roi_inputs(), attrs=roi_attrs()),
+        Case("adaptive-ratio", roi_inputs(), attrs=roi_attrs(ratio=0)),
+        Case("scaled", roi_inputs(), attrs=roi_attrs(scale=0.5, ratio=1)),
+        Case("max", roi_inputs(), attrs=roi_attrs(mode="max"), ov=MAX_NEG),
+        Case("max-positive", [np.abs(roi_inputs()[0]), *roi_inputs()[1:]], attrs=roi_attrs(mode="max", ratio=2)),
+        Case("i64-indices-const-rois", [roi_inputs()[0], roi_inputs()[1], np.array([1, 0, 0, 1, 0], np.int64)],
+             attrs=roi_attrs(), const=(1, 2)),
+        Case("f16", roi_inputs(np.float16), attrs=roi_attrs(), ov="OpenVINO CPU differs by one f16 ulp in a few elements"),
+        *extra,
+    ]
+
+
+roi_errors = [
+    ErrorCase("rois-3", [roi_inputs()[0], np.zeros((2, 3), np.float32), np.zeros(2, np.int32)], attrs=roi_attrs(),
+              code="incompatible-inputs"),
+    ErrorCase("count", [roi_inputs()[0], np.zeros((2, 4), np.float32), np.zeros(3, np.int32)], attrs=roi_attrs(),
+              code="incompatible-inputs"),
+    ErrorCase("types-differ", [roi_inputs()[0], np.zeros((2, 4), np.float16), np.zeros(2, np.int32)], attrs=roi_attrs(),
+              code="bad-input-type"),
+    ErrorCase("pooled-zero", roi_inputs(), attrs={**roi_attrs(), "pooled_h": 0}, code="bad-attribute"),
+    ErrorCase("scale-zero", roi_inputs(), attrs=roi_attrs(scale=0), code="bad-attribute"),
+    ErrorCase("batch-index-out-of-range", [roi_inputs()[0], roi_inputs()[1], np.array([0, 1, 2, 0, 1], np.int32)],
+              attrs=roi_attrs(), const=(2,), code="bad-value"),
+    ErrorCase("data-rank-3", [np.zeros((3, 8, 8), np.float32), *roi_inputs()[1:]], attrs=roi_attrs(),
+              code="bad-input-rank"),
+]
+
+ROI_ALIGN3 = OpTable("ROIAlign", "opset3", reference=ref_roi_align, tol=ROI_TOL, ov_tol=ROI_OV_TOL,
+                     cases=roi_cases(False), errors=roi_errors)
+ROI_ALIGN9 = OpTable("ROIAlign", "opset9", reference=ref_roi_align, tol=ROI_TOL, ov_tol=ROI_OV_TOL,
+                     cases=roi_cases(True), errors=roi_errors)
+TABLES += [ROI_ALIGN3, ROI_ALIGN9]
+test_conformance = conformance(TABLES)
