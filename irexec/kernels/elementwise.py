@@ -23,9 +23,9 @@ from .. import parallel
 
 ChunkFn = Callable[..., np.ndarray]
 
-# Elements per chunk: 8192 f64 = 64 KiB per buffer, a few buffers per thread
+# Elements per chunk: 16384 f64 = 128 KiB per buffer, a few buffers per thread
 # fit the L2 cache with room to spare.
-CHUNK = 1 << 13
+CHUNK = 1 << 14
 # Below this many elements the whole array is one chunk (no split, no threads).
 MIN_SPLIT = 1 << 15
 # f64 elements computed per parallel task, so threads get a few tasks each.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels.elementwise import apply_f64
 from ..kernels.special import erf
 from .arithmetic import maximum
 from .base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
@@ -256,11 +257,8 @@ class Parametrised(Op):
         return Inference([TensorInfo(data.shape, data.etype)])
 
     def compute(self, plan: object, data: np.ndarray, *params: np.ndarray) -> list[np.ndarray]:
-        wide = data.astype(np.float64) if data.dtype != np.float64 else data
         ps = [float(np.asarray(p).reshape(-1)[0]) for p in params]
-        with np.errstate(all="ignore"):
-            out = self.kernel(wide, *ps)
-        return [np.asarray(out).astype(data.dtype)]
+        return [apply_f64(lambda x: self.kernel(x, *ps), [data], data.dtype)]
 
     def kernel(self, x: np.ndarray, *params: float) -> np.ndarray:
         raise NotImplementedError
