@@ -126,20 +126,25 @@ def _erf_block(x: np.ndarray, out: np.ndarray) -> None:
         if top <= _THRESH:  # all small (a NaN fails the test)
             out[...] = _erf_small(x)
             return
-        # Every element through the middle interval (|x| clipped into it), the
-        # others then overwritten: whole-block ufuncs beat gathering subsets.
-        yc = np.clip(y, _THRESH, 4.0)
-        r = _erfc_mid(yc)
-        np.subtract(1.0, r, out=r)
-        small = y <= _THRESH
-        if small.any():
-            np.copyto(r, np.copysign(_erf_small(x), 1.0), where=small)
+        # Each interval's formula on its own elements, gathered by index (a
+        # boolean-masked copy costs more than the formula); |x| > 4 goes
+        # through the middle one clipped, then the rare large ones are redone.
+        yf = y.reshape(-1)
+        small = np.flatnonzero(yf <= _THRESH)
+        if small.size:
+            r = np.empty_like(yf)
+            r[small] = _erf_small(yf[small])  # erf(|x|); the sign is put back below
+            rest = np.flatnonzero(yf > _THRESH)
+            m = _erfc_mid(np.minimum(yf[rest], 4.0))
+            np.subtract(1.0, m, out=m)
+            r[rest] = m
+        else:
+            r = _erfc_mid(np.minimum(yf, 4.0))
+            np.subtract(1.0, r, out=r)
         if not top <= 4.0:  # or NaN
-            large = np.nonzero((y > 4.0) & (y < _ONE))
-            if large[0].size:
-                r[large] = 1.0 - _erfc_large(y[large])
-            r[y >= _ONE] = 1.0  # includes inf
-        nan = np.isnan(y)
-        np.copysign(r, x, out=out)
-        if nan.any():
-            out[nan] = x[nan]
+            large = np.flatnonzero((yf > 4.0) & (yf < _ONE))
+            if large.size:
+                r[large] = 1.0 - _erfc_large(yf[large])
+            r[yf >= _ONE] = 1.0  # includes inf
+            r[np.isnan(yf)] = np.nan
+        np.copysign(r.reshape(y.shape), x, out=out)
