@@ -420,25 +420,27 @@ class Op:
         return found
 
     def _check_declared(self, inputs: Sequence[TensorInfo]) -> None:
-        if not _has_rules(self.inputs):
+        rules = _rules(self.inputs)
+        if rules is None:
             return
-        by_name: dict[str, TensorInfo] = {}
+        last = len(rules) - 1
+        first_of: dict[str, TensorInfo] = {}
         for index, info in enumerate(inputs):
-            spec = self.input_spec(index)
-            by_name.setdefault(spec.name, info)
-            if info.known_type:
-                if not spec.type_ok(info.etype):
-                    raise op_error(f"{spec.name} must have {spec.type_text()}, got {info.etype.name}",
+            spec, allowed, same, rank = rules[index if index < last else last]
+            first_of.setdefault(spec.name, info)
+            name = info.etype.name
+            if allowed is not None and name not in allowed and name not in _UNKNOWN_TYPES:
+                raise op_error(f"{spec.name} must have {spec.type_text()}, got {name}", "bad-input-type", index)
+            if same is not None and name not in _UNKNOWN_TYPES:
+                other = first_of.get(same)
+                if other is not None and other.known_type and other.etype is not info.etype:
+                    raise op_error(f"{spec.name} must have the element type of {same} ({other.etype.name}), got {name}",
                                    "bad-input-type", index)
-                if isinstance(spec.types, str) and spec.types.startswith("same:"):
-                    other = by_name.get(spec.types[5:])
-                    if other is not None and other.known_type and other.etype is not info.etype:
-                        raise op_error(f"{spec.name} must have the element type of {spec.types[5:]} "
-                                       f"({other.etype.name}), got {info.etype.name}", "bad-input-type", index)
-            rank = info.shape.rank
-            if rank is not None and not spec.rank_ok(rank):
-                raise op_error(f"{spec.name} must {spec.rank_text()}, got rank {rank} (shape {info.shape})",
-                               "bad-input-rank", index)
+            if rank is not None:
+                r = info.shape.rank
+                if r is not None and not (rank[0] <= r and (rank[1] is None or r <= rank[1])):
+                    raise op_error(f"{spec.name} must {spec.rank_text()}, got rank {r} (shape {info.shape})",
+                                   "bad-input-rank", index)
 
     # ---- constant folding and value bounds, for the checker
     def fold(self, inputs: Sequence[TensorInfo], inference: Inference) -> list[TensorInfo]:
@@ -511,9 +513,22 @@ def _input_range(specs: tuple[In, ...]) -> tuple[int, int | None]:
 
 
 @cache
-def _has_rules(specs: tuple[In, ...]) -> bool:
-    """Whether any declared input restricts its type or rank (Result's and Convert's do not)."""
-    return any(i.types != ANY or i.rank is not None for i in specs)
+def _rules(specs: tuple[In, ...]) -> tuple[tuple[In, frozenset[str] | None, str | None, tuple[int, int | None] | None], ...] | None:
+    """Per declared input: the element-type names it allows (None: any), the input
+    whose type it must share, and its rank range; None when no input has a rule
+    (Result, Convert).  Computed once per op class: the check runs on every layer."""
+    out = []
+    for spec in specs:
+        t = spec.types
+        same = t[5:] if isinstance(t, str) and t.startswith("same:") else None
+        allowed = None if t == ANY or same is not None else frozenset(
+            name for name, et in dtypes.ELEMENT_TYPES.items() if et.supported and spec.type_ok(et))
+        r = spec.rank
+        rank = None if r is None else (r, r) if isinstance(r, int) else r
+        out.append((spec, allowed, same, rank))
+    if all(a is None and s is None and r is None for _, a, s, r in out):
+        return None
+    return tuple(out)
 
 
 def concrete_info(a: np.ndarray, with_value: bool) -> TensorInfo:
