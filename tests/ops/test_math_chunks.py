@@ -86,3 +86,20 @@ def test_erf_in_place_and_strided() -> None:
     erf(x, out=out)
     assert _same_bits(out, want)
     assert _same_bits(erf(x[:, ::2]), want[:, ::2])
+
+
+@pytest.mark.parametrize("op_type", ["Power", "SquaredDifference"])
+def test_binary_chunks_match_pieces(op_type: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+    rng = np.random.default_rng(4)
+    a = np.abs(rng.standard_normal(N)).astype(np.float32) * 3
+    b = rng.standard_normal(N).astype(np.float32)
+    op = resolve(op_type, "opset1").build(None, {})[0]
+    whole = op.compute(op.plan_for([a, b]).plan, a, b)[0]
+    step = chunked.MIN_SPLIT // 3
+    pieces = np.concatenate([op.compute(op.plan_for([a[i:i + step], b[i:i + step]]).plan, a[i:i + step], b[i:i + step])[0]
+                             for i in range(0, N, step)])
+    assert whole.dtype == np.float32 and _same_bits(whole, pieces)
+    bcast = op.compute(op.plan_for([a[:6].reshape(2, 3), b[:3]]).plan, a[:6].reshape(2, 3), b[:3])[0]  # broadcast path
+    want = op.compute(None, a[:6].reshape(2, 3), np.tile(b[:3], (2, 1)))[0]
+    assert bcast.shape == (2, 3) and _same_bits(bcast, want)
