@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 
-from . import dtypes, limits
+from . import blas, dtypes, limits
 from .checker import declared_shape, declared_text
 from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError
 from .ir.reader import Layer
@@ -47,6 +47,13 @@ def output_names(model: Model) -> dict[int, str]:
 
 
 def _parameter_for(model: Model) -> dict[str, Layer]:
+    cache = _folded(model)
+    if cache.params_by_name is None:
+        cache.params_by_name = _parameters_by_name(model)
+    return cache.params_by_name
+
+
+def _parameters_by_name(model: Model) -> dict[str, Layer]:
     by_name: dict[str, Layer] = {}
     for p in model.parameters:
         by_name.setdefault(p.name, p)
@@ -105,7 +112,7 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray], needed: set[int] |
             continue
         bound[layer.id] = coerced
     reported = {d.layer_id for d in problems}  # a set: a model may have tens of thousands of Parameters
-    for p in model.parameters:
+    for p in _folded(model).parameters:
         op = model.ops[p.id]
         if op is None or needed is not None and p.id not in needed:
             continue
@@ -154,8 +161,64 @@ def run_model(
     """Execute the model.  ``stop_at`` (layer id or name) ends the run there and
     returns that layer's outputs; ``keep_all`` keeps intermediates alive for hooks.
     ``max_memory`` bounds the bytes of live tensors (default: limits.default_max_memory())."""
+    folded = _folded(model)
+    key = (stop_at, None if outputs is None else tuple(outputs))
+    planned = folded.runs.get(key)
+    if planned is None:
+        planned = _plan_run(model, stop_at, outputs)
+        if len(folded.runs) > 16:
+            folded.runs.clear()
+        folded.runs[key] = planned
+    stop_layer, names, targets, order, sources, reads, live = planned
+    bound = bind_feeds(model, feeds, live)
+    limit = limits.resolve(max_memory)
+    _refuse_large_inputs(model, bound, limit)
+    remaining = dict(reads)  # how many reads each tensor still has ahead of it
+
+    values: dict[tuple[int, int], np.ndarray] = {}
+    results: dict[int, np.ndarray] = {}
+    times: dict[int, float] = {}
+    held = 0  # bytes of `values` and `results`, aliases counted twice: an upper bound
+    warnings: list[Diagnostic] = []
+    with blas.limited():
+        for lid in order:
+            layer = model.layers[lid]
+            op = model.ops[lid]
+            assert op is not None  # refuse_missing_ops() saw to it
+            start = time.perf_counter()
+            if lid in bound:
+                outs = [bound[lid]]
+            elif lid in folded.outputs:
+                outs = folded.outputs[lid]
+            else:
+                args = [values[src] for src in sources[lid]]  # type: ignore[index]
+                outs = _compute(model, layer, op, args, values, results, limit, held)
+                folded.offer(model, lid, outs)
+            elapsed = time.perf_counter() - start
+            times[lid] = elapsed
+            held = _store(model, layer, op, outs, elapsed, values, results, held, warnings, on_layer)
+            if not keep_all:
+                for src in sources[lid]:
+                    remaining[src] -= 1  # type: ignore[index]
+                    if remaining[src] == 0 and not (stop_layer is not None and src[0] == stop_layer.id):  # type: ignore[index]
+                        gone = values.pop(src, None)  # type: ignore[arg-type]
+                        held -= gone.nbytes if gone is not None else 0
+
+    if stop_layer is not None:
+        if isinstance(model.ops[stop_layer.id], Result1):
+            outputs = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
+        else:
+            outputs = {_port_key(stop_layer, i): values[(stop_layer.id, i)] for i in range(len(stop_layer.outputs))}
+        return RunResult(outputs, times, stop_layer, warnings)
+    return RunResult({names[lid]: results[lid] for lid in targets}, times, None, warnings)
+
+
+def _plan_run(model: Model, stop_at: str | None, outputs: Sequence[str] | None) -> tuple:
+    """What a run on these targets executes, in which order, and how often
+    each tensor is read: the same for every run of a model."""
     graph = model.graph
     stop_layer: Layer | None = None
+    names: dict[int, str] = {}
     if stop_at is not None:
         stop_layer = model.find_layer(stop_at)
         if stop_layer is None:
@@ -172,59 +235,83 @@ def run_model(
     live = live_layers(model, targets)
     order = [lid for lid in graph.order if lid in live]
     refuse_missing_ops(model, order)
-    bound = bind_feeds(model, feeds, live)
-    limit = limits.resolve(max_memory)
-    _refuse_large_inputs(model, bound, limit)
     sources = {lid: graph.inputs_of(lid) for lid in order}
-
-    # how many reads each tensor still has ahead of it
-    remaining: dict[tuple[int, int], int] = {}
+    reads: dict[tuple[int, int], int] = {}
     for lid in order:
         for src in sources[lid]:
             if src is not None:
-                remaining[src] = remaining.get(src, 0) + 1
+                reads[src] = reads.get(src, 0) + 1
+    return stop_layer, names, targets, order, sources, reads, live
 
-    values: dict[tuple[int, int], np.ndarray] = {}
-    results: dict[int, np.ndarray] = {}
-    times: dict[int, float] = {}
-    held = 0  # bytes of `values` and `results`, aliases counted twice: an upper bound
-    warnings: list[Diagnostic] = []
-    for lid in order:
-        layer = model.layers[lid]
-        op = model.ops[lid]
-        assert op is not None  # refuse_missing_ops() saw to it
-        args = [values[src] for src in sources[lid]]  # type: ignore[index]
-        start = time.perf_counter()
-        if lid in bound:
-            outs = [bound[lid]]
-        else:
-            outs = _compute(model, layer, op, args, values, results, limit, held)
-        elapsed = time.perf_counter() - start
-        times[lid] = elapsed
-        if isinstance(op, Result1):
-            results[lid] = outs[0]
-            held += outs[0].nbytes
-        for i, arr in enumerate(outs[: len(layer.outputs)]):
-            values[(lid, i)] = arr
-            held += arr.nbytes
-            if arr.shape != layer.outputs[i].dims:
-                _note_undeclared_shape(model, layer, i, arr.shape, warnings)
-        if on_layer is not None:
-            on_layer(layer, outs, elapsed)
-        if not keep_all:
-            for src in sources[lid]:
-                remaining[src] -= 1  # type: ignore[index]
-                if remaining[src] == 0 and not (stop_layer is not None and src[0] == stop_layer.id):  # type: ignore[index]
-                    gone = values.pop(src, None)  # type: ignore[arg-type]
-                    held -= gone.nbytes if gone is not None else 0
 
-    if stop_layer is not None:
-        if isinstance(model.ops[stop_layer.id], Result1):
-            outputs = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
-        else:
-            outputs = {_port_key(stop_layer, i): values[(stop_layer.id, i)] for i in range(len(stop_layer.outputs))}
-        return RunResult(outputs, times, stop_layer, warnings)
-    return RunResult({names[lid]: results[lid] for lid in targets}, times, None, warnings)
+def _store(model: Model, layer: Layer, op: Op, outs: list[np.ndarray], elapsed: float,
+           values: dict[tuple[int, int], np.ndarray], results: dict[int, np.ndarray], held: int,
+           warnings: list[Diagnostic], on_layer: LayerHook | None) -> int:
+    """Record one layer's outputs; returns the new ``held``."""
+    lid = layer.id
+    if isinstance(op, Result1):
+        results[lid] = outs[0]
+        held += outs[0].nbytes
+    for i, arr in enumerate(outs[: len(layer.outputs)]):
+        values[(lid, i)] = arr
+        held += arr.nbytes
+        if arr.shape != layer.outputs[i].dims:
+            _note_undeclared_shape(model, layer, i, arr.shape, warnings)
+    if on_layer is not None:
+        on_layer(layer, outs, elapsed)
+    return held
+
+
+
+# Non-deterministic ops are never folded, even on constant inputs.
+_NOT_FOLDED = frozenset({"RandomUniform", "Multinomial"})
+# At most this many bytes of folded tensors are kept per model.
+FOLD_BYTES = 1 << 30
+
+
+class _Folded:
+    """What every run of a model shares, kept on the model: the outputs of
+    layers computed from Consts alone (the f16 weights -> Convert -> f32 of a
+    saved model), kept after their first run so later runs skip them, as
+    OpenVINO folds them when compiling; the run order per set of targets; the
+    Parameters by name."""
+
+    def __init__(self, model: Model) -> None:
+        const: set[int] = set()
+        for lid in model.graph.order:
+            op = model.ops[lid]
+            if isinstance(op, Const1):
+                const.add(lid)
+            elif (op is not None and model.layers[lid].type not in _NOT_FOLDED and not isinstance(op, Result1)
+                  and model.layers[lid].inputs
+                  and all(src is not None and src[0] in const for src in model.graph.inputs_of(lid))):
+                const.add(lid)
+        self.foldable = const
+        self.outputs: dict[int, list[np.ndarray]] = {}
+        self.nbytes = 0
+        self.runs: dict[tuple, tuple] = {}
+        self.parameters = model.parameters
+        self.params_by_name: dict[str, Layer] | None = None
+
+    def offer(self, model: Model, lid: int, outs: list[np.ndarray]) -> None:
+        if lid not in self.foldable:
+            return
+        # a Const is a view of the mapped weights: no memory of its own
+        size = 0 if isinstance(model.ops[lid], Const1) else sum(a.nbytes for a in outs)
+        if self.nbytes + size > FOLD_BYTES:
+            return
+        for a in outs:
+            a.flags.writeable = False  # shared by every later run
+        self.outputs[lid] = outs
+        self.nbytes += size
+
+
+def _folded(model: Model) -> _Folded:
+    found = model.__dict__.get("_irexec_folded")
+    if found is None:
+        found = _Folded(model)
+        model.__dict__["_irexec_folded"] = found
+    return found
 
 
 def _note_undeclared_shape(model: Model, layer: Layer, index: int, shape: tuple[int, ...], out: list[Diagnostic]) -> None:
@@ -284,7 +371,12 @@ def _compute(model: Model, layer: Layer, op: Op, args: list[np.ndarray], values:
     try:
         inference = op.plan_for(args)
         if not isinstance(op, _NO_ALLOCATION):
-            refuse_over_memory_limit(model, layer, inference.outputs, values, results, limit, held)
+            need = inference.__dict__.get("_irexec_need", False)
+            if need is False:
+                need = _needed(inference.outputs)
+                inference.__dict__["_irexec_need"] = need
+            if need is not None and need + held > limit:
+                refuse_over_memory_limit(model, layer, inference.outputs, values, results, limit, held)
         outs = list(op.compute(inference.plan, *args))
     except IRExecError as e:
         raise type(e)(model.locate(e.diagnostics, layer)) from None
@@ -295,6 +387,16 @@ def _compute(model: Model, layer: Layer, op: Op, args: list[np.ndarray], values:
     if _verify and not isinstance(op, Result1):
         verify_outputs(layer, inference.outputs, outs)
     return outs
+
+
+def _needed(outs: list[TensorInfo]) -> int | None:
+    """Bytes of the outputs, None when their shapes are not all known."""
+    need = 0
+    for info in outs:
+        if not info.shape.is_static:
+            return None
+        need += limits.nbytes(info.shape.to_tuple(), info.etype.itemsize)
+    return need
 
 
 def verify_outputs(layer: Layer, infos: list[TensorInfo], outs: list[np.ndarray]) -> None:

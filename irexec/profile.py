@@ -26,6 +26,13 @@ class LayerProfile:
 
 
 @dataclass
+class OpProfile:
+    op: str  # Type-N
+    layers: int
+    seconds: float  # sum of the layers' medians
+
+
+@dataclass
 class ProfileReport:
     layers: list[LayerProfile]  # slowest first
     runs: int
@@ -41,13 +48,28 @@ class ProfileReport:
         return [[str(p.layer_id), p.name, p.op, p.shape_text, f"{p.seconds * 1e3:.3f}",
                  f"{100 * p.seconds / total:.1f}" if total > 0 else "0.0"] for p in self.layers]
 
+    def by_op(self) -> list[OpProfile]:
+        """Time per op type (Type-N): the sum of its layers' medians, slowest first."""
+        found: dict[str, OpProfile] = {}
+        for p in self.layers:
+            o = found.setdefault(p.op, OpProfile(p.op, 0, 0.0))
+            o.layers += 1
+            o.seconds += p.seconds
+        return sorted(found.values(), key=lambda o: (-o.seconds, o.op))
+
+    def op_rows(self) -> list[list[str]]:
+        total = self.total_seconds
+        return [[o.op, str(o.layers), f"{o.seconds * 1e3:.3f}", f"{o.seconds / o.layers * 1e3:.3f}",
+                 f"{100 * o.seconds / total:.1f}" if total > 0 else "0.0"] for o in self.by_op()]
+
     def render(self) -> str:
         from .report.tables import render_table
 
         table = render_table(["id", "name", "op", "output shape", "ms", "%"], self.rows())
+        ops = render_table(["op", "layers", "ms", "ms/layer", "%"], self.op_rows())
         what = f"median of {self.runs} runs" if self.runs > 1 else "1 run"
         return (f"{table}\n{len(self.layers)} layers, {self.total_seconds * 1e3:.3f} ms in layers "
-                f"({what}; one run {self.run_seconds * 1e3:.3f} ms)")
+                f"({what}; one run {self.run_seconds * 1e3:.3f} ms)\n\nby op type:\n{ops}")
 
 
 class Profiler:

@@ -433,3 +433,55 @@ def test_roll_against_numpy_with_dump_and_random_inputs(write_ir, run_cli, tmp_p
     assert entry["type"] == "Roll-7"
     with np.load(dump / entry["file"]) as data:
         np.testing.assert_array_equal(data[entry["outputs"][0]["key"]], expected)
+
+
+def test_profile_per_op_type(write_ir, save_npz, run_cli):
+    r = run_cli("run", _two_output_model(write_ir), "--inputs", save_npz(x=X), "--profile")
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    head = next(i for i, l in enumerate(lines) if l.split() == ["op", "layers", "ms", "ms/layer", "%"])
+    rows = [l.split() for l in lines[head + 2:] if l.strip()]
+    ops = {row[0]: int(row[1]) for row in rows}
+    assert ops["Convert-1"] == 3 and ops["Result-1"] == 2 and ops["Parameter-1"] == 1
+    assert sum(float(row[-1]) for row in rows) == pytest.approx(100, abs=0.5)
+    ms = [float(row[2]) for row in rows]
+    assert ms == sorted(ms, reverse=True)
+
+
+def _run_on_a_terminal(args: list[str]) -> tuple[int, str]:
+    """``python -m irexec`` with stderr on a pseudo-terminal; what it drew there."""
+    import pty
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    env = dict(os.environ,
+               PYTHONPATH=os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]),
+                                                        os.environ.get("PYTHONPATH")])))
+    code = ("import sys, irexec.progress as p; p.MANY_LAYERS = 1; from irexec.cli import main; main(sys.argv[1:])")
+    proc = subprocess.run([sys.executable, "-c", code, *args], stderr=slave, stdout=subprocess.DEVNULL, env=env,
+                          timeout=120)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    return proc.returncode, b"".join(chunks).decode(errors="replace")
+
+
+def test_progress_on_a_terminal_names_the_layer_and_time(write_ir, save_npz):
+    """With stderr on a terminal the status line counts layers, shows the elapsed
+    time and the layer just run; -q turns it off."""
+    model, inputs = _two_output_model(write_ir), save_npz(x=X)
+    code, text = _run_on_a_terminal(["run", model, "--inputs", inputs])
+    assert code == 0, text
+    assert re.search(r"running \[#+\] 6/6 layers +[0-9.]+s", text) and "\r" in text, text
+    assert re.search(r"(Parameter|Convert|Result)-1 ", text), text
+    code, text = _run_on_a_terminal(["run", model, "--inputs", inputs, "-q"])
+    assert code == 0 and "running" not in text, text

@@ -35,9 +35,10 @@ from .base import EXIT_FINDINGS, cli, fail
               help="Range of a generated input's values, e.g. input_ids:0,30521 (integers: both ends included; "
                    "without NAME: every input; repeatable). Default: what the graph implies, else [0,9] or [-1,1).")
 @click.option("--save-inputs", metavar="FILE.npz", help="Write the inputs used to this npz.")
-@click.option("--profile", is_flag=True, help="Print a per-layer timing table, slowest first.")
+@click.option("--profile", is_flag=True, help="Print timing tables, slowest first: per layer, then per op type.")
 @click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
               help="Run this many times after one warm-up run, and print latency and throughput; --profile reports medians.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display on the terminal (a long run shows one on stderr).")
 @click.option("--max-memory", callback=lambda ctx, param, value: _size(value), metavar="SIZE",
               help="Bytes of tensors a run may hold, e.g. 8GiB (default: $IREXEC_MAX_MEMORY or half the RAM).")
 @click.option("--follow-symlinks", is_flag=True, default=None,
@@ -45,7 +46,7 @@ from .base import EXIT_FINDINGS, cli, fail
 def run(model: str, inputs_path: str | None, output_path: str | None, weights: str | None, compare_path: str | None,
         atol: tuple[str, ...], rtol: tuple[str, ...], dump_dir: str | None, stop_at: str | None, seed: int,
         input_shapes: tuple[str, ...], val_ranges: tuple[str, ...], save_inputs: str | None, profile: bool, repeat: int,
-        max_memory: int | None, follow_symlinks: bool | None) -> None:
+        quiet: bool, max_memory: int | None, follow_symlinks: bool | None) -> None:
     """Run MODEL on the inputs and print a table of its outputs.
 
     \b
@@ -108,7 +109,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
             save_npz(save_inputs, feeds)  # before running, so a failing run can be reproduced
             click.echo(f"wrote {len(feeds)} input(s) to {save_inputs}")
         result = session.run(feeds, stop_at=stop_at, dump=dump_dir, profile=profile, repeat=repeat,
-                             warmup=1 if repeat > 1 else 0, progress=sys.stderr.isatty())
+                             warmup=1 if repeat > 1 else 0, progress=sys.stderr.isatty() and not quiet)
         if output_path:
             save_npz(output_path, result.outputs)
         report = None

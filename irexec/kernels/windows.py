@@ -63,11 +63,33 @@ def fit_length(x: np.ndarray, need: Sequence[int], value: float | int) -> np.nda
     return pad_spatial(x, [0] * len(need), extra, value) if any(extra) else x
 
 
+# Products of fewer multiply-adds than this stay on the calling thread.
+MIN_PARALLEL_MACS = 1 << 22
+
+
+def _parts(macs: int, limit: int) -> int:
+    """How many independent pieces to cut a product of ``macs`` multiply-adds into."""
+    from .. import parallel
+
+    if macs < MIN_PARALLEL_MACS or limit <= 1:
+        return 1
+    return max(1, min(parallel.num_threads() * 2, limit, macs // MIN_PARALLEL_MACS))
+
+
+def _run(tasks: list, parts: int) -> None:
+    from .. import parallel
+
+    # the output size is what parallel.run weighs; these tasks are compute bound
+    parallel.run(tasks, parallel.MIN_PARALLEL_BYTES if parts > 1 else 0)
+
+
 def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], dilations: Sequence[int],
             out_spatial: Sequence[int], out_dtype: np.dtype) -> np.ndarray:
     """Grouped convolution of an already padded ``x`` [N, G*Cg, *sp] with
-    ``w`` [G, Og, Cg, *k]: im2col tiles along the first output axis, each one
-    batched matmul over the groups.  Returns [N, G*Og, *out_spatial]."""
+    ``w`` [G, Og, Cg, *k].  Returns [N, G*Og, *out_spatial].  Three ways,
+    chosen by shape: a 1x1 kernel is one matmul on the (strided) input; few
+    input channels per group (depthwise) is a multiply-accumulate per kernel
+    offset over strided views; anything else is im2col tiles through BLAS."""
     n, c = x.shape[:2]
     g, og, cg = w.shape[:3]
     kernel = w.shape[3:]
@@ -79,6 +101,75 @@ def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], d
     if cg * k == 0:
         out[...] = 0
         return out
+    if k == 1:
+        _conv_1x1(x, w, strides, out, acc)
+    elif cg * og <= 4 and k <= 64:
+        _conv_depthwise(x, w, strides, dilations, out, acc)
+    else:
+        _conv_im2col(x, w, strides, dilations, out, acc)
+    return out
+
+
+def _conv_1x1(x: np.ndarray, w: np.ndarray, strides: Sequence[int], out: np.ndarray, acc: np.dtype) -> None:
+    n = x.shape[0]
+    g, og, cg = w.shape[:3]
+    out_spatial = out.shape[2:]
+    xs = x[(slice(None), slice(None)) + tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(out_spatial, strides))]
+    p = math.prod(out_spatial)
+    cols = np.ascontiguousarray(xs, dtype=acc).reshape(n, g, cg, p)
+    wm = w.reshape(g, og, cg).astype(acc, copy=False)
+    res = out.reshape(n, g, og, p) if out.dtype == acc else np.empty((n, g, og, p), acc)
+    parts = _parts(n * g * og * cg * p, p)
+    if parts == 1:
+        np.matmul(wm, cols, out=res)
+    else:
+        _run([lambda a=a, b=b: np.matmul(wm, cols[..., a:b], out=res[..., a:b])
+              for a, b in _spans(p, parts)], parts)
+    if res.base is not out and res is not out:
+        out[...] = res.reshape(out.shape)
+
+
+def _spans(n: int, parts: int) -> list[tuple[int, int]]:
+    return [(n * i // parts, n * (i + 1) // parts) for i in range(parts) if n * i // parts < n * (i + 1) // parts]
+
+
+def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
+                    out: np.ndarray, acc: np.dtype) -> None:
+    """Few input channels per group: for each kernel offset and input channel
+    of a group, the strided view of the input times one weight per output
+    channel, accumulated in place (no im2col, no batched tiny matmuls).
+    Channels last, so that the innermost loop of every pass runs over
+    contiguous channels with a contiguous row of weights."""
+    n = x.shape[0]
+    g, og, cg = w.shape[:3]
+    kernel = w.shape[3:]
+    out_spatial = out.shape[2:]
+    sp = len(kernel)
+    last = (0, *range(2, 2 + sp), 1)
+    xt = np.ascontiguousarray(x.transpose(last), dtype=acc)  # [N, *sp, C]
+    xt = xt.reshape(*xt.shape[:-1], g, cg)
+    wa = np.ascontiguousarray(w.transpose(*range(3, 3 + sp), 0, 2, 1), dtype=acc)  # [*k, G, Cg, Og]
+    total = np.zeros((n, *out_spatial, g, og), acc)
+    tmp = np.empty_like(total)
+    for offs in np.ndindex(*kernel):
+        view = xt[(slice(None),) + tuple(slice(o * d, o * d + (m - 1) * s + 1, s)
+                                          for o, d, m, s in zip(offs, dilations, out_spatial, strides))]
+        wk = wa[offs]  # [G, Cg, Og]
+        for ci in range(cg):
+            np.multiply(view[..., ci:ci + 1], wk[:, ci], out=tmp)
+            total += tmp
+    out[...] = total.reshape(n, *out_spatial, g * og).transpose(0, sp + 1, *range(1, sp + 1))
+
+
+def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
+                 out: np.ndarray, acc: np.dtype) -> None:
+    """im2col tiles along the first output axis, each one batched matmul over
+    the groups; the tiles are independent and run on the thread pool."""
+    n, c = x.shape[:2]
+    g, og, cg = w.shape[:3]
+    kernel = w.shape[3:]
+    out_spatial = out.shape[2:]
+    k = math.prod(kernel)
     spatial = len(kernel)
     wm = w.reshape(g, og, cg * k).astype(acc, copy=False)  # [G, Og, Cg*K]
     dk = [d * (kk - 1) + 1 for d, kk in zip(dilations, kernel)]
@@ -88,15 +179,18 @@ def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], d
     rest = math.prod(out_spatial[1:])
     per_row = n * c * rest * k * acc.itemsize
     rows = max(1, TILE_BYTES // max(per_row, 1))
+    parts = _parts(n * g * og * cg * k * math.prod(out_spatial), out_spatial[0])
+    rows = min(rows, -(-out_spatial[0] // parts))
     xg = win.reshape(n, g, cg, *win.shape[2:]) if win.shape[1] == c else win
-    for r0 in range(0, out_spatial[0], rows):
-        r1 = min(out_spatial[0], r0 + rows)
-        tile = xg[:, :, :, r0:r1, ...]  # [N, G, Cg, rows, *rest, *k]
+    # [G, Cg, *k, N, rows, *rest]: the contraction axes (Cg, k) contiguous per group
+    order = (1, 2, *range(3 + spatial, 3 + 2 * spatial), 0, *range(3, 3 + spatial))
+
+    def tile(r0: int, r1: int) -> None:
+        t = xg[:, :, :, r0:r1, ...]  # [N, G, Cg, rows, *rest, *k]
         p = (r1 - r0) * rest
-        # [G, Cg, *k, N, rows, *rest]: the contraction axes (Cg, k) contiguous per group
-        order = (1, 2, *range(3 + spatial, 3 + 2 * spatial), 0, *range(3, 3 + spatial))
-        cols = np.ascontiguousarray(tile.transpose(order), dtype=acc).reshape(g, cg * k, n * p)
+        cols = np.ascontiguousarray(t.transpose(order), dtype=acc).reshape(g, cg * k, n * p)
         res = np.matmul(wm, cols)  # [G, Og, N*P]
-        res = res.reshape(g * og, n, r1 - r0, *out_spatial[1:]).swapaxes(0, 1)
-        out[:, :, r0:r1, ...] = res
-    return out
+        out[:, :, r0:r1, ...] = res.reshape(g * og, n, r1 - r0, *out_spatial[1:]).swapaxes(0, 1)
+
+    tasks = [lambda r0=r0: tile(r0, min(out_spatial[0], r0 + rows)) for r0 in range(0, out_spatial[0], rows)]
+    _run(tasks, len(tasks))

@@ -124,21 +124,44 @@ def _max_pool(op: _Pool, plan: PoolPlan, data: np.ndarray, with_index: np.dtype 
         return np.empty(out_shape, data.dtype), (np.zeros(out_shape, with_index) if with_index is not None else None)
     low = _lowest(data.dtype)
     x = op._padded(data, plan, low)
-    best = np.full(out_shape, low, data.dtype)
-    index = np.zeros(out_shape, np.int64) if with_index is not None else None
+    if data.dtype.kind not in "iu":
+        nan = x != x
+        if nan.any():  # NaN never wins: as the lowest value, which never does either
+            x = np.where(nan, np.asarray(low, data.dtype), x)
     spatial = data.shape[2:]
+    views = [v for _, v in window_offsets(x, plan.out_spatial, op.strides, plan.dilations, op.kernel)]
+    if with_index is None:
+        best = views[0].copy()
+        for view in views[1:]:
+            np.maximum(best, view, out=best)
+        return best, None
+    best = views[0].copy()
+    for view in views[1:]:
+        np.maximum(best, view, out=best)
+    # the first offset holding each window's maximum, as its flat position within
+    # the plane relative to the window's start: tried from the last offset back,
+    # each match overwriting the later ones (no masked copies: they are slow)
     plane_strides = [math.prod(spatial[i + 1:]) for i in range(len(spatial))]
-    better = np.empty(out_shape, bool)
-    for offs, view in window_offsets(x, plan.out_spatial, op.strides, plan.dilations, op.kernel):
-        with np.errstate(invalid="ignore"):
-            np.greater(view, best, out=better)
-        np.copyto(best, view, where=better)
-        if index is not None:
-            pos = 0
-            for i, (o, n) in enumerate(zip(offs, plan.out_spatial)):
-                coord = np.arange(n, dtype=np.int64) * op.strides[i] - plan.pads_begin[i] + o * plan.dilations[i]
-                pos = np.add.outer(pos, coord * plane_strides[i]) if i else coord * plane_strides[i]
-            np.copyto(index, pos, where=better)
+    offsets = list(np.ndindex(*op.kernel))
+
+    def rel(j: int) -> int:
+        return sum(o * d * ps for o, d, ps in zip(offsets[j], plan.dilations, plane_strides))
+
+    eq = np.empty(out_shape, bool)
+    found = np.zeros(out_shape, np.int64)
+    for j in range(len(views) - 1, -1, -1):
+        np.equal(views[j], best, out=eq)
+        found = np.where(eq, rel(j), found)
+    start = 0
+    for i, n in enumerate(plan.out_spatial):
+        coord = (np.arange(n, dtype=np.int64) * op.strides[i] - plan.pads_begin[i]) * plane_strides[i]
+        shape = [1] * len(out_shape)
+        shape[2 + i] = n
+        start = start + coord.reshape(shape)
+    index = found + start
+    alone = best == low
+    if alone.any():
+        index[alone] = 0  # nothing beat the lowest value (a window of padding alone): index 0, as the reference
     if index is not None:
         plane = math.prod(spatial)
         n, c = data.shape[:2]

@@ -40,7 +40,8 @@ def f64(fn: Any) -> Any:
         with np.errstate(all="ignore"):
             r = np.asarray(fn(a.astype(np.float64), attrs, *[float(np.asarray(p).reshape(-1)[0]) for p in x[1:]]))
         if is_float(a):
-            return [r.astype(a.dtype)]
+            with np.errstate(over="ignore"):
+                return [r.astype(a.dtype)]
         info = np.iinfo(a.dtype)
         return [np.clip(np.nan_to_num(np.rint(r)), info.min, info.max).astype(a.dtype)]
     return ref

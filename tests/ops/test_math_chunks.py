@@ -68,7 +68,8 @@ def test_chunks_match_pieces(case: tuple[str, str, dict[str, str]], dtype: type,
 def test_chunks_exactly_rounded(op_type: str, dtype: type) -> None:
     x = _data(np.dtype(dtype))
     got = _compute(op_type, "opset1", {}, x)
-    want = np.array([REFERENCE[op_type](v) for v in x.astype(np.float64).tolist()]).astype(dtype)
+    with np.errstate(over="ignore"):  # overflow to inf when rounding is the expected value
+        want = np.array([REFERENCE[op_type](v) for v in x.astype(np.float64).tolist()]).astype(dtype)
     up, down = np.nextafter(want, np.array(np.inf, want.dtype)), np.nextafter(want, np.array(-np.inf, want.dtype))
     g64 = got.astype(np.float64)
     within = (g64 == up.astype(np.float64)) | (g64 == down.astype(np.float64))

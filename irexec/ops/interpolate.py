@@ -1,0 +1,268 @@
+"""Interpolate-4 and Interpolate-11: resizing of chosen axes (nearest with its
+five rounding modes, linear with optional antialiasing, linear_onnx, cubic;
+five coordinate transformation modes; output from sizes or scales; zero
+padding before resizing).
+
+Every mode is separable, so the kernel resizes one axis at a time: a gather
+of the source indices for nearest, otherwise a weighted sum of a few gathers
+(two taps for linear_onnx, four for cubic, the triangle filter's support for
+linear).  Coordinates are computed in f32 as OpenVINO does, so that the
+rounding of nearest agrees on ties; sums are in f32 (f64 for f64 data).
+Output dims from scales are ``int(f32(dim) * f32(scale + 1e-6))``, as
+OpenVINO's shape inference computes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kernels.windows import accumulator, pad_spatial
+from ..shapes import DYNAMIC, Dim, PartialShape
+from .base import INTEGRAL, NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
+from .helpers import const_axes, const_ints, value_dims
+from .registry import register
+
+_EPS = np.float32(1e-6)
+
+_MODE4 = Enum("nearest", "linear", "linear_onnx", "cubic", doc="interpolation")
+_CTM = Enum("half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners",
+            doc="resized coordinate -> input coordinate")
+_NEAREST = Enum("round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple", doc="rounding of nearest")
+_COMMON = {
+    "shape_calculation_mode": Enum("sizes", "scales", doc="which input gives the output shape"),
+    "coordinate_transformation_mode": _CTM,
+    "nearest_mode": _NEAREST,
+    "antialias": Attr("bool", False, doc="antialiasing filter when downsampling (linear)"),
+    "pads_begin": Attr("ints", (), doc="zeros added before each axis"),
+    "pads_end": Attr("ints", (), doc="zeros added after each axis"),
+    "cube_coeff": Attr("float", -0.75, doc="the A of the cubic kernel"),
+}
+
+
+@dataclass(frozen=True)
+class InterpPlan:
+    pads_begin: tuple[int, ...]
+    pads_end: tuple[int, ...]
+    axes: tuple[int, ...]
+    sizes: tuple[int, ...]  # output length per axis in ``axes``
+    scales: tuple[float, ...]  # the scale the coordinates use, per axis in ``axes``
+
+
+def _scale_dim(d: Dim, scale: float) -> Dim:
+    mult = np.float32(np.float32(scale) + _EPS)
+
+    def one(v: int) -> int:
+        return int(np.float32(v) * mult)
+
+    return Dim(one(d.lo), None if d.hi is None else one(d.hi))
+
+
+class _Interp(Op):
+    family = "image"
+    data_port = 0
+
+    def _pads(self, rank: int) -> tuple[list[int], list[int]]:
+        pb = list(self.pads_begin)[:rank] + [0] * max(0, rank - len(self.pads_begin))
+        pe = list(self.pads_end)[:rank] + [0] * max(0, rank - len(self.pads_end))
+        if any(p < 0 for p in pb + pe):
+            raise op_error(f"pads_begin {list(self.pads_begin)} and pads_end {list(self.pads_end)} must not be negative",
+                           "bad-attribute")
+        return pb, pe
+
+    def _infer(self, data: TensorInfo, sizes: TensorInfo | None, scales: TensorInfo | None,
+               axes_in: TensorInfo | None, port_sizes: int, port_scales: int, port_axes: int) -> Inference:
+        rank = data.shape.rank
+        axes = None
+        if axes_in is not None:
+            raw = const_ints(axes_in, "axes", port_axes)
+            if raw is not None and any(a < 0 for a in raw):  # OpenVINO takes no negative axes here
+                raise op_error(f"axes {raw} must not be negative", "axis-out-of-range", port_axes)
+            axes = const_axes(axes_in, rank, "axes", port_axes, unique=True)
+        elif rank is not None:
+            axes = list(range(rank))
+        use_sizes = self.shape_calculation_mode == "sizes"
+        src = sizes if use_sizes else scales
+        port = port_sizes if use_sizes else port_scales
+        if src is not None and src.shape.rank is not None and src.shape.rank != 1:
+            raise op_error(f"{'sizes' if use_sizes else 'scales'} must be 1-D, got {src.shape}", "bad-input-rank", port)
+        if axes is not None and src is not None and src.shape.rank == 1 and src.shape[0].is_static \
+                and src.shape[0].value != len(axes):
+            raise op_error(f"{'sizes' if use_sizes else 'scales'} {src.shape} must hold one value per axis "
+                           f"(axes {axes})", "incompatible-inputs", port)
+        if rank is None:
+            return Inference([TensorInfo(PartialShape(None), data.etype)], None)
+        pb, pe = self._pads(rank)
+        dims = [d + (b + e) for d, b, e in zip(data.shape.dims, pb, pe)]
+        if axes is None:
+            return Inference([TensorInfo(PartialShape.dynamic(rank), data.etype)], None)
+        out = list(dims)
+        scales_v: list[float] | None = None
+        if scales is not None and scales.value() is not None:
+            scales_v = [float(v) for v in np.asarray(scales.value(), np.float32).reshape(-1)]
+        if use_sizes:
+            given = value_dims(sizes) if sizes is not None else None
+            if given is not None and len(given) != len(axes):
+                raise op_error(f"sizes {given} must hold one value per axis (axes {axes})", "incompatible-inputs", port)
+            for i, a in enumerate(axes):
+                v = given[i] if given is not None else DYNAMIC
+                if isinstance(v, int) and v < 0:
+                    raise op_error(f"sizes {given} must not be negative", "bad-value", port)
+                out[a] = Dim(v, v) if isinstance(v, int) else v
+        else:
+            if scales_v is not None and len(scales_v) != len(axes):
+                raise op_error(f"scales {scales_v} must hold one value per axis (axes {axes})", "incompatible-inputs",
+                               port)
+            for i, a in enumerate(axes):
+                if scales_v is None:
+                    out[a] = DYNAMIC
+                    continue
+                if not scales_v[i] > 0:
+                    raise op_error(f"scales {scales_v} must be positive", "bad-value", port)
+                out[a] = _scale_dim(dims[a], scales_v[i])
+        shape = PartialShape(tuple(out))
+        plan = None
+        if shape.is_static and data.shape.is_static:
+            outs = shape.to_tuple()
+            ins = [d.value for d in dims]
+            size_t = tuple(outs[a] for a in axes)
+            if use_sizes:
+                sc = tuple(float(np.float32(o) / np.float32(ins[a])) if ins[a] else 0.0 for o, a in zip(size_t, axes))
+            else:
+                sc = tuple(scales_v or ())
+            plan = InterpPlan(tuple(pb), tuple(pe), tuple(axes), size_t, sc)
+        return Inference([TensorInfo(shape, data.etype)], plan)
+
+    def _run(self, plan: InterpPlan, data: np.ndarray) -> np.ndarray:
+        x = pad_spatial(data, plan.pads_begin, plan.pads_end, 0) if any(plan.pads_begin) or any(plan.pads_end) else data
+        if self.mode == "nearest":
+            for a, m, s in zip(plan.axes, plan.sizes, plan.scales):
+                n = x.shape[a]
+                if m == 0 or n == 0:
+                    x = np.zeros(x.shape[:a] + (m,) + x.shape[a + 1:], data.dtype)
+                    continue
+                x = np.take(x, self._nearest(n, m, s), axis=a)
+            return np.ascontiguousarray(x)
+        acc = accumulator(data.dtype) if data.dtype.kind == "f" or data.dtype.name == "bfloat16" else np.dtype(np.float32)
+        x = x.astype(acc, copy=False)
+        for a, m, s in zip(plan.axes, plan.sizes, plan.scales):
+            n = x.shape[a]
+            if m == 0 or n == 0:
+                x = np.zeros(x.shape[:a] + (m,) + x.shape[a + 1:], acc)
+                continue
+            idx, w = self._taps(n, m, s)
+            shape = [1] * x.ndim
+            shape[a] = m
+            res = np.zeros(x.shape[:a] + (m,) + x.shape[a + 1:], acc)
+            for t in range(idx.shape[1]):
+                res += np.take(x, idx[:, t], axis=a) * w[:, t].astype(acc).reshape(shape)
+            x = res
+        if data.dtype.kind in "iu":
+            info = np.iinfo(data.dtype)
+            x = np.clip(np.rint(x), info.min, info.max)
+        return x.astype(data.dtype)
+
+    def _coords(self, n: int, m: int, scale: float) -> np.ndarray:
+        """Input coordinate of every output position along one axis, in f32."""
+        x = np.arange(m, dtype=np.float32)
+        s = np.float32(scale)
+        mode = self.coordinate_transformation_mode
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if mode == "half_pixel":
+                return (x + np.float32(0.5)) / s - np.float32(0.5)
+            if mode == "pytorch_half_pixel":
+                return (x + np.float32(0.5)) / s - np.float32(0.5) if m > 1 else np.zeros(m, np.float32)
+            if mode == "asymmetric":
+                return x / s
+            if mode == "tf_half_pixel_for_nn":
+                return (x + np.float32(0.5)) / s
+            if m == 1:
+                return np.zeros(m, np.float32)
+            return x * np.float32(n - 1) / np.float32(m - 1)
+
+    def _nearest(self, n: int, m: int, scale: float) -> np.ndarray:
+        c = self._coords(n, m, scale)
+        mode = self.nearest_mode
+        if mode == "round_prefer_floor":
+            r = np.where(c == np.floor(c) + np.float32(0.5), np.floor(c), np.round(c))
+        elif mode == "round_prefer_ceil":
+            r = np.floor(c + np.float32(0.5))
+        elif mode == "floor":
+            r = np.floor(c)
+        elif mode == "ceil":
+            r = np.ceil(c)
+        else:  # simple: ceil when downsampling, else truncate
+            r = np.ceil(c) if scale < 1 else np.trunc(c)
+        return np.clip(r, 0, n - 1).astype(np.int64)
+
+    def _taps(self, n: int, m: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
+        """Source indices and weights [m, taps] of one axis."""
+        c = self._coords(n, m, scale).astype(np.float64)
+        if self.mode == "linear_onnx":
+            c = np.clip(c, 0, n - 1)
+            i0 = np.minimum(np.floor(c).astype(np.int64), n - 1)
+            i1 = np.minimum(i0 + 1, n - 1)
+            d0, d1 = np.abs(c - i0), np.abs(c - i1)
+            same = i0 == i1
+            d0[same] = d1[same] = 0.5
+            return np.stack([i0, i1], 1), np.stack([d1, d0], 1)
+        if self.mode == "cubic":
+            f = np.floor(c)
+            t = c - f
+            a = self.cube_coeff
+            w = np.stack([((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
+                          ((a + 2) * t - (a + 3)) * t * t + 1,
+                          ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1,
+                          ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a], 1)
+            idx = np.clip(f.astype(np.int64)[:, None] + np.arange(-1, 3), 0, n - 1)
+            return idx, w
+        # linear: triangle filter, widened by 1/scale when antialiasing a downsample;
+        # taps outside the input are dropped and the rest renormalised
+        k = float(scale) if self.antialias and scale < 1 else 1.0
+        r = int(np.ceil(1 / k)) + 1
+        base = np.floor(c).astype(np.int64)
+        idx = base[:, None] + np.arange(-r, r + 1)
+        w = np.maximum(0.0, 1.0 - np.abs(k * (c[:, None] - idx)))
+        w[(idx < 0) | (idx >= n)] = 0.0
+        total = w.sum(1, keepdims=True)
+        w = np.divide(w, total, out=np.zeros_like(w), where=total > 0)
+        return np.clip(idx, 0, n - 1), w
+
+
+@register
+class Interpolate4(_Interp):
+    type, version, since_opset = "Interpolate", 4, 4
+    summary = "resize chosen axes (nearest, linear, linear_onnx, cubic) to sizes or by scales"
+    inputs = (In("data", NUMERIC), In("sizes", INTEGRAL, rank=1, value=True), In("scales", REAL, rank=1, value=True),
+              In("axes", INTEGRAL, rank=1, optional=True, value=True))
+    attributes = {"mode": _MODE4, **_COMMON}
+
+    def infer(self, data: TensorInfo, sizes: TensorInfo, scales: TensorInfo, axes: TensorInfo | None = None) -> Inference:
+        return self._infer(data, sizes, scales, axes, 1, 2, 3)
+
+    def compute(self, plan: InterpPlan, data: np.ndarray, *rest: np.ndarray) -> list[np.ndarray]:
+        return [self._run(plan, data)]
+
+
+@register
+class Interpolate11(_Interp):
+    type, version, since_opset = "Interpolate", 11, 11
+    summary = "Interpolate-4 with one scales_or_sizes input"
+    inputs = (In("data", NUMERIC), In("scales_or_sizes", NUMERIC, rank=1, value=True),
+              In("axes", INTEGRAL, rank=1, optional=True, value=True))
+    attributes = {"mode": Enum("nearest", "linear", "linear_onnx", "cubic", "bilinear_pillow", "bicubic_pillow",
+                               doc="interpolation"), **_COMMON}
+
+    def infer(self, data: TensorInfo, sos: TensorInfo, axes: TensorInfo | None = None) -> Inference:
+        if self.mode in ("bilinear_pillow", "bicubic_pillow"):
+            raise op_error(f"mode {self.mode} is not implemented by irexec", "bad-attribute")
+        sizes_mode = self.shape_calculation_mode == "sizes"
+        if sos.known_type and sizes_mode != (sos.etype.dtype.kind in "iu"):
+            want = "an integer" if sizes_mode else "a floating-point"
+            raise op_error(f"scales_or_sizes must have {want} element type with shape_calculation_mode "
+                           f"{self.shape_calculation_mode}, got {sos.etype.name}", "bad-input-type", 1)
+        return self._infer(data, sos if sizes_mode else None, None if sizes_mode else sos, axes, 1, 1, 2)
+
+    def compute(self, plan: InterpPlan, data: np.ndarray, *rest: np.ndarray) -> list[np.ndarray]:
+        return [self._run(plan, data)]
