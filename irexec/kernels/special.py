@@ -31,81 +31,120 @@ _THRESH = 0.46875
 _ONE = 6.0
 
 
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter of an f64 into two 26-bit halves
+
+
 def _exp_minus_square(y: np.ndarray) -> np.ndarray:
-    """exp(-y*y) without the cancellation error of y*y: split y at 1/16."""
-    ysq = np.trunc(y * 16.0) / 16.0
-    return np.exp(-ysq * ysq) * np.exp(-(y - ysq) * (y + ysq))
+    """exp(-y*y) without the rounding error of y*y: y*y = hi + lo exactly
+    (Dekker's product), and exp(-hi - lo) = exp(-hi) * (1 - lo) as |lo| <= 2**-48."""
+    hi = y * y
+    c = y * _SPLIT
+    yh = c - (c - y)
+    yl = y - yh
+    lo = yh * yh  # lo = ((yh*yh - hi) + 2*yh*yl) + yl*yl, built in place
+    lo -= hi
+    c = np.multiply(yh, yl, out=c)
+    c += c
+    lo += c
+    yl *= yl
+    lo += yl
+    np.negative(hi, out=hi)
+    np.exp(hi, out=hi)
+    np.subtract(1.0, lo, out=lo)
+    hi *= lo
+    return hi
+
+
+def _horner(z: np.ndarray, coefs: tuple[float, ...], first: float | None) -> np.ndarray:
+    """first * z**n + coefs[0] * z**(n-1) + ... + coefs[-1], in place on one
+    buffer (first None: a leading coefficient of 1)."""
+    acc = np.multiply(z, first) if first is not None else z.copy()
+    for c in coefs[:-1]:
+        acc += c
+        acc *= z
+    acc += coefs[-1]
+    return acc
 
 
 def _erf_small(x: np.ndarray) -> np.ndarray:
     z = x * x
-    num = _A[4] * z
-    den = z.copy()
-    for i in range(3):
-        num += _A[i]
-        num *= z
-        den += _B[i]
-        den *= z
-    return x * (num + _A[3]) / (den + _B[3])
+    num = _horner(z, _A[:4], _A[4])
+    den = _horner(z, _B, None)
+    num /= den
+    num *= x
+    return num
 
 
 def _erfc_mid(y: np.ndarray) -> np.ndarray:
-    num = _C[8] * y
-    den = y.copy()
-    for i in range(7):
-        num += _C[i]
-        num *= y
-        den += _D[i]
-        den *= y
-    return _exp_minus_square(y) * ((num + _C[7]) / (den + _D[7]))
+    num = _horner(y, _C[:8], _C[8])
+    den = _horner(y, _D, None)
+    num /= den
+    num *= _exp_minus_square(y)
+    return num
 
 
 def _erfc_large(y: np.ndarray) -> np.ndarray:
     z = 1.0 / (y * y)
-    num = _P[5] * z
-    den = z.copy()
-    for i in range(4):
-        num += _P[i]
-        num *= z
-        den += _Q[i]
-        den *= z
-    r = z * (num + _P[4]) / (den + _Q[4])
-    return _exp_minus_square(y) * ((_SQRPI - r) / y)
+    num = _horner(z, _P[:5], _P[5])
+    den = _horner(z, _Q, None)
+    num /= den
+    num *= z
+    np.subtract(_SQRPI, num, out=num)
+    num /= y
+    num *= _exp_minus_square(y)
+    return num
 
 
 # Elements per block: the dozen temporaries of a block stay in the cache.
-_BLOCK = 1 << 14
+_BLOCK = 1 << 13
 
 
-def erf(x: np.ndarray) -> np.ndarray:
-    """erf of a float64 array (NaN stays NaN, +-inf gives +-1)."""
+def erf(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """erf of a float64 array (NaN stays NaN, +-inf gives +-1), into ``out``
+    (which may be ``x``) when given."""
     x = np.asarray(x, np.float64)
+    if out is None:
+        out = np.empty_like(x)
     if x.size <= _BLOCK:
-        return _erf_block(x)
+        _erf_block(x, out)
+        return out
     flat = np.ascontiguousarray(x).reshape(-1)
-    out = np.empty_like(flat)
+    direct = out.flags.c_contiguous
+    dest = out.reshape(-1) if direct else np.empty_like(flat)
     for i in range(0, flat.size, _BLOCK):
-        out[i:i + _BLOCK] = _erf_block(flat[i:i + _BLOCK])
-    return out.reshape(x.shape)
-
-
-def _erf_block(x: np.ndarray) -> np.ndarray:
-    y = np.abs(x)
-    out = np.empty_like(x)
-    with np.errstate(all="ignore"):
-        small = y <= _THRESH
-        if small.all():
-            return _erf_small(x)
-        out[small] = _erf_small(x[small])
-        mid = (y > _THRESH) & (y <= 4.0)
-        if mid.any():
-            out[mid] = np.copysign(1.0 - _erfc_mid(y[mid]), x[mid])
-        large = (y > 4.0) & (y < _ONE)
-        if large.any():
-            out[large] = np.copysign(1.0 - _erfc_large(y[large]), x[large])
-        one = y >= _ONE
-        out[one] = np.copysign(1.0, x[one])
-        nan = np.isnan(x)
-        if nan.any():
-            out[nan] = x[nan]
+        _erf_block(flat[i:i + _BLOCK], dest[i:i + _BLOCK])
+    if not direct:
+        out[...] = dest.reshape(x.shape)
     return out
+
+
+def _erf_block(x: np.ndarray, out: np.ndarray) -> None:
+    """erf of one block; ``out`` may be ``x`` itself."""
+    with np.errstate(all="ignore"):
+        y = np.abs(x)
+        top = y.max(initial=0.0)
+        if top <= _THRESH:  # all small (a NaN fails the test)
+            out[...] = _erf_small(x)
+            return
+        # Each interval's formula on its own elements, gathered by index (a
+        # boolean-masked copy costs more than the formula); |x| > 4 goes
+        # through the middle one clipped, then the rare large ones are redone.
+        yf = y.reshape(-1)
+        small = np.flatnonzero(yf <= _THRESH)
+        if small.size:
+            r = np.empty_like(yf)
+            r[small] = _erf_small(yf[small])  # erf(|x|); the sign is put back below
+            rest = np.flatnonzero(yf > _THRESH)
+            m = _erfc_mid(np.minimum(yf[rest], 4.0))
+            np.subtract(1.0, m, out=m)
+            r[rest] = m
+        else:
+            r = _erfc_mid(np.minimum(yf, 4.0))
+            np.subtract(1.0, r, out=r)
+        if not top <= 4.0:  # or NaN
+            large = np.flatnonzero((yf > 4.0) & (yf < _ONE))
+            if large.size:
+                r[large] = 1.0 - _erfc_large(yf[large])
+            r[yf >= _ONE] = 1.0  # includes inf
+            r[np.isnan(yf)] = np.nan
+        np.copysign(r.reshape(y.shape), x, out=out)

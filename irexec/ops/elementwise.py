@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..kernels.elementwise import apply_f64
 from ..shapes import PartialShape, broadcast_numpy, broadcast_pdpd
 from .base import (
     ANY,
@@ -45,10 +46,17 @@ _BOOLEAN = dtypes.get("boolean")
 AUTO_BROADCAST = {"auto_broadcast": Enum("numpy", "none", "pdpd", doc="broadcasting rule of the two inputs")}
 
 
-def _apply(fn: Kernel, op: Op, with_op: bool, precise: bool, arrays: Sequence[np.ndarray], out_dtype: np.dtype) -> np.ndarray:
-    if precise and arrays[0].dtype.kind == "f" or precise and arrays[0].dtype.name == "bfloat16":
-        if arrays[0].dtype != np.float64:
-            arrays = [a.astype(np.float64) for a in arrays]
+def _apply(fn: Kernel, op: Op, with_op: bool, precise: bool, arrays: Sequence[np.ndarray], out_dtype: np.dtype,
+           narrow: Kernel | None = None) -> np.ndarray:
+    if precise and (arrays[0].dtype.kind == "f" or arrays[0].dtype.name == "bfloat16"):
+        # f64 computation on private copies (the kernel may work in place), rounded once
+        if narrow is not None and arrays[0].dtype != np.float64:
+            fn = narrow  # the result is rounded to at most 24 bits: a kernel accurate to 2**-40 will do
+        kernel = (lambda *xs: fn(*xs, op)) if with_op else fn
+        shape = arrays[0].shape
+        if all(a.shape == shape for a in arrays):
+            return apply_f64(kernel, arrays, out_dtype)
+        arrays = [a.astype(np.float64) for a in arrays]
     with np.errstate(all="ignore"):
         result = fn(*arrays, op) if with_op else fn(*arrays)
     result = np.asarray(result)
@@ -67,13 +75,14 @@ class Unary(Op):
     with_op = False
     precise = False
     boolean_out = False
+    narrow: Kernel | None = None  # precise kernel for data narrower than f64
 
     def infer(self, data: TensorInfo) -> list[TensorInfo]:
         return [TensorInfo(data.shape, _BOOLEAN if self.boolean_out else data.etype)]
 
     def compute(self, plan: Any, data: np.ndarray) -> list[np.ndarray]:
         out_dtype = np.dtype(np.bool_) if self.boolean_out else data.dtype
-        return [_apply(type(self).fn, self, self.with_op, self.precise, [data], out_dtype)]
+        return [_apply(type(self).fn, self, self.with_op, self.precise, [data], out_dtype, type(self).narrow)]
 
 
 class Binary(Op):
@@ -156,10 +165,11 @@ def _define(base: type[Op], type_: str, version: int, fn: Kernel, *, since: int 
 
 def unary(type_: str, version: int, fn: Kernel, *, types: str | tuple[str, ...] = NUMERIC, since: int | None = None,
           summary: str = "", precise: bool = False, boolean_out: bool = False, with_op: bool = False,
-          attributes: dict[str, Attr] | None = None) -> type[Op]:
-    """Register an elementwise op of one input."""
+          attributes: dict[str, Attr] | None = None, narrow: Kernel | None = None) -> type[Op]:
+    """Register an elementwise op of one input (``narrow``: a cheaper precise
+    kernel, relative error <= 2**-40, for f32, f16 and bf16 data)."""
     extra: dict[str, Any] = {"inputs": (In("data", types),), "precise": precise, "boolean_out": boolean_out,
-                             "with_op": with_op}
+                             "with_op": with_op, "narrow": staticmethod(narrow) if narrow else None}
     if attributes is not None:
         extra["attributes"] = attributes
     return _define(Unary, type_, version, fn, since=since, summary=summary, extra=extra)

@@ -123,7 +123,8 @@ def gelu_erf(x: np.ndarray, attrs: dict[str, Any]) -> np.ndarray:
 
 
 def gelu_tanh(x: np.ndarray, attrs: dict[str, Any]) -> np.ndarray:
-    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    # 0.5 * x * (1 + tanh(t)) written as x / (1 + e**(-2t)): no cancellation for large negative x
+    return x / (1 + np.exp(-2 * math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
 def softplus(v: float) -> float:
