@@ -15,7 +15,7 @@ from ..kernels.windows import conv_nd, pad_spatial
 from ..shapes import DYNAMIC, Dim, PartialShape
 from .base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from .registry import register
-from .spatial import AUTO_PAD, auto_pad_count, check_spatial, dilated, same_pads, window_count
+from .spatial import AUTO_PAD, auto_pad_count, check_spatial, dilated, same_pads, spatial_axes, window_count
 
 DATA, FILTERS = 0, 1
 
@@ -40,20 +40,7 @@ class _ConvBase(Op):
     grouped = False
 
     def _spatial_count(self, data: TensorInfo, filters: TensorInfo) -> int:
-        extra = 1 if self.grouped else 0
-        if data.shape.rank is not None:
-            n = data.shape.rank - 2
-        elif filters.shape.rank is not None:
-            n = filters.shape.rank - 2 - extra
-        else:
-            n = len(self.strides)
-        if data.shape.rank is not None and filters.shape.rank is not None and filters.shape.rank != n + 2 + extra:
-            raise op_error(f"filters {filters.shape} must have rank {n + 2 + extra} for data {data.shape}",
-                           "bad-input-rank", FILTERS)
-        if not 1 <= n <= 3:
-            raise op_error(f"convolution needs 1 to 3 spatial axes, got {n}", "bad-input-rank", DATA)
-        check_spatial("strides", self.strides, n, port=None)
-        check_spatial("dilations", self.dilations, n, port=None)
+        n = spatial_axes(data, filters, self.grouped, self.strides, self.dilations, "convolution")
         if self.auto_pad in ("explicit", "notset"):
             check_spatial("pads_begin", self.pads_begin, n, positive=False, port=None)
             check_spatial("pads_end", self.pads_end, n, positive=False, port=None)

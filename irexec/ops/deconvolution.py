@@ -25,7 +25,7 @@ from ..shapes import DYNAMIC, Dim, PartialShape
 from .base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from .helpers import value_dims
 from .registry import register
-from .spatial import AUTO_PAD, check_spatial, dilated
+from .spatial import AUTO_PAD, check_spatial, dilated, spatial_axes
 
 DATA, FILTERS, OUTPUT_SHAPE = 0, 1, 2
 
@@ -60,20 +60,7 @@ class _DeconvBase(Op):
     grouped = False
 
     def _n(self, data: TensorInfo, filters: TensorInfo, out_shape: TensorInfo | None) -> int:
-        extra = 1 if self.grouped else 0
-        if data.shape.rank is not None:
-            n = data.shape.rank - 2
-        elif filters.shape.rank is not None:
-            n = filters.shape.rank - 2 - extra
-        else:
-            n = len(self.strides)
-        if data.shape.rank is not None and filters.shape.rank is not None and filters.shape.rank != n + 2 + extra:
-            raise op_error(f"filters {filters.shape} must have rank {n + 2 + extra} for data {data.shape}",
-                           "bad-input-rank", FILTERS)
-        if not 1 <= n <= 3:
-            raise op_error(f"transposed convolution needs 1 to 3 spatial axes, got {n}", "bad-input-rank", DATA)
-        check_spatial("strides", self.strides, n, port=None)
-        check_spatial("dilations", self.dilations, n, port=None)
+        n = spatial_axes(data, filters, self.grouped, self.strides, self.dilations, "transposed convolution")
         if self.output_padding:
             check_spatial("output_padding", self.output_padding, n, positive=False, port=None)
             if any(p < 0 for p in self.output_padding):

@@ -7,10 +7,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..shapes import DYNAMIC, Dim
-from .base import Enum, op_error
+from .base import Enum, TensorInfo, op_error
 
 AUTO_PAD = Enum("explicit", "notset", "valid", "same_upper", "same_lower",
                 doc="explicit/notset: pads_begin/pads_end; valid: no padding; same_*: output = ceil(input / stride)")
+
+
+def spatial_axes(data: TensorInfo, filters: TensorInfo, grouped: bool, strides: Sequence[int], dilations: Sequence[int],
+                 what: str) -> int:
+    """How many spatial axes a convolution has (from the data rank, else the
+    filters' rank, else the strides), with strides and dilations checked
+    against it; the filters (input 1) carry one more axis when grouped."""
+    extra = 1 if grouped else 0
+    if data.shape.rank is not None:
+        n = data.shape.rank - 2
+    elif filters.shape.rank is not None:
+        n = filters.shape.rank - 2 - extra
+    else:
+        n = len(strides)
+    if data.shape.rank is not None and filters.shape.rank is not None and filters.shape.rank != n + 2 + extra:
+        raise op_error(f"filters {filters.shape} must have rank {n + 2 + extra} for data {data.shape}", "bad-input-rank", 1)
+    if not 1 <= n <= 3:
+        raise op_error(f"{what} needs 1 to 3 spatial axes, got {n}", "bad-input-rank", 0)
+    check_spatial("strides", strides, n, port=None)
+    check_spatial("dilations", dilations, n, port=None)
+    return n
 
 
 def check_spatial(name: str, values: Sequence[int], n: int, *, positive: bool = True, port: int | None = 0) -> None:

@@ -105,6 +105,26 @@ class OpTable:
         return self.id or f"{self.type}-{self.opset}"
 
 
+def random_arrays(rng: np.random.Generator) -> Callable[..., np.ndarray]:
+    """``rand(shape, dtype=np.float32)``: booleans, integers in [-100, 100] (as
+    far as the type holds them) or normal floats scaled by 10, drawn from ``rng``."""
+
+    def rand(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
+        dtype = np.dtype(dtype)
+        if dtype.kind == "b":
+            return rng.integers(0, 2, shape).astype(bool)
+        if dtype.kind in "iu":
+            info = np.iinfo(dtype)
+            return rng.integers(max(info.min, -100), min(info.max, 100), shape, endpoint=True).astype(dtype)
+        return (rng.standard_normal(shape) * 10).astype(dtype)
+
+    return rand
+
+
+def i64(*values: int) -> np.ndarray:
+    return np.array(values, np.int64)
+
+
 ASPECTS = ("reference", "openvino-values", "openvino-shapes", "declared-dims", "errors")
 
 

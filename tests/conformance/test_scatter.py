@@ -10,28 +10,17 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, conformance
+from conformance.harness import Case, ErrorCase, OpTable, conformance, i64, random_arrays
 
 rng = np.random.default_rng(20261202)
 BF16 = ml_dtypes.bfloat16
 
 
-def rand(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return rng.integers(max(info.min, -100), min(info.max, 100), shape, endpoint=True).astype(dtype)
-    return (rng.standard_normal(shape) * 10).astype(dtype)
+rand = random_arrays(rng)
 
 
 def idx(high: int, shape: tuple[int, ...], dtype: Any = np.int64, low: int | None = None) -> np.ndarray:
     return rng.integers(-high if low is None else low, high, shape).astype(dtype)
-
-
-def i64(*v: int) -> np.ndarray:
-    return np.array(v, np.int64)
 
 
 # ------------------------------------------------------------------ GatherND
