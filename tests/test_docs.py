@@ -1,4 +1,4 @@
-"""The README documents every diagnostic code and environment variable the package uses."""
+"""The README documents every diagnostic code, environment variable and op the package has."""
 
 from __future__ import annotations
 
@@ -39,3 +39,13 @@ def test_every_code_is_asserted_by_some_test():
     """A code no test mentions is a code nobody has seen produced."""
     tests = "".join(p.read_text() for p in (ROOT / "tests").rglob("*.py") if p.name != "test_docs.py")
     assert sorted(c for c in emitted_codes() if c not in tests) == []
+
+
+def test_every_registered_op_is_in_the_readme_op_table():
+    import irexec.model  # noqa: F401  (registers every op)
+    from irexec.ops.registry import all_ops
+
+    text = (ROOT / "README.md").read_text()
+    table = text[text.index("## Ops\n"):text.index("## Behaviour where the spec and OpenVINO differ")]
+    missing = [cls.display() for cls in all_ops() if cls.display() not in table]
+    assert not missing, f"ops missing from the README's op table: {missing}"
