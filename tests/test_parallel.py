@@ -13,6 +13,7 @@ from irexec import parallel
 from irexec.ops import gather as gather_module
 from irexec.ops import roll as roll_module
 from irexec.ops.roll import Roll7
+from irexec.ops.slicing import Transpose1
 
 
 @pytest.mark.parametrize("n, parts", [(0, 3), (1, 4), (7, 3), (8, 8), (5, 1), (100, 7), (3, 10)])
@@ -115,6 +116,8 @@ KERNELS = {
     "gather-axis0": lambda x: gather_module.gather(x, np.array([2, 0, 0, 1, 2]), 0, 0),
     "gather-axis2": lambda x: gather_module.gather(x, np.array([[6, 0], [-1, 3]]), 2, 0),
     "gather-batch_dims1": lambda x: gather_module.gather(x, batch_indices(x), 1, 1),
+    "transpose-channels-last": lambda x: Transpose1().run(x, np.array([0, 2, 3, 1]))[0],
+    "transpose-reversed": lambda x: Transpose1().run(x, np.array([3, 2, 1, 0]))[0],
 }
 
 

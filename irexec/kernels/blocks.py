@@ -3,7 +3,11 @@ long as the strides allow."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+
+from .. import parallel
 
 # Below this size the merging of axes costs more than it saves.
 _SMALL_BYTES = 1 << 16
@@ -37,3 +41,18 @@ def _view(a: np.ndarray, shape: list[int]) -> np.ndarray:
         return a.reshape(shape, copy=False)
     except TypeError:  # NumPy < 2.1 has no copy=; the strides check makes it a view anyway
         return a.reshape(shape)
+
+
+def copy_parallel(dst: np.ndarray, src: np.ndarray) -> None:
+    """``np.copyto(dst, src)`` for a big strided ``src`` (a transposed view), cut
+    along the first axis long enough into parts filled from the thread pool:
+    NumPy copies such a view an element at a time, so the second core halves it."""
+    parts = parallel.pieces(dst.nbytes)
+    axis = next((a for a in range(dst.ndim) if dst.shape[a] >= 2), None)
+    if parts <= 1 or axis is None:
+        np.copyto(dst, src)
+        return
+    lead = (slice(None),) * axis
+    tasks = [functools.partial(np.copyto, dst[lead + (slice(lo, hi),)], src[lead + (slice(lo, hi),)])
+             for lo, hi in parallel.spans(dst.shape[axis], parts)]
+    parallel.run(tasks, dst.nbytes)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import dtypes
+from ..kernels.blocks import copy_parallel
 from ..shapes import DYNAMIC, Dim, PartialShape
 from .base import BOOLEAN, INTEGRAL, UNBOUNDED, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error, same_as
 from .elementwise import AUTO_BROADCAST, broadcast_shapes
@@ -57,7 +58,7 @@ class Transpose1(Op):
 
     def compute(self, plan: tuple[int, ...], data: np.ndarray, order: np.ndarray) -> Sequence[np.ndarray]:
         out = np.empty(tuple(data.shape[a] for a in plan), data.dtype)
-        np.copyto(out, data.transpose(plan))
+        copy_parallel(out, data.transpose(plan))
         return [out]
 
 
