@@ -17,7 +17,7 @@ from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExe
 from .ir.reader import Layer
 from .model import BLOCKS_RUN, Model
 from .naming import cast_hint, parameter_label, parameter_list
-from .ops.base import Op, TensorInfo
+from .ops.base import Inference, Op, TensorInfo
 from .ops.io import Const1, Result1
 from .shapes import format_shape
 
@@ -232,9 +232,7 @@ def _plan_run(model: Model, stop_at: str | None, outputs: Sequence[str] | None) 
             raise UsageError(f"outputs {', '.join(map(repr, unknown))} name no output of the model (outputs: "
                              f"{', '.join(map(repr, names.values()))})", code="unknown-name", file=model.path)
         targets = [r.id for r in wanted]
-    live = live_layers(model, targets)
-    order = [lid for lid in graph.order if lid in live]
-    refuse_missing_ops(model, order)
+    live, order = _execution_order(model, targets)
     sources = {lid: graph.inputs_of(lid) for lid in order}
     reads: dict[tuple[int, int], int] = {}
     for lid in order:
@@ -242,6 +240,14 @@ def _plan_run(model: Model, stop_at: str | None, outputs: Sequence[str] | None) 
             if src is not None:
                 reads[src] = reads.get(src, 0) + 1
     return stop_layer, names, targets, order, sources, reads, live
+
+
+def _execution_order(model: Model, targets: list[int]) -> tuple[set[int], list[int]]:
+    """The layers ``targets`` depend on, and them in run order; refused when one cannot run."""
+    live = live_layers(model, targets)
+    order = [lid for lid in model.graph.order if lid in live]
+    refuse_missing_ops(model, order)
+    return live, order
 
 
 def _store(model: Model, layer: Layer, op: Op, outs: list[np.ndarray], elapsed: float,
@@ -307,11 +313,9 @@ class _Folded:
 
 
 def _folded(model: Model) -> _Folded:
-    found = model.__dict__.get("_irexec_folded")
-    if found is None:
-        found = _Folded(model)
-        model.__dict__["_irexec_folded"] = found
-    return found
+    if model.run_cache is None:
+        model.run_cache = _Folded(model)
+    return model.run_cache
 
 
 def _note_undeclared_shape(model: Model, layer: Layer, index: int, shape: tuple[int, ...], out: list[Diagnostic]) -> None:
@@ -371,12 +375,7 @@ def _compute(model: Model, layer: Layer, op: Op, args: list[np.ndarray], values:
     try:
         inference = op.plan_for(args)
         if not isinstance(op, _NO_ALLOCATION):
-            need = inference.__dict__.get("_irexec_need", False)
-            if need is False:
-                need = _needed(inference.outputs)
-                inference.__dict__["_irexec_need"] = need
-            if need is not None and need + held > limit:
-                refuse_over_memory_limit(model, layer, inference.outputs, values, results, limit, held)
+            refuse_over_memory_limit(model, layer, inference, values, results, limit, held)
         outs = list(op.compute(inference.plan, *args))
     except IRExecError as e:
         raise type(e)(model.locate(e.diagnostics, layer)) from None
@@ -387,16 +386,6 @@ def _compute(model: Model, layer: Layer, op: Op, args: list[np.ndarray], values:
     if _verify and not isinstance(op, Result1):
         verify_outputs(layer, inference.outputs, outs)
     return outs
-
-
-def _needed(outs: list[TensorInfo]) -> int | None:
-    """Bytes of the outputs, None when their shapes are not all known."""
-    need = 0
-    for info in outs:
-        if not info.shape.is_static:
-            return None
-        need += limits.nbytes(info.shape.to_tuple(), info.etype.itemsize)
-    return need
 
 
 def verify_outputs(layer: Layer, infos: list[TensorInfo], outs: list[np.ndarray]) -> None:
@@ -415,7 +404,7 @@ def verify_outputs(layer: Layer, infos: list[TensorInfo], outs: list[np.ndarray]
 def refuse_over_memory_limit(
     model: Model,
     layer: Layer,
-    outs: list[TensorInfo],
+    inference: Inference,
     values: Mapping[tuple[int, int], np.ndarray],
     results: Mapping[int, np.ndarray],
     limit: int,
@@ -425,11 +414,9 @@ def refuse_over_memory_limit(
     outputs and the tensors still alive would exceed ``limit`` bytes.  Nothing
     is allocated to find out.  ``held`` is an upper bound of the live bytes, so
     the common case costs one sum."""
-    need = 0
-    for info in outs:
-        if not info.shape.is_static:
-            return  # the op cannot say before computing (NonZero...); nothing to hold it to
-        need += limits.nbytes(info.shape.to_tuple(), info.etype.itemsize)
+    need = inference.output_nbytes
+    if need is None:
+        return  # the op cannot say before computing (NonZero...); nothing to hold it to
     if need + held <= limit:
         return  # even counting the mapped Consts and any aliases twice, it fits
     distinct: dict[int, int] = {}  # exact: each array once, mapped Consts not at all
@@ -441,7 +428,7 @@ def refuse_over_memory_limit(
     alive = sum(distinct.values())
     why = limits.over_limit(need + alive, limit)
     if why:
-        shapes = ", ".join(f"{i.etype.name}{i.shape}" for i in outs)
+        shapes = ", ".join(f"{i.etype.name}{i.shape}" for i in inference.outputs)
         also = f" plus {limits.format_bytes(alive)} of tensors still in use" if alive else ""
         raise IRExecError(f"output {shapes}{also} {why}", code="memory-limit", **model.where(layer))
 
@@ -458,9 +445,7 @@ def run_bound(model: Model, bound: Mapping[int, np.ndarray], targets: Sequence[i
     body, through the same plans and kernels as a model."""
     limit = limits.resolve(max_memory)
     graph = model.graph
-    live = live_layers(model, list(targets))
-    order = [lid for lid in graph.order if lid in live]
-    refuse_missing_ops(model, order)
+    _, order = _execution_order(model, list(targets))
     values: dict[tuple[int, int], np.ndarray] = {}
     results: dict[int, np.ndarray] = {}
     for lid in order:

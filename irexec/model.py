@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from functools import cache
+from typing import Any
 
 from . import files, limits
 from . import ops as _ops  # noqa: F401  (registers every op)
@@ -32,6 +33,8 @@ class Model:
     graph: Graph
     ops: dict[int, Op | None]  # None: layer that irexec cannot execute
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # what every run shares (folded Const-only layers, run orders): see execute._folded
+    run_cache: Any = field(default=None, repr=False, compare=False)
 
     @property
     def layers(self) -> dict[int, Layer]:

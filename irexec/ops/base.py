@@ -29,7 +29,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -131,6 +131,17 @@ class Inference:
 
     outputs: list[TensorInfo]
     plan: Any = None
+
+    @cached_property
+    def output_nbytes(self) -> int | None:
+        """Bytes of the outputs (exact, Python ints), None when a shape is not static.
+        Cached: a run asks once per layer, and inferences are cached per signature."""
+        total = 0
+        for info in self.outputs:
+            if not info.shape.is_static:
+                return None
+            total += limits.nbytes(info.shape.to_tuple(), info.etype.itemsize)
+        return total
 
 
 # ------------------------------------------------------------ input rules
