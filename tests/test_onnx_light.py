@@ -35,7 +35,7 @@ def _light_dir() -> Path | None:
     return d if d.is_dir() else None
 
 
-_started = time.perf_counter()
+_started: list[float] = []  # when the first of these tests ran (not when the module was collected)
 
 
 @pytest.mark.slow
@@ -50,7 +50,9 @@ def test_light_onnx_model_matches_openvino(name: str, tmp_path: Path) -> None:
     src = light / f"{name}.onnx"
     if not src.is_file():
         pytest.skip(f"{src.name} is not in this onnx release")
-    if time.perf_counter() - _started > BUDGET_SECONDS:
+    if not _started:
+        _started.append(time.perf_counter())
+    if time.perf_counter() - _started[0] > BUDGET_SECONDS:
         pytest.skip("time budget of the light-model tests spent")
     xml = tmp_path / "model.xml"
     ov.save_model(ov.convert_model(str(src)), str(xml))

@@ -128,9 +128,11 @@ class SpaceToDepth1(_BlockOp):
         out = np.ascontiguousarray(x.transpose(order))
         return [out.reshape(n, c * bs**k, *small)]
 
+
 @register
 class ShuffleChannels1(Op):
-    type, version, since_opset = "ShuffleChannels", 1, 3
+    # OpenVINO lists it from opset3 on but writes it as version="opset1" (its op is v0)
+    type, version, since_opset = "ShuffleChannels", 1, 1
     family = "movement"
     summary = "the dim at axis seen as [group, n/group] and transposed"
     inputs = (In("data", rank=(1, None)),)
