@@ -1,9 +1,12 @@
 """Block copies: moving same-shape views with NumPy's inner loop running as
-long as the strides allow."""
+long as the strides allow, big ones cut over the thread pool, and transposed
+views copied tile by tile through a scratch buffer that stays in cache."""
 
 from __future__ import annotations
 
 import functools
+import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -11,6 +14,15 @@ from .. import parallel
 
 # Below this size the merging of axes costs more than it saves.
 _SMALL_BYTES = 1 << 16
+# A transposed tile is staged in a scratch buffer of about this size, which
+# stays in L1/L2 while it is read across its rows.
+_TILE_BYTES = 32 << 10
+# Tiles up to this many elements along the output's contiguous axis; a
+# longer span leaves too few source rows per tile to amortise a call.
+_TILE_COLS = 64
+# Smaller transposed blocks are copied whole: a tile's two NumPy calls and
+# its indexing (a few microseconds) would cost more than the cache saves.
+_MIN_TILE_ELEMS = 2048
 
 
 def merge_trailing(dst: np.ndarray, src: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -43,16 +55,92 @@ def _view(a: np.ndarray, shape: list[int]) -> np.ndarray:
         return a.reshape(shape)
 
 
+def _reduced(dst: np.ndarray, src: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Views of two same-shape arrays without their length-1 axes and with
+    every pair of neighbouring axes merged that both walk at one stride."""
+    keep = [a for a in range(dst.ndim) if dst.shape[a] != 1]
+    shape = [dst.shape[a] for a in keep]
+    d_str = [dst.strides[a] for a in keep]
+    s_str = [src.strides[a] for a in keep]
+    a = len(shape) - 1
+    while a > 0:
+        if d_str[a - 1] == shape[a] * d_str[a] and s_str[a - 1] == shape[a] * s_str[a]:
+            shape[a - 1:a + 1] = [shape[a - 1] * shape[a]]
+            d_str[a - 1:a + 1], s_str[a - 1:a + 1] = [d_str[a]], [s_str[a]]
+        a -= 1
+    if not shape:
+        shape, d_str, s_str = [1], [dst.itemsize], [src.itemsize]
+    return (np.lib.stride_tricks.as_strided(dst, shape, d_str),
+            np.lib.stride_tricks.as_strided(src, shape, s_str, writeable=False))
+
+
 def copy_parallel(dst: np.ndarray, src: np.ndarray) -> None:
-    """``np.copyto(dst, src)`` for a big strided ``src`` (a transposed view), cut
-    along the first axis long enough into parts filled from the thread pool:
-    NumPy copies such a view an element at a time, so the second core halves it."""
-    parts = parallel.pieces(dst.nbytes)
-    axis = next((a for a in range(dst.ndim) if dst.shape[a] >= 2), None)
-    if parts <= 1 or axis is None:
+    """``np.copyto(dst, src)`` for same-shape, same-dtype arrays of any
+    strides (transposed, reversed, windowed views), the big ones cut into
+    disjoint parts filled from the thread pool. When the source's contiguous
+    axis is not the destination's (a transpose that moves the last axis),
+    the copy goes tile by tile through a small scratch buffer: NumPy walks the
+    destination's contiguous axis innermost, so copying the view directly
+    reads one element from each of many distant source rows per step."""
+    if dst.nbytes <= _SMALL_BYTES or dst.size == 0:
         np.copyto(dst, src)
         return
+    dst, src = _reduced(dst, src)
+    item = dst.itemsize
+    last = dst.ndim - 1
+    inner = min(range(dst.ndim), key=lambda a: abs(src.strides[a]))
+    if (inner != last and abs(src.strides[inner]) == item and abs(dst.strides[last]) == item
+            and _transpose_tiles(dst, src, inner)):
+        return
+    parts = parallel.pieces(dst.nbytes)
+    if parts <= 1:
+        np.copyto(dst, src)
+        return
+    # the first axis long enough for every part (else the longest): pieces stay big and few
+    axis = next((a for a in range(dst.ndim) if dst.shape[a] >= parts), None)
+    if axis is None:
+        axis = max(range(dst.ndim), key=lambda a: dst.shape[a])
     lead = (slice(None),) * axis
     tasks = [functools.partial(np.copyto, dst[lead + (slice(lo, hi),)], src[lead + (slice(lo, hi),)])
              for lo, hi in parallel.spans(dst.shape[axis], parts)]
     parallel.run(tasks, dst.nbytes)
+
+
+def _transpose_tiles(dst: np.ndarray, src: np.ndarray, k: int) -> bool:
+    """Copy ``src`` into ``dst`` (reduced views; ``src`` contiguous along axis
+    ``k``, ``dst`` along its last axis) as 2-D tiles [rows of axis k, columns
+    of the last axis]: each tile's source rows are copied contiguously into a
+    scratch buffer, and the scratch, read across in cache, into ``dst``.
+    Returns False (nothing copied) when the blocks are too small to tile."""
+    last = dst.ndim - 1
+    rows, cols = dst.shape[k], dst.shape[last]
+    tc = min(cols, _TILE_COLS)
+    tr = min(rows, max(16, _TILE_BYTES // dst.itemsize // tc))
+    if tr * tc < _MIN_TILE_ELEMS:
+        return False
+    outer = [a for a in range(dst.ndim) if a not in (k, last)]
+    outer_shape = [dst.shape[a] for a in outer]
+    n_r, n_c = -(-rows // tr), -(-cols // tc)
+    n_tiles = math.prod(outer_shape) * n_r * n_c
+
+    def tiles(lo: int, hi: int) -> None:
+        scratch = np.empty((tc, tr), dst.dtype)
+        index: list[int | slice] = [0] * dst.ndim
+        for t in range(lo, hi):
+            t, c = divmod(t, n_c)
+            t, r = divmod(t, n_r)
+            for a, n in zip(reversed(outer), reversed(outer_shape)):
+                t, index[a] = divmod(t, n)
+            r0, c0 = r * tr, c * tc
+            index[k], index[last] = slice(r0, r0 + tr), slice(c0, c0 + tc)
+            window = tuple(index)
+            d, s = dst[window], src[window]  # [rows, cols] in this order: k < last
+            buf = scratch[:s.shape[1], :s.shape[0]]
+            np.copyto(buf, s.T)
+            np.copyto(d, buf.T)
+
+    parts = parallel.pieces(dst.nbytes)
+    tasks: list[Callable[[], None]] = [functools.partial(tiles, lo, hi)
+                                       for lo, hi in parallel.spans(n_tiles, parts)]
+    parallel.run(tasks, dst.nbytes)
+    return True

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..kernels.blocks import copy_parallel
 from ..shapes import DYNAMIC, Dim, PartialShape
 from .base import INTEGRAL, Enum, In, Inference, Op, TensorInfo, op_error, same_as
 from .helpers import const_ints, value_dims
@@ -90,32 +91,38 @@ class _Pad(Op):
                     x = np.take(x, idx, axis=a)
             np.copyto(out, x)
             return [out]
-        np.copyto(out[dst], data[src])
-        for a, (before, after) in enumerate(borders):
-            if mode == "constant":
-                fill = np.zeros((), data.dtype) if value is None else value
-                for part in (before, after):
-                    if part is not None:
-                        out[(slice(None),) * a + (part,)] = fill
-            else:
-                for part in (before, after):
-                    if part is not None:
-                        positions, sources = part
-                        lead = (slice(None),) * a
-                        out[lead + (positions,)] = out[lead + (sources,)]
+        copy_parallel(out[dst], data[src])
+        fill = None
+        if mode == "constant":
+            fill = np.zeros((), data.dtype) if value is None else value
+        for a, parts in enumerate(borders):
+            lead = (slice(None),) * a
+            for part in parts:
+                if part is None:
+                    continue
+                target, source, pairs = part
+                if pairs is not None:  # a few positions of the last axis: one long strided copy each
+                    for p, q in pairs:
+                        out[lead + (p,)] = fill if fill is not None else out[lead + (q,)]
+                else:
+                    out[lead + (target,)] = fill if fill is not None else out[lead + (source,)]
         return [out]
 
 
 def _pad_plan(shape: tuple[int, ...], begins: list[int], ends: list[int], mode: str) -> tuple:
     """Output shape, the kept block (output and input slices) and, per axis, the
-    borders: slices to fill (constant) or (positions, source positions in the
-    output) index arrays; or, when a mirror needs cropped data, per-axis
-    input index arrays."""
+    borders before and after it: (output positions, their source positions in
+    the output, or None for the constant) as slices where they form a run, else
+    index arrays; on the last axis a narrow border also lists (position,
+    source) pairs, each copied on its own as one long strided copy (a slice a
+    few elements wide there would make NumPy's inner loop that short). When a
+    mirror needs cropped data: per-axis input index arrays instead."""
     out_shape = tuple(n + b + e for n, b, e in zip(shape, begins, ends))
     dst, src, borders = [], [], []
     simple = True
     gathers = []
-    for n, b, m in zip(shape, begins, out_shape):
+    last = len(shape) - 1
+    for axis, (n, b, m) in enumerate(zip(shape, begins, out_shape)):
         lo = min(max(b, 0), m)  # output positions whose input index o - b lies in [0, n)
         hi = max(min(b + n, m), lo)
         s0 = lo - b
@@ -124,23 +131,49 @@ def _pad_plan(shape: tuple[int, ...], begins: list[int], ends: list[int], mode: 
         raw = np.arange(m, dtype=np.int64) - b
         mapped = _map_index(raw, n, mode)
         gathers.append(mapped if mode != "constant" else None)
-        if mode == "constant":
-            borders.append((slice(0, lo) if lo else None, slice(hi, m) if hi < m else None))
-            continue
-        parts = []
-        for pos in (np.arange(0, lo), np.arange(hi, m)):
-            if pos.size == 0:
+        parts: list[tuple | None] = []
+        for start, stop in ((0, lo), (hi, m)):
+            if start == stop:
                 parts.append(None)
                 continue
+            pos = np.arange(start, stop)
+            target = slice(start, stop)
+            pairs = None
+            if mode == "constant":
+                if axis == last and stop - start <= _NARROW:
+                    pairs = [(int(p), None) for p in pos]
+                parts.append((target, None, pairs))
+                continue
             srcs = mapped[pos]
-            if srcs.size and (srcs.min() < s0 or srcs.max() >= s0 + hi - lo):
+            if srcs.min() < s0 or srcs.max() >= s0 + hi - lo:
                 simple = False
-            parts.append((pos.astype(np.intp), (srcs - s0 + lo).astype(np.intp)))
+            srcs = srcs - s0 + lo
+            if axis == last and stop - start <= _NARROW:
+                pairs = [(int(p), int(q)) for p, q in zip(pos, srcs)]
+            parts.append((target, _as_slice(srcs), pairs))
         borders.append(tuple(parts))
     if not simple:
         borders = [(None if g is None or (len(g) == n and np.array_equal(g, np.arange(n))) else g.astype(np.intp), None)
                    for g, n in zip(gathers, shape)]
     return out_shape, tuple(dst), tuple(src), borders, simple
+
+
+# A border at most this wide on the last axis is copied a position at a time.
+_NARROW = 16
+
+
+def _as_slice(idx: np.ndarray) -> slice | np.ndarray:
+    """``idx`` (output positions, in range) as a slice when it is one position
+    repeated (a one-wide slice broadcast over the border, as edge padding
+    needs) or a run with a constant step (a mirror), else as an index array."""
+    first = int(idx[0])
+    if np.all(idx == first):
+        return slice(first, first + 1)
+    step = int(idx[1] - idx[0])
+    if step != 0 and np.array_equal(idx, first + step * np.arange(len(idx))):
+        stop = first + step * len(idx)
+        return slice(first, stop if stop >= 0 else None, step)
+    return idx.astype(np.intp)
 
 
 def _map_index(i: np.ndarray, n: int, mode: str) -> np.ndarray:

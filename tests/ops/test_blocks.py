@@ -1,0 +1,115 @@
+"""The block-copy kernels behind Transpose, Pad, Slice, StridedSlice and
+Concat: every path (plain, threaded parts, tiles through the scratch buffer)
+on small tensors with the size thresholds lowered, bit for bit against NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from irexec import parallel
+from irexec.kernels import blocks
+from irexec.ops.padding import Pad12
+
+# Thresholds lowered so that small tensors take each path.
+PATHS = {
+    "plain": {parallel.ENV_VAR: "1"},
+    "threaded": {parallel.ENV_VAR: "2", "_SMALL_BYTES": -1, "MIN_PARALLEL_BYTES": 0, "MIN_PIECE_BYTES": 1,
+                 "_MIN_TILE_ELEMS": 1 << 62},
+    "tiles": {parallel.ENV_VAR: "1", "_SMALL_BYTES": -1, "_MIN_TILE_ELEMS": 1, "_TILE_BYTES": 24, "_TILE_COLS": 3},
+    "tiles-threaded": {parallel.ENV_VAR: "2", "_SMALL_BYTES": -1, "MIN_PARALLEL_BYTES": 0, "MIN_PIECE_BYTES": 1,
+                       "_MIN_TILE_ELEMS": 1, "_TILE_BYTES": 40, "_TILE_COLS": 2},
+}
+DTYPES = [np.float32, np.int8, np.float16, np.int64, np.bool_, np.complex64]
+
+
+def apply_path(mp: pytest.MonkeyPatch, path: str) -> None:
+    for name, value in PATHS[path].items():
+        if name == parallel.ENV_VAR:
+            mp.setenv(name, value)
+        else:
+            mp.setattr(parallel if hasattr(parallel, name) else blocks, name, value)
+
+
+@st.composite
+def views(draw: st.DrawFn) -> np.ndarray:
+    """A permuted, possibly reversed and strided view of a random array."""
+    shape = draw(st.lists(st.integers(1, 7), min_size=1, max_size=5))
+    dtype = draw(st.sampled_from(DTYPES))
+    seed = draw(st.integers(0, 2**32 - 1))
+    data = np.random.default_rng(seed).integers(0, 256, size=int(np.prod(shape)) * np.dtype(dtype).itemsize,
+                                                dtype=np.uint8).view(dtype).reshape(shape)
+    window = tuple(draw(st.sampled_from([slice(None), slice(None, None, -1), slice(None, None, 2), slice(1, None)]))
+                   for _ in shape)
+    perm = draw(st.permutations(range(len(shape))))
+    return data[window].transpose(perm)
+
+
+@pytest.mark.parametrize("path", list(PATHS))
+@settings(max_examples=150, deadline=None)
+@given(view=views())
+def test_copy_parallel_matches_numpy(path, view):
+    out = np.empty(view.shape, view.dtype)
+    with pytest.MonkeyPatch.context() as mp:
+        apply_path(mp, path)
+        blocks.copy_parallel(out, view)
+    assert out.tobytes() == np.ascontiguousarray(view).tobytes()
+
+
+def test_tiles_used_for_a_channels_last_transpose(monkeypatch):
+    """The transposed copy goes through tiles (not one strided copy) when the
+    last axis moves, and each tile is copied twice (into and out of scratch)."""
+    calls: list[tuple[int, ...]] = []
+    real = np.copyto
+
+    def counting(dst, src, **kw):
+        calls.append(dst.shape)
+        return real(dst, src, **kw)
+
+    monkeypatch.setenv(parallel.ENV_VAR, "1")
+    monkeypatch.setattr(blocks.np, "copyto", counting)
+    x = np.arange(2 * 64 * 32 * 32, dtype=np.float32).reshape(2, 64, 32, 32)
+    out = np.empty((2, 32, 32, 64), np.float32)
+    blocks.copy_parallel(out, x.transpose(0, 2, 3, 1))
+    assert out.tobytes() == np.ascontiguousarray(x.transpose(0, 2, 3, 1)).tobytes()
+    tr = blocks._TILE_BYTES // 4 // 64
+    assert len(calls) == 2 * 2 * (32 * 32 // tr)
+
+
+MODES = ["constant", "edge", "reflect", "symmetric"]
+
+
+@st.composite
+def pad_cases(draw: st.DrawFn) -> tuple[np.ndarray, list[int], list[int], str]:
+    shape = draw(st.lists(st.integers(2, 6), min_size=1, max_size=4))
+    mode = draw(st.sampled_from(MODES))
+    limit = {"constant": 20, "edge": 20, "reflect": None, "symmetric": None}[mode]
+    begins, ends = [], []
+    for n in shape:
+        top = limit if limit is not None else (n - 1 if mode == "reflect" else n)
+        begins.append(draw(st.integers(0, top)))
+        ends.append(draw(st.integers(0, top)))
+    seed = draw(st.integers(0, 2**32 - 1))
+    data = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    return data, begins, ends, mode
+
+
+@pytest.mark.parametrize("path", ["plain", "threaded"])
+@settings(max_examples=150, deadline=None)
+@given(case=pad_cases(), value=st.floats(-5, 5, width=32))
+def test_pad_matches_numpy_pad(path, case, value):
+    """Borders filled by slices (runs, broadcast edges, reversed mirrors) and,
+    on the last axis, position by position, against np.pad."""
+    data, begins, ends, mode = case
+    op = Pad12(attrs={"pad_mode": mode})
+    args = [data, np.array(begins, np.int64), np.array(ends, np.int64)]
+    if mode == "constant":
+        args.append(np.array(value, np.float32))
+    with pytest.MonkeyPatch.context() as mp:
+        apply_path(mp, path)
+        (got,) = op.run(*args)
+    widths = list(zip(begins, ends))
+    want = np.pad(data, widths, constant_values=value) if mode == "constant" else np.pad(data, widths, mode=mode)
+    assert got.dtype == data.dtype and got.tobytes() == want.tobytes()
