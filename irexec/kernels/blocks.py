@@ -17,6 +17,9 @@ _SMALL_BYTES = 1 << 16
 # A transposed tile is staged in a scratch buffer of about this size, which
 # stays in L1/L2 while it is read across its rows.
 _TILE_BYTES = 32 << 10
+# Tiles go this many bytes of scratch at a time (a few tiles, in L2) per NumPy call.
+_GROUP_BYTES = 256 << 10
+_LINE_BYTES = 64
 # Tiles up to this many elements along the output's contiguous axis; a
 # longer span leaves too few source rows per tile to amortise a call.
 _TILE_COLS = 64
@@ -110,37 +113,52 @@ def _transpose_tiles(dst: np.ndarray, src: np.ndarray, k: int) -> bool:
     """Copy ``src`` into ``dst`` (reduced views; ``src`` contiguous along axis
     ``k``, ``dst`` along its last axis) as 2-D tiles [rows of axis k, columns
     of the last axis]: each tile's source rows are copied contiguously into a
-    scratch buffer, and the scratch, read across in cache, into ``dst``.
-    Returns False (nothing copied) when the blocks are too small to tile."""
+    scratch buffer, and the scratch, read across while in L1, into ``dst``.
+    A few tiles along axis k go in one NumPy call each way, to spread the
+    cost of the calls. Returns False (nothing copied) when the blocks are too
+    small to tile."""
     last = dst.ndim - 1
     rows, cols = dst.shape[k], dst.shape[last]
+    item = dst.itemsize
     tc = min(cols, _TILE_COLS)
-    tr = min(rows, max(16, _TILE_BYTES // dst.itemsize // tc))
+    tr = min(rows, max(16, _TILE_BYTES // item // tc))
     if tr * tc < _MIN_TILE_ELEMS:
         return False
+    group = max(1, min(_GROUP_BYTES // (tr * tc * item), rows // tr))
+    span = group * tr
     outer = [a for a in range(dst.ndim) if a not in (k, last)]
     outer_shape = [dst.shape[a] for a in outer]
-    n_r, n_c = -(-rows // tr), -(-cols // tc)
-    n_tiles = math.prod(outer_shape) * n_r * n_c
+    n_r, n_c = -(-rows // span), -(-cols // tc)
+    n_units = math.prod(outer_shape) * n_r * n_c
+    # rows one cache line longer than a tile: reading a column then touches
+    # every L1 set, not the few that rows a power of two apart share
+    pad = max(1, _LINE_BYTES // item)
 
-    def tiles(lo: int, hi: int) -> None:
-        scratch = np.empty((tc, tr), dst.dtype)
+    def units(lo: int, hi: int) -> None:
+        scratch = np.empty((group, tc, tr + pad), dst.dtype)
         index: list[int | slice] = [0] * dst.ndim
-        for t in range(lo, hi):
-            t, c = divmod(t, n_c)
-            t, r = divmod(t, n_r)
+        for u in range(lo, hi):
+            u, c = divmod(u, n_c)
+            u, r = divmod(u, n_r)
             for a, n in zip(reversed(outer), reversed(outer_shape)):
-                t, index[a] = divmod(t, n)
-            r0, c0 = r * tr, c * tc
-            index[k], index[last] = slice(r0, r0 + tr), slice(c0, c0 + tc)
+                u, index[a] = divmod(u, n)
+            r0, c0 = r * span, c * tc
+            index[k], index[last] = slice(r0, r0 + span), slice(c0, c0 + tc)
             window = tuple(index)
             d, s = dst[window], src[window]  # [rows, cols] in this order: k < last
-            buf = scratch[:s.shape[1], :s.shape[0]]
-            np.copyto(buf, s.T)
-            np.copyto(d, buf.T)
+            n_rows, n_cols = d.shape
+            full = n_rows // tr * tr
+            if full:  # whole tiles: [tiles, tr, cols] through scratch [tiles, cols, tr]
+                buf = scratch[:full // tr, :n_cols, :tr]
+                np.copyto(buf, s[:full].reshape(-1, tr, n_cols).transpose(0, 2, 1))
+                np.copyto(_view(d[:full], [-1, tr, n_cols]), buf.transpose(0, 2, 1))  # splitting an axis: a view
+            if full < n_rows:  # the last rows of axis k: one short tile
+                buf = scratch[0, :n_cols, :n_rows - full]
+                np.copyto(buf, s[full:].T)
+                np.copyto(d[full:], buf.T)
 
     parts = parallel.pieces(dst.nbytes)
-    tasks: list[Callable[[], None]] = [functools.partial(tiles, lo, hi)
-                                       for lo, hi in parallel.spans(n_tiles, parts)]
+    tasks: list[Callable[[], None]] = [functools.partial(units, lo, hi)
+                                       for lo, hi in parallel.spans(n_units, parts)]
     parallel.run(tasks, dst.nbytes)
     return True

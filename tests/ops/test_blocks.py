@@ -18,9 +18,11 @@ PATHS = {
     "plain": {parallel.ENV_VAR: "1"},
     "threaded": {parallel.ENV_VAR: "2", "_SMALL_BYTES": -1, "MIN_PARALLEL_BYTES": 0, "MIN_PIECE_BYTES": 1,
                  "_MIN_TILE_ELEMS": 1 << 62},
-    "tiles": {parallel.ENV_VAR: "1", "_SMALL_BYTES": -1, "_MIN_TILE_ELEMS": 1, "_TILE_BYTES": 24, "_TILE_COLS": 3},
-    "tiles-threaded": {parallel.ENV_VAR: "2", "_SMALL_BYTES": -1, "MIN_PARALLEL_BYTES": 0, "MIN_PIECE_BYTES": 1,
-                       "_MIN_TILE_ELEMS": 1, "_TILE_BYTES": 40, "_TILE_COLS": 2},
+    "tiles": {parallel.ENV_VAR: "1", "_SMALL_BYTES": -1, "_MIN_TILE_ELEMS": 1, "_TILE_BYTES": 24, "_TILE_COLS": 3,
+              "_GROUP_BYTES": 1},
+    # groups of several tiles per call, with a short last tile
+    "tile-groups-threaded": {parallel.ENV_VAR: "2", "_SMALL_BYTES": -1, "MIN_PARALLEL_BYTES": 0, "MIN_PIECE_BYTES": 1,
+                             "_MIN_TILE_ELEMS": 1, "_TILE_BYTES": 40, "_TILE_COLS": 2, "_GROUP_BYTES": 200},
 }
 DTYPES = [np.float32, np.int8, np.float16, np.int64, np.bool_, np.complex64]
 
@@ -60,7 +62,8 @@ def test_copy_parallel_matches_numpy(path, view):
 
 def test_tiles_used_for_a_channels_last_transpose(monkeypatch):
     """The transposed copy goes through tiles (not one strided copy) when the
-    last axis moves, and each tile is copied twice (into and out of scratch)."""
+    last axis moves: each group of tiles is copied twice (into and out of
+    scratch), a group per call."""
     calls: list[tuple[int, ...]] = []
     real = np.copyto
 
@@ -74,8 +77,9 @@ def test_tiles_used_for_a_channels_last_transpose(monkeypatch):
     out = np.empty((2, 32, 32, 64), np.float32)
     blocks.copy_parallel(out, x.transpose(0, 2, 3, 1))
     assert out.tobytes() == np.ascontiguousarray(x.transpose(0, 2, 3, 1)).tobytes()
-    tr = blocks._TILE_BYTES // 4 // 64
-    assert len(calls) == 2 * 2 * (32 * 32 // tr)
+    span = blocks._GROUP_BYTES // (64 * 4)  # rows of axis k (H*W) per group
+    assert len(calls) == 2 * 2 * -(-32 * 32 // span)
+    assert all(shape[-1] in (64, blocks._TILE_BYTES // 4 // 64) for shape in calls)
 
 
 MODES = ["constant", "edge", "reflect", "symmetric"]
