@@ -4,6 +4,8 @@ on small tensors with the size thresholds lowered, bit for bit against NumPy."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,7 +13,10 @@ from hypothesis import strategies as st
 
 from irexec import parallel
 from irexec.kernels import blocks
+from irexec.ops.concat import Concat1
 from irexec.ops.padding import Pad12
+from irexec.ops.slicing import Slice8, Transpose1
+from irexec.ops.strided_slice import StridedSlice1
 
 # Thresholds lowered so that small tensors take each path.
 PATHS = {
@@ -117,3 +122,36 @@ def test_pad_matches_numpy_pad(path, case, value):
     widths = list(zip(begins, ends))
     want = np.pad(data, widths, constant_values=value) if mode == "constant" else np.pad(data, widths, mode=mode)
     assert got.dtype == data.dtype and got.tobytes() == want.tobytes()
+
+
+def _big_movement_ops(x: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """(irexec, NumPy) results of each movement op on ``x`` (4-D), default thresholds."""
+    i64 = functools.partial(np.array, dtype=np.int64)
+    ones = dict.fromkeys(("begin_mask", "end_mask"), (1, 1, 1, 1))
+    widths = [(0, 0), (1, 0), (2, 3), (2, 2)]
+    begins, ends = i64([w[0] for w in widths]), i64([w[1] for w in widths])
+    results = {
+        "transpose-0231": (Transpose1().run(x, i64([0, 2, 3, 1]))[0], x.transpose(0, 2, 3, 1)),
+        "transpose-3102": (Transpose1().run(x, i64([3, 1, 0, 2]))[0], x.transpose(3, 1, 0, 2)),
+        "stridedslice-flip": (StridedSlice1(attrs=ones).run(x, i64([0] * 4), i64([0] * 4), i64([1, 1, -1, 1]))[0],
+                              x[:, :, ::-1]),
+        "slice-crop": (Slice8().run(x, i64([1, 1]), i64([-1, -1]), i64([1, 1]), i64([2, 3]))[0], x[:, :, 1:-1, 1:-1]),
+        "concat-axis1": (Concat1(attrs={"axis": 1}).run(x, x[:, :3], x)[0], np.concatenate([x, x[:, :3], x], axis=1)),
+    }
+    for mode in MODES:
+        got = Pad12(attrs={"pad_mode": mode}).run(x, begins, ends)[0]
+        results[f"pad-{mode}"] = (got, np.pad(x, widths, mode=mode))
+    return results
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_big_tensors_take_the_fast_paths_bit_exact(monkeypatch, threads):
+    """4 MiB tensors (tiles, threaded parts, slab copies, border slices at the
+    default thresholds) against NumPy, bit for bit, NaNs and -0.0 included."""
+    monkeypatch.setenv(parallel.ENV_VAR, threads)
+    x = np.random.default_rng(3).standard_normal((4, 64, 64, 64), dtype=np.float32)
+    x[0, 0, 0, :4] = [np.nan, -0.0, np.inf, -np.nan]
+    assert x.nbytes >= parallel.MIN_PARALLEL_BYTES
+    for name, (got, want) in _big_movement_ops(x).items():
+        assert got.dtype == want.dtype and got.shape == want.shape, name
+        assert got.tobytes() == np.ascontiguousarray(want).tobytes(), name
