@@ -23,9 +23,9 @@ _LINE_BYTES = 64
 # Tiles up to this many elements along the output's contiguous axis; a
 # longer span leaves too few source rows per tile to amortise a call.
 _TILE_COLS = 64
-# Smaller transposed blocks are copied whole: a tile's two NumPy calls and
-# its indexing (a few microseconds) would cost more than the cache saves.
-_MIN_TILE_ELEMS = 2048
+# A transposed block with a side shorter than this is copied whole: either
+# NumPy's inner loop reads few source rows at a time, or reads them densely.
+_MIN_TILE_SIDE = 32
 
 
 def merge_trailing(dst: np.ndarray, src: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -114,51 +114,76 @@ def _transpose_tiles(dst: np.ndarray, src: np.ndarray, k: int) -> bool:
     ``k``, ``dst`` along its last axis) as 2-D tiles [rows of axis k, columns
     of the last axis]: each tile's source rows are copied contiguously into a
     scratch buffer, and the scratch, read across while in L1, into ``dst``.
-    A few tiles along axis k go in one NumPy call each way, to spread the
-    cost of the calls. Returns False (nothing copied) when the blocks are too
-    small to tile."""
+    A group of tiles (along those two axes, then along another axis when one
+    2-D block is small) goes in one NumPy call each way, to spread the cost
+    of the calls. Returns False (nothing copied) when a side is too short to
+    tile: the plain copy then reads few source rows, or reads them densely."""
     last = dst.ndim - 1
     rows, cols = dst.shape[k], dst.shape[last]
-    item = dst.itemsize
-    tc = min(cols, _TILE_COLS)
-    tr = min(rows, max(16, _TILE_BYTES // item // tc))
-    if tr * tc < _MIN_TILE_ELEMS:
+    if min(rows, cols) < _MIN_TILE_SIDE:
         return False
-    group = max(1, min(_GROUP_BYTES // (tr * tc * item), rows // tr))
-    span = group * tr
+    item = dst.itemsize
+    per_tile = max(1, _TILE_BYTES // item)
+    tc = min(cols, _TILE_COLS)
+    tr = min(rows, max(1, per_tile // tc))
+    tc = min(cols, max(tc, per_tile // tr))  # few rows: wider tiles
+    groups = max(1, _GROUP_BYTES // (tr * tc * item))
+    gr = min(groups, rows // tr)
+    gc = max(1, min(groups // gr, cols // tc))
+    span_r, span_c = gr * tr, gc * tc
     outer = [a for a in range(dst.ndim) if a not in (k, last)]
-    outer_shape = [dst.shape[a] for a in outer]
-    n_r, n_c = -(-rows // span), -(-cols // tc)
+    batch, gb = None, 1
+    if outer and span_r == rows and span_c == cols:  # whole blocks fit a group: take several
+        batch = min(outer, key=lambda a: abs(dst.strides[a]))
+        gb = max(1, min(groups // (gr * gc), dst.shape[batch]))
+    outer_shape = [-(-dst.shape[a] // gb) if a == batch else dst.shape[a] for a in outer]
+    # the window's axes (batch, k, last) in the order that indexing keeps them
+    kept = sorted([k, last] if batch is None else [batch, k, last])
+    order = [kept.index(a) for a in ([k, last] if batch is None else [batch, k, last])]
+    n_r, n_c = -(-rows // span_r), -(-cols // span_c)
     n_units = math.prod(outer_shape) * n_r * n_c
     # rows one cache line longer than a tile: reading a column then touches
     # every L1 set, not the few that rows a power of two apart share
     pad = max(1, _LINE_BYTES // item)
 
     def units(lo: int, hi: int) -> None:
-        scratch = np.empty((group, tc, tr + pad), dst.dtype)
+        scratch = np.empty((gb, gr, gc, tc, tr + pad), dst.dtype)
         index: list[int | slice] = [0] * dst.ndim
         for u in range(lo, hi):
             u, c = divmod(u, n_c)
             u, r = divmod(u, n_r)
             for a, n in zip(reversed(outer), reversed(outer_shape)):
                 u, index[a] = divmod(u, n)
-            r0, c0 = r * span, c * tc
-            index[k], index[last] = slice(r0, r0 + span), slice(c0, c0 + tc)
+            if batch is not None:
+                b0 = int(index[batch]) * gb  # type: ignore[call-overload]
+                index[batch] = slice(b0, b0 + gb)
+            r0, c0 = r * span_r, c * span_c
+            index[k], index[last] = slice(r0, r0 + span_r), slice(c0, c0 + span_c)
             window = tuple(index)
-            d, s = dst[window], src[window]  # [rows, cols] in this order: k < last
-            n_rows, n_cols = d.shape
-            full = n_rows // tr * tr
-            if full:  # whole tiles: [tiles, tr, cols] through scratch [tiles, cols, tr]
-                buf = scratch[:full // tr, :n_cols, :tr]
-                np.copyto(buf, s[:full].reshape(-1, tr, n_cols).transpose(0, 2, 1))
-                np.copyto(_view(d[:full], [-1, tr, n_cols]), buf.transpose(0, 2, 1))  # splitting an axis: a view
-            if full < n_rows:  # the last rows of axis k: one short tile
-                buf = scratch[0, :n_cols, :n_rows - full]
-                np.copyto(buf, s[full:].T)
-                np.copyto(d[full:], buf.T)
+            d, s = dst[window].transpose(order), src[window].transpose(order)
+            if batch is None:
+                d, s = d[None], s[None]
+            n_rows, n_cols = d.shape[1:]
+            cut_r, cut_c = n_rows - n_rows % tr, n_cols - n_cols % tc
+            for rs, th in ((slice(0, cut_r), tr), (slice(cut_r, n_rows), n_rows - cut_r)):
+                for cs, tw in ((slice(0, cut_c), tc), (slice(cut_c, n_cols), n_cols - cut_c)):
+                    if th and tw:
+                        _tile_block(d[:, rs, cs], s[:, rs, cs], th, tw, scratch)
 
     parts = parallel.pieces(dst.nbytes)
     tasks: list[Callable[[], None]] = [functools.partial(units, lo, hi)
                                        for lo, hi in parallel.spans(n_units, parts)]
     parallel.run(tasks, dst.nbytes)
     return True
+
+
+def _tile_block(d: np.ndarray, s: np.ndarray, th: int, tw: int, scratch: np.ndarray) -> None:
+    """``d[...] = s`` for 3-D views [batch, rows, cols] whose rows and cols are
+    multiples of the tile [th, tw]: seen as [batch, row tiles, th, col tiles,
+    tw] (splitting an axis is always a view), the tiles go into ``scratch``
+    [batch, tiles, tiles, tw, >= th] with the source's contiguous rows
+    innermost, then out across it."""
+    shape = [d.shape[0], d.shape[1] // th, th, d.shape[2] // tw, tw]
+    buf = scratch[:shape[0], :shape[1], :shape[3], :tw, :th]
+    np.copyto(buf, _view(s, shape).transpose(0, 1, 3, 4, 2))
+    np.copyto(_view(d, shape), buf.transpose(0, 1, 4, 2, 3))

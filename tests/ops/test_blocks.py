@@ -22,12 +22,12 @@ from irexec.ops.strided_slice import StridedSlice1
 PATHS = {
     "plain": {parallel.ENV_VAR: "1"},
     "threaded": {parallel.ENV_VAR: "2", "_SMALL_BYTES": -1, "MIN_PARALLEL_BYTES": 0, "MIN_PIECE_BYTES": 1,
-                 "_MIN_TILE_ELEMS": 1 << 62},
-    "tiles": {parallel.ENV_VAR: "1", "_SMALL_BYTES": -1, "_MIN_TILE_ELEMS": 1, "_TILE_BYTES": 24, "_TILE_COLS": 3,
+                 "_MIN_TILE_SIDE": 1 << 62},
+    "tiles": {parallel.ENV_VAR: "1", "_SMALL_BYTES": -1, "_MIN_TILE_SIDE": 1, "_TILE_BYTES": 24, "_TILE_COLS": 3,
               "_GROUP_BYTES": 1},
     # groups of several tiles per call, with a short last tile
     "tile-groups-threaded": {parallel.ENV_VAR: "2", "_SMALL_BYTES": -1, "MIN_PARALLEL_BYTES": 0, "MIN_PIECE_BYTES": 1,
-                             "_MIN_TILE_ELEMS": 1, "_TILE_BYTES": 40, "_TILE_COLS": 2, "_GROUP_BYTES": 200},
+                             "_MIN_TILE_SIDE": 1, "_TILE_BYTES": 40, "_TILE_COLS": 2, "_GROUP_BYTES": 200},
 }
 DTYPES = [np.float32, np.int8, np.float16, np.int64, np.bool_, np.complex64]
 
