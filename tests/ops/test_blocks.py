@@ -28,6 +28,9 @@ PATHS = {
     # groups of several tiles per call, with a short last tile
     "tile-groups-threaded": {parallel.ENV_VAR: "2", "_SMALL_BYTES": -1, "MIN_PARALLEL_BYTES": 0, "MIN_PIECE_BYTES": 1,
                              "_MIN_TILE_SIDE": 1, "_TILE_BYTES": 40, "_TILE_COLS": 2, "_GROUP_BYTES": 200},
+    # whole small blocks, several along another axis per call
+    "tile-batches": {parallel.ENV_VAR: "1", "_SMALL_BYTES": -1, "_MIN_TILE_SIDE": 1, "_TILE_BYTES": 40, "_TILE_COLS": 2,
+                     "_GROUP_BYTES": 2000},
 }
 DTYPES = [np.float32, np.int8, np.float16, np.int64, np.bool_, np.complex64]
 
