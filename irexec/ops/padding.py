@@ -12,12 +12,14 @@ cropped part does it fall back to one gather per axis.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ..kernels.blocks import copy_parallel
+from .. import parallel
+from ..kernels.blocks import copy_parallel, copy_runs
 from ..shapes import DYNAMIC, Dim, PartialShape
 from .base import INTEGRAL, Enum, In, Inference, Op, TensorInfo, op_error, same_as
 from .helpers import const_ints, value_dims
@@ -91,10 +93,20 @@ class _Pad(Op):
                     x = np.take(x, idx, axis=a)
             np.copyto(out, x)
             return [out]
-        copy_parallel(out[dst], data[src])
         fill = None
         if mode == "constant":
             fill = np.zeros((), data.dtype) if value is None else value
+        last = out.ndim - 1
+        narrow = [part for part in borders[last] if part is not None]
+        if last and narrow and all(part[2] is not None for part in narrow):
+            # Narrow borders of the last axis are filled with the kept block, a
+            # chunk at a time while its rows are in cache. Filling that axis
+            # first, on the kept rows only, is exact: the other axes' borders
+            # below then copy whole rows, its borders included.
+            _copy_kept_rows(out, data, dst, src, [p for part in narrow for p in part[2]], fill)
+            borders = borders[:last]
+        else:
+            copy_parallel(out[dst], data[src])
         for a, parts in enumerate(borders):
             lead = (slice(None),) * a
             for part in parts:
@@ -107,6 +119,36 @@ class _Pad(Op):
                 else:
                     out[lead + (target,)] = fill if fill is not None else out[lead + (source,)]
         return [out]
+
+
+# Rows of the kept block are copied and their last-axis borders filled this
+# many output bytes at a time (about what stays in L2 between the two).
+_CHUNK_BYTES = 1 << 20
+
+
+def _copy_kept_rows(out: np.ndarray, data: np.ndarray, dst: tuple[slice, ...], src: tuple[slice, ...],
+                    pairs: list[tuple[int, int | None]], fill: np.ndarray | None) -> None:
+    """``out[dst] = data[src]`` and, on the same rows, each last-axis border
+    position ``p`` set to the fill or to position ``q``: in chunks along a
+    leading axis, spread over the thread pool."""
+    rows = out[dst[:-1] + (slice(None),)]
+    kept = data[src]
+    inner = dst[-1]
+    chunks = 1
+    if rows.nbytes >= parallel.MIN_PARALLEL_BYTES:
+        chunks = max(parallel.pieces(rows.nbytes), rows.nbytes // _CHUNK_BYTES)
+    lengths = rows.shape[:-1]
+    axis = next((a for a, n in enumerate(lengths) if n >= chunks), max(range(len(lengths)), key=lengths.__getitem__))
+
+    def chunk(lo: int, hi: int) -> None:
+        window = (slice(None),) * axis + (slice(lo, hi),)
+        o = rows[window]
+        copy_runs(o[..., inner], kept[window])
+        for p, q in pairs:
+            o[..., p] = fill if fill is not None else o[..., q]
+
+    tasks = [functools.partial(chunk, lo, hi) for lo, hi in parallel.spans(lengths[axis], chunks)]
+    parallel.run(tasks, rows.nbytes)
 
 
 def _pad_plan(shape: tuple[int, ...], begins: list[int], ends: list[int], mode: str) -> tuple:
