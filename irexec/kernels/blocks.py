@@ -18,7 +18,7 @@ _SMALL_BYTES = 1 << 16
 # stays in L1/L2 while it is read across its rows.
 _TILE_BYTES = 32 << 10
 # Tiles go this many bytes of scratch at a time (a few tiles, in L2) per NumPy call.
-_GROUP_BYTES = 256 << 10
+_GROUP_BYTES = 512 << 10
 _LINE_BYTES = 64
 # Tiles up to this many elements along the output's contiguous axis; a
 # longer span leaves too few source rows per tile to amortise a call.
