@@ -151,6 +151,35 @@ def loop_lstm_model() -> onnx.ModelProto:
     return model(g)
 
 
+def if_shapes_model() -> onnx.ModelProto:
+    """Branches whose outputs differ in shape: the If's output dim is dynamic."""
+    then = oh.make_graph([oh.make_node("Concat", ["a", "a"], ["t"], axis=0)], "then", [], [vi("t", TP.FLOAT, [6, 2])])
+    other = oh.make_graph([oh.make_node("Neg", ["a"], ["e"])], "else", [], [vi("e", TP.FLOAT, [3, 2])])
+    return model(oh.make_graph([oh.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)], "if_shapes",
+                               [vi("c", TP.BOOL, []), vi("a", TP.FLOAT, [3, 2])], [vi("y", TP.FLOAT, ["n", 2])]))
+
+
+def loop_grow_model() -> onnx.ModelProto:
+    """A loop-carried value that grows every iteration (no condition input)."""
+    body = oh.make_graph([oh.make_node("Concat", ["v_in", "x"], ["v_out"], axis=0),
+                          oh.make_node("Identity", ["cond_in"], ["cond_out"])], "body",
+                         [vi("i", TP.INT64, []), vi("cond_in", TP.BOOL, []), vi("v_in", TP.FLOAT, ["n", 2])],
+                         [vi("cond_out", TP.BOOL, []), vi("v_out", TP.FLOAT, ["m", 2])])
+    return model(oh.make_graph([oh.make_node("Loop", ["trip", "", "v0"], ["v"], body=body)], "grow",
+                               [vi("trip", TP.INT64, []), vi("v0", TP.FLOAT, [1, 2]), vi("x", TP.FLOAT, [2, 2])],
+                               [vi("v", TP.FLOAT, ["k", 2])]))
+
+
+def dynamic_rnn_model(kind: str, direction: str, hidden: int = 3, size: int = 2) -> onnx.ModelProto:
+    """Sequence and batch dynamic, no sequence_lens, no initial states."""
+    gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[kind]
+    dirs = 2 if direction == "bidirectional" else 1
+    node = oh.make_node(kind, ["X", "W", "R"], ["Y", "Y_h"], hidden_size=hidden, direction=direction)
+    return model(oh.make_graph([node], "dyn", [vi("X", TP.FLOAT, ["s", "b", size])],
+                               [vi("Y", TP.FLOAT, ["s", dirs, "b", hidden]), vi("Y_h", TP.FLOAT, [dirs, "b", hidden])],
+                               [init("W", f32(dirs, gates * hidden, size)), init("R", f32(dirs, gates * hidden, hidden))]))
+
+
 MODELS: dict[str, tuple[Any, Any]] = {
     # name: (model builder, feeds builder)
     "loop-trip-count": (loop_model, lambda: loop_feeds(6, True, 1e9)),
@@ -168,6 +197,11 @@ MODELS: dict[str, tuple[Any, Any]] = {
     "rnn-bidirectional": (lambda: rnn_family_model("RNN", "bidirectional"), lambda: rnn_family_feeds("RNN", [2, 5, 5], 2)),
     "rnn-relu": (lambda: rnn_family_model("RNN", "forward", activations=["Relu"]),
                  lambda: rnn_family_feeds("RNN", [5, 3, 4], 1)),
+    "if-branch-shapes-then": (if_shapes_model, lambda: {"c": np.array(True), "a": f32(3, 2)}),
+    "if-branch-shapes-else": (if_shapes_model, lambda: {"c": np.array(False), "a": f32(3, 2)}),
+    "loop-growing-state": (loop_grow_model, lambda: {"trip": np.array(3, np.int64), "v0": f32(1, 2), "x": f32(2, 2)}),
+    "lstm-dynamic-reverse": (lambda: dynamic_rnn_model("LSTM", "reverse"), lambda: {"X": f32(5, 3, 2)}),
+    "gru-dynamic-bidirectional": (lambda: dynamic_rnn_model("GRU", "bidirectional"), lambda: {"X": f32(4, 2, 2)}),
     "loop-lstm": (loop_lstm_model, lambda: {"trip": np.array(3, np.int64), "X": f32(4, 2, 2), "h0": f32(1, 2, 3),
                                             "c0": f32(1, 2, 3)}),
     "loop-if": (loop_if_model, lambda: {**loop_feeds(7, True, 1e9), "k": np.array(0.5, np.float32)}),
