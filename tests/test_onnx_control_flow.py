@@ -227,10 +227,23 @@ def openvino_values(xml: str, feeds: dict[str, np.ndarray]) -> dict[str, np.ndar
 
 # ------------------------------------------------------------------ tests
 
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Each builder converted once (cases sharing a model share its IR)."""
+    cache: dict[Any, str] = {}
+
+    def get(build: Any) -> str:
+        if build not in cache:
+            cache[build] = to_ir(build(), tmp_path_factory.mktemp("onnx"))
+        return cache[build]
+
+    return get
+
+
 @pytest.mark.parametrize("name", list(MODELS))
-def test_converted_model_matches_openvino_cpu(name: str, tmp_path: Path, run_cli, save_npz) -> None:  # type: ignore[no-untyped-def]
+def test_converted_model_matches_openvino_cpu(name: str, converted, run_cli, save_npz) -> None:  # type: ignore[no-untyped-def]
     build, make_feeds = MODELS[name]
-    xml = to_ir(build(), tmp_path)
+    xml = converted(build)
     feeds = make_feeds()
     report = irexec.check(xml)
     assert not report.errors, [str(d) for d in report.errors]
