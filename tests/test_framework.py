@@ -207,3 +207,31 @@ def test_only_the_inputs_a_run_needs_must_be_fed(write_ir, builder):
     assert got["from_x"].tolist() == [2.0, 2.0]
     with pytest.raises(irexec.InputError, match="no input given for Parameter 'y'"):
         irexec.run(path, {"x": np.ones(2, np.float32)})
+
+
+def _shape_arithmetic_model(builder: IRBuilder, through_nonzero: bool):
+    """y = x + Range(0, n) with n the last dim of x, or (``through_nonzero``)
+    the number of non-zero elements of x: a shape known only from its values."""
+    x = builder.parameter("x", [2, -1], "f32")
+    src = builder.layer("NonZero", "opset3", [x], {"output_type": "i64"}) if through_nonzero else x
+    shape = builder.layer("ShapeOf", "opset3", [src], {"output_type": "i64"})
+    n = builder.layer("Gather", "opset8", [shape, builder.const(np.array(1, I64)), builder.const(np.array(0, I64))])
+    r = builder.layer("Range", "opset4", [builder.const(np.array(0, I64)), n, builder.const(np.array(1, I64))],
+                      {"output_type": "f32"})
+    total = builder.layer("ReduceSum", "opset1", [r, builder.const(np.array([0], I64))], {"keep_dims": "true"})
+    builder.result(builder.layer("Add", "opset1", [x, total]), "y")
+
+
+@pytest.mark.parametrize("through_nonzero", [False, True])
+def test_shape_arithmetic_is_reused_only_for_the_same_shapes(write_ir, builder, through_nonzero):
+    """A loaded model keeps what its ShapeOf -> Gather -> Range layers give
+    for one set of shapes; a new shape, or a shape that depends on values
+    (NonZero), must be recomputed, never served from a stale run."""
+    _shape_arithmetic_model(builder, through_nonzero)
+    model = irexec.load(write_ir(builder))
+    for cols, fill in [(3, 1.0), (5, 1.0), (3, 1.0), (3, 0.0), (5, 1.0), (3, 1.0)]:
+        x = np.full((2, cols), fill, np.float32)
+        x[0, 0] = 1.0
+        n = int(np.count_nonzero(x)) if through_nonzero else cols
+        got = irexec.run(model, {"x": x})["y"]
+        assert np.array_equal(got, x + np.float32(n * (n - 1) / 2)), (cols, fill)
