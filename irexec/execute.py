@@ -22,7 +22,13 @@ from .ops.io import Const1, Result1
 from .shapes import format_shape
 
 # Called after each layer with (layer, its output arrays, seconds spent).
+# A hook with ``reads_values = False`` looks at shapes only, so an output no
+# layer reads may reach it as a stand-in (see Op.compute_unread).
 LayerHook = Callable[[Layer, list[np.ndarray], float], None]
+
+
+def reads_values(hook: LayerHook | None) -> bool:
+    return hook is not None and getattr(hook, "reads_values", True)
 
 
 def output_names(model: Model) -> dict[int, str]:
@@ -214,7 +220,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     warnings: list[Diagnostic] = []
     held = 0  # bytes of `values` and `results`, aliases counted twice: an upper bound
     clock = time.perf_counter
-    shown = on_layer is not None or keep_all  # every output must be real, not a stand-in
+    shown = keep_all or reads_values(on_layer)  # every output must be real, not a stand-in
     with blas.limited():
         for lid, layer, op, sources, frees, is_result, unread in steps:
             start = clock()
