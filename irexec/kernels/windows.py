@@ -11,6 +11,8 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..dtypes import BF16
+
 # The column matrix of one im2col tile stays below this many bytes.
 TILE_BYTES = 32 << 20
 
@@ -20,7 +22,7 @@ def accumulator(dtype: np.dtype) -> np.dtype:
     f64 for f64; integers in their own type (wrap-around, as C++ does)."""
     if dtype.kind == "f" and dtype.itemsize >= 8:
         return np.dtype(np.float64)
-    if dtype.kind in "fV" or dtype.name == "bfloat16":
+    if dtype.kind in "fV" or dtype == BF16:
         return np.dtype(np.float32)
     return dtype
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..dtypes import BF16
 from ..kernels.windows import accumulator, pad_spatial
 from ..shapes import DYNAMIC, Dim, PartialShape
 from .base import INTEGRAL, NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
@@ -174,7 +175,7 @@ def resize(plan: InterpPlan, data: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(x)
     if how.mode in ("bilinear_pillow", "bicubic_pillow"):
         return _pillow(how, plan, x, data.dtype)
-    acc = accumulator(data.dtype) if data.dtype.kind == "f" or data.dtype.name == "bfloat16" else np.dtype(np.float32)
+    acc = accumulator(data.dtype) if data.dtype.kind == "f" or data.dtype == BF16 else np.dtype(np.float32)
     x = x.astype(acc, copy=False)
     for a, m, s in zip(plan.axes, plan.sizes, plan.scales):
         n = x.shape[a]
