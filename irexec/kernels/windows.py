@@ -238,7 +238,8 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
                         dest += tmp
                     first = False
 
-    parts = parallel_parts(out.nbytes, c)
+    # compute bound: weigh the output by the passes over it, so mid-size layers use the threads too
+    parts = parallel_parts(out.nbytes * math.prod(kernel) * cg, c)
     _run([lambda a=a, b=b: channels(a, b) for a, b in _spans(c, parts)], parts)
     if last:
         out[...] = np.moveaxis(total, -1, 1)
