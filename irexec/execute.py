@@ -22,7 +22,13 @@ from .ops.io import Const1, Result1
 from .shapes import format_shape
 
 # Called after each layer with (layer, its output arrays, seconds spent).
+# A hook with ``reads_values = False`` looks at shapes only, so an output no
+# layer reads may reach it as a stand-in (see Op.compute_unread).
 LayerHook = Callable[[Layer, list[np.ndarray], float], None]
+
+
+def reads_values(hook: LayerHook | None) -> bool:
+    return hook is not None and getattr(hook, "reads_values", True)
 
 
 def output_names(model: Model) -> dict[int, str]:
@@ -182,8 +188,9 @@ def run_model(
 
 
 # One layer of a run plan: (layer id, layer, op, the tensors it reads, the
-# tensors whose last reader it is, whether it is a Result).
-Step = tuple[int, Layer, Op, tuple, tuple, bool]
+# tensors whose last reader it is, whether it is a Result, the indexes of its
+# outputs no layer reads, or None).
+Step = tuple[int, Layer, Op, tuple, tuple, bool, frozenset[int] | None]
 
 
 @dataclass(frozen=True)
@@ -213,8 +220,9 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     warnings: list[Diagnostic] = []
     held = 0  # bytes of `values` and `results`, aliases counted twice: an upper bound
     clock = time.perf_counter
+    shown = keep_all or reads_values(on_layer)  # every output must be real, not a stand-in
     with blas.limited():
-        for lid, layer, op, sources, frees, is_result in steps:
+        for lid, layer, op, sources, frees, is_result, unread in steps:
             start = clock()
             outs = bound.get(lid)
             if outs is not None:
@@ -228,7 +236,8 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                             outs = _compute(model, layer, op, [values[src] for src in sources], values, results, limit, held)
                             folded.keep_derived(lid, signature, outs)
                     else:
-                        outs = _compute(model, layer, op, [values[src] for src in sources], values, results, limit, held)
+                        outs = _compute(model, layer, op, [values[src] for src in sources], values, results, limit, held,
+                                        None if shown or lid in foldable else unread)  # kept outputs stay real
                         if lid in foldable:
                             folded.offer(model, lid, outs)
                         elif lid in shape_of:
@@ -291,8 +300,14 @@ def _steps(model: Model, order: list[int], keep: set[int]) -> list[Step]:
     for src, lid in last_reader.items():
         if src[0] not in keep:
             frees.setdefault(lid, []).append(src)
+    def unread(lid: int) -> frozenset[int] | None:
+        if lid in keep:
+            return None
+        idle = frozenset(i for i in range(len(model.layers[lid].outputs)) if (lid, i) not in last_reader)
+        return idle or None
+
     return [(lid, model.layers[lid], model.ops[lid], sources[lid], tuple(frees.get(lid, ())),  # type: ignore[misc]
-             isinstance(model.ops[lid], Result1)) for lid in order]
+             isinstance(model.ops[lid], Result1), unread(lid)) for lid in order]
 
 
 def _execution_order(model: Model, targets: list[int]) -> tuple[set[int], list[int]]:
@@ -458,14 +473,15 @@ _verify = os.environ.get(VERIFY_ENV, "") not in ("", "0")
 
 
 def _compute(model: Model, layer: Layer, op: Op, args: list[np.ndarray], values: Mapping[tuple[int, int], np.ndarray],
-             results: Mapping[int, np.ndarray], limit: int, held: int) -> list[np.ndarray]:
+             results: Mapping[int, np.ndarray], limit: int, held: int, unread: frozenset[int] | None = None) -> list[np.ndarray]:
     """Infer on the concrete inputs (cached per signature), refuse an output over
-    the memory limit, then run the kernel on the plan."""
+    the memory limit, then run the kernel on the plan (told which outputs no
+    layer reads, if any)."""
     try:
         inference = op.plan_for(args)
         if not isinstance(op, _NO_ALLOCATION):
             refuse_over_memory_limit(model, layer, inference, values, results, limit, held)
-        outs = list(op.compute(inference.plan, *args))
+        outs = list(op.compute_unread(unread, inference.plan, *args) if unread else op.compute(inference.plan, *args))
     except IRExecError as e:
         raise type(e)(model.locate(e.diagnostics, layer)) from None
     except MemoryError:

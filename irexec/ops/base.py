@@ -404,6 +404,13 @@ class Op:
     def compute(self, plan: Any, *inputs: np.ndarray) -> Sequence[np.ndarray]:
         raise NotImplementedError
 
+    def compute_unread(self, unread: frozenset[int], plan: Any, *inputs: np.ndarray) -> Sequence[np.ndarray]:
+        """``compute`` when no layer reads the outputs in ``unread``: an op whose
+        optional output is costly (MaxPool's indices) may return a stand-in of
+        the right type and shape for it.  Never used when the outputs are shown
+        (``--dump``, hooks)."""
+        return self.compute(plan, *inputs)
+
     def run(self, *args: np.ndarray) -> list[np.ndarray]:
         """Infer on concrete arrays and run the kernel: the op on its own."""
         args = tuple(np.asarray(a) for a in args)

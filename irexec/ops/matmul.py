@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import BF16
 from ..shapes import Dim, PartialShape, broadcast_numpy
 from .base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from .registry import register
@@ -61,7 +62,7 @@ class MatMul1(Op):
         if tb:
             b = np.swapaxes(b, -1, -2)
         dtype = a.dtype
-        if dtype.kind == "f" and dtype.itemsize < 4 or dtype.name == "bfloat16":
+        if dtype.kind == "f" and dtype.itemsize < 4 or dtype == BF16:
             return [np.asarray(_product(a.astype(np.float32), b.astype(np.float32))).astype(dtype)]
         if dtype.kind == "f":
             return [np.asarray(_product(a, b))]  # 1-D by 1-D gives a NumPy scalar
