@@ -177,7 +177,13 @@ def run_model(
     bound = bind_feeds(model, feeds, plan.live)
     limit = limits.resolve(max_memory)
     _refuse_large_inputs(model, bound, limit)
-    values, results, times, warnings = _execute(model, plan.steps, bound, limit, on_layer, keep_all)
+    steps, preset = plan.steps, None
+    if on_layer is None and not keep_all and stop_layer is None:
+        if plan.compact is None:
+            plan.compact = _compact(model, plan)
+        if plan.compact:
+            preset, steps = plan.compact
+    values, results, times, warnings = _execute(model, steps, bound, limit, on_layer, keep_all, preset)
     if stop_layer is not None:
         if isinstance(model.ops[stop_layer.id], Result1):
             found = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
@@ -193,7 +199,7 @@ def run_model(
 Step = tuple[int, Layer, Op, tuple, tuple, bool, frozenset[int] | None]
 
 
-@dataclass(frozen=True)
+@dataclass
 class RunPlan:
     """What a run on some targets executes, in which order, and when each
     tensor can be let go: the same for every run of a model."""
@@ -203,22 +209,42 @@ class RunPlan:
     targets: list[int]
     live: set[int]
     steps: list[Step]
+    # once every layer computed from Consts alone is kept: their outputs the
+    # other layers read, and the steps without them (False: not yet possible)
+    compact: tuple[dict[tuple[int, int], np.ndarray], list[Step]] | bool | None = None
+
+
+def _compact(model: Model, plan: RunPlan) -> tuple[dict[tuple[int, int], np.ndarray], list[Step]] | bool | None:
+    """A plain run need not step through the kept layers (Consts, the f16
+    weights -> Convert): their outputs go into the run's tensors at once.
+    None until the first run has kept them all; False if some cannot be."""
+    folded = _folded(model)
+    kept = folded.outputs
+    fixed = [step for step in plan.steps if step[0] in folded.foldable]
+    if any(step[0] not in kept for step in fixed):
+        return False if folded.full else None
+    fixed_ids = {step[0] for step in fixed}
+    rest = [step for step in plan.steps if step[0] not in fixed_ids]
+    preset = {src: kept[src[0]][src[1]] for step in rest for src in step[3] if src is not None and src[0] in fixed_ids}
+    return preset, rest
 
 
 def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], limit: int, on_layer: LayerHook | None,
-             keep_all: bool) -> tuple[dict[tuple[int, int], np.ndarray], dict[int, np.ndarray], dict[int, float], list[Diagnostic]]:
-    """Run the steps; every tensor is released after its last reader unless
-    ``keep_all``.  The loop every run and every sub-graph iteration goes
-    through, so it does per layer only what a run needs."""
+             keep_all: bool, preset: Mapping[tuple[int, int], np.ndarray] | None = None,
+             ) -> tuple[dict[tuple[int, int], np.ndarray], dict[int, np.ndarray], dict[int, float], list[Diagnostic]]:
+    """Run the steps, starting from the tensors in ``preset``; every tensor is
+    released after its last reader unless ``keep_all``.  The loop every run
+    and every sub-graph iteration goes through, so it does per layer only
+    what a run needs."""
     folded = _folded(model)
     kept, foldable, shapes_ok = folded.outputs, folded.foldable, folded.shapes_ok
     shape_of, derived, derived_outs = folded.shape_of, folded.shape_derived, folded.derived
     signature = 0  # of the shapes seen so far in this run (see _Folded)
-    values: dict[tuple[int, int], np.ndarray] = {}
+    values: dict[tuple[int, int], np.ndarray] = dict(preset) if preset else {}
     results: dict[int, np.ndarray] = {}
-    times: dict[int, float] = {}
+    times: dict[int, float] = {}  # of the layers stepped through
     warnings: list[Diagnostic] = []
-    held = 0  # bytes of `values` and `results`, aliases counted twice: an upper bound
+    held = sum(a.nbytes for a in values.values())  # bytes of `values` and `results`, aliases counted twice: an upper bound
     clock = time.perf_counter
     shown = keep_all or reads_values(on_layer)  # every output must be real, not a stand-in
     with blas.limited():
@@ -346,6 +372,7 @@ class _Folded:
         self.foldable = const
         self.outputs: dict[int, list[np.ndarray]] = {}
         self.nbytes = 0
+        self.full = False  # some foldable layer's outputs were too big to keep
         # Layers computed from the output of ShapeOf layers (and Consts) alone:
         # the shape arithmetic of a converted model (ShapeOf -> Gather -> Concat,
         # Range...), the same for every run on inputs of the same shapes.  Their
@@ -382,6 +409,7 @@ class _Folded:
         # a Const is a view of the mapped weights: no memory of its own
         size = 0 if isinstance(model.ops[lid], Const1) else sum(a.nbytes for a in outs)
         if self.nbytes + size > FOLD_BYTES:
+            self.full = True
             return
         for a in outs:
             a.flags.writeable = False  # shared by every later run
