@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import BF16
 from ..kernels.elementwise import apply_f64
 from ..kernels.special import erf
 from .arithmetic import maximum
@@ -22,7 +23,7 @@ SQRT_2_PI = 0.7978845608028654
 
 
 def _is_float(x: np.ndarray) -> bool:
-    return x.dtype.kind == "f" or x.dtype.name == "bfloat16"
+    return x.dtype.kind == "f" or x.dtype == BF16
 
 
 # ------------------------------------------------------------ exact ops

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..dtypes import BF16
 from ..kernels.elementwise import apply_f64
 from ..shapes import PartialShape, broadcast_numpy, broadcast_pdpd
 from .base import (
@@ -48,7 +49,7 @@ AUTO_BROADCAST = {"auto_broadcast": Enum("numpy", "none", "pdpd", doc="broadcast
 
 def _apply(fn: Kernel, op: Op, with_op: bool, precise: bool, arrays: Sequence[np.ndarray], out_dtype: np.dtype,
            narrow: Kernel | None = None) -> np.ndarray:
-    if precise and (arrays[0].dtype.kind == "f" or arrays[0].dtype.name == "bfloat16"):
+    if precise and (arrays[0].dtype.kind == "f" or arrays[0].dtype == BF16):
         # f64 computation on private copies (the kernel may work in place), rounded once
         if narrow is not None and arrays[0].dtype != np.float64:
             fn = narrow  # the result is rounded to at most 24 bits: a kernel accurate to 2**-40 will do
