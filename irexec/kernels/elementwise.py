@@ -15,6 +15,7 @@ element depends on that element alone, so the cut cannot change a result.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -37,7 +38,7 @@ def apply_f64(fn: ChunkFn, arrays: Sequence[np.ndarray], out_dtype: np.dtype) ->
     """``fn`` of ``arrays`` (all of one shape: the caller broadcasts first),
     computed in f64 on private buffers, rounded once to ``out_dtype``."""
     shape = arrays[0].shape
-    size = int(np.prod(shape, dtype=np.int64))
+    size = math.prod(shape)
     if size <= MIN_SPLIT:
         wide = [np.array(a, dtype=np.float64, copy=True) for a in arrays]
         with np.errstate(all="ignore"):

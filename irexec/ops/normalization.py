@@ -10,6 +10,7 @@ computed in f32 and rounded once).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -37,10 +38,15 @@ def over_rows(data: np.ndarray, axes: tuple[int, ...], kernel: RowKernel) -> np.
     order = keep + sorted(axes)
     moved = order != list(range(rank))
     x = np.transpose(data, order) if moved else data
-    outer_shape = x.shape[:len(keep)]
-    m = int(np.prod(outer_shape, dtype=np.int64))
-    n = int(np.prod(x.shape[len(keep):], dtype=np.int64))
+    m = math.prod(x.shape[:len(keep)])
+    n = math.prod(x.shape[len(keep):])
     work = _work_dtype(data.dtype)
+    if not moved and 0 < m * n <= BLOCK_ELEMENTS:  # one block: straight to the kernel (a transformer's rows)
+        xb = data.reshape(m, n).astype(work, copy=False)
+        out2 = np.empty((m, n), work)
+        with np.errstate(all="ignore"):
+            kernel(xb, out2, np.empty((m, n), work))
+        return out2.reshape(data.shape).astype(data.dtype, copy=False)
     x2 = np.ascontiguousarray(x).reshape(m, n)
     out2 = np.empty((m, n), work)
     if m and n:
