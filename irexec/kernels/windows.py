@@ -11,7 +11,6 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .. import blas
 from ..dtypes import BF16
 
 # The column matrix of one im2col tile stays below this many bytes.
@@ -71,11 +70,10 @@ MIN_PARALLEL_MACS = 1 << 22
 
 
 def _parts(macs: int, limit: int) -> int:
-    """How many independent pieces to cut a product of ``macs`` multiply-adds
-    into: 1 when BLAS itself takes the threads for it (see irexec.blas)."""
-    from .. import blas, parallel
+    """How many independent pieces to cut a product of ``macs`` multiply-adds into."""
+    from .. import parallel
 
-    if macs < MIN_PARALLEL_MACS or limit <= 1 or blas.takes_threads(macs):
+    if macs < MIN_PARALLEL_MACS or limit <= 1:
         return 1
     return max(1, min(parallel.num_threads() * 2, limit, macs // MIN_PARALLEL_MACS))
 
@@ -129,11 +127,9 @@ def _conv_1x1(x: np.ndarray, w: np.ndarray, strides: Sequence[int], out: np.ndar
     cols = np.ascontiguousarray(xs, dtype=acc).reshape(n, g, cg, p)
     wm = w.reshape(g, og, cg).astype(acc, copy=False)
     res = out.reshape(n, g, og, p) if out.dtype == acc else np.empty((n, g, og, p), acc)
-    macs = n * g * og * cg * p
-    parts = _parts(macs, p)
+    parts = _parts(n * g * og * cg * p, p)
     if parts == 1:
-        with blas.product(macs):
-            np.matmul(wm, cols, out=res)
+        np.matmul(wm, cols, out=res)
     else:
         _run([lambda a=a, b=b: np.matmul(wm, cols[..., a:b], out=res[..., a:b])
               for a, b in _spans(p, parts)], parts)
@@ -292,8 +288,7 @@ def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations
     rest = math.prod(out_spatial[1:])
     per_row = n * c * rest * k * acc.itemsize
     rows = max(1, TILE_BYTES // max(per_row, 1))
-    macs = n * g * og * cg * k * math.prod(out_spatial)
-    parts = _parts(macs, out_spatial[0])
+    parts = _parts(n * g * og * cg * k * math.prod(out_spatial), out_spatial[0])
     rows = min(rows, -(-out_spatial[0] // parts))
     xg = win.reshape(n, g, cg, *win.shape[2:]) if win.shape[1] == c else win
     # [G, Cg, *k, N, rows, *rest]: the contraction axes (Cg, k) contiguous per group
@@ -307,9 +302,4 @@ def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations
         out[:, :, r0:r1, ...] = res.reshape(g * og, n, r1 - r0, *out_spatial[1:]).swapaxes(0, 1)
 
     tasks = [lambda r0=r0: tile(r0, min(out_spatial[0], r0 + rows)) for r0 in range(0, out_spatial[0], rows)]
-    if parts == 1:
-        with blas.product(macs):  # one tile after the other, BLAS on the threads if the product is big
-            for task in tasks:
-                task()
-    else:
-        _run(tasks, len(tasks))
+    _run(tasks, len(tasks))
