@@ -21,7 +21,7 @@ from .. import dtypes, limits
 from ..dtypes import ElementType
 from ..errors import ERROR, Diagnostic, ModelError
 from ..files import kind_of, open_regular
-from .schema import structure_diagnostics
+from .schema import ir_schema, structure_diagnostics
 
 SUPPORTED_IR_VERSIONS = (10, 11)
 
@@ -123,36 +123,19 @@ def unescape_names(raw: str) -> tuple[str, ...]:
     return tuple(p for p in parts if p)
 
 
+# the indentation between elements is a third of a document's nodes and means
+# nothing; whitespace inside an element without children is kept
+_PARSE_OPTIONS = {"resolve_entities": False, "no_network": True, "load_dtd": False, "huge_tree": False,
+                  "remove_comments": True, "remove_pis": True, "remove_blank_text": True}
+
+
 def _parser() -> etree.XMLParser:
-    return etree.XMLParser(
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        dtd_validation=False,
-        huge_tree=False,
-        remove_comments=True,
-        remove_pis=True,
-        # the indentation between elements is a third of a document's nodes and
-        # means nothing; whitespace inside an element without children is kept
-        remove_blank_text=True,
-    )
+    return etree.XMLParser(dtd_validation=False, **_PARSE_OPTIONS)  # type: ignore[arg-type]
 
 
 def parse_xml(path: str) -> etree._ElementTree:
     """Parse ``path`` safely, raising ModelError with the line of any defect."""
-    try:
-        st = os.stat(path)
-    except OSError as e:
-        raise ModelError(f"cannot read model file: {e.strerror or e}", code="file-not-found", file=path) from None
-    if not stat.S_ISREG(st.st_mode):  # /dev/zero never ends, a FIFO blocks the open
-        raise ModelError(f"model file {path} is {kind_of(st.st_mode)}; irexec reads regular files only",
-                         code="not-regular-file", file=path)
-    size = st.st_size
-    if size > MAX_XML_BYTES:
-        raise ModelError(
-            f"model XML is {size} bytes, more than the {MAX_XML_BYTES} this reader accepts", code="file-too-large", file=path
-        )
-    _refuse_entity_declarations(path)
+    _check_file(path)
     try:
         with open_regular(path, "model file") as f:
             tree = etree.parse(f, _parser())
@@ -169,6 +152,23 @@ def parse_xml(path: str) -> etree._ElementTree:
         raise ModelError(f"cannot read model file: {e.strerror or e}", code="file-not-found", file=path) from None
     _refuse_unsafe(tree, path)
     return tree
+
+
+def _check_file(path: str) -> None:
+    """What is refused before parsing: not a regular file, too large, entities."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise ModelError(f"cannot read model file: {e.strerror or e}", code="file-not-found", file=path) from None
+    if not stat.S_ISREG(st.st_mode):  # /dev/zero never ends, a FIFO blocks the open
+        raise ModelError(f"model file {path} is {kind_of(st.st_mode)}; irexec reads regular files only",
+                         code="not-regular-file", file=path)
+    size = st.st_size
+    if size > MAX_XML_BYTES:
+        raise ModelError(
+            f"model XML is {size} bytes, more than the {MAX_XML_BYTES} this reader accepts", code="file-too-large", file=path
+        )
+    _refuse_entity_declarations(path)
 
 
 def _syntax_code(msg: str) -> str:
@@ -288,6 +288,59 @@ def _uint(el: etree._Element, attr: str, diag: _Collector, what: str, **where: o
 
 
 def read_document(path: str) -> IRDocument:
+    _check_file(path)
+    doc = _read_streaming(path)
+    return doc if doc is not None else _read_tree(path)
+
+
+def _read_streaming(path: str) -> IRDocument | None:
+    """The common case, a well-formed and schema-valid document without a DTD,
+    read while it is parsed: each top-level ``<layer>`` and ``<edge>`` becomes a
+    record and its elements are freed at once, so the whole tree (libxml2 nodes
+    take about 13 times the XML's size) never exists.  The schema validates the
+    stream as it goes.  Any other document gives None: the tree reader reads it
+    again and reports every finding with its line, as it always has."""
+    diag, edge_diag = _Collector(path), _Collector(path)
+    layers: list[Layer] = []
+    edges: list[Edge] = []
+    index = 0
+    closed = False  # lxml's iterparse without entity expansion does not raise at a premature end of input
+    try:
+        with open_regular(path, "model file") as f:
+            stream = etree.iterparse(f, events=("end",), tag=("layer", "edge", "net"), schema=ir_schema(), **_PARSE_OPTIONS)
+            for _, el in stream:
+                section = el.getparent()
+                if section is None:
+                    closed = el.tag == "net"
+                    continue
+                top = section.getparent()
+                if top is None or top.getparent() is not None:
+                    continue  # a sub-graph body's layer, or one inside free-form rt_info: freed with its ancestor
+                if el.tag == "layer" and section.tag == "layers":  # type: ignore[union-attr]
+                    layer = _read_layer(el, index, diag)
+                    index += 1
+                    if layer is not None:
+                        layers.append(layer)
+                elif el.tag == "edge" and section.tag == "edges":  # type: ignore[union-attr]
+                    _read_edge(el, edges, edge_diag)
+                else:
+                    continue  # e.g. an <edge> in free-form rt_info
+                el.clear()
+                while el.getprevious() is not None:  # the records read before it
+                    del section[0]  # type: ignore[index]
+            root = stream.root
+    except (etree.XMLSyntaxError, OSError):
+        return None  # not well-formed, not schema-valid, not UTF-8, unreadable: the tree reader says which
+    info = root.getroottree().docinfo
+    if not closed or len(stream.error_log) or root.tag != "net" or info.internalDTD is not None or info.system_url or info.public_id:
+        return None
+    raw_version = root.get("version")
+    if raw_version is None or not _UINT_RE.match(raw_version.strip()) or int(raw_version) not in SUPPORTED_IR_VERSIONS:
+        return None
+    return IRDocument(path, int(raw_version), root.get("name", ""), layers, edges, diag.items + edge_diag.items)
+
+
+def _read_tree(path: str) -> IRDocument:
     tree = parse_xml(path)
     root = tree.getroot()
     if not isinstance(root.tag, str) or root.tag.lower() != "net":
@@ -438,15 +491,19 @@ def _read_edges(root: etree._Element, diag: _Collector) -> list[Edge]:
         return []
     edges: list[Edge] = []
     for el in section.iterchildren("edge"):
-        get = el.get
-        fl, fp, tl, tp = get("from-layer"), get("from-port"), get("to-layer"), get("to-port")
-        # the common case in one test: four non-empty ASCII digit strings, at most 100 digits in all
-        joined = fl + fp + tl + tp if fl and fp and tl and tp else ""
-        if joined.isascii() and joined.isdigit() and len(joined) <= 100:
-            vals: list[int | None] = [int(fl), int(fp), int(tl), int(tp)]  # type: ignore[arg-type]
-        else:
-            vals = [_uint(el, a, diag, "<edge>") for a in ("from-layer", "from-port", "to-layer", "to-port")]
-            if None in vals:
-                continue
-        edges.append(Edge(vals[0], vals[1], vals[2], vals[3], el.sourceline))  # type: ignore[arg-type]
+        _read_edge(el, edges, diag)
     return edges
+
+
+def _read_edge(el: etree._Element, edges: list[Edge], diag: _Collector) -> None:
+    get = el.get
+    fl, fp, tl, tp = get("from-layer"), get("from-port"), get("to-layer"), get("to-port")
+    # the common case in one test: four non-empty ASCII digit strings, at most 100 digits in all
+    joined = fl + fp + tl + tp if fl and fp and tl and tp else ""
+    if joined.isascii() and joined.isdigit() and len(joined) <= 100:
+        vals: list[int | None] = [int(fl), int(fp), int(tl), int(tp)]  # type: ignore[arg-type]
+    else:
+        vals = [_uint(el, a, diag, "<edge>") for a in ("from-layer", "from-port", "to-layer", "to-port")]
+        if None in vals:
+            return
+    edges.append(Edge(vals[0], vals[1], vals[2], vals[3], el.sourceline))  # type: ignore[arg-type]
