@@ -13,7 +13,9 @@ import codecs
 import os
 import re
 import stat
+import sys
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from lxml import etree
 
@@ -40,6 +42,30 @@ _INT64_MAX = limits.INT64_MAX  # OpenVINO's Dimension is int64
 _DIM_RE = re.compile(r"^\s*-?[0-9]{1,100}\s*$")
 _NAME_SPLIT = re.compile(r"(?<!\\),")
 _lookup_type = dtypes.lookup
+_intern = sys.intern
+
+
+def _short(value: str) -> str:
+    """One string object for each short text (an element type, a shape, an
+    axis), however many layers repeat it; long ones are usually unique."""
+    return _intern(value) if len(value) <= 32 else value
+
+
+_T = TypeVar("_T")
+# dims tuples and rt_info name sets, one object per distinct value: a model
+# repeats a few of them on thousands of ports and layers
+_dims_tuples: dict[tuple[int, ...], tuple[int, ...]] = {}
+_rt_sets: dict[frozenset[str], frozenset[str]] = {}
+
+
+def _shared(table: dict[_T, _T], value: _T) -> _T:
+    found = table.get(value)
+    if found is not None:
+        return found
+    if len(table) >= 4096:
+        table.clear()  # bounded: a document of distinct shapes gets no sharing, not unbounded memory
+    table[value] = value
+    return value
 
 
 @dataclass(slots=True)
@@ -216,6 +242,10 @@ def _encoding_error(path: str) -> ModelError:
 
 
 _PROLOG_BYTES = 1 << 20
+_CHUNK_BYTES = 1 << 20
+# past this many bytes without a complete record, the tree reader takes over
+# (libxml2 refuses a token over 10 MB anyway)
+_STALL_BYTES = 16 << 20
 
 
 def _refuse_entity_declarations(path: str) -> None:
@@ -304,35 +334,51 @@ def _read_streaming(path: str) -> IRDocument | None:
     layers: list[Layer] = []
     edges: list[Edge] = []
     index = 0
-    closed = False  # lxml's iterparse without entity expansion does not raise at a premature end of input
+    closed = False  # the end of the root element was seen: the input did not stop early
+    # lxml's pull parser recovers from errors silently when entities are left
+    # unexpanded, so it expands internal ones (no file or network access; libxml2
+    # caps their amplification) and a document with a DTD is refused below
+    parser = etree.XMLPullParser(events=("end",), tag=("layer", "edge", "net"), schema=ir_schema(),
+                                 **{**_PARSE_OPTIONS, "resolve_entities": "internal"})  # type: ignore[arg-type]
     try:
         with open_regular(path, "model file") as f:
-            stream = etree.iterparse(f, events=("end",), tag=("layer", "edge", "net"), schema=ir_schema(), **_PARSE_OPTIONS)
-            for _, el in stream:
-                section = el.getparent()
-                if section is None:
-                    closed = el.tag == "net"
-                    continue
-                top = section.getparent()
-                if top is None or top.getparent() is not None:
-                    continue  # a sub-graph body's layer, or one inside free-form rt_info: freed with its ancestor
-                if el.tag == "layer" and section.tag == "layers":  # type: ignore[union-attr]
-                    layer = _read_layer(el, index, diag)
-                    index += 1
-                    if layer is not None:
-                        layers.append(layer)
-                elif el.tag == "edge" and section.tag == "edges":  # type: ignore[union-attr]
-                    _read_edge(el, edges, edge_diag)
+            unread = 0  # bytes fed since the last record: a token of many MiB parses far slower pushed than pulled
+            while True:
+                chunk = f.read(_CHUNK_BYTES)
+                if chunk:
+                    parser.feed(chunk)
+                    unread += len(chunk)
+                    if unread > _STALL_BYTES:
+                        return None
                 else:
-                    continue  # e.g. an <edge> in free-form rt_info
-                el.clear()
-                while el.getprevious() is not None:  # the records read before it
-                    del section[0]  # type: ignore[index]
-            root = stream.root
+                    root = parser.close()
+                for _, el in parser.read_events():
+                    section = el.getparent()
+                    if section is None:
+                        closed = el.tag == "net"
+                        continue
+                    top = section.getparent()
+                    if top is None or top.getparent() is not None:
+                        continue  # a sub-graph body's layer, or one inside free-form rt_info: freed with its ancestor
+                    if el.tag == "layer" and section.tag == "layers":
+                        layer = _read_layer(el, index, diag)
+                        index += 1
+                        if layer is not None:
+                            layers.append(layer)
+                    elif el.tag == "edge" and section.tag == "edges":
+                        _read_edge(el, edges, edge_diag)
+                    else:
+                        continue  # e.g. an <edge> in free-form rt_info
+                    unread = 0
+                    el.clear()
+                    while el.getprevious() is not None:  # the records read before it
+                        del section[0]
+                if not chunk:
+                    break
     except (etree.XMLSyntaxError, OSError):
         return None  # not well-formed, not schema-valid, not UTF-8, unreadable: the tree reader says which
     info = root.getroottree().docinfo
-    if not closed or len(stream.error_log) or root.tag != "net" or info.internalDTD is not None or info.system_url or info.public_id:
+    if not closed or root.tag != "net" or info.internalDTD is not None or info.system_url or info.public_id:
         return None
     raw_version = root.get("version")
     if raw_version is None or not _UINT_RE.match(raw_version.strip()) or int(raw_version) not in SUPPORTED_IR_VERSIONS:
@@ -387,7 +433,7 @@ def _read_layer(el: etree._Element, index: int, diag: _Collector) -> Layer | Non
         for a in missing:
             diag.add("missing-attribute", f"<layer> is missing mandatory attribute {a!r}", line, layer_id=lid, layer_name=name)
         return None
-    layer = Layer(lid, name, op_type, version, line, index)
+    layer = Layer(lid, name, _intern(op_type), _intern(version), line, index)
     layer.display = f"{op_type}/{version}"
     # the first of each section, in one pass (no dict: a large model has tens of
     # thousands of layers and allocation is a good part of reading them)
@@ -403,11 +449,14 @@ def _read_layer(el: etree._Element, index: int, diag: _Collector) -> Layer | Non
         elif tag == "rt_info":
             rt = child if rt is None else rt
     if rt is not None:
-        layer.rt_info = frozenset(a.get("name", "") for a in rt.iterchildren("attribute"))
+        names = frozenset(_short(a.get("name", "")) for a in rt.iterchildren("attribute"))
+        layer.rt_info = _shared(_rt_sets, names)
     if data is not None:
         layer.data_line = data.sourceline
         if len(data.attrib) <= _FEW_ATTRIBUTES:
-            layer.data = dict(data.items())  # cheaper than through the .attrib proxy
+            # through items(): cheaper than the .attrib proxy.  Names and short values
+            # (element types, shapes, axes) repeat on thousands of layers: one string each
+            layer.data = {_intern(k): _short(v) for k, v in data.items()}
         else:  # items() finds each value by a scan of the attributes: quadratic; XPath is linear
             layer.data = {a.attrname: str(a) for a in data.xpath("@*")}
     if first_input is not None:
@@ -478,7 +527,7 @@ def _read_port(pel: etree._Element, kind: str, index: int, diag: _Collector, lid
         if raw is not None:
             precision = _lookup_type(raw)  # informational only on inputs, as in OpenVINO
         names = ()
-    return Port(pid, index, kind, line, tuple(dims), precision, names)
+    return Port(pid, index, kind, line, _shared(_dims_tuples, tuple(dims)), precision, names)
 
 
 def _port_where(pid: int, kind: str, lid: int, name: str) -> dict:  # type: ignore[type-arg]
