@@ -336,16 +336,21 @@ def _read_streaming(path: str) -> IRDocument | None:
     index = 0
     closed = False  # the end of the root element was seen: the input did not stop early
     # lxml's pull parser recovers from errors silently when entities are left
-    # unexpanded, so it expands internal ones (no file or network access; libxml2
-    # caps their amplification) and a document with a DTD is refused below
+    # unexpanded, so it resolves internal ones (no file or network access), and
+    # it never sees a DOCTYPE, so there are none to expand (libxml2 can crash
+    # expanding hostile ones in push mode): a document with one is the tree reader's
     parser = etree.XMLPullParser(events=("end",), tag=("layer", "edge", "net"), schema=ir_schema(),
                                  **{**_PARSE_OPTIONS, "resolve_entities": "internal"})  # type: ignore[arg-type]
     try:
         with open_regular(path, "model file") as f:
             unread = 0  # bytes fed since the last record: a token of many MiB parses far slower pushed than pulled
+            tail = b""
             while True:
                 chunk = f.read(_CHUNK_BYTES)
                 if chunk:
+                    if b"<!DOCTYPE" in tail + chunk[:16] or b"<!DOCTYPE" in chunk:
+                        return None
+                    tail = chunk[-16:]
                     parser.feed(chunk)
                     unread += len(chunk)
                     if unread > _STALL_BYTES:
