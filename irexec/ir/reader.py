@@ -14,8 +14,10 @@ import os
 import re
 import stat
 import sys
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TypeVar, overload
 
 from lxml import etree
 
@@ -133,13 +135,67 @@ class Edge:
     line: int
 
 
+class EdgeTable(Sequence[Edge]):
+    """A document's edges, five int64s each (an Edge record and its ints take
+    about 200 bytes); ``Edge`` records are made as they are read.  A value past
+    int64 (ids of up to 100 digits are read) turns the table into a plain list."""
+
+    __slots__ = ("_packed", "_list")
+
+    def __init__(self) -> None:
+        self._packed: array[int] | None = array("q")
+        self._list: list[Edge] = []
+
+    def add(self, from_layer: int, from_port: int, to_layer: int, to_port: int, line: int) -> None:
+        packed = self._packed
+        if packed is not None:
+            if max(from_layer, from_port, to_layer, to_port, line) <= _INT64_MAX:
+                packed.extend((from_layer, from_port, to_layer, to_port, line))
+                return
+            self._list = list(self)
+            self._packed = None
+        self._list.append(Edge(from_layer, from_port, to_layer, to_port, line))
+
+    def __len__(self) -> int:
+        return len(self._packed) // 5 if self._packed is not None else len(self._list)
+
+    @overload
+    def __getitem__(self, i: int) -> Edge: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Edge]: ...
+    def __getitem__(self, i: int | slice) -> Edge | list[Edge]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if self._packed is None:
+            return self._list[i]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError("edge index out of range")
+        k = 5 * (i % n)
+        return Edge(*self._packed[k : k + 5])
+
+    def __iter__(self) -> Iterator[Edge]:
+        if self._packed is None:
+            yield from self._list
+            return
+        values = iter(self._packed)
+        for v in values:
+            yield Edge(v, next(values), next(values), next(values), next(values))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __repr__(self) -> str:
+        return f"EdgeTable({list(self)!r})"
+
+
 @dataclass
 class IRDocument:
     path: str
     ir_version: int
     name: str
     layers: list[Layer]
-    edges: list[Edge]
+    edges: Sequence[Edge]  # an EdgeTable as read; a list where one is built by hand
     diagnostics: list[Diagnostic]
 
 
@@ -332,7 +388,7 @@ def _read_streaming(path: str) -> IRDocument | None:
     again and reports every finding with its line, as it always has."""
     diag, edge_diag = _Collector(path), _Collector(path)
     layers: list[Layer] = []
-    edges: list[Edge] = []
+    edges = EdgeTable()
     index = 0
     closed = False  # the end of the root element was seen: the input did not stop early
     # lxml's pull parser recovers from errors silently when entities are left
@@ -539,17 +595,17 @@ def _port_where(pid: int, kind: str, lid: int, name: str) -> dict:  # type: igno
     return {"port": pid, "port_kind": kind, "layer_id": lid, "layer_name": name}
 
 
-def _read_edges(root: etree._Element, diag: _Collector) -> list[Edge]:
+def _read_edges(root: etree._Element, diag: _Collector) -> EdgeTable:
+    edges = EdgeTable()
     section = root.find("edges")
     if section is None:
-        return []
-    edges: list[Edge] = []
+        return edges
     for el in section.iterchildren("edge"):
         _read_edge(el, edges, diag)
     return edges
 
 
-def _read_edge(el: etree._Element, edges: list[Edge], diag: _Collector) -> None:
+def _read_edge(el: etree._Element, edges: EdgeTable, diag: _Collector) -> None:
     get = el.get
     fl, fp, tl, tp = get("from-layer"), get("from-port"), get("to-layer"), get("to-port")
     # the common case in one test: four non-empty ASCII digit strings, at most 100 digits in all
@@ -560,4 +616,4 @@ def _read_edge(el: etree._Element, edges: list[Edge], diag: _Collector) -> None:
         vals = [_uint(el, a, diag, "<edge>") for a in ("from-layer", "from-port", "to-layer", "to-port")]
         if None in vals:
             return
-    edges.append(Edge(vals[0], vals[1], vals[2], vals[3], el.sourceline))  # type: ignore[arg-type]
+    edges.add(vals[0], vals[1], vals[2], vals[3], el.sourceline)  # type: ignore[arg-type]
