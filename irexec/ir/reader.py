@@ -390,6 +390,7 @@ def _read_streaming(path: str) -> IRDocument | None:
     layers: list[Layer] = []
     edges = EdgeTable()
     index = 0
+    records = 0
     closed = False  # the end of the root element was seen: the input did not stop early
     # lxml's pull parser recovers from errors silently when entities are left
     # unexpanded, so it resolves internal ones (no file or network access), and
@@ -431,9 +432,9 @@ def _read_streaming(path: str) -> IRDocument | None:
                     else:
                         continue  # e.g. an <edge> in free-form rt_info
                     unread = 0
-                    el.clear()
-                    while el.getprevious() is not None:  # the records read before it
-                        del section[0]
+                    records += 1
+                    if records % 64 == 0:  # free the records read so far, a batch at a time: the siblings
+                        del section[: section.index(el)]  # before it (those after it may wait in the event queue)
                 if not chunk:
                     break
     except (etree.XMLSyntaxError, OSError):
