@@ -241,3 +241,18 @@ def test_documents_the_streaming_reader_leaves_to_the_tree_reader(tmp_path, text
     path = tmp_path / "m.xml"
     path.write_text(text)
     assert _read_streaming(str(path)) is None
+
+
+def test_a_check_through_the_streaming_reader_finds_what_the_tree_reader_finds(tmp_path, monkeypatch):
+    """Large documents are streamed; made to stream a small one, a check finds
+    the same things, each at the same line (a bad attribute and the note it causes)."""
+    from irexec.ir import reader
+
+    path = tmp_path / "m.xml"
+    path.write_text(_FREE_FORM_DOC.replace('<dim>3</dim></port></input>', '<dim>4</dim></port></input>')
+                    .replace('element_type="f32"', 'element_type="f33"'))
+    whole = [d.format() for d in irexec.check(str(path)).diagnostics]
+    monkeypatch.setattr(reader, "_STREAM_FROM_BYTES", 0)
+    monkeypatch.setattr(reader, "_read_tree", lambda p: pytest.fail("read from the tree"))
+    assert [d.format() for d in irexec.check(str(path)).diagnostics] == whole
+    assert len(whole) == 2
