@@ -1,14 +1,17 @@
 """The thread count of the BLAS library NumPy calls for matmul.
 
-OpenBLAS splits even small products across all its threads, and its threads
-spin while they wait for each other: on a busy machine a 40x240 by 240x196
-product then takes tens of milliseconds instead of a fraction of one.  A run
-therefore keeps BLAS on the calling thread (``IREXEC_BLAS_THREADS``, default
-1) and the convolution kernels spread their independent tiles over
-``irexec.parallel``'s pool instead, where a slow thread only delays its own
-pieces.  The previous setting is restored after the run.  Without an
-OpenBLAS that exposes its thread setter this module does nothing.
+OpenBLAS spins its threads while they wait for each other: on a busy machine
+a small product split across them (a 40x240 by 240x196 one) took tens of
+milliseconds instead of a fraction of one, while a big one gains nearly the
+full second core (a 1000x512 by 512x169 product: 2.5 ms on two threads, 4.9
+to 18 ms on one).  So a run keeps BLAS on the calling thread, and gives it
+irexec's threads (``irexec.parallel.num_threads()``) for the duration of each
+product of at least ``PARALLEL_MACS`` multiply-adds (``product()``).  The
+previous setting is restored after the run.  Without an OpenBLAS that exposes
+its thread setter this module does nothing.
 
+    IREXEC_BLAS_THREADS=1   # every product on one thread
+    IREXEC_BLAS_THREADS=4   # every product on 4 threads
     IREXEC_BLAS_THREADS=0   # leave BLAS threading alone
 """
 
@@ -60,12 +63,23 @@ def _lookup() -> tuple[ctypes._CFuncPtr, ctypes._CFuncPtr] | None:
     return None
 
 
+# Products of at least this many multiply-adds get irexec's threads (when
+# IREXEC_BLAS_THREADS is not set): below it a split saves less than a busy
+# machine can cost.
+PARALLEL_MACS = 1 << 22
+
+
 def _wanted() -> int:
+    """Threads inside a run: IREXEC_BLAS_THREADS, else 1 (and more per big product)."""
     raw = os.environ.get(ENV_VAR, "").strip()
     try:
         return max(0, int(raw)) if raw else 1
     except ValueError:
         return 1
+
+
+def _automatic() -> bool:
+    return not os.environ.get(ENV_VAR, "").strip()
 
 
 def api() -> tuple[ctypes._CFuncPtr, ctypes._CFuncPtr] | None:
@@ -101,3 +115,31 @@ def limited() -> Iterator[None]:
             _depth -= 1
             if _depth == 0 and _saved != want:
                 setter(_saved)
+
+
+@contextlib.contextmanager
+def product(macs: int) -> Iterator[None]:
+    """Inside a run (``limited()``), BLAS on irexec's threads for one product
+    of ``macs`` multiply-adds if it is big enough and IREXEC_BLAS_THREADS is
+    not set; otherwise as the run set it."""
+    if not takes_threads(macs):
+        yield
+        return
+    from . import parallel
+
+    setter = api()[0]  # type: ignore[index]
+    setter(parallel.num_threads())
+    try:
+        yield
+    finally:
+        setter(1)
+
+
+def takes_threads(macs: int) -> bool:
+    """Whether ``product(macs)`` spreads the product over several threads (a
+    kernel then need not split it itself)."""
+    if macs < PARALLEL_MACS or not _depth or not _automatic() or api() is None:
+        return False
+    from . import parallel
+
+    return parallel.num_threads() > 1

@@ -7,6 +7,9 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
+# Compared by hot paths: `dtype.name` is computed anew on every access (slow).
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
 
 @dataclass(frozen=True)
 class ElementType:

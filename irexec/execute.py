@@ -22,7 +22,13 @@ from .ops.io import Const1, Result1
 from .shapes import format_shape
 
 # Called after each layer with (layer, its output arrays, seconds spent).
+# A hook with ``reads_values = False`` looks at shapes only, so an output no
+# layer reads may reach it as a stand-in (see Op.compute_unread).
 LayerHook = Callable[[Layer, list[np.ndarray], float], None]
+
+
+def reads_values(hook: LayerHook | None) -> bool:
+    return hook is not None and getattr(hook, "reads_values", True)
 
 
 def output_names(model: Model) -> dict[int, str]:
@@ -163,60 +169,129 @@ def run_model(
     ``max_memory`` bounds the bytes of live tensors (default: limits.default_max_memory())."""
     folded = _folded(model)
     key = (stop_at, None if outputs is None else tuple(outputs))
-    planned = folded.runs.get(key)
-    if planned is None:
-        planned = _plan_run(model, stop_at, outputs)
-        if len(folded.runs) > 16:
-            folded.runs.clear()
-        folded.runs[key] = planned
-    stop_layer, names, targets, order, sources, reads, live = planned
-    bound = bind_feeds(model, feeds, live)
+    plan = folded.runs.get(key)
+    if plan is None:
+        plan = _plan_run(model, stop_at, outputs)
+        folded.remember(key, plan)
+    stop_layer = plan.stop_layer
+    bound = bind_feeds(model, feeds, plan.live)
     limit = limits.resolve(max_memory)
     _refuse_large_inputs(model, bound, limit)
-    remaining = dict(reads)  # how many reads each tensor still has ahead of it
-
-    values: dict[tuple[int, int], np.ndarray] = {}
-    results: dict[int, np.ndarray] = {}
-    times: dict[int, float] = {}
-    held = 0  # bytes of `values` and `results`, aliases counted twice: an upper bound
-    warnings: list[Diagnostic] = []
-    with blas.limited():
-        for lid in order:
-            layer = model.layers[lid]
-            op = model.ops[lid]
-            assert op is not None  # refuse_missing_ops() saw to it
-            start = time.perf_counter()
-            if lid in bound:
-                outs = [bound[lid]]
-            elif lid in folded.outputs:
-                outs = folded.outputs[lid]
-            else:
-                args = [values[src] for src in sources[lid]]  # type: ignore[index]
-                outs = _compute(model, layer, op, args, values, results, limit, held)
-                folded.offer(model, lid, outs)
-            elapsed = time.perf_counter() - start
-            times[lid] = elapsed
-            held = _store(model, layer, op, outs, elapsed, values, results, held, warnings, on_layer)
-            if not keep_all:
-                for src in sources[lid]:
-                    remaining[src] -= 1  # type: ignore[index]
-                    if remaining[src] == 0 and not (stop_layer is not None and src[0] == stop_layer.id):  # type: ignore[index]
-                        gone = values.pop(src, None)  # type: ignore[arg-type]
-                        held -= gone.nbytes if gone is not None else 0
-
+    steps, preset = plan.steps, None
+    if on_layer is None and not keep_all and stop_layer is None:
+        if plan.compact is None:
+            plan.compact = _compact(model, plan)
+        if plan.compact:
+            preset, steps = plan.compact
+    values, results, times, warnings = _execute(model, steps, bound, limit, on_layer, keep_all, preset)
     if stop_layer is not None:
         if isinstance(model.ops[stop_layer.id], Result1):
-            outputs = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
+            found = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
         else:
-            outputs = {_port_key(stop_layer, i): values[(stop_layer.id, i)] for i in range(len(stop_layer.outputs))}
-        return RunResult(outputs, times, stop_layer, warnings)
-    return RunResult({names[lid]: results[lid] for lid in targets}, times, None, warnings)
+            found = {_port_key(stop_layer, i): values[(stop_layer.id, i)] for i in range(len(stop_layer.outputs))}
+        return RunResult(found, times, stop_layer, warnings)
+    return RunResult({plan.names[lid]: results[lid] for lid in plan.targets}, times, None, warnings)
 
 
-def _plan_run(model: Model, stop_at: str | None, outputs: Sequence[str] | None) -> tuple:
-    """What a run on these targets executes, in which order, and how often
-    each tensor is read: the same for every run of a model."""
-    graph = model.graph
+# One layer of a run plan: (layer id, layer, op, the tensors it reads, the
+# tensors whose last reader it is, whether it is a Result, the indexes of its
+# outputs no layer reads, or None).
+Step = tuple[int, Layer, Op, tuple, tuple, bool, frozenset[int] | None]
+
+
+@dataclass
+class RunPlan:
+    """What a run on some targets executes, in which order, and when each
+    tensor can be let go: the same for every run of a model."""
+
+    stop_layer: Layer | None
+    names: dict[int, str]
+    targets: list[int]
+    live: set[int]
+    steps: list[Step]
+    # once every layer computed from Consts alone is kept: their outputs the
+    # other layers read, and the steps without them (False: not yet possible)
+    compact: tuple[dict[tuple[int, int], np.ndarray], list[Step]] | bool | None = None
+
+
+def _compact(model: Model, plan: RunPlan) -> tuple[dict[tuple[int, int], np.ndarray], list[Step]] | bool | None:
+    """A plain run need not step through the kept layers (Consts, the f16
+    weights -> Convert): their outputs go into the run's tensors at once.
+    None until the first run has kept them all; False if some cannot be."""
+    folded = _folded(model)
+    kept = folded.outputs
+    fixed = [step for step in plan.steps if step[0] in folded.foldable]
+    if any(step[0] not in kept for step in fixed):
+        return False if folded.full else None
+    fixed_ids = {step[0] for step in fixed}
+    rest = [step for step in plan.steps if step[0] not in fixed_ids]
+    preset = {src: kept[src[0]][src[1]] for step in rest for src in step[3] if src is not None and src[0] in fixed_ids}
+    return preset, rest
+
+
+def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], limit: int, on_layer: LayerHook | None,
+             keep_all: bool, preset: Mapping[tuple[int, int], np.ndarray] | None = None,
+             ) -> tuple[dict[tuple[int, int], np.ndarray], dict[int, np.ndarray], dict[int, float], list[Diagnostic]]:
+    """Run the steps, starting from the tensors in ``preset``; every tensor is
+    released after its last reader unless ``keep_all``.  The loop every run
+    and every sub-graph iteration goes through, so it does per layer only
+    what a run needs."""
+    folded = _folded(model)
+    kept, foldable, shapes_ok = folded.outputs, folded.foldable, folded.shapes_ok
+    shape_of, derived, derived_outs = folded.shape_of, folded.shape_derived, folded.derived
+    signature = 0  # of the shapes seen so far in this run (see _Folded)
+    values: dict[tuple[int, int], np.ndarray] = dict(preset) if preset else {}
+    results: dict[int, np.ndarray] = {}
+    times: dict[int, float] = {}  # of the layers stepped through
+    warnings: list[Diagnostic] = []
+    held = sum(a.nbytes for a in values.values())  # bytes of `values` and `results`, aliases counted twice: an upper bound
+    clock = time.perf_counter
+    shown = keep_all or reads_values(on_layer)  # every output must be real, not a stand-in
+    with blas.limited():
+        for lid, layer, op, sources, frees, is_result, unread in steps:
+            start = clock()
+            outs = bound.get(lid)
+            if outs is not None:
+                outs = [outs]
+            else:
+                outs = kept.get(lid)
+                if outs is None:
+                    if lid in derived:
+                        outs = derived_outs.get((lid, signature))
+                        if outs is None:
+                            outs = _compute(model, layer, op, [values[src] for src in sources], values, results, limit, held)
+                            folded.keep_derived(lid, signature, outs)
+                    else:
+                        outs = _compute(model, layer, op, [values[src] for src in sources], values, results, limit, held,
+                                        None if shown or lid in foldable else unread)  # kept outputs stay real
+                        if lid in foldable:
+                            folded.offer(model, lid, outs)
+                        elif lid in shape_of:
+                            signature = folded.signature(signature, lid, outs[0])
+            elapsed = clock() - start
+            times[lid] = elapsed
+            if is_result:
+                results[lid] = outs[0]
+                held += outs[0].nbytes
+            for i, port in enumerate(layer.outputs):
+                if i >= len(outs):
+                    break
+                arr = outs[i]
+                values[(lid, i)] = arr
+                held += arr.nbytes
+                if arr.shape != port.dims and (lid, i, arr.shape) not in shapes_ok:
+                    _note_undeclared_shape(model, layer, i, arr.shape, warnings, shapes_ok)
+            if on_layer is not None:
+                on_layer(layer, outs, elapsed)
+            if not keep_all:
+                for src in frees:
+                    gone = values.pop(src, None)
+                    if gone is not None:
+                        held -= gone.nbytes
+    return values, results, times, warnings
+
+
+def _plan_run(model: Model, stop_at: str | None, outputs: Sequence[str] | None) -> RunPlan:
     stop_layer: Layer | None = None
     names: dict[int, str] = {}
     if stop_at is not None:
@@ -233,13 +308,32 @@ def _plan_run(model: Model, stop_at: str | None, outputs: Sequence[str] | None) 
                              f"{', '.join(map(repr, names.values()))})", code="unknown-name", file=model.path)
         targets = [r.id for r in wanted]
     live, order = _execution_order(model, targets)
-    sources = {lid: graph.inputs_of(lid) for lid in order}
-    reads: dict[tuple[int, int], int] = {}
+    keep = {stop_layer.id} if stop_layer is not None else set()
+    return RunPlan(stop_layer, names, targets, live, _steps(model, order, keep))
+
+
+def _steps(model: Model, order: list[int], keep: set[int]) -> list[Step]:
+    """The run plan's steps; a tensor is freed by its last reader, except the
+    outputs of the layers in ``keep``."""
+    graph = model.graph
+    sources = {lid: tuple(graph.inputs_of(lid)) for lid in order}
+    last_reader: dict[tuple[int, int], int] = {}
     for lid in order:
         for src in sources[lid]:
             if src is not None:
-                reads[src] = reads.get(src, 0) + 1
-    return stop_layer, names, targets, order, sources, reads, live
+                last_reader[src] = lid
+    frees: dict[int, list[tuple[int, int]]] = {}
+    for src, lid in last_reader.items():
+        if src[0] not in keep:
+            frees.setdefault(lid, []).append(src)
+    def unread(lid: int) -> frozenset[int] | None:
+        if lid in keep:
+            return None
+        idle = frozenset(i for i in range(len(model.layers[lid].outputs)) if (lid, i) not in last_reader)
+        return idle or None
+
+    return [(lid, model.layers[lid], model.ops[lid], sources[lid], tuple(frees.get(lid, ())),  # type: ignore[misc]
+             isinstance(model.ops[lid], Result1), unread(lid)) for lid in order]
 
 
 def _execution_order(model: Model, targets: list[int]) -> tuple[set[int], list[int]]:
@@ -250,29 +344,12 @@ def _execution_order(model: Model, targets: list[int]) -> tuple[set[int], list[i
     return live, order
 
 
-def _store(model: Model, layer: Layer, op: Op, outs: list[np.ndarray], elapsed: float,
-           values: dict[tuple[int, int], np.ndarray], results: dict[int, np.ndarray], held: int,
-           warnings: list[Diagnostic], on_layer: LayerHook | None) -> int:
-    """Record one layer's outputs; returns the new ``held``."""
-    lid = layer.id
-    if isinstance(op, Result1):
-        results[lid] = outs[0]
-        held += outs[0].nbytes
-    for i, arr in enumerate(outs[: len(layer.outputs)]):
-        values[(lid, i)] = arr
-        held += arr.nbytes
-        if arr.shape != layer.outputs[i].dims:
-            _note_undeclared_shape(model, layer, i, arr.shape, warnings)
-    if on_layer is not None:
-        on_layer(layer, outs, elapsed)
-    return held
-
-
-
 # Non-deterministic ops are never folded, even on constant inputs.
 _NOT_FOLDED = frozenset({"RandomUniform", "Multinomial"})
 # At most this many bytes of folded tensors are kept per model.
 FOLD_BYTES = 1 << 30
+# At most this many bytes of shape-derived tensors (see _Folded).
+DERIVED_BYTES = 64 << 20
 
 
 class _Folded:
@@ -295,9 +372,36 @@ class _Folded:
         self.foldable = const
         self.outputs: dict[int, list[np.ndarray]] = {}
         self.nbytes = 0
-        self.runs: dict[tuple, tuple] = {}
+        self.full = False  # some foldable layer's outputs were too big to keep
+        # Layers computed from the output of ShapeOf layers (and Consts) alone:
+        # the shape arithmetic of a converted model (ShapeOf -> Gather -> Concat,
+        # Range...), the same for every run on inputs of the same shapes.  Their
+        # outputs are kept per "shape signature": the values every ShapeOf
+        # before them in the run order gave (see _execute).
+        self.shape_of = {lid for lid in model.graph.order if model.ops[lid] is not None and model.layers[lid].type == "ShapeOf"}
+        derived: set[int] = set()
+        for lid in model.graph.order:
+            op = model.ops[lid]
+            if (op is None or lid in const or lid in self.shape_of or isinstance(op, Result1)
+                    or model.layers[lid].type in _NOT_FOLDED or not model.layers[lid].inputs):
+                continue
+            srcs = model.graph.inputs_of(lid)
+            if all(s is not None and (s[0] in derived or s[0] in const or s[0] in self.shape_of) for s in srcs):
+                derived.add(lid)
+        self.shape_derived = derived
+        self.signatures: dict[tuple[int, int, bytes], int] = {}
+        self.derived: dict[tuple[int, int], list[np.ndarray]] = {}
+        self.derived_nbytes = 0
+        self.runs: dict[tuple, RunPlan] = {}
+        # (layer id, output index, shape) found to agree with the declared dims
+        self.shapes_ok: set[tuple[int, int, tuple[int, ...]]] = set()
         self.parameters = model.parameters
         self.params_by_name: dict[str, Layer] | None = None
+
+    def remember(self, key: tuple, plan: RunPlan) -> None:
+        if len(self.runs) > 16:
+            self.runs.clear()  # a caller asking for ever new targets: keep the cache small
+        self.runs[key] = plan
 
     def offer(self, model: Model, lid: int, outs: list[np.ndarray]) -> None:
         if lid not in self.foldable:
@@ -305,11 +409,34 @@ class _Folded:
         # a Const is a view of the mapped weights: no memory of its own
         size = 0 if isinstance(model.ops[lid], Const1) else sum(a.nbytes for a in outs)
         if self.nbytes + size > FOLD_BYTES:
+            self.full = True
             return
         for a in outs:
             a.flags.writeable = False  # shared by every later run
         self.outputs[lid] = outs
         self.nbytes += size
+
+
+    def signature(self, before: int, lid: int, shape: np.ndarray) -> int:
+        """The shape signature after ShapeOf layer ``lid`` gave ``shape``."""
+        key = (before, lid, shape.tobytes())
+        found = self.signatures.get(key)
+        if found is None:
+            if len(self.signatures) > 4096:  # ever new shapes: start over
+                self.signatures.clear()
+                self.derived.clear()
+                self.derived_nbytes = 0
+            found = self.signatures[key] = len(self.signatures) + 1
+        return found
+
+    def keep_derived(self, lid: int, signature: int, outs: list[np.ndarray]) -> None:
+        size = sum(a.nbytes for a in outs)
+        if self.derived_nbytes + size > DERIVED_BYTES:
+            return
+        for a in outs:
+            a.flags.writeable = False  # shared by every later run with these shapes
+        self.derived[(lid, signature)] = outs
+        self.derived_nbytes += size
 
 
 def _folded(model: Model) -> _Folded:
@@ -318,11 +445,16 @@ def _folded(model: Model) -> _Folded:
     return model.run_cache
 
 
-def _note_undeclared_shape(model: Model, layer: Layer, index: int, shape: tuple[int, ...], out: list[Diagnostic]) -> None:
+def _note_undeclared_shape(model: Model, layer: Layer, index: int, shape: tuple[int, ...], out: list[Diagnostic],
+                           accepted: set[tuple[int, int, tuple[int, ...]]]) -> None:
     """A computed output whose shape the port's ``<dim>``s rule out.  OpenVINO
-    never looks at them, so the run goes on; ``irexec check`` calls it an error."""
+    never looks at them, so the run goes on; ``irexec check`` calls it an error.
+    Shapes found to agree go into ``accepted``, so later runs skip the test."""
     port = layer.outputs[index]
     if declared_shape(port).accepts(shape):  # no <dim> at all reads as dynamic rank, which accepts any shape
+        if len(accepted) > 100_000:
+            accepted.clear()  # a model fed ever new shapes: keep the set small
+        accepted.add((layer.id, index, shape))
         return
     out.append(Diagnostic("shape-mismatch", f"declared {declared_text(port)} but computed {format_shape(shape)}; the run goes on as "
                           "OpenVINO's would (irexec check reports this as an error)", WARNING,
@@ -369,14 +501,15 @@ _verify = os.environ.get(VERIFY_ENV, "") not in ("", "0")
 
 
 def _compute(model: Model, layer: Layer, op: Op, args: list[np.ndarray], values: Mapping[tuple[int, int], np.ndarray],
-             results: Mapping[int, np.ndarray], limit: int, held: int) -> list[np.ndarray]:
+             results: Mapping[int, np.ndarray], limit: int, held: int, unread: frozenset[int] | None = None) -> list[np.ndarray]:
     """Infer on the concrete inputs (cached per signature), refuse an output over
-    the memory limit, then run the kernel on the plan."""
+    the memory limit, then run the kernel on the plan (told which outputs no
+    layer reads, if any)."""
     try:
         inference = op.plan_for(args)
         if not isinstance(op, _NO_ALLOCATION):
             refuse_over_memory_limit(model, layer, inference, values, results, limit, held)
-        outs = list(op.compute(inference.plan, *args))
+        outs = list(op.compute_unread(unread, inference.plan, *args) if unread else op.compute(inference.plan, *args))
     except IRExecError as e:
         raise type(e)(model.locate(e.diagnostics, layer)) from None
     except MemoryError:
@@ -442,23 +575,13 @@ def run_bound(model: Model, bound: Mapping[int, np.ndarray], targets: Sequence[i
               max_memory: int | None = None) -> dict[int, np.ndarray]:
     """Run the layers ``targets`` (Result layer ids) need, the Parameters given
     by layer id, and return each target's value: how a sub-graph op runs its
-    body, through the same plans and kernels as a model."""
-    limit = limits.resolve(max_memory)
-    graph = model.graph
-    _, order = _execution_order(model, list(targets))
-    values: dict[tuple[int, int], np.ndarray] = {}
-    results: dict[int, np.ndarray] = {}
-    for lid in order:
-        layer = model.layers[lid]
-        if lid in bound:
-            outs = [bound[lid]]
-        else:
-            op = model.ops[lid]
-            assert op is not None  # refuse_missing_ops() saw to it
-            args = [values[src] for src in graph.inputs_of(lid)]  # type: ignore[index]
-            outs = _compute(model, layer, op, args, values, results, limit, 0)
-            if isinstance(op, Result1):
-                results[lid] = outs[0]
-        for i, arr in enumerate(outs[: len(layer.outputs)]):
-            values[(lid, i)] = arr
+    body, through the same plans, loop and kernels as a model."""
+    folded = _folded(model)
+    key = ("bound", tuple(targets))
+    plan = folded.runs.get(key)
+    if plan is None:
+        _, order = _execution_order(model, list(targets))
+        plan = RunPlan(None, {}, list(targets), set(order), _steps(model, order, set()))
+        folded.remember(key, plan)
+    _, results, _, _ = _execute(model, plan.steps, bound, limits.resolve(max_memory), None, False)
     return {lid: results[lid] for lid in targets}

@@ -76,6 +76,8 @@ class Profiler:
     """Collects (layer, seconds) for any number of runs; call ``next_run()``
     between them."""
 
+    reads_values = False  # shapes and times only: outputs no layer reads may be stand-ins
+
     def __init__(self) -> None:
         self.samples: dict[int, list[float]] = {}
         self.info: dict[int, tuple[Layer, list[tuple[int, ...]]]] = {}

@@ -22,6 +22,8 @@ REDRAW_SECONDS = 0.1
 
 
 class ProgressBar:
+    reads_values = False  # counts layers only
+
     def __init__(self, total: int, stream: IO[str] | None = None, label: str = "running"):
         self.total = max(total, 1)
         self.stream = stream if stream is not None else sys.stderr

@@ -22,7 +22,7 @@ from .checker import CheckResult, check_model
 from .comparison import CompareReport, Tolerance, compare_outputs
 from .dump import LayerDumper
 from .errors import Diagnostic, UsageError
-from .execute import LayerHook, live_layers, output_names, run_model
+from .execute import LayerHook, live_layers, output_names, reads_values, run_model
 from .ir.reader import Layer
 from .model import Model, load
 from .profile import Profiler, ProfileReport
@@ -201,6 +201,7 @@ def _chain(hooks: Iterable[LayerHook]) -> LayerHook | None:
         for h in hooks:
             h(layer, outs, seconds)
 
+    call_all.reads_values = any(reads_values(h) for h in hooks)  # type: ignore[attr-defined]
     return call_all
 
 

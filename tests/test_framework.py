@@ -207,3 +207,59 @@ def test_only_the_inputs_a_run_needs_must_be_fed(write_ir, builder):
     assert got["from_x"].tolist() == [2.0, 2.0]
     with pytest.raises(irexec.InputError, match="no input given for Parameter 'y'"):
         irexec.run(path, {"x": np.ones(2, np.float32)})
+
+
+def _shape_arithmetic_model(builder: IRBuilder, through_nonzero: bool):
+    """y = x + Range(0, n) with n the last dim of x, or (``through_nonzero``)
+    the number of non-zero elements of x: a shape known only from its values."""
+    x = builder.parameter("x", [2, -1], "f32")
+    src = builder.layer("NonZero", "opset3", [x], {"output_type": "i64"}) if through_nonzero else x
+    shape = builder.layer("ShapeOf", "opset3", [src], {"output_type": "i64"})
+    n = builder.layer("Gather", "opset8", [shape, builder.const(np.array(1, I64)), builder.const(np.array(0, I64))])
+    r = builder.layer("Range", "opset4", [builder.const(np.array(0, I64)), n, builder.const(np.array(1, I64))],
+                      {"output_type": "f32"})
+    total = builder.layer("ReduceSum", "opset1", [r, builder.const(np.array([0], I64))], {"keep_dims": "true"})
+    builder.result(builder.layer("Add", "opset1", [x, total]), "y")
+
+
+@pytest.mark.parametrize("through_nonzero", [False, True])
+def test_shape_arithmetic_is_reused_only_for_the_same_shapes(write_ir, builder, through_nonzero):
+    """A loaded model keeps what its ShapeOf -> Gather -> Range layers give
+    for one set of shapes; a new shape, or a shape that depends on values
+    (NonZero), must be recomputed, never served from a stale run."""
+    _shape_arithmetic_model(builder, through_nonzero)
+    model = irexec.load(write_ir(builder))
+    for cols, fill in [(3, 1.0), (5, 1.0), (3, 1.0), (3, 0.0), (5, 1.0), (3, 1.0)]:
+        x = np.full((2, cols), fill, np.float32)
+        x[0, 0] = 1.0
+        n = int(np.count_nonzero(x)) if through_nonzero else cols
+        got = irexec.run(model, {"x": x})["y"]
+        assert np.array_equal(got, x + np.float32(n * (n - 1) / 2)), (cols, fill)
+
+
+def test_an_unread_maxpool_index_is_skipped_but_dumped_for_real(write_ir, builder, run_cli, save_npz, tmp_path):
+    """MaxPool-14's indices, read by no layer (the usual PyTorch export), are
+    not computed in a plain run; the values are the same, and --dump and
+    --stop-at still show the real indices."""
+    from irexec.ops.registry import resolve
+
+    x = builder.parameter("x", [1, 3, 9, 8], "f32")
+    attrs = {"strides": "2,2", "pads_begin": "1,0", "pads_end": "1,1", "kernel": "3,2", "rounding_type": "ceil_torch",
+             "dilations": "1,1", "index_element_type": "i64", "axis": "0"}
+    pool = builder.layer("MaxPool", "opset14", [x], attrs, name="pool")
+    builder.result(builder.layer("Relu", "opset1", [pool], name="relu"), "y")
+    model = write_ir(builder)
+    data = np.random.default_rng(3).standard_normal((1, 3, 9, 8)).astype(np.float32)
+    op = resolve("MaxPool", "opset14").build(None, attrs)[0]
+    values, index = op.run(data)
+    assert np.array_equal(irexec.run(model, {"x": data})["y"], np.maximum(values, 0))
+    dump = tmp_path / "layers"
+    r = run_cli("run", model, "--inputs", save_npz(x=data), "--dump", dump)
+    assert r.exit_code == 0, r.output
+    entry = next(e for e in json.loads((dump / "index.json").read_text())["layers"] if e["name"] == "pool")
+    with np.load(dump / entry["file"]) as saved:
+        assert index.any() and np.array_equal(saved[entry["outputs"][1]["key"]], index)
+    r = run_cli("run", model, "--inputs", save_npz(x=data), "--stop-at", "pool", "-o", tmp_path / "out.npz")
+    assert r.exit_code == 0, r.output
+    with np.load(tmp_path / "out.npz") as out:
+        assert any(np.array_equal(out[k], index) for k in out.files)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from irexec import parallel
+from irexec.kernels.windows import conv_nd
 from irexec.ops import gather as gather_module
 from irexec.ops import roll as roll_module
 from irexec.ops.roll import Roll7
@@ -109,7 +110,19 @@ def batch_indices(x: np.ndarray) -> np.ndarray:
     return np.arange(x.shape[0] * 4).reshape(-1, 4) % max(x.shape[1], 1)
 
 
+def depthwise(x: np.ndarray, multiplier: int = 1) -> np.ndarray:
+    """A depthwise 3x2 convolution (stride 2,1, dilation 1,2, pads 1,0 / 1,1),
+    integer so that any change of summation order would show."""
+    c = x.shape[1]
+    w = (np.arange(c * multiplier * 6).reshape(c, multiplier, 1, 3, 2) % 7 - 3).astype(x.dtype)
+    out = [max(0, (x.shape[2] + 2 - 3) // 2 + 1), max(0, x.shape[3] + 1 - 3 + 1)]
+    return conv_nd(x, w, c, (2, 1), (1, 2), out, x.dtype, ((1, 0), (1, 1)))
+
+
 KERNELS = {
+    "depthwise-channels-first": depthwise,
+    "depthwise-channels-last": lambda x: depthwise(np.repeat(x, 8, axis=1)),
+    "depthwise-multiplier": lambda x: depthwise(x, 2),
     "roll-1-axis": lambda x: Roll7().run(x, np.array([2]), np.array([1]))[0],
     "roll-last-axes": lambda x: Roll7().run(x, np.array([-3, 4]), np.array([2, 3]))[0],
     "roll-every-axis": lambda x: Roll7().run(x, np.array([1]), np.array([0, 1, 2, 3]))[0],

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import BF16
+
 _I64_LIMIT = float(2**63)
 # Elements converted per step: the float64/int64 temporaries of one step take a few MiB.
 CHUNK_ELEMENTS = 1 << 18
@@ -20,7 +22,7 @@ def convert_array(data: np.ndarray, dst: np.dtype) -> np.ndarray:
     dst = np.dtype(dst)
     if dst.kind == "b":
         return np.not_equal(data, 0)
-    if dst.kind in "iu" and (data.dtype.kind == "f" or data.dtype.name == "bfloat16"):
+    if dst.kind in "iu" and (data.dtype.kind == "f" or data.dtype == BF16):
         out = np.empty(data.shape, dst)
         flat_in, flat_out = np.ravel(data), out.reshape(-1)
         for lo in range(0, flat_in.size, CHUNK_ELEMENTS):

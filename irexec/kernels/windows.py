@@ -11,6 +11,9 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from .. import blas
+from ..dtypes import BF16
+
 # The column matrix of one im2col tile stays below this many bytes.
 TILE_BYTES = 32 << 20
 
@@ -20,7 +23,7 @@ def accumulator(dtype: np.dtype) -> np.dtype:
     f64 for f64; integers in their own type (wrap-around, as C++ does)."""
     if dtype.kind == "f" and dtype.itemsize >= 8:
         return np.dtype(np.float64)
-    if dtype.kind in "fV" or dtype.name == "bfloat16":
+    if dtype.kind in "fV" or dtype == BF16:
         return np.dtype(np.float32)
     return dtype
 
@@ -68,10 +71,11 @@ MIN_PARALLEL_MACS = 1 << 22
 
 
 def _parts(macs: int, limit: int) -> int:
-    """How many independent pieces to cut a product of ``macs`` multiply-adds into."""
-    from .. import parallel
+    """How many independent pieces to cut a product of ``macs`` multiply-adds
+    into: 1 when BLAS itself takes the threads for it (see irexec.blas)."""
+    from .. import blas, parallel
 
-    if macs < MIN_PARALLEL_MACS or limit <= 1:
+    if macs < MIN_PARALLEL_MACS or limit <= 1 or blas.takes_threads(macs):
         return 1
     return max(1, min(parallel.num_threads() * 2, limit, macs // MIN_PARALLEL_MACS))
 
@@ -84,9 +88,11 @@ def _run(tasks: list, parts: int) -> None:
 
 
 def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], dilations: Sequence[int],
-            out_spatial: Sequence[int], out_dtype: np.dtype) -> np.ndarray:
-    """Grouped convolution of an already padded ``x`` [N, G*Cg, *sp] with
-    ``w`` [G, Og, Cg, *k].  Returns [N, G*Og, *out_spatial].  Three ways,
+            out_spatial: Sequence[int], out_dtype: np.dtype,
+            pads: tuple[Sequence[int], Sequence[int]] | None = None) -> np.ndarray:
+    """Grouped convolution of ``x`` [N, G*Cg, *sp], padded with zeros by
+    ``pads`` (begin, end; None: already padded), with ``w`` [G, Og, Cg, *k].
+    Returns [N, G*Og, *out_spatial].  Three ways,
     chosen by shape: a 1x1 kernel is one matmul on the (strided) input; few
     input channels per group (depthwise) is a multiply-accumulate per kernel
     offset over strided views; anything else is im2col tiles through BLAS."""
@@ -101,10 +107,14 @@ def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], d
     if cg * k == 0:
         out[...] = 0
         return out
+    begin = tuple(pads[0]) if pads is not None else (0,) * len(kernel)
+    if cg * og <= 4 and k <= 64 and k > 1 and min(begin) >= 0:
+        _conv_depthwise(x, w, strides, dilations, begin, out, acc)  # pads as it splits the phases
+        return out
+    if pads is not None:
+        x = pad_spatial(x, pads[0], pads[1], 0)
     if k == 1:
         _conv_1x1(x, w, strides, out, acc)
-    elif cg * og <= 4 and k <= 64:
-        _conv_depthwise(x, w, strides, dilations, out, acc)
     else:
         _conv_im2col(x, w, strides, dilations, out, acc)
     return out
@@ -119,9 +129,11 @@ def _conv_1x1(x: np.ndarray, w: np.ndarray, strides: Sequence[int], out: np.ndar
     cols = np.ascontiguousarray(xs, dtype=acc).reshape(n, g, cg, p)
     wm = w.reshape(g, og, cg).astype(acc, copy=False)
     res = out.reshape(n, g, og, p) if out.dtype == acc else np.empty((n, g, og, p), acc)
-    parts = _parts(n * g * og * cg * p, p)
+    macs = n * g * og * cg * p
+    parts = _parts(macs, p)
     if parts == 1:
-        np.matmul(wm, cols, out=res)
+        with blas.product(macs):
+            np.matmul(wm, cols, out=res)
     else:
         _run([lambda a=a, b=b: np.matmul(wm, cols[..., a:b], out=res[..., a:b])
               for a, b in _spans(p, parts)], parts)
@@ -133,32 +145,133 @@ def _spans(n: int, parts: int) -> list[tuple[int, int]]:
     return [(n * i // parts, n * (i + 1) // parts) for i in range(parts) if n * i // parts < n * (i + 1) // parts]
 
 
+# Channels at or above this count are laid out last (see _conv_depthwise);
+# with a stride, splitting the phases costs a transposed copy each, so then
+# from the second count (both measured on MobileNet's layers).
+CHANNELS_LAST_FROM = 32
+CHANNELS_LAST_STRIDED_FROM = 128
+
+
 def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
-                    out: np.ndarray, acc: np.dtype) -> None:
-    """Few input channels per group: for each kernel offset and input channel
-    of a group, the strided view of the input times one weight per output
-    channel, accumulated in place (no im2col, no batched tiny matmuls).
-    Channels last, so that the innermost loop of every pass runs over
-    contiguous channels with a contiguous row of weights."""
+                    begin: Sequence[int], out: np.ndarray, acc: np.dtype) -> None:
+    """Few input channels per group (depthwise): one weight per channel and
+    kernel offset ("tap").  The input is split once into its stride phases
+    (``x[..., r::s]`` per residue ``r``, with ``begin`` zeros before the data
+    on each axis and as many after as the windows reach), so the taps of a
+    phase read it at unit stride, on a regular grid of offsets: no im2col.
+
+    NumPy's cost is per innermost run, so the layout is chosen for long runs:
+    with many channels, channels last, and each phase's taps summed by one
+    ``einsum`` over a strided view [N, *taps, *out, C] (channels innermost);
+    with few, channels first, a multiply-accumulate per tap over one shifted
+    run per channel of the phase flattened (the output covers whole phase
+    rows; the columns past the output width are scratch, dropped at the end)."""
     n = x.shape[0]
     g, og, cg = w.shape[:3]
     kernel = w.shape[3:]
-    out_spatial = out.shape[2:]
-    sp = len(kernel)
-    last = (0, *range(2, 2 + sp), 1)
-    xt = np.ascontiguousarray(x.transpose(last), dtype=acc)  # [N, *sp, C]
-    xt = xt.reshape(*xt.shape[:-1], g, cg)
-    wa = np.ascontiguousarray(w.transpose(*range(3, 3 + sp), 0, 2, 1), dtype=acc)  # [*k, G, Cg, Og]
-    total = np.zeros((n, *out_spatial, g, og), acc)
-    tmp = np.empty_like(total)
-    for offs in np.ndindex(*kernel):
-        view = xt[(slice(None),) + tuple(slice(o * d, o * d + (m - 1) * s + 1, s)
-                                          for o, d, m, s in zip(offs, dilations, out_spatial, strides))]
-        wk = wa[offs]  # [G, Cg, Og]
+    out_spatial = tuple(out.shape[2:])
+    r = len(kernel)
+    c = g * og
+    # the windows reach (o-1)*s + (k-1)*d + 1 positions of the padded axis
+    reach = [(o - 1) * s + (kk - 1) * d + 1 for o, s, kk, d in zip(out_spatial, strides, kernel, dilations)]
+    phase_dims = [-(-m // s) for m, s in zip(reach, strides)]
+    # per phase: the kernel indices of its taps on each axis, and their offsets in the phase (regular grids)
+    per_axis = [{q: [k for k in range(kk) if k * d % s == q] for q in range(s)} for kk, d, s in zip(kernel, dilations, strides)]
+    grids = [(res, [per_axis[a][q] for a, q in enumerate(res)])
+             for res in np.ndindex(*strides) if all(per_axis[a][q] for a, q in enumerate(res))]
+    last = c >= (CHANNELS_LAST_FROM if all(st == 1 for st in strides) else CHANNELS_LAST_STRIDED_FROM)
+    flat = [math.prod(phase_dims[a + 1:]) for a in range(r)]  # flat stride of each phase axis
+    run = out_spatial[0] * flat[0]
+    size = math.prod(phase_dims)
+    tail = max(0, (kernel[0] - 1) * dilations[0] // strides[0] * flat[0]
+               + sum((kk - 1) * d // s * f for kk, d, s, f in zip(kernel[1:], dilations[1:], strides[1:], flat[1:])) + run - size)
+    wc = w.reshape(c, cg, *kernel).astype(acc, copy=False)  # weight of output channel (group, o), input ci, tap
+    total = np.empty((n, *out_spatial, c) if last else (n, c, run), acc)
+
+    def phase(xs: np.ndarray, res: tuple[int, ...]) -> np.ndarray:
+        """Padded positions r, r+s, r+2s... of every spatial axis."""
+        if last:
+            ph = grid = np.zeros((n, *phase_dims, xs.shape[1]), acc)
+        else:
+            ph = np.zeros((n, xs.shape[1], size + tail), acc)
+            grid = ph[:, :, :size].reshape(n, xs.shape[1], *phase_dims)
+        src, dst = [slice(None), slice(None)], []
+        for q, s, b, length, p in zip(res, strides, begin, xs.shape[2:], phase_dims):
+            t0 = max(0, -(-(b - q) // s))  # first phase index on data
+            i0 = q + s * t0 - b
+            m = min(p - t0, len(range(i0, length, s)))
+            if m <= 0:
+                return ph  # this phase sees only padding
+            src.append(slice(i0, i0 + (m - 1) * s + 1, s))
+            dst.append(slice(t0, t0 + m))
+        data = xs[tuple(src)]
+        if last:
+            grid[(slice(None), *dst, slice(None))] = np.moveaxis(data, 1, -1)
+        else:
+            grid[(slice(None), slice(None), *dst)] = data
+        return ph
+
+    def channels(c0: int, c1: int) -> None:
+        dest = total[..., c0:c1] if last else total[:, c0:c1]
+        first = True
+        tmp = None
         for ci in range(cg):
-            np.multiply(view[..., ci:ci + 1], wk[:, ci], out=tmp)
-            total += tmp
-    out[...] = total.reshape(n, *out_spatial, g * og).transpose(0, sp + 1, *range(1, sp + 1))
+            xs = x[:, ci::cg] if cg > 1 else x  # input channel ci of every group
+            if og > 1:
+                xs = np.repeat(xs, og, axis=1)  # once per output channel of its group
+            xs = xs[:, c0:c1]
+            wci = wc[c0:c1, ci]  # [C, *kernel]
+            for res, ks in grids:
+                ph = phase(xs, res)
+                offs = [[k * d // s for k in kl] for kl, d, s in zip(ks, dilations, strides)]
+                wt = wci[np.ix_(range(c1 - c0), *ks)]  # [C, *taps]
+                if last:
+                    part = _phase_einsum(ph, offs, out_spatial, np.ascontiguousarray(np.moveaxis(wt, 0, -1)))
+                    if first:
+                        dest[...] = part
+                    else:
+                        dest += part
+                    first = False
+                    continue
+                for idx in np.ndindex(*wt.shape[1:]):
+                    shift = sum(o[i] * f for o, i, f in zip(offs, idx, flat))
+                    np.multiply(ph[:, :, shift:shift + run], wt[(slice(None), *idx)][:, None], out=dest if first else tmp)
+                    if first:
+                        tmp = np.empty_like(dest)
+                    else:
+                        dest += tmp
+                    first = False
+
+    # by output size only: weighing by the passes (to thread mid-size layers) made MobileNet's 3x slower,
+    # einsum holding the GIL
+    parts = parallel_parts(out.nbytes, c)
+    _run([lambda a=a, b=b: channels(a, b) for a, b in _spans(c, parts)], parts)
+    if last:
+        out[...] = np.moveaxis(total, -1, 1)
+    else:
+        full = total.reshape(n, c, out_spatial[0], *phase_dims[1:])
+        out[...] = full[(slice(None), slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial[1:])]
+
+
+def _phase_einsum(ph: np.ndarray, offs: list[list[int]], out_spatial: Sequence[int], wt: np.ndarray) -> np.ndarray:
+    """sum over taps t of wt[t, c] * ph[n, offs(t) + o, c], for a channels-last
+    phase [N, *P, C] whose tap offsets form a regular grid on each axis."""
+    r = len(out_spatial)
+    start = ph[(slice(None), *[slice(o[0], None) for o in offs], slice(None))]
+    steps = [o[1] - o[0] if len(o) > 1 else 0 for o in offs]
+    st = start.strides
+    view = np.lib.stride_tricks.as_strided(
+        start, (start.shape[0], *[len(o) for o in offs], *out_spatial, start.shape[-1]),
+        (st[0], *[k * st[1 + a] for a, k in enumerate(steps)], *st[1:1 + r], st[-1]), writeable=False)
+    taps, outs = "abcdef"[:r], "uvwxyz"[:r]
+    return np.einsum(f"n{taps}{outs}q,{taps}q->n{outs}q", view, wt)
+
+
+def parallel_parts(nbytes: int, limit: int) -> int:
+    """Pieces for a compute-bound kernel writing ``nbytes``, at most ``limit``."""
+    from .. import parallel
+
+    return max(1, min(parallel.pieces(nbytes), limit))
 
 
 def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
@@ -179,7 +292,8 @@ def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations
     rest = math.prod(out_spatial[1:])
     per_row = n * c * rest * k * acc.itemsize
     rows = max(1, TILE_BYTES // max(per_row, 1))
-    parts = _parts(n * g * og * cg * k * math.prod(out_spatial), out_spatial[0])
+    macs = n * g * og * cg * k * math.prod(out_spatial)
+    parts = _parts(macs, out_spatial[0])
     rows = min(rows, -(-out_spatial[0] // parts))
     xg = win.reshape(n, g, cg, *win.shape[2:]) if win.shape[1] == c else win
     # [G, Cg, *k, N, rows, *rest]: the contraction axes (Cg, k) contiguous per group
@@ -193,4 +307,9 @@ def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations
         out[:, :, r0:r1, ...] = res.reshape(g * og, n, r1 - r0, *out_spatial[1:]).swapaxes(0, 1)
 
     tasks = [lambda r0=r0: tile(r0, min(out_spatial[0], r0 + rows)) for r0 in range(0, out_spatial[0], rows)]
-    _run(tasks, len(tasks))
+    if parts == 1:
+        with blas.product(macs):  # one tile after the other, BLAS on the threads if the product is big
+            for task in tasks:
+                task()
+    else:
+        _run(tasks, len(tasks))

@@ -404,6 +404,13 @@ class Op:
     def compute(self, plan: Any, *inputs: np.ndarray) -> Sequence[np.ndarray]:
         raise NotImplementedError
 
+    def compute_unread(self, unread: frozenset[int], plan: Any, *inputs: np.ndarray) -> Sequence[np.ndarray]:
+        """``compute`` when no layer reads the outputs in ``unread``: an op whose
+        optional output is costly (MaxPool's indices) may return a stand-in of
+        the right type and shape for it.  Never used when the outputs are shown
+        (``--dump``, hooks)."""
+        return self.compute(plan, *inputs)
+
     def run(self, *args: np.ndarray) -> list[np.ndarray]:
         """Infer on concrete arrays and run the kernel: the op on its own."""
         args = tuple(np.asarray(a) for a in args)
@@ -412,22 +419,24 @@ class Op:
     def plan_for(self, args: Sequence[np.ndarray]) -> Inference:
         """The inference on concrete inputs, cached per input signature (shapes,
         dtypes and the values of inputs the op reads while inferring)."""
-        key = []
-        for i, a in enumerate(args):
-            if self.input_spec(i).value:
-                key.append((a.shape, a.dtype, a.tobytes()))
-            else:
-                key.append((a.shape, a.dtype))
-        sig = tuple(key)
-        if self._plans is None:
-            self._plans = {}
-        found = self._plans.get(sig)
+        plans = self._plans
+        if plans is None:
+            plans = self._plans = {}
+        cls = type(self)
+        reads = _VALUE_INPUTS.get(cls, _UNSET)
+        if reads is _UNSET:
+            reads = _VALUE_INPUTS[cls] = _value_inputs(self.inputs)
+        if reads is None:
+            sig = tuple([(a.shape, a.dtype) for a in args])
+        else:
+            sig = tuple([(a.shape, a.dtype, a.tobytes()) if reads(i) else (a.shape, a.dtype) for i, a in enumerate(args)])
+        found = plans.get(sig)
         if found is None:
             infos = [concrete_info(a, self.input_spec(i).value) for i, a in enumerate(args)]
             found = self.inference(infos)
-            if len(self._plans) > 64:
-                self._plans.clear()  # a model fed ever new shapes: keep the cache small
-            self._plans[sig] = found
+            if len(plans) > 64:
+                plans.clear()  # a model fed ever new shapes: keep the cache small
+            plans[sig] = found
         return found
 
     def _check_declared(self, inputs: Sequence[TensorInfo]) -> None:
@@ -540,6 +549,20 @@ def _rules(specs: tuple[In, ...]) -> tuple[tuple[In, frozenset[str] | None, str 
     if all(a is None and s is None and r is None for _, a, s, r in out):
         return None
     return tuple(out)
+
+
+_UNSET = object()
+_VALUE_INPUTS: dict[type, Callable[[int], bool] | None] = {}  # per op class (hashing its In specs costs more)
+
+
+def _value_inputs(specs: tuple[In, ...]) -> Callable[[int], bool] | None:
+    """Whether input ``i`` is one whose value inference reads (a variadic last
+    input repeats), or None when no input is."""
+    flags = tuple(spec.value for spec in specs)
+    if not any(flags):
+        return None
+    last = len(flags) - 1
+    return lambda i: flags[i if i < last else last]
 
 
 def concrete_info(a: np.ndarray, with_value: bool) -> TensorInfo:

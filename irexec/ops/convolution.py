@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels.windows import conv_nd, pad_spatial
+from ..kernels.windows import conv_nd
 from ..shapes import DYNAMIC, Dim, PartialShape
 from .base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from .registry import register
@@ -92,9 +92,9 @@ class _ConvBase(Op):
         return Inference([TensorInfo(shape, etype)], plan)
 
     def compute(self, plan: ConvPlan, data: np.ndarray, filters: np.ndarray) -> list[np.ndarray]:
-        x = pad_spatial(data, plan.pads_begin, plan.pads_end, 0)
         w = filters if self.grouped else filters[None]
-        return [conv_nd(x, w, plan.groups, self.strides, self.dilations, plan.out_spatial, data.dtype)]
+        return [conv_nd(data, w, plan.groups, self.strides, self.dilations, plan.out_spatial, data.dtype,
+                        (plan.pads_begin, plan.pads_end))]
 
 
 @register

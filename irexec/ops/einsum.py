@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 
+from ..dtypes import BF16
 from ..shapes import Dim, PartialShape, broadcast_numpy
 from .base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from .registry import register
@@ -124,7 +125,7 @@ class Einsum7(Op):
 
     def compute(self, plan: str, *arrays: np.ndarray) -> list[np.ndarray]:
         dtype = arrays[0].dtype
-        if dtype.kind == "f" and dtype.itemsize < 4 or dtype.name == "bfloat16":
+        if dtype.kind == "f" and dtype.itemsize < 4 or dtype == BF16:
             out = np.einsum(plan, *(a.astype(np.float32) for a in arrays), optimize=True)
         elif dtype.kind == "f":
             out = np.einsum(plan, *arrays, optimize=True)

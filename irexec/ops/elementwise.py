@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..dtypes import BF16
 from ..kernels.elementwise import apply_f64
 from ..shapes import PartialShape, broadcast_numpy, broadcast_pdpd
 from .base import (
@@ -48,10 +49,10 @@ AUTO_BROADCAST = {"auto_broadcast": Enum("numpy", "none", "pdpd", doc="broadcast
 
 def _apply(fn: Kernel, op: Op, with_op: bool, precise: bool, arrays: Sequence[np.ndarray], out_dtype: np.dtype,
            narrow: Kernel | None = None) -> np.ndarray:
-    if precise and (arrays[0].dtype.kind == "f" or arrays[0].dtype.name == "bfloat16"):
+    if precise and (arrays[0].dtype.kind == "f" or arrays[0].dtype == BF16):
         # f64 computation on private copies (the kernel may work in place), rounded once
         if narrow is not None and arrays[0].dtype != np.float64:
-            fn = narrow  # the result is rounded to at most 24 bits: a kernel accurate to 2**-40 will do
+            fn = narrow  # the result is rounded to at most 24 bits: a kernel accurate to 2**-29 will do (half an ulp is >= 2**-25)
         kernel = (lambda *xs: fn(*xs, op)) if with_op else fn
         shape = arrays[0].shape
         if all(a.shape == shape for a in arrays):
@@ -167,7 +168,8 @@ def unary(type_: str, version: int, fn: Kernel, *, types: str | tuple[str, ...] 
           summary: str = "", precise: bool = False, boolean_out: bool = False, with_op: bool = False,
           attributes: dict[str, Attr] | None = None, narrow: Kernel | None = None) -> type[Op]:
     """Register an elementwise op of one input (``narrow``: a cheaper precise
-    kernel, relative error <= 2**-40, for f32, f16 and bf16 data)."""
+    kernel for f32, f16 and bf16 data, accurate to 2**-29 or better:
+    far inside the half ulp of the rounded result)."""
     extra: dict[str, Any] = {"inputs": (In("data", types),), "precise": precise, "boolean_out": boolean_out,
                              "with_op": with_op, "narrow": staticmethod(narrow) if narrow else None}
     if attributes is not None:

@@ -7,8 +7,12 @@ f32 and rounded once; integers are exact and wrap as in C.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
+from .. import blas
+from ..dtypes import BF16
 from ..shapes import Dim, PartialShape, broadcast_numpy
 from .base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from .registry import register
@@ -61,9 +65,20 @@ class MatMul1(Op):
         if tb:
             b = np.swapaxes(b, -1, -2)
         dtype = a.dtype
-        if dtype.kind == "f" and dtype.itemsize < 4 or dtype.name == "bfloat16":
-            out = np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(dtype)
-        else:
-            with np.errstate(all="ignore"):
-                out = np.matmul(a, b)
-        return [np.asarray(out, dtype)]
+        if dtype.kind == "f" and dtype.itemsize < 4 or dtype == BF16:
+            return [np.asarray(_product(a.astype(np.float32), b.astype(np.float32))).astype(dtype)]
+        if dtype.kind == "f":
+            return [np.asarray(_product(a, b))]  # 1-D by 1-D gives a NumPy scalar
+        with np.errstate(all="ignore"):
+            return [np.asarray(_product(a, b), dtype)]
+
+
+def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.matmul``, with a batch of rows times one matrix (a linear layer)
+    done as a single 2-D product: NumPy would call BLAS once per batch item.
+    A big product gets BLAS's threads (see irexec.blas)."""
+    macs = a.size * (b.shape[-1] if b.ndim > 1 else 1)  # exact unless b has batch dims a lacks
+    with blas.product(macs) if macs >= blas.PARALLEL_MACS else contextlib.nullcontext():
+        if b.ndim == 2 and a.ndim > 2 and a.flags.c_contiguous:
+            return np.matmul(a.reshape(-1, a.shape[-1]), b).reshape(*a.shape[:-1], b.shape[-1])
+        return np.matmul(a, b)

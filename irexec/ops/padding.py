@@ -12,11 +12,14 @@ cropped part does it fall back to one gather per axis.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from .. import parallel
+from ..kernels.blocks import copy_parallel, copy_runs
 from ..shapes import DYNAMIC, Dim, PartialShape
 from .base import INTEGRAL, Enum, In, Inference, Op, TensorInfo, op_error, same_as
 from .helpers import const_ints, value_dims
@@ -90,32 +93,78 @@ class _Pad(Op):
                     x = np.take(x, idx, axis=a)
             np.copyto(out, x)
             return [out]
-        np.copyto(out[dst], data[src])
-        for a, (before, after) in enumerate(borders):
-            if mode == "constant":
-                fill = np.zeros((), data.dtype) if value is None else value
-                for part in (before, after):
-                    if part is not None:
-                        out[(slice(None),) * a + (part,)] = fill
-            else:
-                for part in (before, after):
-                    if part is not None:
-                        positions, sources = part
-                        lead = (slice(None),) * a
-                        out[lead + (positions,)] = out[lead + (sources,)]
+        fill = None
+        if mode == "constant":
+            fill = np.zeros((), data.dtype) if value is None else value
+        last = out.ndim - 1
+        narrow = [part for part in borders[last] if part is not None]
+        if last and narrow and all(part[2] is not None for part in narrow):
+            # Narrow borders of the last axis are filled with the kept block, a
+            # chunk at a time while its rows are in cache. Filling that axis
+            # first, on the kept rows only, is exact: the other axes' borders
+            # below then copy whole rows, its borders included.
+            _copy_kept_rows(out, data, dst, src, [p for part in narrow for p in part[2]], fill)
+            borders = borders[:last]
+        else:
+            copy_parallel(out[dst], data[src])
+        for a, parts in enumerate(borders):
+            lead = (slice(None),) * a
+            for part in parts:
+                if part is None:
+                    continue
+                target, source, pairs = part
+                if pairs is not None:  # a few positions of the last axis: one long strided copy each
+                    for p, q in pairs:
+                        out[lead + (p,)] = fill if fill is not None else out[lead + (q,)]
+                else:
+                    out[lead + (target,)] = fill if fill is not None else out[lead + (source,)]
         return [out]
+
+
+# Rows of the kept block are copied and their last-axis borders filled this
+# many output bytes at a time (about what stays in L2 between the two).
+_CHUNK_BYTES = 1 << 20
+
+
+def _copy_kept_rows(out: np.ndarray, data: np.ndarray, dst: tuple[slice, ...], src: tuple[slice, ...],
+                    pairs: list[tuple[int, int | None]], fill: np.ndarray | None) -> None:
+    """``out[dst] = data[src]`` and, on the same rows, each last-axis border
+    position ``p`` set to the fill or to position ``q``: in chunks along a
+    leading axis, spread over the thread pool."""
+    rows = out[dst[:-1] + (slice(None),)]
+    kept = data[src]
+    inner = dst[-1]
+    chunks = 1
+    if rows.nbytes >= parallel.MIN_PARALLEL_BYTES:
+        chunks = max(parallel.pieces(rows.nbytes), rows.nbytes // _CHUNK_BYTES)
+    lengths = rows.shape[:-1]
+    axis = next((a for a, n in enumerate(lengths) if n >= chunks), max(range(len(lengths)), key=lengths.__getitem__))
+
+    def chunk(lo: int, hi: int) -> None:
+        window = (slice(None),) * axis + (slice(lo, hi),)
+        o = rows[window]
+        copy_runs(o[..., inner], kept[window])
+        for p, q in pairs:
+            o[..., p] = fill if fill is not None else o[..., q]
+
+    tasks = [functools.partial(chunk, lo, hi) for lo, hi in parallel.spans(lengths[axis], chunks)]
+    parallel.run(tasks, rows.nbytes)
 
 
 def _pad_plan(shape: tuple[int, ...], begins: list[int], ends: list[int], mode: str) -> tuple:
     """Output shape, the kept block (output and input slices) and, per axis, the
-    borders: slices to fill (constant) or (positions, source positions in the
-    output) index arrays; or, when a mirror needs cropped data, per-axis
-    input index arrays."""
+    borders before and after it: (output positions, their source positions in
+    the output, or None for the constant) as slices where they form a run, else
+    index arrays; on the last axis a narrow border also lists (position,
+    source) pairs, each copied on its own as one long strided copy (a slice a
+    few elements wide there would make NumPy's inner loop that short). When a
+    mirror needs cropped data: per-axis input index arrays instead."""
     out_shape = tuple(n + b + e for n, b, e in zip(shape, begins, ends))
     dst, src, borders = [], [], []
     simple = True
     gathers = []
-    for n, b, m in zip(shape, begins, out_shape):
+    last = len(shape) - 1
+    for axis, (n, b, m) in enumerate(zip(shape, begins, out_shape)):
         lo = min(max(b, 0), m)  # output positions whose input index o - b lies in [0, n)
         hi = max(min(b + n, m), lo)
         s0 = lo - b
@@ -124,23 +173,49 @@ def _pad_plan(shape: tuple[int, ...], begins: list[int], ends: list[int], mode: 
         raw = np.arange(m, dtype=np.int64) - b
         mapped = _map_index(raw, n, mode)
         gathers.append(mapped if mode != "constant" else None)
-        if mode == "constant":
-            borders.append((slice(0, lo) if lo else None, slice(hi, m) if hi < m else None))
-            continue
-        parts = []
-        for pos in (np.arange(0, lo), np.arange(hi, m)):
-            if pos.size == 0:
+        parts: list[tuple | None] = []
+        for start, stop in ((0, lo), (hi, m)):
+            if start == stop:
                 parts.append(None)
                 continue
+            pos = np.arange(start, stop)
+            target = slice(start, stop)
+            pairs = None
+            if mode == "constant":
+                if axis == last and stop - start <= _NARROW:
+                    pairs = [(int(p), None) for p in pos]
+                parts.append((target, None, pairs))
+                continue
             srcs = mapped[pos]
-            if srcs.size and (srcs.min() < s0 or srcs.max() >= s0 + hi - lo):
+            if srcs.min() < s0 or srcs.max() >= s0 + hi - lo:
                 simple = False
-            parts.append((pos.astype(np.intp), (srcs - s0 + lo).astype(np.intp)))
+            srcs = srcs - s0 + lo
+            if axis == last and stop - start <= _NARROW:
+                pairs = [(int(p), int(q)) for p, q in zip(pos, srcs)]
+            parts.append((target, _as_slice(srcs), pairs))
         borders.append(tuple(parts))
     if not simple:
         borders = [(None if g is None or (len(g) == n and np.array_equal(g, np.arange(n))) else g.astype(np.intp), None)
                    for g, n in zip(gathers, shape)]
     return out_shape, tuple(dst), tuple(src), borders, simple
+
+
+# A border at most this wide on the last axis is copied a position at a time.
+_NARROW = 16
+
+
+def _as_slice(idx: np.ndarray) -> slice | np.ndarray:
+    """``idx`` (output positions, in range) as a slice when it is one position
+    repeated (a one-wide slice broadcast over the border, as edge padding
+    needs) or a run with a constant step (a mirror), else as an index array."""
+    first = int(idx[0])
+    if np.all(idx == first):
+        return slice(first, first + 1)
+    step = int(idx[1] - idx[0])
+    if step != 0 and np.array_equal(idx, first + step * np.arange(len(idx))):
+        stop = first + step * len(idx)
+        return slice(first, stop if stop >= 0 else None, step)
+    return idx.astype(np.intp)
 
 
 def _map_index(i: np.ndarray, n: int, mode: str) -> np.ndarray:

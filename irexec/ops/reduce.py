@@ -14,6 +14,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from ..dtypes import BF16
 from ..shapes import Dim, PartialShape
 from .base import BOOLEAN, INTEGRAL, NUMERIC, UNBOUNDED, Attr, In, Inference, Op, TensorInfo
 from .helpers import const_axes
@@ -79,7 +80,7 @@ def reduction(type_: str, version: int, fn: Reducer, *, types: Any = NUMERIC, si
 
 
 def _sum_f32(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
-    wide = np.float32 if data.dtype.kind == "f" and data.itemsize < 4 or data.dtype.name == "bfloat16" else None
+    wide = np.float32 if data.dtype.kind == "f" and data.itemsize < 4 or data.dtype == BF16 else None
     return np.sum(data, axis=axes, keepdims=keep, dtype=wide)
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import dtypes
+from ..dtypes import BF16
 from ..shapes import DYNAMIC, Dim, PartialShape
 from .base import INDEX, NUMERIC, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
 from .helpers import const_int
@@ -149,7 +150,7 @@ def _unique_rows(keys: np.ndarray, ascending: bool) -> tuple[np.ndarray, np.ndar
         e = np.zeros(0, np.int64)
         return e, e, e
     k = keys
-    if k.dtype.kind == "f" or k.dtype.name == "bfloat16":
+    if k.dtype.kind == "f" or k.dtype == BF16:
         k = k.astype(np.float64) + 0.0  # -0.0 -> 0.0 so equal values are equal keys
     # stable lexicographic sort of the rows; NaNs sort last (np.lexsort puts them there)
     if k.shape[1] == 1:

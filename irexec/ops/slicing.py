@@ -188,7 +188,12 @@ class Slice8(Op):
         return Inference([TensorInfo(result, data.etype)], plan)
 
     def compute(self, plan: tuple[slice, ...], data: np.ndarray, *rest: np.ndarray) -> Sequence[np.ndarray]:
-        return [np.ascontiguousarray(data[plan])]
+        view = data[plan]
+        if view.flags.c_contiguous:
+            return [view]
+        out = np.empty(view.shape, data.dtype)
+        copy_parallel(out, view)
+        return [out]
 
 
 def _py_slice(start: int, stop: int, step: int, dim: int) -> slice:

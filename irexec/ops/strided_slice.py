@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..kernels.blocks import copy_parallel
 from ..shapes import Dim, PartialShape
 from .base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, op_error
 from .helpers import const_ints
@@ -143,5 +144,9 @@ class StridedSlice1(Op):
     def compute(self, plan: tuple[tuple[Any, ...], tuple[int, ...]], data: np.ndarray, *rest: np.ndarray) -> Sequence[np.ndarray]:
         index, shape = plan
         out = np.empty(shape, data.dtype)
-        np.copyto(out, data[index].reshape(shape))
+        view = data[index]
+        if view.shape == out.shape:
+            copy_parallel(out, view)  # reversed or strided windows of big tensors on the thread pool
+        else:
+            np.copyto(out, view.reshape(shape))
         return [out]

@@ -235,6 +235,54 @@ def _taps(c: float, n: int, mode: str, a: float, k: float) -> list[tuple[int, fl
     return [(i, w / total) for i, w in taps if w > 0]
 
 
+def _pillow_weights(n: int, m: int, bicubic: bool, a: float) -> tuple[list[int], list[list[float]]]:
+    """Pillow's Resample.c coefficients, output pixel by output pixel."""
+    import math as _m
+
+    def filt(v: float) -> float:
+        v = abs(v)
+        if not bicubic:
+            return 1.0 - v if v < 1.0 else 0.0
+        if v < 1.0:
+            return ((a + 2.0) * v - (a + 3.0)) * v * v + 1
+        return (((v - 5) * v + 8) * v - 4) * a if v < 2.0 else 0.0
+
+    scale = n / m
+    fscale = max(scale, 1.0)
+    support = (2.0 if bicubic else 1.0) * fscale
+    starts, weights = [], []
+    for xx in range(m):
+        center = (xx + 0.5) * scale
+        lo = max(_m.trunc(center - support + 0.5), 0)
+        hi = min(_m.trunc(center + support + 0.5), n)
+        w = [filt((j - center + 0.5) / fscale) for j in range(lo, hi)]
+        total = sum(w)
+        starts.append(lo)
+        weights.append([v / total for v in w] if total != 0 else w)
+    return starts, weights
+
+
+def ref_pillow(data: np.ndarray, axes: list[int], out: list[int], attrs: dict[str, Any]) -> np.ndarray:
+    """Pillow's two passes: the second axis then the first, each rounded to the data type."""
+    bicubic = attrs["mode"] == "bicubic_pillow"
+    x = data
+    for a in reversed(axes):
+        n, m = x.shape[a], out[a]
+        if n == m:
+            continue
+        starts, weights = _pillow_weights(n, m, bicubic, float(attrs.get("cube_coeff", -0.75)))
+        src = np.moveaxis(x.astype(np.float64), a, -1)
+        res = np.zeros(src.shape[:-1] + (m,))
+        for o in range(m):
+            for t, w in enumerate(weights[o]):
+                res[..., o] += src[..., starts[o] + t] * w
+        if data.dtype.kind in "iu":
+            res = np.clip(np.trunc(res + np.where(res >= 0, 0.5, -0.5)), np.iinfo(data.dtype).min,
+                          np.iinfo(data.dtype).max)
+        x = np.moveaxis(res, -1, a).astype(data.dtype)
+    return x
+
+
 def ref_interp(x: list[np.ndarray], attrs: dict[str, Any], v11: bool = False) -> list[np.ndarray]:
     data = x[0]
     rank = data.ndim
@@ -258,6 +306,8 @@ def ref_interp(x: list[np.ndarray], attrs: dict[str, Any], v11: bool = False) ->
             sc[a] = float(np.float32(scales[i]))
             out[a] = int(np.float32(xp.shape[a]) * np.float32(np.float32(scales[i]) + np.float32(1e-6)))
     mode, ctm = attrs["mode"], attrs.get("coordinate_transformation_mode", "half_pixel")
+    if mode.endswith("_pillow"):
+        return [ref_pillow(xp.astype(data.dtype), axes, out, attrs)]
     nm, a_coef = attrs.get("nearest_mode", "round_prefer_floor"), float(attrs.get("cube_coeff", -0.75))
     anti = attrs.get("antialias") in (True, "true")
     res = np.zeros(out)
@@ -344,9 +394,95 @@ INTERP11 = OpTable("Interpolate", "opset11", reference=lambda x, a: ref_interp(x
 ], errors=[
     ErrorCase("scales-int", [IMG, shape_of(2, 2), shape_of(2, 3)], interp("nearest", "scales"), const=(1, 2),
               code="bad-input-type"),
-    ErrorCase("pillow", [IMG, shape_of(8, 3), shape_of(2, 3)], interp("bilinear_pillow"), const=(1, 2),
-              code="bad-attribute"),
+    ErrorCase("pillow-three-axes", [rand((1, 2, 4, 5)), shape_of(2, 8, 3), shape_of(1, 2, 3)],
+              interp("bilinear_pillow"), const=(1, 2), code="incompatible-inputs"),
+    ErrorCase("pillow-no-axes-4d", [IMG, shape_of(1, 2, 8, 3)], interp("bicubic_pillow"), const=(1,),
+              code="incompatible-inputs"),
 ])
 
-TABLES += [INTERP4, INTERP11]
+# Pillow modes (OpenVINO CPU runs them at rank 2 to 4 with constant inputs)
+PIL_DOWN = rand((1, 2, 11, 13))
+INTERP11_PILLOW = OpTable("Interpolate", "opset11", id="Interpolate-opset11-pillow",
+                          reference=lambda x, a: ref_interp(x, a, True), tol=Tol(rtol=1e-5, atol=1e-5), cases=[
+    Case("bilinear-up-sizes", [IMG, shape_of(7, 9), shape_of(2, 3)], interp("bilinear_pillow"), const=(1, 2)),
+    Case("bilinear-down-sizes", [PIL_DOWN, shape_of(4, 5), shape_of(2, 3)], interp("bilinear_pillow"),
+         const=(1, 2)),
+    Case("bilinear-down-antialias", [PIL_DOWN, shape_of(3, 6), shape_of(2, 3)],
+         interp("bilinear_pillow", antialias=True), const=(1, 2)),
+    Case("bilinear-mixed-scales", [PIL_DOWN, f32(0.5, 1.7), shape_of(2, 3)], interp("bilinear_pillow", "scales"),
+         const=(1, 2)),
+    Case("bicubic-up-scales", [IMG, f32(1.5, 2.0), shape_of(2, 3)], interp("bicubic_pillow", "scales",
+                                                                            cube_coeff=-0.5), const=(1, 2)),
+    Case("bicubic-down-scales", [PIL_DOWN, f32(0.5, 0.4), shape_of(2, 3)],
+         interp("bicubic_pillow", "scales", cube_coeff=-0.5), const=(1, 2)),
+    Case("bicubic-down-default-coeff", [PIL_DOWN, shape_of(5, 4), shape_of(2, 3)], interp("bicubic_pillow"),
+         const=(1, 2), ov="OpenVINO CPU's bicubic_pillow ignores cube_coeff and always uses -0.5 (README, divergences)"),
+    Case("bicubic-nhwc-one-axis-kept", [rand((1, 6, 7, 3)), shape_of(6, 3), shape_of(1, 2)],
+         interp("bicubic_pillow", cube_coeff=-0.5), const=(1, 2)),
+    Case("bilinear-2d-no-axes", [rand((9, 5)), shape_of(4, 8)], interp("bilinear_pillow"), const=(1,)),
+    Case("bicubic-u8-down", [rng.integers(0, 255, (1, 3, 10, 9)).astype(np.uint8), shape_of(4, 5), shape_of(2, 3)],
+         interp("bicubic_pillow", cube_coeff=-0.5), const=(1, 2)),
+    Case("bilinear-pads", [rand((1, 1, 5, 6)), shape_of(4, 4), shape_of(2, 3)],
+         interp("bilinear_pillow", pads_begin="0,0,1,2", pads_end="0,0,1,0"), const=(1, 2)),
+])
+
+
+# ------------------------------------------------------------------ Interpolate-1
+
+def ref_interp1(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+    """Interpolate-1 as the Interpolate-4 OpenVINO converts it to (ConvertInterpolate1ToInterpolate4)."""
+    data, target = x
+    rank = data.ndim
+    axes = sorted({int(a) for a in str(attrs["axes"]).split(",")})
+    align = attrs.get("align_corners", True) in (True, "true", "1")
+    mode = attrs["mode"]
+    if mode == "linear":
+        mode = "linear_onnx" if rank < 5 else "linear"
+    pads = any(int(p) for key in ("pads_begin", "pads_end") for p in str(attrs.get(key, "0")).split(","))
+    if align:
+        ctm = "align_corners"
+    elif mode.startswith("linear") and not pads and not (rank == 4 and axes == [2, 3]):
+        ctm = "half_pixel"
+    else:
+        ctm = "asymmetric"
+    v4 = interp(mode, "sizes", ctm, "simple", antialias=attrs.get("antialias", False), cube_coeff=-0.75,
+                pads_begin=attrs.get("pads_begin", ""), pads_end=attrs.get("pads_end", ""))
+    return ref_interp([data, target[:len(axes)], np.array(axes)], v4, True)
+
+
+def interp1(mode: str, axes: str = "2,3", align: bool = True, **more: Any) -> dict[str, Any]:
+    return {"axes": axes, "mode": mode, "align_corners": align, **more}
+
+
+INTERP1 = OpTable("Interpolate", "opset1", reference=ref_interp1, tol=Tol(rtol=1e-5, atol=1e-5), cases=[
+    Case("nearest-up-align-corners", [IMG, shape_of(8, 10)], interp1("nearest"), const=(1,)),
+    Case("nearest-down-asymmetric", [rand((1, 1, 9, 7)), shape_of(4, 3)], interp1("nearest", align=False),
+         const=(1,)),
+    Case("nearest-u8-one-axis", [rng.integers(0, 255, (2, 3, 5)).astype(np.uint8), shape_of(8)],
+         interp1("nearest", "2", False), const=(1,)),
+    Case("linear-align-corners", [IMG, shape_of(7, 3)], interp1("linear"), const=(1,)),
+    Case("linear-nchw-hw-asymmetric", [IMG, shape_of(8, 3)], interp1("linear", align=False), const=(1,)),
+    Case("linear-one-axis-half-pixel", [IMG, shape_of(9)], interp1("linear", "3", False), const=(1,)),
+    Case("linear-pads-asymmetric", [IMG, shape_of(9, 4)],
+         interp1("linear", align=False, pads_begin="0,0,1,0", pads_end="0,0,0,2"), const=(1,)),
+    Case("linear-unordered-axes", [IMG, shape_of(6, 7)], interp1("linear", "3,2", False), const=(1,)),
+    Case("linear-5d-half-pixel", [rand((1, 1, 3, 4, 5)), shape_of(5, 6, 3)], interp1("linear", "2,3,4", False),
+         const=(1,)),
+    Case("linear-5d-align-corners", [rand((1, 2, 3, 4, 5)), shape_of(2, 7, 8)], interp1("linear", "2,3,4"),
+         const=(1,)),
+    Case("linear-5d-antialias-down", [rand((1, 1, 4, 9, 8)), shape_of(4, 3, 5)],
+         interp1("linear", "2,3,4", False, antialias=True), const=(1,)),
+    Case("cubic-align-corners", [IMG, shape_of(7, 8)], interp1("cubic"), const=(1,)),
+    Case("cubic-asymmetric-down", [rand((1, 1, 9, 8)), shape_of(5, 3)], interp1("cubic", align=False), const=(1,)),
+    Case("nearest-target-parameter", [IMG, shape_of(3, 9)], interp1("nearest", align=False)),
+], errors=[
+    ErrorCase("area", [IMG, shape_of(8, 10)], interp1("area"), const=(1,), code="bad-attribute"),
+    ErrorCase("axis-out-of-range", [IMG, shape_of(8, 10)], interp1("nearest", "2,4"), const=(1,),
+              code="axis-out-of-range"),
+    ErrorCase("pads-outside-axes", [IMG, shape_of(8, 10)], interp1("nearest", pads_begin="0,1,0,0"), const=(1,),
+              code="bad-attribute"),
+    ErrorCase("target-too-short", [IMG, shape_of(8)], interp1("nearest"), const=(1,), code="incompatible-inputs"),
+])
+
+TABLES += [INTERP4, INTERP11, INTERP11_PILLOW, INTERP1]
 test_conformance = conformance(TABLES)

@@ -43,6 +43,35 @@ def test_erf_rounds_to_the_exact_f32_value() -> None:
     assert np.array_equal(got, want)
 
 
+
+def _f32_ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """ulps between f32 arrays on the ordered integer line (+0 and -0 both 0)."""
+    def line(v: np.ndarray) -> np.ndarray:
+        b = v.view(np.uint32).astype(np.int64)
+        return np.where(b < 0x80000000, b, 0x80000000 - b)
+    return np.abs(line(got) - line(want))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
+def test_tanh_within_one_ulp_across_its_regimes(dtype) -> None:
+    """Tanh of narrow floats goes through one f64 exp, returns x below 2**-21
+    and saturates to +-1: within an ulp of f64 tanh on both sides of each switch."""
+    mags = np.exp2(np.linspace(-60, 7, 300_001))
+    x = np.concatenate([mags, -mags, [0.0, -0.0, np.inf, -np.inf, np.nan, 2.0 ** -21, -(2.0 ** -21), 20, -400]])
+    x = x.astype(dtype)
+    got = op("Tanh", 1).compute(None, x)[0]
+    assert got.dtype == x.dtype
+    want = np.tanh(x.astype(np.float64)).astype(dtype)
+    assert np.array_equal(np.isnan(got), np.isnan(want)) and np.array_equal(np.signbit(got), np.signbit(want))
+    ok = ~np.isnan(want)
+    g, w = got[ok].astype(np.float32), want[ok].astype(np.float32)  # f16/bf16 widen exactly
+    if dtype == np.float32:
+        assert _f32_ulps(g, w).max() <= 1
+    else:
+        spacing = np.spacing(np.abs(w).astype(dtype)).astype(np.float32)
+        assert np.all(np.abs(g - w) <= spacing)
+
+
 @pytest.mark.parametrize(("type_", "attrs"), [("Divide", {}), ("Divide", {"m_pythondiv": "false"}), ("Mod", {}),
                                              ("FloorMod", {})])
 def test_integer_division_by_zero_is_a_run_time_error_naming_the_layer(tmp_path, type_: str, attrs: dict) -> None:

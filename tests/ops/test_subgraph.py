@@ -82,12 +82,57 @@ def if_model(dynamic=False):
     return ov.Model([out], [c, x, y], "if")
 
 
+def loop_ti_model():
+    """A Loop whose body runs a TensorIterator (a recurrence over the time axis
+    of an invariant sequence) from the loop-carried state, and whose body's
+    body holds an If choosing per time step between two updates."""
+    trip = ops.parameter([], ov.Type.i64, name="trip")
+    cond = ops.parameter([], ov.Type.boolean, name="cond")
+    seq = ops.parameter([2, 4, 3], ov.Type.f32, name="seq")
+    h0 = ops.parameter([2, 1, 3], ov.Type.f32, name="h0")
+    # the TensorIterator's body: h' = relu(x + h) if sum(x) > 0 else h - x (exact in f32 on both sides)
+    tx = ops.parameter([2, 1, 3], ov.Type.f32, name="tx")
+    th = ops.parameter([2, 1, 3], ov.Type.f32, name="th")
+    ix, ih = ops.parameter([2, 1, 3], ov.Type.f32, name="ix"), ops.parameter([2, 1, 3], ov.Type.f32, name="ih")
+    then_body = ov.Model([ops.result(ops.relu(ops.add(ix, ih)))], [ix, ih], "then")
+    ex, eh = ops.parameter([2, 1, 3], ov.Type.f32, name="ex"), ops.parameter([2, 1, 3], ov.Type.f32, name="eh")
+    else_body = ov.Model([ops.result(ops.subtract(eh, ex))], [ex, eh], "else")
+    positive = ops.greater(ops.reduce_sum(tx, ops.constant([0, 1, 2])), ops.constant(np.float32(0)))
+    iff = ops.if_op(positive.output(0))
+    iff.set_then_body(then_body)
+    iff.set_else_body(else_body)
+    iff.set_input(tx.output(0), ix, ex)
+    iff.set_input(th.output(0), ih, eh)
+    h_next = iff.set_output(then_body.get_results()[0], else_body.get_results()[0])
+    ti_body = ov.Model([ops.result(h_next)], [tx, th], "ti_body")
+    # the Loop's body: run the TensorIterator from the carried h, add the iteration number
+    bi = ops.parameter([], ov.Type.i64, name="it")
+    bseq = ops.parameter([2, 4, 3], ov.Type.f32, name="bseq")
+    bh = ops.parameter([2, 1, 3], ov.Type.f32, name="bh")
+    ti = opset1.tensor_iterator()
+    ti.set_body(ti_body)
+    ti.set_sliced_input(tx, bseq.output(0), 0, 1, 1, -1, 1)
+    ti.set_merged_input(th, bh.output(0), ti_body.get_results()[0].output(0))
+    last = ti.get_iter_value(ti_body.get_results()[0].output(0), -1)
+    h_out = ops.add(last, ops.convert(bi, "f32"))
+    body = ov.Model([ops.result(ops.constant(True)), ops.result(h_out)], [bi, bseq, bh], "loop_body")
+    loop = ops.loop(trip, cond)
+    loop.set_function(body)
+    loop.set_special_body_ports([0, 0])
+    loop.set_invariant_input(bseq, seq.output(0))
+    loop.set_merged_input(bh, h0.output(0), body.get_results()[1].output(0))
+    final = loop.get_iter_value(body.get_results()[1].output(0), -1)
+    every = loop.get_concatenated_slices(body.get_results()[1].output(0), 0, 1, 1, -1, 1)
+    return ov.Model([final, every], [trip, cond, seq, h0], "loop_ti")
+
+
 MODELS = {
     "loop": lambda: loop_model(),
     "loop_dynamic": lambda: loop_model(dynamic=True),
     "loop_const_condition": lambda: loop_model(body_cond=False),
     "ti": lambda: ti_model(),
     "ti_reverse": lambda: ti_model(reverse=True),
+    "loop_ti": loop_ti_model,
     "if": lambda: if_model(),
     "if_dynamic": lambda: if_model(dynamic=True),
 }
@@ -117,6 +162,12 @@ def if_feeds(c: bool) -> dict[str, np.ndarray]:
     return {"c": np.array(c), "x": rng.random((2, 3), np.float32), "y": rng.random((2, 3), np.float32)}
 
 
+def loop_ti_feeds() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(3)
+    seq = rng.random((2, 4, 3), np.float32) * np.array([1, -1, 1, -1], np.float32)[None, :, None]  # both branches
+    return {"trip": np.array(3, np.int64), "cond": np.array(True), "seq": seq, "h0": rng.random((2, 1, 3), np.float32)}
+
+
 CASES = [
     ("loop", loop_feeds(3, True, [1] * 5)),
     ("loop", loop_feeds(-1, True, [1, 1, 1, 0, 1])),  # no trip count: the body's condition ends it
@@ -125,6 +176,7 @@ CASES = [
     ("loop_dynamic", loop_feeds(4, True, [1] * 7, steps=7)),
     ("ti", ti_feeds()),
     ("ti_reverse", ti_feeds()),
+    ("loop_ti", loop_ti_feeds()),
     ("if", if_feeds(True)),
     ("if", if_feeds(False)),
     ("if_dynamic", if_feeds(False)),
@@ -175,3 +227,21 @@ def test_bad_port_map_is_refused(tmp_path):
     assert any(d.code == "bad-port-map" for d in result.diagnostics), [str(d) for d in result.diagnostics]
     with pytest.raises(irexec.IRExecError):
         irexec.run(path, if_feeds(True))
+
+
+def test_nested_body_finding_points_at_its_line(tmp_path):
+    """A corrupted declared dim in the If inside the TensorIterator inside the
+    Loop is a shape-mismatch at that port's line; OpenVINO writes the nesting."""
+    path = save(tmp_path, "loop_ti")
+    text = open(path).read()
+    inner = text.index("<else_body>", text.index('type="TensorIterator"'))
+    sub = text.index('type="Subtract"', inner)
+    dim = text.index("<dim>", text.index("<output>", sub))
+    end = text.index("</dim>", dim)
+    text = text[:dim] + "<dim>9" + text[end:]
+    open(path, "w").write(text)
+    line = text[: text.rindex("<port", 0, dim)].count("\n") + 1
+    result = irexec.check(path)
+    errors = [d for d in result.diagnostics if d.severity == "error"]
+    assert errors and errors[0].code == "shape-mismatch" and errors[0].line == line, [str(d) for d in errors]
+    assert "Subtract" in (errors[0].op or ""), str(errors[0])
