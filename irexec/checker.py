@@ -54,10 +54,12 @@ class CheckResult:
 
 
 def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = None, *,
-                parameters: Mapping[int, TensorInfo] | None = None) -> CheckResult:
+                parameters: Mapping[int, TensorInfo] | None = None, keep_tensors: bool = True) -> CheckResult:
     """Infer every layer's outputs and compare them with the declared ports.
     ``parameters`` (layer id -> tensor) stands for what Parameters declare: a
-    sub-graph's body is checked on what its op feeds it."""
+    sub-graph's body is checked on what its op feeds it.  Without
+    ``keep_tensors``, a tensor is dropped once its last consumer is checked
+    (``result.tensors`` ends empty): what a report needs is the findings."""
     result = CheckResult(model.path, list(model.diagnostics), layers=len(model.layers))
     if any(d.code == "cycle" for d in model.diagnostics):
         return result
@@ -69,6 +71,8 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
     spellings: dict[tuple[int, int], frozenset[str]] = {}  # precisions a port may declare for a tensor
 
     layers, ops, producer = model.layers, model.ops, model.graph.producer  # hoisted: the loop runs once per layer
+    consumers = model.graph.consumers
+    unread: dict[tuple[int, int], int] | None = None if keep_tensors else {}  # consumers of a tensor not yet checked
     for lid in model.graph.order:
         layer = layers[lid]
         op = ops[lid]
@@ -76,12 +80,21 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
         blocked_by: tuple[int, Port] | None = None
         for port in layer.inputs:
             src = producer.get((lid, port.index))
-            info = tensors.get(src) if src else None
+            if src is None:
+                continue
+            info = tensors.get(src)
+            accepted = spellings.get(src)
+            if unread is not None:
+                left = unread.pop(src, len(consumers[src])) - 1
+                if left:
+                    unread[src] = left
+                elif info is not None:  # its last consumer: what is needed of it is in the locals
+                    del tensors[src]
+                    spellings.pop(src, None)
             if info is None:
-                if src is not None and src[0] in failed and blocked_by is None:
+                if src[0] in failed and blocked_by is None:
                     blocked_by = (src[0], port)
                 continue
-            accepted = spellings.get(src)  # type: ignore[arg-type]
             refined = _check_input_port(model, layer, port, info, out, accepted if accepted is not None else _only(info.etype.name))
             inputs.append(refined)
         if blocked_by is not None:
@@ -95,6 +108,8 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
             continue
         if op is None:
             for port in layer.outputs:  # an op irexec does not know: trust what it declares
+                if unread is not None and (lid, port.index) not in consumers:
+                    continue
                 etype = port.precision or dtypes.get("undefined")
                 tensors[(lid, port.index)] = TensorInfo(declared_shape(port), etype)
             continue
@@ -112,8 +127,11 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
             infos = [_pin(model, layer, infos[0], pins.pop(layer.name), out)]
         for port, info in zip(layer.outputs, infos):
             key = (lid, port.index)
-            accepted = spellings[key] = _accepted_types(info, layer, inputs)
-            tensors[key] = _check_output_port(model, layer, port, info, out, accepted)
+            accepted = _accepted_types(info, layer, inputs)
+            checked = _check_output_port(model, layer, port, info, out, accepted)
+            if unread is None or key in consumers:
+                spellings[key] = accepted
+                tensors[key] = checked
     for name in pins:
         out.append(Diagnostic("unknown-name", f"--input-shape names {name!r}, which is not a Parameter of this model",
                               ERROR, file=model.path))

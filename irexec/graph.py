@@ -1,30 +1,47 @@
-"""The layer graph: a networkx DAG keyed by ports, validated structurally."""
+"""The layer graph: layers joined port to port, validated structurally; a
+networkx DAG of it is built when something asks for one."""
 
 from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from .errors import ERROR, WARNING, Diagnostic
 from .ir.reader import Edge, IRDocument, Layer
 from .ops.io import Parameter1, Result1
 from .ops.registry import resolve
 
+if TYPE_CHECKING:
+    import networkx as nx
+
 
 @dataclass
 class Graph:
     """Layers joined by port-to-port edges, in a deterministic topological order."""
 
-    dag: nx.DiGraph
     layers: dict[int, Layer]
-    # (layer id, input index) -> (producer layer id, output index)
+    # (layer id, input index) -> (producer layer id, output index); a value is
+    # the same tuple as its key in ``consumers``
     producer: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
     # (layer id, output index) -> [(consumer layer id, input index)]
     consumers: dict[tuple[int, int], list[tuple[int, int]]] = field(default_factory=dict)
     order: list[int] = field(default_factory=list)
-    edge_lines: dict[tuple[int, int], int] = field(default_factory=dict)
+    _dag: nx.DiGraph | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def dag(self) -> nx.DiGraph:
+        """One networkx edge per pair of joined layers (which ports join them is
+        in ``producer``), built on first use: a check needs only the port maps,
+        and a networkx graph costs about 500 bytes a layer."""
+        if self._dag is None:
+            import networkx as nx
+
+            dag = nx.DiGraph()
+            dag.add_nodes_from(self.layers)
+            dag.add_edges_from((src, dst) for (dst, _), (src, _) in self.producer.items())
+            self._dag = dag
+        return self._dag
 
     def inputs_of(self, layer_id: int) -> list[tuple[int, int] | None]:
         layer = self.layers[layer_id]
@@ -51,15 +68,11 @@ def build_graph(doc: IRDocument) -> tuple[Graph, list[Diagnostic]]:
             continue
         layers[layer.id] = layer
 
-    dag = nx.DiGraph()
-    dag.add_nodes_from(layers)
-    graph = Graph(dag, layers)
-    dag_edges: list[tuple[int, int, tuple[int, int]]] = []
+    graph = Graph(layers)
+    edge_lines: dict[tuple[int, int], int] = {}  # for a second edge into one input: where the first is
     for e in doc.edges:
-        edge = _add_edge(graph, e, add)
-        if edge is not None:
-            dag_edges.append(edge)
-    _add_dag_edges(dag, dag_edges)
+        _add_edge(graph, e, edge_lines, add)
+    del edge_lines
 
     for layer in layers.values():
         is_result = resolve(layer.type, layer.version) is Result1
@@ -73,7 +86,7 @@ def build_graph(doc: IRDocument) -> tuple[Graph, list[Diagnostic]]:
     # A topological sort is linear; nx.find_cycle over the whole graph is
     # quadratic, so it only runs to name the cycle once one is known to exist.
     order = _topological_order(graph)
-    cycle = nx.find_cycle(dag) if order is None else None
+    cycle = _find_cycle(graph.dag) if order is None else None
     graph.order = order or []
     if cycle:
         members = [layers[u] for u, *_ in cycle]
@@ -86,10 +99,10 @@ def build_graph(doc: IRDocument) -> tuple[Graph, list[Diagnostic]]:
     return graph, diags
 
 
-def _add_dag_edges(dag: nx.DiGraph, edges: list[tuple[int, int, tuple[int, int]]]) -> None:
-    """One networkx edge per pair of joined layers (which ports join them is in
-    ``Graph.producer``): a plain DiGraph builds several times faster than a multigraph."""
-    dag.add_edges_from((u, v) for u, v, _ in edges)
+def _find_cycle(dag: nx.DiGraph) -> list[tuple[int, int]]:
+    import networkx as nx
+
+    return nx.find_cycle(dag)
 
 
 def _topological_order(graph: Graph) -> list[int] | None:
@@ -123,45 +136,45 @@ def _topological_order(graph: Graph) -> list[int] | None:
     return order if len(order) == len(pending) else None
 
 
-def _add_edge(graph: Graph, e: Edge, add) -> tuple[int, int, tuple[int, int]] | None:  # type: ignore[no-untyped-def]
-    """Records ``e`` in the port maps; returns its networkx edge, or None when it is invalid."""
+def _add_edge(graph: Graph, e: Edge, edge_lines: dict[tuple[int, int], int], add) -> None:  # type: ignore[no-untyped-def]
+    """Records ``e`` in the port maps, or reports why it is invalid."""
     layers = graph.layers
     src, dst = layers.get(e.from_layer), layers.get(e.to_layer)
     if src is None or dst is None:
         for lid, layer in ((e.from_layer, src), (e.to_layer, dst)):
             if layer is None:
                 add("unknown-layer", f"edge refers to layer id {lid}, which does not exist", e.line)
-        return None
+        return
     out_index = src.output_index(e.from_port)
     if out_index is None:
         ids = [p.id for p in src.outputs]
         add("unknown-port", f"edge leaves output port {e.from_port}, which the layer does not declare (output ports: {ids})",
             e.line, src, port=e.from_port, port_kind="output")
-        return None
+        return
     in_index = dst.input_index(e.to_port)
     if in_index is None:
         ids = [p.id for p in dst.inputs]
         add("unknown-port", f"edge enters input port {e.to_port}, which the layer does not declare (input ports: {ids})",
             e.line, dst, port=e.to_port, port_kind="input")
-        return None
+        return
     key = (dst.id, in_index)
     producer = graph.producer
     if key in producer:
         prev = producer[key]
         add("input-fed-twice",
-            f"input port {e.to_port} is already fed by layer {prev[0]} (edge at line {graph.edge_lines[key]}); "
+            f"input port {e.to_port} is already fed by layer {prev[0]} (edge at line {edge_lines[key]}); "
             f"a second edge from layer {src.id} port {e.from_port} is not allowed",
             e.line, dst, port=e.to_port, port_kind="input")
-        return None
-    producer[key] = (src.id, out_index)
-    graph.edge_lines[key] = e.line
+        return
+    edge_lines[key] = e.line
     out_key = (src.id, out_index)
     consumers = graph.consumers.get(out_key)
     if consumers is None:
         graph.consumers[out_key] = [key]
     else:
+        out_key = producer[consumers[0]]  # the tuple already keying it: one per output port, not one per edge
         consumers.append(key)
-    return src.id, dst.id, (out_index, in_index)
+    producer[key] = out_key
 
 
 def _flag_unreachable(graph: Graph, add) -> None:  # type: ignore[no-untyped-def]

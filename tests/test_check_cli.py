@@ -244,3 +244,18 @@ def test_real_process_exit_codes(write_ir, run_cli, tmp_path):
     assert "::error file=" in p.stdout and "Traceback" not in p.stderr
     assert run_cli.subprocess("check", good).returncode == 0
     assert run_cli.subprocess("check", good, "--format", "yaml").returncode == 2
+
+
+def test_dropping_tensors_after_their_last_consumer_changes_no_finding(write_ir):
+    """The CLI checks with keep_tensors=False (memory); every finding, note and
+    line must be those of a check that keeps every tensor."""
+    from irexec.checker import check_model
+    from irexec.model import read_model
+
+    for builder in (broken_chain(), mixed_model(repeats=3, wrong_last_dims=True)):
+        model = read_model(str(write_ir(builder)))
+        kept = check_model(model)
+        dropped = check_model(model, keep_tensors=False)
+        assert kept.tensors and not dropped.tensors
+        assert [d.format() for d in dropped.diagnostics] == [d.format() for d in kept.diagnostics]
+        assert {d.code for d in kept.diagnostics} >= {"shape-mismatch"}

@@ -198,3 +198,61 @@ def test_every_defect_reported_at_once(write_ir):
     codes = sorted(d.code for d in diags)
     assert {"unknown-port", "unknown-layer", "unsupported-op"} <= set(codes), codes
     assert [d.line for d in diags] == sorted(d.line for d in diags)
+
+
+_FREE_FORM_DOC = """<?xml version="1.0"?>
+<net name="m" version="11">
+\t<rt_info><edge from-layer="0" from-port="0" to-layer="9" to-port="0"/><layers><layer id="7" name="no" type="Relu" version="opset1"/></layers></rt_info>
+\t<layers>
+\t\t<layer id="0" name="x" type="Parameter" version="opset1">
+\t\t\t<data shape="2,3" element_type="f32"/>
+\t\t\t<output><port id="0" precision="FP32" names="x"><dim>2</dim><dim>3</dim></port></output>
+\t\t</layer>
+\t\t<layer id="1" name="y" type="Result" version="opset1">
+\t\t\t<input><port id="0" precision="FP32"><dim>2</dim><dim>3</dim></port></input>
+\t\t</layer>
+\t</layers>
+\t<edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/></edges>
+</net>
+"""
+
+
+@pytest.mark.parametrize("edit", [lambda d: d, lambda d: d.replace('to-layer="1"', f'to-layer="{10**30}"', 1)],
+                         ids=["clean", "id past int64"])
+def test_the_streaming_reader_gives_the_tree_readers_records(tmp_path, edit):
+    """A schema-valid document is read as it is parsed; records, findings and
+    lines are those of the tree reader, free-form sections are not read as
+    layers or edges, and an id past int64 survives the packed edge table."""
+    from irexec.ir.reader import _read_streaming, _read_tree
+
+    path = tmp_path / "m.xml"
+    path.write_text(edit(_FREE_FORM_DOC))
+    streamed, tree = _read_streaming(str(path)), _read_tree(str(path))
+    assert streamed is not None
+    assert (streamed.layers, list(streamed.edges), streamed.diagnostics) == (tree.layers, list(tree.edges), tree.diagnostics)
+    assert [layer.id for layer in streamed.layers] == [0, 1] and len(streamed.edges) == 1
+    assert streamed.edges[0].line == 13 and streamed.layers[1].inputs[0].line == 10
+
+
+@pytest.mark.parametrize("text", ["<net version='11'><layers>", '<!DOCTYPE net><net version="11"><layers/></net>', ""])
+def test_documents_the_streaming_reader_leaves_to_the_tree_reader(tmp_path, text):
+    from irexec.ir.reader import _read_streaming
+
+    path = tmp_path / "m.xml"
+    path.write_text(text)
+    assert _read_streaming(str(path)) is None
+
+
+def test_a_check_through_the_streaming_reader_finds_what_the_tree_reader_finds(tmp_path, monkeypatch):
+    """Large documents are streamed; made to stream a small one, a check finds
+    the same things, each at the same line (a bad attribute and the note it causes)."""
+    from irexec.ir import reader
+
+    path = tmp_path / "m.xml"
+    path.write_text(_FREE_FORM_DOC.replace('<dim>3</dim></port></input>', '<dim>4</dim></port></input>')
+                    .replace('element_type="f32"', 'element_type="f33"'))
+    whole = [d.format() for d in irexec.check(str(path)).diagnostics]
+    monkeypatch.setattr(reader, "_STREAM_FROM_BYTES", 0)
+    monkeypatch.setattr(reader, "_read_tree", lambda p: pytest.fail("read from the tree"))
+    assert [d.format() for d in irexec.check(str(path)).diagnostics] == whole
+    assert len(whole) == 2

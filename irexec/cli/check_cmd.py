@@ -179,7 +179,7 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
                     if given is not None:
                         mine[p.name] = pins[given]
                         used.add(given)
-                result = check_model(model, mine)
+                result = check_model(model, mine, keep_tensors=False)  # a report needs only the findings
             finally:
                 model.close()
     except (InternalError, Exception) as e:  # noqa: BLE001 - a bug must not hide the other files' findings

@@ -13,7 +13,11 @@ import codecs
 import os
 import re
 import stat
+import sys
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar, overload
 
 from lxml import etree
 
@@ -21,7 +25,7 @@ from .. import dtypes, limits
 from ..dtypes import ElementType
 from ..errors import ERROR, Diagnostic, ModelError
 from ..files import kind_of, open_regular
-from .schema import structure_diagnostics
+from .schema import ir_schema, structure_diagnostics
 
 SUPPORTED_IR_VERSIONS = (10, 11)
 
@@ -40,6 +44,30 @@ _INT64_MAX = limits.INT64_MAX  # OpenVINO's Dimension is int64
 _DIM_RE = re.compile(r"^\s*-?[0-9]{1,100}\s*$")
 _NAME_SPLIT = re.compile(r"(?<!\\),")
 _lookup_type = dtypes.lookup
+_intern = sys.intern
+
+
+def _short(value: str) -> str:
+    """One string object for each short text (an element type, a shape, an
+    axis), however many layers repeat it; long ones are usually unique."""
+    return _intern(value) if len(value) <= 32 else value
+
+
+_T = TypeVar("_T")
+# dims tuples and rt_info name sets, one object per distinct value: a model
+# repeats a few of them on thousands of ports and layers
+_dims_tuples: dict[tuple[int, ...], tuple[int, ...]] = {}
+_rt_sets: dict[frozenset[str], frozenset[str]] = {}
+
+
+def _shared(table: dict[_T, _T], value: _T) -> _T:
+    found = table.get(value)
+    if found is not None:
+        return found
+    if len(table) >= 4096:
+        table.clear()  # bounded: a document of distinct shapes gets no sharing, not unbounded memory
+    table[value] = value
+    return value
 
 
 @dataclass(slots=True)
@@ -107,13 +135,67 @@ class Edge:
     line: int
 
 
+class EdgeTable(Sequence[Edge]):
+    """A document's edges, five int64s each (an Edge record and its ints take
+    about 200 bytes); ``Edge`` records are made as they are read.  A value past
+    int64 (ids of up to 100 digits are read) turns the table into a plain list."""
+
+    __slots__ = ("_packed", "_list")
+
+    def __init__(self) -> None:
+        self._packed: array[int] | None = array("q")
+        self._list: list[Edge] = []
+
+    def add(self, from_layer: int, from_port: int, to_layer: int, to_port: int, line: int) -> None:
+        packed = self._packed
+        if packed is not None:
+            if max(from_layer, from_port, to_layer, to_port, line) <= _INT64_MAX:
+                packed.extend((from_layer, from_port, to_layer, to_port, line))
+                return
+            self._list = list(self)
+            self._packed = None
+        self._list.append(Edge(from_layer, from_port, to_layer, to_port, line))
+
+    def __len__(self) -> int:
+        return len(self._packed) // 5 if self._packed is not None else len(self._list)
+
+    @overload
+    def __getitem__(self, i: int) -> Edge: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Edge]: ...
+    def __getitem__(self, i: int | slice) -> Edge | list[Edge]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if self._packed is None:
+            return self._list[i]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError("edge index out of range")
+        k = 5 * (i % n)
+        return Edge(*self._packed[k : k + 5])
+
+    def __iter__(self) -> Iterator[Edge]:
+        if self._packed is None:
+            yield from self._list
+            return
+        values = iter(self._packed)
+        for v in values:
+            yield Edge(v, next(values), next(values), next(values), next(values))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __repr__(self) -> str:
+        return f"EdgeTable({list(self)!r})"
+
+
 @dataclass
 class IRDocument:
     path: str
     ir_version: int
     name: str
     layers: list[Layer]
-    edges: list[Edge]
+    edges: Sequence[Edge]  # an EdgeTable as read; a list where one is built by hand
     diagnostics: list[Diagnostic]
 
 
@@ -123,36 +205,19 @@ def unescape_names(raw: str) -> tuple[str, ...]:
     return tuple(p for p in parts if p)
 
 
+# the indentation between elements is a third of a document's nodes and means
+# nothing; whitespace inside an element without children is kept
+_PARSE_OPTIONS = {"resolve_entities": False, "no_network": True, "load_dtd": False, "huge_tree": False,
+                  "remove_comments": True, "remove_pis": True, "remove_blank_text": True}
+
+
 def _parser() -> etree.XMLParser:
-    return etree.XMLParser(
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        dtd_validation=False,
-        huge_tree=False,
-        remove_comments=True,
-        remove_pis=True,
-        # the indentation between elements is a third of a document's nodes and
-        # means nothing; whitespace inside an element without children is kept
-        remove_blank_text=True,
-    )
+    return etree.XMLParser(dtd_validation=False, **_PARSE_OPTIONS)  # type: ignore[arg-type]
 
 
 def parse_xml(path: str) -> etree._ElementTree:
     """Parse ``path`` safely, raising ModelError with the line of any defect."""
-    try:
-        st = os.stat(path)
-    except OSError as e:
-        raise ModelError(f"cannot read model file: {e.strerror or e}", code="file-not-found", file=path) from None
-    if not stat.S_ISREG(st.st_mode):  # /dev/zero never ends, a FIFO blocks the open
-        raise ModelError(f"model file {path} is {kind_of(st.st_mode)}; irexec reads regular files only",
-                         code="not-regular-file", file=path)
-    size = st.st_size
-    if size > MAX_XML_BYTES:
-        raise ModelError(
-            f"model XML is {size} bytes, more than the {MAX_XML_BYTES} this reader accepts", code="file-too-large", file=path
-        )
-    _refuse_entity_declarations(path)
+    _check_file(path)
     try:
         with open_regular(path, "model file") as f:
             tree = etree.parse(f, _parser())
@@ -169,6 +234,23 @@ def parse_xml(path: str) -> etree._ElementTree:
         raise ModelError(f"cannot read model file: {e.strerror or e}", code="file-not-found", file=path) from None
     _refuse_unsafe(tree, path)
     return tree
+
+
+def _check_file(path: str) -> None:
+    """What is refused before parsing: not a regular file, too large, entities."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise ModelError(f"cannot read model file: {e.strerror or e}", code="file-not-found", file=path) from None
+    if not stat.S_ISREG(st.st_mode):  # /dev/zero never ends, a FIFO blocks the open
+        raise ModelError(f"model file {path} is {kind_of(st.st_mode)}; irexec reads regular files only",
+                         code="not-regular-file", file=path)
+    size = st.st_size
+    if size > MAX_XML_BYTES:
+        raise ModelError(
+            f"model XML is {size} bytes, more than the {MAX_XML_BYTES} this reader accepts", code="file-too-large", file=path
+        )
+    _refuse_entity_declarations(path)
 
 
 def _syntax_code(msg: str) -> str:
@@ -216,6 +298,11 @@ def _encoding_error(path: str) -> ModelError:
 
 
 _PROLOG_BYTES = 1 << 20
+_CHUNK_BYTES = 1 << 20
+_STREAM_FROM_BYTES = 16 << 20
+# past this many bytes without a complete record, the tree reader takes over
+# (libxml2 refuses a token over 10 MB anyway)
+_STALL_BYTES = 16 << 20
 
 
 def _refuse_entity_declarations(path: str) -> None:
@@ -288,6 +375,83 @@ def _uint(el: etree._Element, attr: str, diag: _Collector, what: str, **where: o
 
 
 def read_document(path: str) -> IRDocument:
+    _check_file(path)
+    # a small document is parsed whole (its tree is at most a few hundred MiB, and
+    # pulled parsing with streamed validation costs about a fifth more time)
+    doc = _read_streaming(path) if os.path.getsize(path) >= _STREAM_FROM_BYTES else None
+    return doc if doc is not None else _read_tree(path)
+
+
+def _read_streaming(path: str) -> IRDocument | None:
+    """The common case, a well-formed and schema-valid document without a DTD,
+    read while it is parsed: each top-level ``<layer>`` and ``<edge>`` becomes a
+    record and its elements are freed at once, so the whole tree (libxml2 nodes
+    take about 13 times the XML's size) never exists.  The schema validates the
+    stream as it goes.  Any other document gives None: the tree reader reads it
+    again and reports every finding with its line, as it always has."""
+    diag, edge_diag = _Collector(path), _Collector(path)
+    layers: list[Layer] = []
+    edges = EdgeTable()
+    index = 0
+    records = 0
+    closed = False  # the end of the root element was seen: the input did not stop early
+    # lxml's pull parser recovers from errors silently when entities are left
+    # unexpanded, so it resolves internal ones (no file or network access), and
+    # it never sees a DOCTYPE, so there are none to expand (libxml2 can crash
+    # expanding hostile ones in push mode): a document with one is the tree reader's
+    parser = etree.XMLPullParser(events=("end",), tag=("layer", "edge", "net"), schema=ir_schema(),
+                                 **{**_PARSE_OPTIONS, "resolve_entities": "internal"})  # type: ignore[arg-type]
+    try:
+        with open_regular(path, "model file") as f:
+            unread = 0  # bytes fed since the last record: a token of many MiB parses far slower pushed than pulled
+            tail = b""
+            while True:
+                chunk = f.read(_CHUNK_BYTES)
+                if chunk:
+                    if b"<!DOCTYPE" in tail + chunk[:16] or b"<!DOCTYPE" in chunk:
+                        return None
+                    tail = chunk[-16:]
+                    parser.feed(chunk)
+                    unread += len(chunk)
+                    if unread > _STALL_BYTES:
+                        return None
+                else:
+                    root = parser.close()
+                for _, el in parser.read_events():
+                    section = el.getparent()
+                    if section is None:
+                        closed = el.tag == "net"
+                        continue
+                    top = section.getparent()
+                    if top is None or top.getparent() is not None:
+                        continue  # a sub-graph body's layer, or one inside free-form rt_info: freed with its ancestor
+                    if el.tag == "layer" and section.tag == "layers":
+                        layer = _read_layer(el, index, diag)
+                        index += 1
+                        if layer is not None:
+                            layers.append(layer)
+                    elif el.tag == "edge" and section.tag == "edges":
+                        _read_edge(el, edges, edge_diag)
+                    else:
+                        continue  # e.g. an <edge> in free-form rt_info
+                    unread = 0
+                    records += 1
+                    if records % 64 == 0:  # free the records read so far, a batch at a time: the siblings
+                        del section[: section.index(el)]  # before it (those after it may wait in the event queue)
+                if not chunk:
+                    break
+    except (etree.XMLSyntaxError, OSError):
+        return None  # not well-formed, not schema-valid, not UTF-8, unreadable: the tree reader says which
+    info = root.getroottree().docinfo
+    if not closed or root.tag != "net" or info.internalDTD is not None or info.system_url or info.public_id:
+        return None
+    raw_version = root.get("version")
+    if raw_version is None or not _UINT_RE.match(raw_version.strip()) or int(raw_version) not in SUPPORTED_IR_VERSIONS:
+        return None
+    return IRDocument(path, int(raw_version), root.get("name", ""), layers, edges, diag.items + edge_diag.items)
+
+
+def _read_tree(path: str) -> IRDocument:
     tree = parse_xml(path)
     root = tree.getroot()
     if not isinstance(root.tag, str) or root.tag.lower() != "net":
@@ -334,7 +498,7 @@ def _read_layer(el: etree._Element, index: int, diag: _Collector) -> Layer | Non
         for a in missing:
             diag.add("missing-attribute", f"<layer> is missing mandatory attribute {a!r}", line, layer_id=lid, layer_name=name)
         return None
-    layer = Layer(lid, name, op_type, version, line, index)
+    layer = Layer(lid, name, _intern(op_type), _intern(version), line, index)
     layer.display = f"{op_type}/{version}"
     # the first of each section, in one pass (no dict: a large model has tens of
     # thousands of layers and allocation is a good part of reading them)
@@ -350,11 +514,14 @@ def _read_layer(el: etree._Element, index: int, diag: _Collector) -> Layer | Non
         elif tag == "rt_info":
             rt = child if rt is None else rt
     if rt is not None:
-        layer.rt_info = frozenset(a.get("name", "") for a in rt.iterchildren("attribute"))
+        names = frozenset(_short(a.get("name", "")) for a in rt.iterchildren("attribute"))
+        layer.rt_info = _shared(_rt_sets, names)
     if data is not None:
         layer.data_line = data.sourceline
         if len(data.attrib) <= _FEW_ATTRIBUTES:
-            layer.data = dict(data.items())  # cheaper than through the .attrib proxy
+            # through items(): cheaper than the .attrib proxy.  Names and short values
+            # (element types, shapes, axes) repeat on thousands of layers: one string each
+            layer.data = {_intern(k): _short(v) for k, v in data.items()}
         else:  # items() finds each value by a scan of the attributes: quadratic; XPath is linear
             layer.data = {a.attrname: str(a) for a in data.xpath("@*")}
     if first_input is not None:
@@ -425,28 +592,32 @@ def _read_port(pel: etree._Element, kind: str, index: int, diag: _Collector, lid
         if raw is not None:
             precision = _lookup_type(raw)  # informational only on inputs, as in OpenVINO
         names = ()
-    return Port(pid, index, kind, line, tuple(dims), precision, names)
+    return Port(pid, index, kind, line, _shared(_dims_tuples, tuple(dims)), precision, names)
 
 
 def _port_where(pid: int, kind: str, lid: int, name: str) -> dict:  # type: ignore[type-arg]
     return {"port": pid, "port_kind": kind, "layer_id": lid, "layer_name": name}
 
 
-def _read_edges(root: etree._Element, diag: _Collector) -> list[Edge]:
+def _read_edges(root: etree._Element, diag: _Collector) -> EdgeTable:
+    edges = EdgeTable()
     section = root.find("edges")
     if section is None:
-        return []
-    edges: list[Edge] = []
+        return edges
     for el in section.iterchildren("edge"):
-        get = el.get
-        fl, fp, tl, tp = get("from-layer"), get("from-port"), get("to-layer"), get("to-port")
-        # the common case in one test: four non-empty ASCII digit strings, at most 100 digits in all
-        joined = fl + fp + tl + tp if fl and fp and tl and tp else ""
-        if joined.isascii() and joined.isdigit() and len(joined) <= 100:
-            vals: list[int | None] = [int(fl), int(fp), int(tl), int(tp)]  # type: ignore[arg-type]
-        else:
-            vals = [_uint(el, a, diag, "<edge>") for a in ("from-layer", "from-port", "to-layer", "to-port")]
-            if None in vals:
-                continue
-        edges.append(Edge(vals[0], vals[1], vals[2], vals[3], el.sourceline))  # type: ignore[arg-type]
+        _read_edge(el, edges, diag)
     return edges
+
+
+def _read_edge(el: etree._Element, edges: EdgeTable, diag: _Collector) -> None:
+    get = el.get
+    fl, fp, tl, tp = get("from-layer"), get("from-port"), get("to-layer"), get("to-port")
+    # the common case in one test: four non-empty ASCII digit strings, at most 100 digits in all
+    joined = fl + fp + tl + tp if fl and fp and tl and tp else ""
+    if joined.isascii() and joined.isdigit() and len(joined) <= 100:
+        vals: list[int | None] = [int(fl), int(fp), int(tl), int(tp)]  # type: ignore[arg-type]
+    else:
+        vals = [_uint(el, a, diag, "<edge>") for a in ("from-layer", "from-port", "to-layer", "to-port")]
+        if None in vals:
+            return
+    edges.add(vals[0], vals[1], vals[2], vals[3], el.sourceline)  # type: ignore[arg-type]

@@ -66,8 +66,8 @@ class Weights:
             raise ModelError(
                 f"bytes {offset}..{offset + nbytes} lie outside the {len(buf)}-byte weights file", code="weights-out-of-bounds"
             )
-        arr = np.frombuffer(buf, dtype=etype.dtype, count=count, offset=offset).reshape(shape)
-        return arr
+        # one array object straight over the map (frombuffer + reshape makes two, and a check holds thousands)
+        return np.ndarray(shape, dtype=etype.dtype, buffer=buf, offset=offset)
 
     def close(self) -> None:
         self._buffer = None
