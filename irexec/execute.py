@@ -147,10 +147,10 @@ def live_layers(model: Model, targets: list[int]) -> set[int]:
     live = set(targets)
     stack = list(targets)
     while stack:
-        for pred in model.graph.dag.predecessors(stack.pop()):
-            if pred not in live:
-                live.add(pred)
-                stack.append(pred)
+        for src in model.graph.inputs_of(stack.pop()):  # the port maps: a run needs no networkx graph
+            if src is not None and src[0] not in live:
+                live.add(src[0])
+                stack.append(src[0])
     return live
 
 
