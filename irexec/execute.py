@@ -189,8 +189,14 @@ def run_model(
             found = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
         else:
             found = {_port_key(stop_layer, i): values[(stop_layer.id, i)] for i in range(len(stop_layer.outputs))}
-        return RunResult(found, times, stop_layer, warnings)
-    return RunResult({plan.names[lid]: results[lid] for lid in plan.targets}, times, None, warnings)
+        return RunResult(_own(found), times, stop_layer, warnings)
+    return RunResult(_own({plan.names[lid]: results[lid] for lid in plan.targets}), times, None, warnings)
+
+
+def _own(outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The outputs, each one the caller may write to: a tensor kept for later
+    runs (a Const, shape arithmetic) is read-only, so it is handed out as a copy."""
+    return {k: a if a.flags.writeable else a.copy() for k, a in outputs.items()}
 
 
 # One layer of a run plan: (layer id, layer, op, the tensors it reads, the

@@ -263,3 +263,18 @@ def test_an_unread_maxpool_index_is_skipped_but_dumped_for_real(write_ir, builde
     assert r.exit_code == 0, r.output
     with np.load(tmp_path / "out.npz") as out:
         assert any(np.array_equal(out[k], index) for k in out.files)
+
+
+def test_outputs_are_writable_even_when_kept_for_later_runs(write_ir, builder):
+    """An output computed from Consts or shapes alone is kept read-only for the
+    next run; the caller still gets an array it may change."""
+    x = builder.parameter("x", [2, -1], "f32")
+    builder.result(builder.layer("ShapeOf", "opset3", [x], {"output_type": "i64"}), "shape")
+    builder.result(builder.layer("Convert", "opset1", [builder.const(np.arange(3, dtype=np.float16))],
+                                 {"destination_type": "f32"}), "weights")
+    model = irexec.load(write_ir(builder))
+    for _ in range(2):
+        out = irexec.run(model, {"x": np.zeros((2, 5), np.float32)})
+        out["shape"] += 1
+        out["weights"] *= 2
+        assert out["shape"].tolist() == [3, 6] and out["weights"].tolist() == [0.0, 2.0, 4.0]
