@@ -220,7 +220,7 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
             for res, ks in grids:
                 ph = phase(xs, res)
                 offs = [[k * d // s for k in kl] for kl, d, s in zip(ks, dilations, strides)]
-                wt = wci[np.ix_(range(c1 - c0), *ks)]  # [C, *taps]
+                wt = wci[(slice(None), *(_progression(kl) for kl in ks))]  # [C, *taps]
                 if last:
                     part = _phase_einsum(ph, offs, out_spatial, np.ascontiguousarray(np.moveaxis(wt, 0, -1)))
                     if first:
@@ -247,6 +247,12 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
     else:
         full = total.reshape(n, c, out_spatial[0], *phase_dims[1:])
         out[...] = full[(slice(None), slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial[1:])]
+
+
+def _progression(values: list[int]) -> slice:
+    """The slice picking an arithmetic progression (the taps of one phase)."""
+    step = values[1] - values[0] if len(values) > 1 else 1
+    return slice(values[0], values[-1] + 1, step)
 
 
 def _phase_einsum(ph: np.ndarray, offs: list[list[int]], out_spatial: Sequence[int], wt: np.ndarray) -> np.ndarray:
