@@ -85,9 +85,10 @@ def ref_divide(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     if is_float(a):
         with np.errstate(all="ignore"):
             return [(a.astype(np.float64) / b.astype(np.float64)).astype(a.dtype)]
-    if attrs.get("m_pythondiv", True) or a.dtype.kind == "u":
-        return [np.floor_divide(a, b)]
-    return [c_trunc_div(a, b)]
+    with np.errstate(over="ignore"):  # INT_MIN / -1 wraps, as C does
+        if attrs.get("m_pythondiv", True) or a.dtype.kind == "u":
+            return [np.floor_divide(a, b)]
+        return [c_trunc_div(a, b)]
 
 
 def ref_max(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
