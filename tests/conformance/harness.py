@@ -125,6 +125,15 @@ def i64(*values: int) -> np.ndarray:
     return np.array(values, np.int64)
 
 
+def attr_ints(attrs: dict[str, Any], name: str, n: int, default: int) -> list[int]:
+    """A per-axis int attribute of a case (a "1,2" string or a sequence), or
+    ``default`` on each of ``n`` axes when it is absent or empty."""
+    v = attrs.get(name)
+    if v is None or v == "" or v == ():
+        return [default] * n
+    return [int(x) for x in (v.split(",") if isinstance(v, str) else v)]
+
+
 ASPECTS = ("reference", "openvino-values", "openvino-shapes", "declared-dims", "errors")
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance
+from conformance.harness import Case, ErrorCase, OpTable, Tol, attr_ints, conformance
 
 rng = np.random.default_rng(20261124)
 
@@ -21,13 +21,6 @@ def rand(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
     if dtype.kind in "iu":
         return rng.integers(-20, 20, shape).astype(dtype)
     return rng.standard_normal(shape).astype(dtype)
-
-
-def _ints(attrs: dict[str, Any], name: str, n: int, default: int) -> list[int]:
-    v = attrs.get(name)
-    if v is None or v == "" or v == ():
-        return [default] * n
-    return [int(x) for x in (v.split(",") if isinstance(v, str) else v)]
 
 
 def _pads(attrs: dict[str, Any], dims: list[int], kernel: list[int], strides: list[int], dil: list[int]):
@@ -43,7 +36,7 @@ def _pads(attrs: dict[str, Any], dims: list[int], kernel: list[int], strides: li
             pb.append(lo if mode == "same_upper" else hi)
             pe.append(hi if mode == "same_upper" else lo)
         return pb, pe
-    return _ints(attrs, "pads_begin", n, 0), _ints(attrs, "pads_end", n, 0)
+    return attr_ints(attrs, "pads_begin", n, 0), attr_ints(attrs, "pads_end", n, 0)
 
 
 # ------------------------------------------------------------------ Convolution-1, GroupConvolution-1
@@ -55,7 +48,7 @@ def ref_conv(x: list[np.ndarray], attrs: dict[str, Any], grouped: bool = False) 
     g, og, cg = w.shape[:3]
     kernel = list(w.shape[3:])
     n = len(kernel)
-    strides, dil = _ints(attrs, "strides", n, 1), _ints(attrs, "dilations", n, 1)
+    strides, dil = attr_ints(attrs, "strides", n, 1), attr_ints(attrs, "dilations", n, 1)
     dims = list(data.shape[2:])
     pb, pe = _pads(attrs, dims, kernel, strides, dil)
     if attrs.get("auto_pad") in ("same_upper", "same_lower"):
@@ -141,9 +134,9 @@ GCONV = OpTable("GroupConvolution", "opset1", reference=lambda x, a: ref_conv(x,
 # ------------------------------------------------------------------ MaxPool-1/8/14, AvgPool-1/14
 
 def _pool_geometry(data: np.ndarray, attrs: dict[str, Any]):
-    kernel = _ints(attrs, "kernel", data.ndim - 2, 1)
+    kernel = attr_ints(attrs, "kernel", data.ndim - 2, 1)
     n = len(kernel)
-    strides, dil = _ints(attrs, "strides", n, 1), _ints(attrs, "dilations", n, 1)
+    strides, dil = attr_ints(attrs, "strides", n, 1), attr_ints(attrs, "dilations", n, 1)
     dims = list(data.shape[2:])
     pb, pe = _pads(attrs, dims, kernel, strides, dil)
     mode = attrs.get("rounding_type", "floor")

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance
+from conformance.harness import Case, ErrorCase, OpTable, Tol, attr_ints, conformance
 
 rng = np.random.default_rng(20261125)
 
@@ -22,13 +22,6 @@ def rand(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
     return rng.standard_normal(shape).astype(dtype)
 
 
-def _ints(attrs: dict[str, Any], name: str, n: int, default: int) -> list[int]:
-    v = attrs.get(name)
-    if v is None or v == "" or v == ():
-        return [default] * n
-    return [int(x) for x in (v.split(",") if isinstance(v, str) else v)]
-
-
 def ref_deconv(x: list[np.ndarray], attrs: dict[str, Any], grouped: bool = False) -> list[np.ndarray]:
     data, w = x[0], x[1]
     if not grouped:
@@ -36,8 +29,8 @@ def ref_deconv(x: list[np.ndarray], attrs: dict[str, Any], grouped: bool = False
     g, cg, og = w.shape[:3]
     kernel = list(w.shape[3:])
     n = len(kernel)
-    s, d = _ints(attrs, "strides", n, 1), _ints(attrs, "dilations", n, 1)
-    op = _ints(attrs, "output_padding", n, 0)
+    s, d = attr_ints(attrs, "strides", n, 1), attr_ints(attrs, "dilations", n, 1)
+    op = attr_ints(attrs, "output_padding", n, 0)
     ins = list(data.shape[2:])
     full_len = [(i - 1) * st + dl * (k - 1) + 1 for i, st, dl, k in zip(ins, s, d, kernel)]
     mode = attrs.get("auto_pad", "explicit")
@@ -47,10 +40,10 @@ def ref_deconv(x: list[np.ndarray], attrs: dict[str, Any], grouped: bool = False
             tot = [max(f - o + p, 0) for f, o, p in zip(full_len, out, op)]
             pb = [t - t // 2 if mode == "same_upper" else t // 2 for t in tot]
         else:
-            pb = [0] * n if mode == "valid" else _ints(attrs, "pads_begin", n, 0)
+            pb = [0] * n if mode == "valid" else attr_ints(attrs, "pads_begin", n, 0)
     else:
-        pb, pe = ([0] * n, [0] * n) if mode != "explicit" else (_ints(attrs, "pads_begin", n, 0),
-                                                                _ints(attrs, "pads_end", n, 0))
+        pb, pe = ([0] * n, [0] * n) if mode != "explicit" else (attr_ints(attrs, "pads_begin", n, 0),
+                                                                attr_ints(attrs, "pads_end", n, 0))
         out = [f - b - e + p for f, b, e, p in zip(full_len, pb, pe, op)]
     full = np.zeros((data.shape[0], g * og, *[max(f, o + b) for f, o, b in zip(full_len, out, pb)]))
     xd, wd = data.astype(np.float64), w.astype(np.float64)
@@ -293,8 +286,8 @@ def ref_interp(x: list[np.ndarray], attrs: dict[str, Any], v11: bool = False) ->
     else:
         sizes, scales = x[1], x[2]
         axes = [int(a) % rank for a in x[3]] if len(x) > 3 else list(range(rank))
-    pb = _ints(attrs, "pads_begin", rank, 0)
-    pe = _ints(attrs, "pads_end", rank, 0)
+    pb = attr_ints(attrs, "pads_begin", rank, 0)
+    pe = attr_ints(attrs, "pads_end", rank, 0)
     xp = np.pad(data.astype(np.float64), list(zip(pb, pe)))
     out = list(xp.shape)
     sc = [1.0] * rank
