@@ -261,19 +261,18 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 outs = [outs]
             else:
                 outs = kept.get(lid)
+                if outs is None and lid in derived:
+                    outs = derived_outs.get((lid, signature))
                 if outs is None:
-                    if lid in derived:
-                        outs = derived_outs.get((lid, signature))
-                        if outs is None:
-                            outs = _compute(model, layer, op, [values[src] for src in sources], values, results, limit, held)
-                            folded.keep_derived(lid, signature, outs)
-                    else:
-                        outs = _compute(model, layer, op, [values[src] for src in sources], values, results, limit, held,
-                                        None if shown or lid in foldable else unread)  # kept outputs stay real
-                        if lid in foldable:
-                            folded.offer(model, lid, outs)
-                        elif lid in shape_of:
-                            signature = folded.signature(signature, lid, outs[0])
+                    keep = lid in foldable or lid in derived  # kept outputs must be real, not stand-ins
+                    outs = _compute(model, layer, op, [values[src] for src in sources], values, results, limit, held,
+                                    None if shown or keep else unread)
+                    if lid in foldable:
+                        folded.offer(model, lid, outs)
+                    elif lid in derived:
+                        folded.keep_derived(lid, signature, outs)
+                    elif lid in shape_of:
+                        signature = folded.signature(signature, lid, outs[0])
             elapsed = clock() - start
             times[lid] = elapsed
             if is_result:
