@@ -422,10 +422,7 @@ class Op:
         plans = self._plans
         if plans is None:
             plans = self._plans = {}
-        cls = type(self)
-        reads = _VALUE_INPUTS.get(cls, _UNSET)
-        if reads is _UNSET:
-            reads = _VALUE_INPUTS[cls] = _value_inputs(self.inputs)
+        reads = _value_inputs(type(self))
         if reads is None:
             sig = tuple([(a.shape, a.dtype) for a in args])
         else:
@@ -551,14 +548,12 @@ def _rules(specs: tuple[In, ...]) -> tuple[tuple[In, frozenset[str] | None, str 
     return tuple(out)
 
 
-_UNSET = object()
-_VALUE_INPUTS: dict[type, Callable[[int], bool] | None] = {}  # per op class (hashing its In specs costs more)
-
-
-def _value_inputs(specs: tuple[In, ...]) -> Callable[[int], bool] | None:
+@cache
+def _value_inputs(cls: type[Op]) -> Callable[[int], bool] | None:
     """Whether input ``i`` is one whose value inference reads (a variadic last
-    input repeats), or None when no input is."""
-    flags = tuple(spec.value for spec in specs)
+    input repeats), or None when no input is.  Keyed by the op class: hashing
+    its In specs on every run would cost more."""
+    flags = tuple(spec.value for spec in cls.inputs)
     if not any(flags):
         return None
     last = len(flags) - 1
