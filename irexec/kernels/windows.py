@@ -179,8 +179,8 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
     flat = [math.prod(phase_dims[a + 1:]) for a in range(r)]  # flat stride of each phase axis
     run = out_spatial[0] * flat[0]
     size = math.prod(phase_dims)
-    tail = max(0, (kernel[0] - 1) * dilations[0] // strides[0] * flat[0]
-               + sum((kk - 1) * d // s * f for kk, d, s, f in zip(kernel[1:], dilations[1:], strides[1:], flat[1:])) + run - size)
+    # the farthest tap's shift plus a run may pass the phase's end: zeros there
+    tail = max(0, sum((kk - 1) * d // s * f for kk, d, s, f in zip(kernel, dilations, strides, flat)) + run - size)
     wc = w.reshape(c, cg, *kernel).astype(acc, copy=False)  # weight of output channel (group, o), input ci, tap
     total = np.empty((n, *out_spatial, c) if last else (n, c, run), acc)
 
