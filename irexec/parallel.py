@@ -36,8 +36,20 @@ _local = threading.local()  # .busy: this thread is running pieces already
 
 def num_threads() -> int:
     """Threads a kernel may use: IREXEC_NUM_THREADS, else the CPUs this
-    process may run on, capped at MAX_THREADS."""
-    raw = os.environ.get(ENV_VAR, "").strip()
+    process may run on, capped at MAX_THREADS.  Asked per kernel call, so the
+    answer is kept per setting (the CPU count is read once: a system call)."""
+    raw = os.environ.get(ENV_VAR, "")
+    found = _threads.get(raw)
+    if found is None:
+        found = _threads[raw] = _count_threads(raw)
+    return found
+
+
+_threads: dict[str, int] = {}
+
+
+def _count_threads(raw: str) -> int:
+    raw = raw.strip()
     if raw:
         try:
             return max(1, min(int(raw), MAX_THREADS))

@@ -63,3 +63,89 @@ def apply_f64(fn: ChunkFn, arrays: Sequence[np.ndarray], out_dtype: np.dtype) ->
     starts = list(range(0, size, TASK))
     parallel.run([task(s, min(s + TASK, size)) for s in starts], size * 8)
     return out.reshape(shape)
+
+
+
+
+# NumPy's maximum and minimum (fmax, fmin) against a scalar run a loop three
+# to four times slower than against an array on AVX2 builds; against a row of
+# the constant, repeated over the rows of the data, they run the vector loop.
+# 4096 elements: a few KiB, reused from the L1 cache.
+_ROW = 4096
+# Rows per block: the steps run over a block while it is in the L2 cache.
+_BLOCK_ROWS = 16
+_rows: dict[bytes, np.ndarray] = {}
+
+# A ufunc and its second operand: a scalar, or an array of the data's shape.
+Step = tuple[np.ufunc, float | int | np.ndarray]
+
+
+def _const_row(value: float | int, dtype: np.dtype) -> np.ndarray:
+    key = np.array(value, dtype).tobytes() + dtype.str.encode()  # by bits: -0.0 == 0.0, NaN != NaN
+    row = _rows.get(key)
+    if row is None:
+        if len(_rows) > 256:
+            _rows.clear()  # ever new constants: keep the cache small
+        row = _rows[key] = np.full(_ROW, value, dtype)
+        row.flags.writeable = False
+    return row
+
+
+def blockwise(x: np.ndarray, steps: Sequence[Step], out: np.ndarray | None = None) -> np.ndarray:
+    """``x`` through binary ufuncs in turn, ``r = ufunc(r, operand)`` in ``x``'s
+    type, into ``out`` (which may be ``x``) when given.  Block by block, so a
+    block goes through every step while it is in the cache, and over the
+    threads when big; a scalar operand as rows of the constant.  Element by
+    element the same results as the calls on whole arrays (not always as
+    scalar calls: fmax and fmin settle a tie of two zeros differently there)."""
+    if out is None:
+        out = np.empty(x.shape, x.dtype)
+    n = x.size
+    arrays = [isinstance(v, np.ndarray) and v.ndim > 0 for _, v in steps]
+    if n < _ROW or not all(a.flags.c_contiguous for a in [x, out] + [v for (_, v), f in zip(steps, arrays) if f]):
+        src = x
+        for (ufunc, v), is_array in zip(steps, arrays):
+            ufunc(src, v if is_array else np.full(x.shape, v, x.dtype), out=out)  # few elements, or strided views
+            src = out
+        return out
+    ops = [(ufunc, v.reshape(-1) if f else _const_row(v, x.dtype), f) for (ufunc, v), f in zip(steps, arrays)]
+    flat, dest = x.reshape(-1), out.reshape(-1)
+    pieces = parallel.pieces(out.nbytes)
+    if pieces == 1:
+        _blocks(flat, dest, ops, 0, n)
+        return out
+    bounds = [min(n, s * _ROW) for s, _ in parallel.spans(-(-n // _ROW), pieces)] + [n]
+    parallel.run([lambda a=a, b=b: _blocks(flat, dest, ops, a, b) for a, b in zip(bounds, bounds[1:])], out.nbytes)
+    return out
+
+
+def _blocks(flat: np.ndarray, dest: np.ndarray, ops: list[tuple[np.ufunc, np.ndarray, bool]], lo: int, hi: int) -> None:
+    """The steps on ``flat[lo:hi]`` into ``dest``, a block of rows at a time
+    (``lo`` a multiple of the row length); an operand is a flat array (True)
+    or a row of a constant (False)."""
+    block = _ROW * _BLOCK_ROWS
+    for s in range(lo, hi, block):
+        e = min(hi, s + block)
+        full = s + (e - s) // _ROW * _ROW
+        if full > s:
+            src, dst = flat[s:full].reshape(-1, _ROW), dest[s:full].reshape(-1, _ROW)
+            for ufunc, v, is_array in ops:
+                ufunc(src, v[s:full].reshape(-1, _ROW) if is_array else v, out=dst)
+                src = dst
+        if full < e:
+            src, dst = flat[full:e], dest[full:e]
+            for ufunc, v, is_array in ops:
+                ufunc(src, v[full:e] if is_array else v[:e - full], out=dst)
+                src = dst
+
+
+def pick(a: np.ndarray, b: float | int | np.ndarray, ufunc: np.ufunc, ignore_nan: np.ufunc) -> np.ndarray:
+    """Maximum (``np.maximum``, ``np.fmax``) or minimum (``np.minimum``,
+    ``np.fmin``) of float ``a`` and a scalar or array ``b`` of its shape, as
+    OpenVINO takes them: NaN in ``b`` wins, NaN in ``a`` loses, of two equal
+    zeros ``b``'s is taken.  The plain ufunc gives NaN for either NaN and
+    takes ``b`` on ties; ``ignore_nan`` then puts ``b`` in place of a NaN
+    of ``a`` and leaves everything else as it is."""
+    if not isinstance(b, np.ndarray) and b != b:
+        return blockwise(a, [(ufunc, b)])
+    return blockwise(a, [(ufunc, b), (ignore_nan, b)])

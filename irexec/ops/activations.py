@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dtypes import BF16
-from ..kernels.elementwise import apply_f64
+from ..kernels.elementwise import apply_f64, blockwise
 from ..kernels.special import erf
 from .arithmetic import maximum
 from .base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
@@ -213,6 +213,8 @@ def _elu(x: np.ndarray, op: Op) -> np.ndarray:
 def _clamp(x: np.ndarray, op: Op) -> np.ndarray:
     lo, hi = op.min, op.max  # type: ignore[attr-defined]
     if _is_float(x):
+        if x.dtype.itemsize >= 4:
+            return blockwise(x, [(np.maximum, lo), (np.minimum, hi)])
         return np.minimum(np.maximum(x, lo), hi)
     # integer data: the bounds rounded inward (ceil of min, floor of max), as OpenVINO
     info = np.iinfo(x.dtype)

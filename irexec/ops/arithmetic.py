@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels.elementwise import pick
 from .base import Attr, Op, op_error
 from .elementwise import (
     add_bounds,
@@ -78,12 +79,16 @@ def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 _SIMD_TIES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _select(a: np.ndarray, b: np.ndarray, ufunc: np.ufunc, better: np.ufunc) -> np.ndarray:
+def _select(a: np.ndarray, b: np.ndarray, ufunc: np.ufunc, better: np.ufunc, ignore_nan: np.ufunc) -> np.ndarray:
     """``better(a, b) ? a : b`` as OpenVINO computes Maximum and Minimum: NaN in
     b wins, NaN in a loses, of two equal zeros b is taken."""
     if a.dtype.kind in "iub":
         return ufunc(a, b)
     if a.dtype in _SIMD_TIES:
+        if b.size == 1 and b.ndim <= a.ndim and a.size:  # a bound (a clamp written as Maximum, Minimum)
+            return pick(a, b.item(), ufunc, ignore_nan)
+        if a.shape == b.shape:
+            return pick(a, b, ufunc, ignore_nan)
         out = ufunc(a, b)  # NaN from either side; equal values give b for these types
         if a.size and np.isnan(np.min(a)):  # rare: a NaN against a number gives that number
             out = np.where(np.isnan(a) & ~np.isnan(b), b, out)
@@ -92,11 +97,11 @@ def _select(a: np.ndarray, b: np.ndarray, ufunc: np.ufunc, better: np.ufunc) -> 
 
 
 def maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return _select(a, b, np.maximum, np.greater)
+    return _select(a, b, np.maximum, np.greater, np.fmax)
 
 
 def minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return _select(a, b, np.minimum, np.less)
+    return _select(a, b, np.minimum, np.less, np.fmin)
 
 
 def _squared_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:

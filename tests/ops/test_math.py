@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import irexec
-from irexec import dtypes
+from irexec import dtypes, parallel
 from irexec.errors import IRExecError
 from irexec.ir.writer import IRBuilder
 from irexec.kernels.special import erf
@@ -109,6 +109,28 @@ def test_maximum_and_minimum_pick_like_openvino(dtype) -> None:
         assert np.array_equal(np.signbit(got), np.signbit(want)) and np.array_equal(got, want, equal_nan=True), name
     relu = op("ReLU", 1).run(np.array([nan, -0.0, -1.0, 2.0], dtype))[0].astype(np.float64)
     assert relu.tolist() == [0.0, 0.0, 0.0, 2.0] and not np.signbit(relu).any()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("size", [7, 5000, 70001])  # the small path; rows of the constant with a ragged end
+def test_maximum_minimum_relu_blockwise_pick_like_openvino(dtype, size: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bound (a Const of one value) takes the fast path through rows of the
+    constant, two tensors of one shape go block by block; both must choose as
+    the elementwise rule does, zeros' signs included."""
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)  # threads even on these small tensors
+    rng = np.random.default_rng(size)
+    x = rng.choice(np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1e-45, -1e-45, 3.0, -3.0]), size).astype(dtype)
+    others = [np.full(shape, value, dtype) for value in (0.0, -0.0, 3.0, float("nan"), -np.inf, -0.0)  # -0.0 again: after +0.0 is cached
+              for shape in ((), (1,))] + [x[::-1].copy()]  # and a whole tensor, blockwise too
+    for b in others:
+        for name, better in [("Maximum", np.greater), ("Minimum", np.less)]:
+            got = op(name, 1).run(x, b)[0]
+            want = np.where(better(x, b), x, b)
+            assert np.array_equal(np.signbit(got), np.signbit(want)), (name, b.ravel()[:1])
+            assert np.array_equal(got, want, equal_nan=True), (name, b.ravel()[:1])
+    for data in (x, x[::2]):
+        relu = op("ReLU", 1).run(data)[0]
+        assert np.array_equal(relu, np.where(data > 0, data, 0)) and not np.signbit(relu).any()
 
 
 def test_integer_arithmetic_propagates_value_bounds() -> None:
