@@ -38,8 +38,16 @@ def pad_spatial(x: np.ndarray, begin: Sequence[int], end: Sequence[int], value: 
         begin, end = [max(b, 0) for b in begin], [max(e, 0) for e in end]
     if not any(begin) and not any(end):
         return x
-    widths = [(0, 0)] * lead + [(int(b), int(e)) for b, e in zip(begin, end)]
-    return np.pad(x, widths, constant_values=value)
+    # the borders filled, the data copied in: np.pad costs ~0.1 ms of Python per call
+    out = np.empty(x.shape[:lead] + tuple(n + b + e for n, b, e in zip(x.shape[lead:], begin, end)), x.dtype)
+    for i, (b, e) in enumerate(zip(begin, end)):
+        axis = (slice(None),) * (lead + i)
+        if b:
+            out[axis + (slice(0, b),)] = value
+        if e:
+            out[axis + (slice(out.shape[lead + i] - e, None),)] = value
+    out[(slice(None),) * lead + tuple(slice(b, b + n) for b, n in zip(begin, x.shape[lead:]))] = x
+    return out
 
 
 def window_offsets(x: np.ndarray, out: Sequence[int], strides: Sequence[int], dilations: Sequence[int],
