@@ -177,13 +177,13 @@ def run_model(
     bound = bind_feeds(model, feeds, plan.live)
     limit = limits.resolve(max_memory)
     _refuse_large_inputs(model, bound, limit)
-    steps, preset = plan.steps, None
+    steps, preset, preset_bytes = plan.steps, None, 0
     if on_layer is None and not keep_all and stop_layer is None:
         if plan.compact is None:
             plan.compact = _compact(model, plan)
         if plan.compact:
-            preset, steps = plan.compact
-    values, results, times, warnings = _execute(model, steps, bound, limit, on_layer, keep_all, preset)
+            preset, steps, preset_bytes = plan.compact
+    values, results, times, warnings = _execute(model, steps, bound, limit, on_layer, keep_all, preset, preset_bytes)
     if stop_layer is not None:
         if isinstance(model.ops[stop_layer.id], Result1):
             found = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
@@ -201,8 +201,8 @@ def _own(outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 # One layer of a run plan: (layer id, layer, op, the tensors it reads, the
 # tensors whose last reader it is, whether it is a Result, the indexes of its
-# outputs no layer reads, or None).
-Step = tuple[int, Layer, Op, tuple, tuple, bool, frozenset[int] | None]
+# outputs no layer reads or None, and per output its key and declared dims).
+Step = tuple[int, Layer, Op, tuple, tuple, bool, frozenset[int] | None, tuple[tuple[tuple[int, int], tuple], ...]]
 
 
 @dataclass
@@ -217,10 +217,10 @@ class RunPlan:
     steps: list[Step]
     # once every layer computed from Consts alone is kept: their outputs the
     # other layers read, and the steps without them (False: not yet possible)
-    compact: tuple[dict[tuple[int, int], np.ndarray], list[Step]] | bool | None = None
+    compact: tuple[dict[tuple[int, int], np.ndarray], list[Step], int] | bool | None = None
 
 
-def _compact(model: Model, plan: RunPlan) -> tuple[dict[tuple[int, int], np.ndarray], list[Step]] | bool | None:
+def _compact(model: Model, plan: RunPlan) -> tuple[dict[tuple[int, int], np.ndarray], list[Step], int] | bool | None:
     """A plain run need not step through the kept layers (Consts, the f16
     weights -> Convert): their outputs go into the run's tensors at once.
     None until the first run has kept them all; False if some cannot be."""
@@ -232,11 +232,11 @@ def _compact(model: Model, plan: RunPlan) -> tuple[dict[tuple[int, int], np.ndar
     fixed_ids = {step[0] for step in fixed}
     rest = [step for step in plan.steps if step[0] not in fixed_ids]
     preset = {src: kept[src[0]][src[1]] for step in rest for src in step[3] if src is not None and src[0] in fixed_ids}
-    return preset, rest
+    return preset, rest, sum(a.nbytes for a in preset.values())
 
 
 def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], limit: int, on_layer: LayerHook | None,
-             keep_all: bool, preset: Mapping[tuple[int, int], np.ndarray] | None = None,
+             keep_all: bool, preset: Mapping[tuple[int, int], np.ndarray] | None = None, preset_bytes: int = 0,
              ) -> tuple[dict[tuple[int, int], np.ndarray], dict[int, np.ndarray], dict[int, float], list[Diagnostic]]:
     """Run the steps, starting from the tensors in ``preset``; every tensor is
     released after its last reader unless ``keep_all``.  The loop every run
@@ -248,14 +248,17 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     signature = 0  # of the shapes seen so far in this run (see _Folded)
     values: dict[tuple[int, int], np.ndarray] = dict(preset) if preset else {}
     results: dict[int, np.ndarray] = {}
-    times: dict[int, float] = {}  # of the layers stepped through
+    times: dict[int, float] = {}  # of the layers stepped through, when a hook is told them
     warnings: list[Diagnostic] = []
-    held = sum(a.nbytes for a in values.values())  # bytes of `values` and `results`, aliases counted twice: an upper bound
-    clock = time.perf_counter
+    # bytes of `values` and `results`, aliases counted twice: an upper bound
+    held = preset_bytes
+    clock = time.perf_counter if on_layer is not None else None
+    start = elapsed = 0.0
     shown = keep_all or reads_values(on_layer)  # every output must be real, not a stand-in
     with blas.limited():
-        for lid, layer, op, sources, frees, is_result, unread in steps:
-            start = clock()
+        for lid, layer, op, sources, frees, is_result, unread, ports in steps:
+            if clock is not None:
+                start = clock()
             outs = bound.get(lid)
             if outs is not None:
                 outs = [outs]
@@ -273,19 +276,16 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                         folded.keep_derived(lid, signature, outs)
                     elif lid in shape_of:
                         signature = folded.signature(signature, lid, outs[0])
-            elapsed = clock() - start
-            times[lid] = elapsed
+            if clock is not None:
+                elapsed = times[lid] = clock() - start
             if is_result:
                 results[lid] = outs[0]
                 held += outs[0].nbytes
-            for i, port in enumerate(layer.outputs):
-                if i >= len(outs):
-                    break
-                arr = outs[i]
-                values[(lid, i)] = arr
+            for (key, dims), arr in zip(ports, outs):
+                values[key] = arr
                 held += arr.nbytes
-                if arr.shape != port.dims and (lid, i, arr.shape) not in shapes_ok:
-                    _note_undeclared_shape(model, layer, i, arr.shape, warnings, shapes_ok)
+                if arr.shape != dims and (lid, key[1], arr.shape) not in shapes_ok:
+                    _note_undeclared_shape(model, layer, key[1], arr.shape, warnings, shapes_ok)
             if on_layer is not None:
                 on_layer(layer, outs, elapsed)
             if not keep_all:
@@ -338,7 +338,8 @@ def _steps(model: Model, order: list[int], keep: set[int]) -> list[Step]:
         return idle or None
 
     return [(lid, model.layers[lid], model.ops[lid], sources[lid], tuple(frees.get(lid, ())),  # type: ignore[misc]
-             isinstance(model.ops[lid], Result1), unread(lid)) for lid in order]
+             isinstance(model.ops[lid], Result1), unread(lid),
+             tuple(((lid, i), port.dims) for i, port in enumerate(model.layers[lid].outputs))) for lid in order]
 
 
 def _execution_order(model: Model, targets: list[int]) -> tuple[set[int], list[int]]:
