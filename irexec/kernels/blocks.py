@@ -109,6 +109,15 @@ def copy_parallel(dst: np.ndarray, src: np.ndarray) -> None:
     parallel.run(tasks, dst.nbytes)
 
 
+def broadcast_into(dst: np.ndarray, src: np.ndarray) -> None:
+    """``np.copyto(dst, src)`` with ``src`` broadcast to ``dst``'s shape, the
+    big ones over the threads (np.broadcast_to costs more than a small copy)."""
+    if dst.nbytes < parallel.MIN_PARALLEL_BYTES:
+        np.copyto(dst, src)
+    else:
+        copy_parallel(dst, np.broadcast_to(src, dst.shape))
+
+
 def _transpose_tiles(dst: np.ndarray, src: np.ndarray, k: int) -> bool:
     """Copy ``src`` into ``dst`` (reduced views; ``src`` contiguous along axis
     ``k``, ``dst`` along its last axis) as 2-D tiles [rows of axis k, columns

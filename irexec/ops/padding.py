@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import parallel
-from ..kernels.blocks import copy_parallel, copy_runs
+from ..kernels.blocks import broadcast_into, copy_parallel, copy_runs
 from ..shapes import DYNAMIC, Dim, PartialShape
 from .base import INTEGRAL, Enum, In, Inference, Op, TensorInfo, op_error, same_as
 from .helpers import const_ints, value_dims
@@ -285,5 +285,5 @@ class Tile1(Op):
         out = np.empty(tuple(a * k for a, k in zip(dims, reps)), data.dtype)
         # the output seen as (r0, d0, r1, d1, ...): one broadcast copy fills it
         view = out.reshape(tuple(v for pair in zip(reps, dims) for v in pair))
-        np.copyto(view, data.reshape(tuple(v for d in dims for v in (1, d))))
+        broadcast_into(view, data.reshape(tuple(v for d in dims for v in (1, d))))
         return [out]

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..kernels.blocks import broadcast_into
 from ..shapes import DYNAMIC, Dim, PartialShape, broadcast_numpy, format_dims
 from .base import (
     INTEGRAL,
@@ -517,7 +518,9 @@ class _Broadcast(Op):
 
     def compute(self, plan: tuple[tuple[int, ...], tuple[int, ...]], data: np.ndarray, *rest: np.ndarray) -> Sequence[np.ndarray]:
         view, shape = plan
-        return [np.ascontiguousarray(np.broadcast_to(data.reshape(view), shape))]
+        out = np.empty(shape, data.dtype)
+        broadcast_into(out, data.reshape(view))
+        return [out]
 
 
 @register
