@@ -248,17 +248,15 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     signature = 0  # of the shapes seen so far in this run (see _Folded)
     values: dict[tuple[int, int], np.ndarray] = dict(preset) if preset else {}
     results: dict[int, np.ndarray] = {}
-    times: dict[int, float] = {}  # of the layers stepped through, when a hook is told them
+    times: dict[int, float] = {}  # of the layers stepped through
     warnings: list[Diagnostic] = []
     # bytes of `values` and `results`, aliases counted twice: an upper bound
     held = preset_bytes
-    clock = time.perf_counter if on_layer is not None else None
-    start = elapsed = 0.0
+    clock = time.perf_counter
     shown = keep_all or reads_values(on_layer)  # every output must be real, not a stand-in
     with blas.limited():
         for lid, layer, op, sources, frees, is_result, unread, ports in steps:
-            if clock is not None:
-                start = clock()
+            start = clock()
             outs = bound.get(lid)
             if outs is not None:
                 outs = [outs]
@@ -276,8 +274,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                         folded.keep_derived(lid, signature, outs)
                     elif lid in shape_of:
                         signature = folded.signature(signature, lid, outs[0])
-            if clock is not None:
-                elapsed = times[lid] = clock() - start
+            elapsed = times[lid] = clock() - start
             if is_result:
                 results[lid] = outs[0]
                 held += outs[0].nbytes
