@@ -98,17 +98,24 @@ def blockwise(x: np.ndarray, steps: Sequence[Step], out: np.ndarray | None = Non
     threads when big; a scalar operand as rows of the constant.  Element by
     element the same results as the calls on whole arrays (not always as
     scalar calls: fmax and fmin settle a tie of two zeros differently there)."""
-    if out is None:
-        out = np.empty(x.shape, x.dtype)
+    if out is None or not out.flags.c_contiguous:
+        result = np.empty(x.shape, x.dtype)
+        blockwise(x, steps, result)
+        if out is None:
+            return result
+        out[...] = result
+        return out
     n = x.size
     arrays = [isinstance(v, np.ndarray) and v.ndim > 0 for _, v in steps]
-    if n < _ROW or not all(a.flags.c_contiguous for a in [x, out] + [v for (_, v), f in zip(steps, arrays) if f]):
+    if n < _ROW:
         src = x
         for (ufunc, v), is_array in zip(steps, arrays):
-            ufunc(src, v if is_array else np.full(x.shape, v, x.dtype), out=out)  # few elements, or strided views
+            ufunc(src, v if is_array else np.full(x.shape, v, x.dtype), out=out)  # few elements: arrays, for the ties
             src = out
         return out
-    ops = [(ufunc, v.reshape(-1) if f else _const_row(v, x.dtype), f) for (ufunc, v), f in zip(steps, arrays)]
+    x = np.ascontiguousarray(x)  # a strided view: one copy, then block by block as the rest
+    ops = [(ufunc, np.ascontiguousarray(v).reshape(-1) if f else _const_row(v, x.dtype), f)
+           for (ufunc, v), f in zip(steps, arrays)]
     flat, dest = x.reshape(-1), out.reshape(-1)
     pieces = parallel.pieces(out.nbytes)
     if pieces == 1:
