@@ -2,7 +2,7 @@
 """Whole-model run time and peak memory of irexec against OpenVINO CPU on the
 real models (``shared/models`` beside the repository, or ``--models DIR``).
 
-    python benchmarks/bench_models.py [--repeat 7] [--models DIR]
+    python benchmarks/bench_models.py [--repeat 15] [--models DIR]
 
 Time: median of ``--repeat`` runs through the Python API in one process
 (irexec: a loaded model run on the inputs; OpenVINO: a compiled model, f32,
@@ -121,7 +121,7 @@ def _bench(d: Path, repeat: int) -> dict[str, float | int | None]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", type=Path, default=DEFAULT_DIR)
-    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
