@@ -90,7 +90,10 @@ def mvn_kernel(normalize_variance: bool, eps: float, inside: bool) -> RowKernel:
         else:
             np.sqrt(var, out=var)
             var += e
-        np.divide(out, var, out=out)
+        # times the reciprocal: one more rounding (half an ulp), inside the stated bound;
+        # a divide by a per-row value costs 1.6x the multiply
+        np.divide(1, var, out=var)
+        np.multiply(out, var, out=out)
     return kernel
 
 
