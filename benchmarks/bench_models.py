@@ -2,7 +2,7 @@
 """Whole-model run time and peak memory of irexec against OpenVINO CPU on the
 real models (``shared/models`` beside the repository, or ``--models DIR``).
 
-    python benchmarks/bench_models.py [--repeat 15] [--models DIR]
+    python benchmarks/bench_models.py [--repeat 15] [--models DIR] [--no-retain]
 
 Time: median of ``--repeat`` runs through the Python API in one process
 (irexec: a loaded model run on the inputs; OpenVINO: a compiled model, f32,
@@ -13,6 +13,8 @@ the peak RSS (``VmHWM``, reset when the engine is ready) from the engine ready t
 and executor imported, the inputs loaded) to after loading the model and
 running it once; the median of 3 processes.  What the engine costs before
 it sees a model is not counted for either.
+irexec reuses freed memory as `irexec run` does (``irexec.retain_freed_memory()``;
+``--no-retain`` measures without it), in the timing process and in its memory processes.
 A model irexec cannot run yet is reported and skipped.
 """
 
@@ -59,7 +61,7 @@ def _peak_kib() -> int:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
-def _child(engine: str, d: Path) -> None:
+def _child(engine: str, d: Path, retain: bool) -> None:
     """Make the engine ready, then load the model and run it once; print the
     growth of this process's peak RSS in bytes."""
     feeds = dict(np.load(d / "inputs.npz"))
@@ -77,23 +79,26 @@ def _child(engine: str, d: Path) -> None:
         import irexec.ops  # noqa: F401 - every op module, as loading a model imports them
         from irexec.model import load
 
+        if retain:
+            irexec.retain_freed_memory()
         base = _start_peak()
         irexec.run(load(str(d / "model.xml")), feeds)
     print((_peak_kib() - base) * 1024)
 
 
-def _peak(engine: str, d: Path) -> int | None:
+def _peak(engine: str, d: Path, retain: bool) -> int | None:
     """Peak RSS growth of loading and running the model (median of 3 processes)."""
     growth = []
     for _ in range(3):
-        p = subprocess.run([sys.executable, __file__, "--child", engine, str(d)], capture_output=True, text=True)
+        p = subprocess.run([sys.executable, __file__, "--child", engine, str(d), *(["--no-retain"] if not retain else [])],
+                           capture_output=True, text=True)
         if p.returncode != 0 or not p.stdout.strip():
             return None
         growth.append(int(p.stdout.split()[-1]))
     return int(statistics.median(growth))
 
 
-def _bench(d: Path, repeat: int) -> dict[str, float | int | None]:
+def _bench(d: Path, repeat: int, retain: bool) -> dict[str, float | int | None]:
     import openvino as ov
 
     import irexec
@@ -115,18 +120,23 @@ def _bench(d: Path, repeat: int) -> dict[str, float | int | None]:
         request.infer(feeds, share_inputs=True, share_outputs=True)
         theirs.append(time.perf_counter() - t)
     return {"irexec_s": statistics.median(ours), "openvino_s": statistics.median(theirs),
-            "irexec_peak": _peak("irexec", d), "openvino_peak": _peak("openvino", d)}
+            "irexec_peak": _peak("irexec", d, retain), "openvino_peak": _peak("openvino", d, retain)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", type=Path, default=DEFAULT_DIR)
     ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--no-retain", action="store_true", help="irexec returns freed memory to the kernel (library default)")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        _child(args.child[0], Path(args.child[1]))
+        _child(args.child[0], Path(args.child[1]), not args.no_retain)
         return
+    import irexec
+
+    retained = not args.no_retain and irexec.retain_freed_memory()
+    print("freed memory reused by the allocator, as in `irexec run`: " + ("yes" if retained else "no (--no-retain or not glibc)"))
     from irexec.ops.registry import resolve
 
     ratios: list[float] = []
@@ -137,7 +147,7 @@ def main() -> None:
         if missing:
             print(f"{d.name:<20} skipped: not implemented: {', '.join(missing)}")
             continue
-        r = _bench(d, args.repeat)
+        r = _bench(d, args.repeat, retained)
         mem = ""
         if r["irexec_peak"] is not None and r["openvino_peak"]:
             mem = (f"{r['irexec_peak'] / 2**20:>11.1f} {r['openvino_peak'] / 2**20:>13.1f} "
