@@ -11,6 +11,10 @@ half the time of one).
 A chunk function receives a private f64 buffer it may overwrite, and returns
 the result (often that same buffer).  It must be pointwise: the value of an
 element depends on that element alone, so the cut cannot change a result.
+
+``blockwise`` runs a few binary ufuncs in the data's own type block by block
+(against rows of a constant for a scalar operand), and ``pick`` builds
+OpenVINO's Maximum and Minimum from them.
 """
 
 from __future__ import annotations
@@ -63,8 +67,6 @@ def apply_f64(fn: ChunkFn, arrays: Sequence[np.ndarray], out_dtype: np.dtype) ->
     starts = list(range(0, size, TASK))
     parallel.run([task(s, min(s + TASK, size)) for s in starts], size * 8)
     return out.reshape(shape)
-
-
 
 
 # NumPy's maximum and minimum (fmax, fmin) against a scalar run a loop three
