@@ -32,6 +32,7 @@ _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pool_workers = 0
 _local = threading.local()  # .busy: this thread is running pieces already
+_threads: dict[str, int] = {}  # IREXEC_NUM_THREADS as set -> threads
 
 
 def num_threads() -> int:
@@ -43,9 +44,6 @@ def num_threads() -> int:
     if found is None:
         found = _threads[raw] = _count_threads(raw)
     return found
-
-
-_threads: dict[str, int] = {}
 
 
 def _count_threads(raw: str) -> int:

@@ -130,13 +130,10 @@ def _max_pool(op: _Pool, plan: PoolPlan, data: np.ndarray, with_index: np.dtype 
         best = _max_by_channels(x, plan.out_spatial, op.strides, plan.dilations, op.kernel)
         if data.dtype.kind in "iu" or not np.isnan(np.max(best)):  # max: NaN if any is
             return best, None
-        # a window holding a NaN: NaN never wins, as the lowest value (which never does either)
-        x = np.where(x != x, np.asarray(low, data.dtype), x)
-        return _max_by_channels(x, plan.out_spatial, op.strides, plan.dilations, op.kernel), None
+        # a window holding a NaN: again, with the NaNs as the lowest value
+        return _max_by_channels(_nan_as(x, low), plan.out_spatial, op.strides, plan.dilations, op.kernel), None
     if data.dtype.kind not in "iu":
-        nan = x != x
-        if nan.any():
-            x = np.where(nan, np.asarray(low, data.dtype), x)
+        x = _nan_as(x, low)
     views = [v for _, v in window_offsets(x, plan.out_spatial, op.strides, plan.dilations, op.kernel)]
     best = views[0].copy()
     for view in views[1:]:
@@ -177,6 +174,13 @@ def _max_pool(op: _Pool, plan: PoolPlan, data: np.ndarray, with_index: np.dtype 
         index += lead.reshape(n, c, *(1,) * len(spatial))
         index = index.astype(with_index, copy=False)
     return best, index
+
+
+def _nan_as(x: np.ndarray, low: float | int) -> np.ndarray:
+    """``x`` with its NaNs as ``low``: NaN never wins a window, as the lowest
+    value, which never does either."""
+    nan = x != x
+    return np.where(nan, np.asarray(low, x.dtype), x) if nan.any() else x
 
 
 def _max_by_channels(x: np.ndarray, out_spatial: Sequence[int], strides: Sequence[int], dilations: Sequence[int],
