@@ -4,6 +4,9 @@
 three intervals of |x|; relative error about 1e-16 over the whole line, so
 rounding the f64 result to f32, f16 or bf16 is within an ulp of the exact
 value.
+
+``normal_tail``: the normal distribution's tail Phi(-|x|) for data narrower
+than f64 (a Gelu-erf needs nothing more), in a third of ``erf``'s NumPy calls.
 """
 
 from __future__ import annotations
@@ -148,3 +151,35 @@ def _erf_block(x: np.ndarray, out: np.ndarray) -> None:
             r[yf >= _ONE] = 1.0  # includes inf
             r[np.isnan(yf)] = np.nan
         np.copysign(r.reshape(y.shape), x, out=out)
+
+
+# normal_tail: erfc(z) / 2 = exp(-z**2) * t * H(t), t = 1 / (1 + 0.3 z), z = |x| / sqrt(2).
+# H: a degree-12 least-squares Chebyshev fit of exp(z**2) erfc(z) / (2 t) at
+# 600 nodes over z in [0, 10.5], expanded in powers of t (highest first; the
+# largest coefficient is 0.54, so Horner's rule loses nothing).  Relative
+# error at most 2.2e-11 against math.erfc on a grid of 300,001 points.
+# Beyond 10.5 the fit extrapolates smoothly (z = 1e30 gives erfc(z) within
+# 1e-5), where exp(-z**2) < 1e-47 is far below what the callers round to.
+_TAIL_H = (-0.012471967760027632, 0.09535094966245113, -0.30054838650404886, 0.5068260303876833,
+           -0.5419764633321575, 0.4451690562781866, -0.19840262911591083, 0.1427467547159834,
+           0.03520448684411079, 0.07871425677050278, 0.08007260041270978, 0.08468909901650305,
+           0.08462621262452762)
+_TAIL_A = 0.3 * 0.7071067811865476  # 0.3 / sqrt(2): t from |x| directly
+
+
+def normal_tail(x: np.ndarray) -> np.ndarray:
+    """Phi(-|x|) = erfc(|x| / sqrt(2)) / 2 of an f64 array holding values of
+    at most 26 significant bits (f32, f16, bf16 widened), to 2**-35 relative
+    (x*x is then exact, so exp(-x*x/2) carries libm's error alone).  NaN
+    gives NaN, +-inf gives 0."""
+    t = np.abs(x)
+    t *= _TAIL_A
+    t += 1.0
+    np.divide(1.0, t, out=t)
+    h = _horner(t, _TAIL_H[1:], _TAIL_H[0])
+    h *= t
+    q = np.multiply(x, x, out=t)
+    q *= -0.5
+    np.exp(q, out=q)
+    h *= q
+    return h

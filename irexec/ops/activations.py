@@ -12,7 +12,7 @@ import numpy as np
 
 from ..dtypes import BF16
 from ..kernels.elementwise import apply_f64, blockwise
-from ..kernels.special import erf
+from ..kernels.special import erf, normal_tail
 from .arithmetic import maximum
 from .base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
 from .elementwise import broadcast_shapes, unary
@@ -158,7 +158,18 @@ def _gelu_tanh_arg(x: np.ndarray) -> np.ndarray:
     return t
 
 
-def _gelu(x: np.ndarray, op: Op) -> np.ndarray:
+def _gelu_erf_narrow(x: np.ndarray) -> np.ndarray:
+    """x * Phi(x) for data narrower than f64: Phi(x) is 1 - Phi(-x) from +0
+    up (no cancellation: it is >= 1/2) and the tail itself below, built as
+    (x >= 0) - copysign(tail, x) (at -0 that is 1 + tail: times -0, still -0)."""
+    h = normal_tail(x)
+    np.copysign(h, x, out=h)
+    np.subtract(x >= 0, h, out=h)
+    h *= x
+    return h
+
+
+def _gelu(x: np.ndarray, op: Op, erf_form=_gelu_erf) -> np.ndarray:
     if op.approximation_mode == "tanh":  # type: ignore[attr-defined]
         # 0.5 * x * (1 + tanh(t)) = x / (1 + e**(-2t)): one exp, and no
         # cancellation in 1 + tanh(t) for large negative x
@@ -167,7 +178,11 @@ def _gelu(x: np.ndarray, op: Op) -> np.ndarray:
         np.exp(t, out=t)
         t += 1.0
         return np.divide(x, t, out=x)
-    return _gelu_erf(x)
+    return erf_form(x)
+
+
+def _gelu_narrow(x: np.ndarray, op: Op) -> np.ndarray:
+    return _gelu(x, op, _gelu_erf_narrow)
 
 
 # / 6 as * (1 / 6): one more f64 rounding (2**-53 relative), far inside the
@@ -229,8 +244,9 @@ def _clamp(x: np.ndarray, op: Op) -> np.ndarray:
 
 
 unary("Sigmoid", 1, _sigmoid, precise=True, types=REAL, summary="1 / (1 + e**-x)")
-unary("Gelu", 2, _gelu_erf, precise=True, types=REAL, summary="x * Phi(x) (erf form)")
+unary("Gelu", 2, _gelu_erf, precise=True, types=REAL, summary="x * Phi(x) (erf form)", narrow=_gelu_erf_narrow)
 unary("Gelu", 7, _gelu, precise=True, types=REAL, with_op=True, summary="x * Phi(x), erf or tanh form",
+      narrow=_gelu_narrow,
       attributes={"approximation_mode": Enum("erf", "tanh", doc="exact erf form or tanh approximation")})
 unary("HSwish", 4, _hswish, precise=True, types=REAL, summary="x * min(max(x + 3, 0), 6) / 6")
 unary("HSigmoid", 5, _hsigmoid, precise=True, types=REAL, summary="min(max(x + 3, 0), 6) / 6")

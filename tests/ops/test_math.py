@@ -14,7 +14,7 @@ import irexec
 from irexec import dtypes, parallel
 from irexec.errors import IRExecError
 from irexec.ir.writer import IRBuilder
-from irexec.kernels.special import erf
+from irexec.kernels.special import erf, normal_tail
 from irexec.ops.base import TensorInfo
 from irexec.ops.registry import resolve
 from irexec.shapes import parse_partial_shape
@@ -41,6 +41,15 @@ def test_erf_rounds_to_the_exact_f32_value() -> None:
     got = op("Erf", 1).run(x)[0]
     want = np.array([math.erf(v) for v in x.astype(np.float64)]).astype(np.float32)
     assert np.array_equal(got, want)
+
+
+def test_normal_tail_to_its_stated_bound() -> None:
+    # f32 values from 0 to where x * Phi(-x) leaves f32's range, both signs
+    x = np.linspace(-14.8, 14.8, 200_001).astype(np.float32).astype(np.float64)
+    want = np.array([0.5 * math.erfc(abs(v) / math.sqrt(2)) for v in x])
+    assert (np.abs(normal_tail(x) / want - 1) < 2.0 ** -35).all()
+    ends = normal_tail(np.array([np.inf, -np.inf, np.nan, 1e30, 0.0]))
+    assert list(ends[:2]) == [0.0, 0.0] and np.isnan(ends[2]) and ends[3] == 0.0 and abs(ends[4] - 0.5) < 2.0 ** -36
 
 
 
