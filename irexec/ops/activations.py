@@ -8,6 +8,8 @@ bf16 (f64 inputs get NumPy's libm accuracy, a few ulp at most).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..dtypes import BF16
@@ -169,7 +171,7 @@ def _gelu_erf_narrow(x: np.ndarray) -> np.ndarray:
     return h
 
 
-def _gelu(x: np.ndarray, op: Op, erf_form=_gelu_erf) -> np.ndarray:
+def _gelu(x: np.ndarray, op: Op, erf_form: Callable[[np.ndarray], np.ndarray] = _gelu_erf) -> np.ndarray:
     if op.approximation_mode == "tanh":  # type: ignore[attr-defined]
         # 0.5 * x * (1 + tanh(t)) = x / (1 + e**(-2t)): one exp, and no
         # cancellation in 1 + tanh(t) for large negative x
