@@ -38,9 +38,10 @@ _ONE = 6.0
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter of an f64 into two 26-bit halves
 
 
-def _exp_minus_square(y: np.ndarray) -> np.ndarray:
-    """exp(-y*y) without the rounding error of y*y: y*y = hi + lo exactly
-    (Dekker's product), and exp(-hi - lo) = exp(-hi) * (1 - lo) as |lo| <= 2**-48."""
+def _exp_minus_square(y: np.ndarray, scale: float = 1.0) -> np.ndarray:
+    """exp(-scale*y*y) (``scale`` a power of 2) without the rounding error of
+    y*y: y*y = hi + lo exactly (Dekker's product), and exp(-hi - lo) =
+    exp(-hi) * (1 - lo) as |lo| <= 2**-48 for the y given here."""
     hi = y * y
     c = y * _SPLIT
     yh = c - (c - y)
@@ -52,6 +53,9 @@ def _exp_minus_square(y: np.ndarray) -> np.ndarray:
     lo += c
     yl *= yl
     lo += yl
+    if scale != 1.0:  # exact: a power of 2
+        hi *= scale
+        lo *= scale
     np.negative(hi, out=hi)
     np.exp(hi, out=hi)
     np.subtract(1.0, lo, out=lo)
@@ -79,15 +83,16 @@ def _erf_small(x: np.ndarray) -> np.ndarray:
     return num
 
 
-def _erfc_mid(y: np.ndarray) -> np.ndarray:
+def _erfc_mid_ratio(y: np.ndarray) -> np.ndarray:
+    """erfc(y) / exp(-y*y) for 0.46875 < y <= 4."""
     num = _horner(y, _C[:8], _C[8])
     den = _horner(y, _D, None)
     num /= den
-    num *= _exp_minus_square(y)
     return num
 
 
-def _erfc_large(y: np.ndarray) -> np.ndarray:
+def _erfc_large_ratio(y: np.ndarray) -> np.ndarray:
+    """erfc(y) / exp(-y*y) for y > 4."""
     z = 1.0 / (y * y)
     num = _horner(z, _P[:5], _P[5])
     den = _horner(z, _Q, None)
@@ -95,8 +100,43 @@ def _erfc_large(y: np.ndarray) -> np.ndarray:
     num *= z
     np.subtract(_SQRPI, num, out=num)
     num /= y
+    return num
+
+
+def _erfc_mid(y: np.ndarray) -> np.ndarray:
+    num = _erfc_mid_ratio(y)
     num *= _exp_minus_square(y)
     return num
+
+
+def _erfc_large(y: np.ndarray) -> np.ndarray:
+    num = _erfc_large_ratio(y)
+    num *= _exp_minus_square(y)
+    return num
+
+
+# |x| beyond which Phi(-|x|) = exp(-x*x/2) * ... is 0 in f64 (exp(-800)
+# underflows): clipping there keeps Dekker's product of |x| finite.
+_TAIL_CLIP = 40.0
+
+
+def normal_tail_f64(x: np.ndarray) -> np.ndarray:
+    """Phi(-|x|) = erfc(|x| / sqrt(2)) / 2 of f64 data with |x| > 0.66 (where
+    Cody's erfc forms hold), to a few ulp: exp(-x*x/2) comes from x itself
+    (Dekker's product), as y = |x| / sqrt(2) is rounded and exp(-y*y) would be
+    off by up to y*y * 2**-52 (700 ulp near the underflow); only the rational
+    factor sees the rounded y, and it moves by about y's own error.  NaN
+    gives NaN."""
+    a = np.minimum(np.abs(x), _TAIL_CLIP)
+    y = a * 0.7071067811865476
+    r = np.empty_like(y)
+    mid = y <= 4.0
+    r[mid] = _erfc_mid_ratio(y[mid])
+    far = ~mid  # y > 4, and NaN
+    r[far] = _erfc_large_ratio(y[far])
+    r *= _exp_minus_square(a, 0.5)
+    r *= 0.5
+    return r
 
 
 # Elements per block: the dozen temporaries of a block stay in the cache.

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..dtypes import BF16
 from ..kernels.elementwise import apply_f64, blockwise
-from ..kernels.special import erf, erf_narrow, normal_tail
+from ..kernels.special import erf, erf_narrow, normal_tail, normal_tail_f64
 from .arithmetic import maximum
 from .base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
 from .elementwise import broadcast_shapes, unary
@@ -142,12 +142,21 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return np.divide(1.0, x, out=x)
 
 
+# Below -0.46875 * sqrt(2), 1 + erf(x / sqrt(2)) cancels (to 0 below about
+# -8.3): the tail is computed as itself there.
+_GELU_TAIL = -0.6629126073623883
+
+
 def _gelu_erf(x: np.ndarray) -> np.ndarray:
     t = np.multiply(x, SQRT1_2)
     t = erf(t, out=t)
     t += 1.0
     t *= x
     t *= 0.5
+    tail = x < _GELU_TAIL
+    if tail.any():
+        xt = x[tail]
+        t[tail] = xt * normal_tail_f64(xt)
     return t
 
 

@@ -5,6 +5,7 @@ arithmetic, and the NaN / signed-zero choices of Maximum on every float type."""
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 import ml_dtypes
 import numpy as np
@@ -34,6 +35,24 @@ def test_erf_matches_math_erf_to_a_few_f64_ulps() -> None:
     assert ulps.max() <= 4
     assert np.signbit(erf(np.array([-0.0])))[0]
     assert list(erf(np.array([np.inf, -np.inf]))) == [1.0, -1.0] and np.isnan(erf(np.array([np.nan])))[0]
+
+
+def _gelu_f64_reference(v: float) -> float:
+    """0.5 v erfc(-v / sqrt 2), erfc's argument corrected to first order for
+    its rounding to f64 (which alone moves erfc by up to 700 ulp in the tail)."""
+    z = -v / math.sqrt(2)
+    dz = float(Decimal(-v) / Decimal(2).sqrt() - Decimal(z))
+    return 0.5 * v * (math.erfc(z) - dz * 2 / math.sqrt(math.pi) * math.exp(-z * z))
+
+
+def test_gelu_f64_keeps_its_negative_tail() -> None:
+    # down to -37.5, where the result leaves f64's normal range; 1 + erf gave 0 below -8.3
+    x = np.concatenate([np.linspace(-37.5, -0.6, 60_001), np.linspace(-0.7, 4, 4_701)])
+    got = op("Gelu", 7, approximation_mode="erf").run(x)[0]
+    want = np.array([_gelu_f64_reference(v) for v in x.tolist()])
+    assert (np.abs(got - want) <= 10 * np.spacing(np.abs(want))).all()
+    ends = op("Gelu", 2).run(np.array([-np.inf, np.inf, np.nan, -0.0, -1e300]))[0]
+    assert np.isnan(ends[0]) and ends[1] == np.inf and np.isnan(ends[2]) and np.signbit(ends[3]) and ends[4] == 0
 
 
 def test_erf_rounds_to_the_exact_f32_value() -> None:
