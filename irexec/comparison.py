@@ -156,6 +156,8 @@ class OutputComparison:
 class CompareReport:
     comparisons: list[OutputComparison]
     reference: str | None = None  # the reference file, for messages
+    # (output, reference array) pairs matched by position, when no name matched
+    by_position: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -231,8 +233,14 @@ def compare_outputs(
     *,
     reference_name: str | None = None,
 ) -> CompareReport:
-    """Compare every output with the reference tensor of the same name."""
+    """Compare every output with the reference tensor of the same name; when
+    no name is shared and both hold as many tensors (a reference saved by
+    position, as "output_0", ...), the n-th output with the n-th array."""
     atol_t, rtol_t = Tolerance.of(atol), Tolerance.of(rtol)
+    by_position: list[tuple[str, str]] = []
+    if actual and len(actual) == len(reference) and not set(actual) & set(reference):
+        by_position = list(zip(actual, reference))
+        reference = {name: reference[ref] for name, ref in by_position}
     unknown = sorted((set(atol_t.per_output) | set(rtol_t.per_output)) - set(actual))
     if unknown:
         known = ", ".join(repr(k) for k in actual) or "none"
@@ -251,7 +259,7 @@ def compare_outputs(
             known = ", ".join(repr(k) for k in actual) or "none"
             comparisons.append(OutputComparison(name, EXTRA, detail=f"the reference holds {name!r}, which is not an "
                                                 f"output of this run (outputs: {known})"))
-    return CompareReport(comparisons, reference_name)
+    return CompareReport(comparisons, reference_name, by_position)
 
 
 def _as_reference_dtype(actual: np.ndarray, ref: np.ndarray) -> np.ndarray:

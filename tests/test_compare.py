@@ -70,6 +70,18 @@ def test_missing_and_extra_outputs_are_named():
     assert "output 'b'" in str(e.value) and "'c'" in str(e.value)
 
 
+def test_a_reference_saved_by_position_is_paired_by_position():
+    x, y = np.arange(3, dtype=np.float32), np.ones((2, 2), np.int64)
+    report = compare_outputs({"Result_9": x, "Result_4": y}, {"output_0": x, "output_1": y})
+    assert report.ok and report.by_position == [("Result_9", "output_0"), ("Result_4", "output_1")]
+    swapped = compare_outputs({"Result_9": x, "Result_4": y}, {"output_0": y, "output_1": x})
+    assert {c.name: c.code for c in swapped.failures} == {"Result_9": "compare-dtype-mismatch",
+                                                          "Result_4": "compare-dtype-mismatch"}
+    # one shared name, or another count: names rule, nothing is paired by position
+    assert not compare_outputs({"a": x, "b": x}, {"a": x, "c": x}).by_position
+    assert not compare_outputs({"a": x}, {"p": x, "q": x}).by_position
+
+
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int8, np.uint8])
 def test_integer_extremes_do_not_overflow(dtype):
     info = np.iinfo(dtype)

@@ -178,6 +178,9 @@ def _print_comparison(report: Any, ref: str, atol: Any, rtol: Any) -> None:
     from ..comparison import format_number as _num
     from ..report.tables import render_table
 
+    if report.by_position:
+        click.echo(f"no output name is in {ref}: paired by position, "
+                   + ", ".join(f"{out!r} with {arr!r}" for out, arr in report.by_position))
     click.echo(render_table(["output", "compare", "max abs err", "max rel err", "mismatches", "worst"], report.rows()))
     tolerances = f"atol={_num(atol.default)}, rtol={_num(rtol.default)}"
     if atol.per_output or rtol.per_output:
