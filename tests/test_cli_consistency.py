@@ -229,9 +229,11 @@ def test_compare_counts_outputs_not_reference_arrays(write_ir, run_cli, save_npz
     b = IRBuilder()
     b.result(b.parameter("x", "2", "f32"), name="y")
     model = write_ir(b)
-    r = run_cli("run", model, "--inputs", save_npz(x=np.zeros(2, np.float32)), "--compare", save_npz("ref", xx=np.zeros(2)))
+    # two arrays for one output, no name shared: not paired by position
+    ref = save_npz("ref", xx=np.zeros(2), zz=np.zeros(2))
+    r = run_cli("run", model, "--inputs", save_npz(x=np.zeros(2, np.float32)), "--compare", ref)
     assert r.exit_code == 1
-    assert "FAILED: 1 of 1 output(s) differ" in r.output and "holds 1 array(s) that are not outputs of this run" in r.output
+    assert "FAILED: 1 of 1 output(s) differ" in r.output and "holds 2 array(s) that are not outputs of this run" in r.output
 
 
 # ------------------------------------------------------------------ report formats
