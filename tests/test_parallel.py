@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from irexec import parallel
+from irexec.kernels import windows
 from irexec.kernels.windows import conv_nd
 from irexec.ops import gather as gather_module
 from irexec.ops import roll as roll_module
@@ -122,7 +123,7 @@ def depthwise(x: np.ndarray, multiplier: int = 1) -> np.ndarray:
 
 KERNELS = {
     "depthwise-channels-first": depthwise,
-    "depthwise-channels-last": lambda x: depthwise(np.repeat(x, 8, axis=1)),
+    "depthwise-channels-last": lambda x: depthwise(np.repeat(x, -(-windows.CHANNELS_LAST_FROM // max(x.shape[1], 1)), axis=1)),
     "depthwise-multiplier": lambda x: depthwise(x, 2),
     "roll-1-axis": lambda x: Roll7().run(x, np.array([2]), np.array([1]))[0],
     "roll-last-axes": lambda x: Roll7().run(x, np.array([-3, 4]), np.array([2, 3]))[0],

@@ -149,56 +149,52 @@ def _spans(n: int, parts: int) -> list[tuple[int, int]]:
     return [(n * i // parts, n * (i + 1) // parts) for i in range(parts) if n * i // parts < n * (i + 1) // parts]
 
 
-# Channels at or above this count are laid out last (see _conv_depthwise);
-# with a stride, splitting the phases costs a transposed copy each, so then
-# from the second count (both measured on MobileNet's layers).
-CHANNELS_LAST_FROM = 32
-CHANNELS_LAST_STRIDED_FROM = 128
+# Output channels from which a depthwise convolution is computed channels
+# last, by one einsum (measured on MobileNet's layers: below, the channels-
+# first runs are faster; from 72 channels the einsum, by up to 4x strided).
+CHANNELS_LAST_FROM = 72
 
 
 def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
                     begin: Sequence[int], out: np.ndarray, acc: np.dtype) -> None:
     """Few input channels per group (depthwise): one weight per channel and
-    kernel offset ("tap").  The input is split once into its stride phases
-    (``x[..., r::s]`` per residue ``r``, with ``begin`` zeros before the data
-    on each axis and as many after as the windows reach), so the taps of a
-    phase read it at unit stride, on a regular grid of offsets: no im2col.
-
-    NumPy's cost is per innermost run, so the layout is chosen for long runs:
-    with many channels, channels last, and each phase's taps summed by one
-    ``einsum`` over a strided view [N, *taps, *out, C] (channels innermost);
-    with few, channels first, a multiply-accumulate per tap over one shifted
-    run per channel of the phase flattened (the output covers whole phase
-    rows; the columns past the output width are scratch, dropped at the end)."""
+    kernel offset ("tap"), no im2col.  NumPy's cost is per innermost run, so
+    the layout is chosen for long runs: with many channels, channels last
+    (``_depthwise_channels_last``); with few, channels first: the input is
+    split once into its stride phases (``x[..., r::s]`` per residue ``r``,
+    with ``begin`` zeros before the data on each axis and as many after as the
+    windows reach), so the taps of a phase read it at unit stride, and each
+    tap is a multiply-accumulate over one shifted run per channel of the phase
+    flattened (the output covers whole phase rows; the columns past the output
+    width are scratch, dropped at the end)."""
     n = x.shape[0]
     g, og, cg = w.shape[:3]
     kernel = w.shape[3:]
     out_spatial = tuple(out.shape[2:])
     r = len(kernel)
     c = g * og
+    if c >= CHANNELS_LAST_FROM:
+        _depthwise_channels_last(x, w, strides, dilations, begin, out, acc)
+        return
     # the windows reach (o-1)*s + (k-1)*d + 1 positions of the padded axis
-    reach = [(o - 1) * s + (kk - 1) * d + 1 for o, s, kk, d in zip(out_spatial, strides, kernel, dilations)]
+    reach = _reach(out_spatial, strides, kernel, dilations)
     phase_dims = [-(-m // s) for m, s in zip(reach, strides)]
     # per phase: the kernel indices of its taps on each axis, and their offsets in the phase (regular grids)
     per_axis = [{q: [k for k in range(kk) if k * d % s == q] for q in range(s)} for kk, d, s in zip(kernel, dilations, strides)]
     grids = [(res, [per_axis[a][q] for a, q in enumerate(res)])
              for res in np.ndindex(*strides) if all(per_axis[a][q] for a, q in enumerate(res))]
-    last = c >= (CHANNELS_LAST_FROM if all(st == 1 for st in strides) else CHANNELS_LAST_STRIDED_FROM)
     flat = [math.prod(phase_dims[a + 1:]) for a in range(r)]  # flat stride of each phase axis
     run = out_spatial[0] * flat[0]
     size = math.prod(phase_dims)
     # the farthest tap's shift plus a run may pass the phase's end: zeros there
     tail = max(0, sum((kk - 1) * d // s * f for kk, d, s, f in zip(kernel, dilations, strides, flat)) + run - size)
     wc = w.reshape(c, cg, *kernel).astype(acc, copy=False)  # weight of output channel (group, o), input ci, tap
-    total = np.empty((n, *out_spatial, c) if last else (n, c, run), acc)
+    total = np.empty((n, c, run), acc)
 
     def phase(xs: np.ndarray, res: tuple[int, ...]) -> np.ndarray:
         """Padded positions r, r+s, r+2s... of every spatial axis."""
-        if last:
-            ph = grid = np.zeros((n, *phase_dims, xs.shape[1]), acc)
-        else:
-            ph = np.zeros((n, xs.shape[1], size + tail), acc)
-            grid = ph[:, :, :size].reshape(n, xs.shape[1], *phase_dims)
+        ph = np.zeros((n, xs.shape[1], size + tail), acc)
+        grid = ph[:, :, :size].reshape(n, xs.shape[1], *phase_dims)
         src, dst = [slice(None), slice(None)], []
         for q, s, b, length, p in zip(res, strides, begin, xs.shape[2:], phase_dims):
             t0 = max(0, -(-(b - q) // s))  # first phase index on data
@@ -208,15 +204,11 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
                 return ph  # this phase sees only padding
             src.append(slice(i0, i0 + (m - 1) * s + 1, s))
             dst.append(slice(t0, t0 + m))
-        data = xs[tuple(src)]
-        if last:
-            grid[(slice(None), *dst, slice(None))] = np.moveaxis(data, 1, -1)
-        else:
-            grid[(slice(None), slice(None), *dst)] = data
+        grid[(slice(None), slice(None), *dst)] = xs[tuple(src)]
         return ph
 
     def channels(c0: int, c1: int) -> None:
-        dest = total[..., c0:c1] if last else total[:, c0:c1]
+        dest = total[:, c0:c1]
         first = True
         tmp = None
         for ci in range(cg):
@@ -229,14 +221,6 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
                 ph = phase(xs, res)
                 offs = [[k * d // s for k in kl] for kl, d, s in zip(ks, dilations, strides)]
                 wt = wci[(slice(None), *(_progression(kl) for kl in ks))]  # [C, *taps]
-                if last:
-                    part = _phase_einsum(ph, offs, out_spatial, np.ascontiguousarray(np.moveaxis(wt, 0, -1)))
-                    if first:
-                        dest[...] = part
-                    else:
-                        dest += part
-                    first = False
-                    continue
                 for idx in np.ndindex(*wt.shape[1:]):
                     shift = sum(o[i] * f for o, i, f in zip(offs, idx, flat))
                     np.multiply(ph[:, :, shift:shift + run], wt[(slice(None), *idx)][:, None], out=dest if first else tmp)
@@ -246,15 +230,17 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
                         dest += tmp
                     first = False
 
-    # by output size only: weighing by the passes (to thread mid-size layers) made MobileNet's 3x slower,
-    # einsum holding the GIL
+    # by output size only: weighing by the passes (to thread mid-size layers) made MobileNet's 3x slower
     parts = parallel_parts(out.nbytes, c)
     _run([lambda a=a, b=b: channels(a, b) for a, b in _spans(c, parts)], parts)
-    if last:
-        out[...] = np.moveaxis(total, -1, 1)
-    else:
-        full = total.reshape(n, c, out_spatial[0], *phase_dims[1:])
-        out[...] = full[(slice(None), slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial[1:])]
+    full = total.reshape(n, c, out_spatial[0], *phase_dims[1:])
+    out[...] = full[(slice(None), slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial[1:])]
+
+
+def _reach(out_spatial: Sequence[int], strides: Sequence[int], kernel: Sequence[int],
+           dilations: Sequence[int]) -> list[int]:
+    """Positions of each padded axis the windows reach: (o-1)*s + (k-1)*d + 1."""
+    return [(o - 1) * s + (kk - 1) * d + 1 for o, s, kk, d in zip(out_spatial, strides, kernel, dilations)]
 
 
 def _progression(values: list[int]) -> slice:
@@ -263,18 +249,43 @@ def _progression(values: list[int]) -> slice:
     return slice(values[0], values[-1] + 1, step)
 
 
-def _phase_einsum(ph: np.ndarray, offs: list[list[int]], out_spatial: Sequence[int], wt: np.ndarray) -> np.ndarray:
-    """sum over taps t of wt[t, c] * ph[n, offs(t) + o, c], for a channels-last
-    phase [N, *P, C] whose tap offsets form a regular grid on each axis."""
-    r = len(out_spatial)
-    start = ph[(slice(None), *[slice(o[0], None) for o in offs], slice(None))]
-    steps = [o[1] - o[0] if len(o) > 1 else 0 for o in offs]
-    st = start.strides
-    view = np.lib.stride_tricks.as_strided(
-        start, (start.shape[0], *[len(o) for o in offs], *out_spatial, start.shape[-1]),
-        (st[0], *[k * st[1 + a] for a, k in enumerate(steps)], *st[1:1 + r], st[-1]), writeable=False)
+def _depthwise_channels_last(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
+                             begin: Sequence[int], out: np.ndarray, acc: np.dtype) -> None:
+    """The input copied once channels last with its padding, then per input
+    channel of a group one ``einsum`` over a strided view [N, *taps, *out, C]
+    of it (every tap and stride is a stride of the view, so no phases),
+    summing the taps with the channels innermost.  (einsum holds the GIL:
+    one thread.)"""
+    n = x.shape[0]
+    g, og, cg = w.shape[:3]
+    kernel = w.shape[3:]
+    out_spatial = tuple(out.shape[2:])
+    r = len(kernel)
+    c = g * og
+    xc = np.zeros((n, *_reach(out_spatial, strides, kernel, dilations), x.shape[1]), acc)
+    src, dst = [slice(None), slice(None)], [slice(None)]
+    for b, length, m in zip(begin, x.shape[2:], xc.shape[1:-1]):
+        take = max(0, min(length, m - b))  # data past the last window is not read
+        src.append(slice(0, take))
+        dst.append(slice(b, b + take))
+    xc[tuple(dst)] = np.moveaxis(x[tuple(src)], 1, -1)
+    wc = w.reshape(c, cg, *kernel).astype(acc, copy=False)
     taps, outs = "abcdef"[:r], "uvwxyz"[:r]
-    return np.einsum(f"n{taps}{outs}q,{taps}q->n{outs}q", view, wt)
+    total = None
+    for ci in range(cg):
+        # output channel (group, o) reads input channel group * cg + ci
+        xs = xc if cg == 1 and og == 1 else np.take(xc, np.arange(c) // og * cg + ci, axis=-1)
+        st = xs.strides
+        view = np.lib.stride_tricks.as_strided(
+            xs, (n, *kernel, *out_spatial, c),
+            (st[0], *[st[1 + a] * dilations[a] for a in range(r)], *[st[1 + a] * strides[a] for a in range(r)], st[-1]),
+            writeable=False)
+        part = np.einsum(f"n{taps}{outs}q,{taps}q->n{outs}q", view, np.ascontiguousarray(np.moveaxis(wc[:, ci], 0, -1)))
+        if total is None:
+            total = part
+        else:
+            total += part
+    out[...] = np.moveaxis(total, -1, 1)
 
 
 def parallel_parts(nbytes: int, limit: int) -> int:
