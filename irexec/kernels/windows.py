@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from .. import parallel
 from ..dtypes import BF16
 
 # The column matrix of one im2col tile stays below this many bytes.
@@ -79,16 +80,12 @@ MIN_PARALLEL_MACS = 1 << 22
 
 def _parts(macs: int, limit: int) -> int:
     """How many independent pieces to cut a product of ``macs`` multiply-adds into."""
-    from .. import parallel
-
     if macs < MIN_PARALLEL_MACS or limit <= 1:
         return 1
     return max(1, min(parallel.num_threads() * 2, limit, macs // MIN_PARALLEL_MACS))
 
 
 def _run(tasks: list, parts: int) -> None:
-    from .. import parallel
-
     # the output size is what parallel.run weighs; these tasks are compute bound
     parallel.run(tasks, parallel.MIN_PARALLEL_BYTES if parts > 1 else 0)
 
@@ -290,8 +287,6 @@ def _depthwise_channels_last(x: np.ndarray, w: np.ndarray, strides: Sequence[int
 
 def parallel_parts(nbytes: int, limit: int) -> int:
     """Pieces for a compute-bound kernel writing ``nbytes``, at most ``limit``."""
-    from .. import parallel
-
     return max(1, min(parallel.pieces(nbytes), limit))
 
 
