@@ -164,12 +164,8 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
     tap is a multiply-accumulate over one shifted run per channel of the phase
     flattened (the output covers whole phase rows; the columns past the output
     width are scratch, dropped at the end)."""
-    n = x.shape[0]
-    g, og, cg = w.shape[:3]
-    kernel = w.shape[3:]
-    out_spatial = tuple(out.shape[2:])
-    r = len(kernel)
-    c = g * og
+    n, g, og, cg, kernel, out_spatial = _depthwise_geometry(x, w, out)
+    r, c = len(kernel), g * og
     if c >= CHANNELS_LAST_FROM:
         _depthwise_channels_last(x, w, strides, dilations, begin, out, acc)
         return
@@ -234,6 +230,12 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
     out[...] = full[(slice(None), slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial[1:])]
 
 
+def _depthwise_geometry(x: np.ndarray, w: np.ndarray, out: np.ndarray) -> tuple[int, int, int, int, tuple[int, ...], tuple[int, ...]]:
+    """Batch, groups, outputs and inputs per group, kernel, output spatial dims."""
+    g, og, cg = w.shape[:3]
+    return x.shape[0], g, og, cg, tuple(w.shape[3:]), tuple(out.shape[2:])
+
+
 def _reach(out_spatial: Sequence[int], strides: Sequence[int], kernel: Sequence[int],
            dilations: Sequence[int]) -> list[int]:
     """Positions of each padded axis the windows reach: (o-1)*s + (k-1)*d + 1."""
@@ -253,12 +255,8 @@ def _depthwise_channels_last(x: np.ndarray, w: np.ndarray, strides: Sequence[int
     of it (every tap and stride is a stride of the view, so no phases),
     summing the taps with the channels innermost.  (einsum holds the GIL:
     one thread.)"""
-    n = x.shape[0]
-    g, og, cg = w.shape[:3]
-    kernel = w.shape[3:]
-    out_spatial = tuple(out.shape[2:])
-    r = len(kernel)
-    c = g * og
+    n, g, og, cg, kernel, out_spatial = _depthwise_geometry(x, w, out)
+    r, c = len(kernel), g * og
     xc = np.zeros((n, *_reach(out_spatial, strides, kernel, dilations), x.shape[1]), acc)
     src, dst = [slice(None), slice(None)], [slice(None)]
     for b, length, m in zip(begin, x.shape[2:], xc.shape[1:-1]):
