@@ -16,6 +16,11 @@ it sees a model is not counted for either.
 irexec reuses freed memory as `irexec run` does (``irexec.retain_freed_memory()``;
 ``--no-retain`` measures without it), in the timing process and in its memory processes.
 A model irexec cannot run yet is reported and skipped.
+
+Where irexec's time goes: over further runs, the share of the median run in
+BLAS products (MatMul, Convolution, GroupConvolution other than depthwise),
+in depthwise convolutions, in every other layer, and in the executor around
+them (run time minus the layers' own times).
 """
 
 from __future__ import annotations
@@ -98,6 +103,38 @@ def _peak(engine: str, d: Path, retain: bool) -> int | None:
     return int(statistics.median(growth))
 
 
+# the layers whose kernels are BLAS products, and the depthwise convolutions (at most 4
+# channels per group: a sum per kernel offset, no BLAS)
+_BLAS = {"MatMul", "Convolution", "GroupConvolution", "ConvolutionBackpropData", "GroupConvolutionBackpropData"}
+SHARES = ("BLAS products", "depthwise conv", "other layers", "executor")
+
+
+def _category(model, lid: int) -> str:  # type: ignore[no-untyped-def]
+    op = model.ops[lid]
+    if op.type not in _BLAS:
+        return "other layers"
+    filters = model.find_layer(str(lid)).inputs[1].dims
+    if op.type == "GroupConvolution" and filters is not None and len(filters) > 2 and filters[1] * filters[2] <= 4:
+        return "depthwise conv"
+    return "BLAS products"
+
+
+def _shares(model, feeds: dict[str, np.ndarray], repeat: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """Per category, its share of the summed run time over ``repeat`` runs."""
+    from irexec.execute import run_model
+
+    totals = dict.fromkeys(SHARES, 0.0)
+    wall = 0.0
+    for _ in range(repeat):
+        t = time.perf_counter()
+        result = run_model(model, feeds)
+        wall += time.perf_counter() - t
+        for lid, seconds in result.times.items():
+            totals[_category(model, lid)] += seconds
+    totals["executor"] = max(0.0, wall - sum(totals.values()))
+    return {k: v / wall for k, v in totals.items()}
+
+
 def _bench(d: Path, repeat: int, retain: bool) -> dict[str, float | int | None]:
     import openvino as ov
 
@@ -120,7 +157,8 @@ def _bench(d: Path, repeat: int, retain: bool) -> dict[str, float | int | None]:
         request.infer(feeds, share_inputs=True, share_outputs=True)
         theirs.append(time.perf_counter() - t)
     return {"irexec_s": statistics.median(ours), "openvino_s": statistics.median(theirs),
-            "irexec_peak": _peak("irexec", d, retain), "openvino_peak": _peak("openvino", d, retain)}
+            "irexec_peak": _peak("irexec", d, retain), "openvino_peak": _peak("openvino", d, retain),
+            "shares": _shares(model, feeds, repeat)}
 
 
 def main() -> None:
@@ -140,6 +178,7 @@ def main() -> None:
     from irexec.ops.registry import resolve
 
     ratios: list[float] = []
+    shares: dict[str, dict[str, float]] = {}
     print(f"{'model':<20} {'irexec ms':>10} {'OpenVINO ms':>12} {'ratio':>7} {'irexec MiB':>11} {'OpenVINO MiB':>13} {'ratio':>7}")
     for d in sorted(p for p in args.models.iterdir() if (p / "model.xml").is_file()):
         meta = json.loads((d / "meta.json").read_text()) if (d / "meta.json").is_file() else {"ops": {}}
@@ -155,8 +194,14 @@ def main() -> None:
         print(f"{d.name:<20} {r['irexec_s'] * 1e3:>10.1f} {r['openvino_s'] * 1e3:>12.2f} "
               f"{r['irexec_s'] / r['openvino_s']:>7.1f} {mem}")
         ratios.append(r["irexec_s"] / r["openvino_s"])
+        shares[d.name] = r["shares"]  # type: ignore[assignment]
     if ratios:
         print(f"time ratio irexec/OpenVINO: median {statistics.median(ratios):.1f}, worst {max(ratios):.1f}")
+    if shares:
+        print("\nwhere irexec's time goes (% of its run time):")
+        print(f"{'model':<20}" + "".join(f" {k:>15}" for k in SHARES))
+        for name, share in shares.items():
+            print(f"{name:<20}" + "".join(f" {100 * share[k]:>15.0f}" for k in SHARES))
 
 
 if __name__ == "__main__":

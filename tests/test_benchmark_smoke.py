@@ -46,3 +46,33 @@ def test_help_and_ops_start_without_the_heavy_imports() -> None:
     assert not help_mods & {"networkx", "lxml", "ml_dtypes", "numpy"}
     ops_mods = _imported_modules("ops")
     assert not ops_mods & {"networkx", "lxml"}
+
+
+def test_model_benchmark_splits_a_run_into_its_shares(tmp_path: Path) -> None:
+    """bench_models' split of a run: a MatMul counts as a BLAS product, a
+    depthwise GroupConvolution as depthwise, the rest as other layers, and
+    the four shares make up the whole run."""
+    import importlib.util
+
+    import numpy as np
+
+    from irexec.ir.writer import IRBuilder
+    from irexec.model import load
+
+    spec = importlib.util.spec_from_file_location("bench_models", BENCH.parent / "bench_models.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    b = IRBuilder()
+    x = b.parameter("x", "1,8,6,6")
+    conv = b.layer("GroupConvolution", "opset1", [x, b.const(np.ones((8, 1, 1, 3, 3), np.float32))],
+                   {"strides": "1,1", "dilations": "1,1", "pads_begin": "1,1", "pads_end": "1,1"}, outputs=[((1, 8, 6, 6), "f32")])
+    y = b.layer("MatMul", "opset1", [conv, b.const(np.ones((6, 6), np.float32))], {"transpose_a": "false", "transpose_b": "false"},
+                outputs=[((1, 8, 6, 6), "f32")])
+    b.result(b.layer("ReLU", "opset1", [y], outputs=[((1, 8, 6, 6), "f32")]))
+    b.write(tmp_path / "m.xml")
+    model = load(str(tmp_path / "m.xml"))
+    assert [bench._category(model, lid) for lid in (conv.layer, y.layer)] == ["depthwise conv", "BLAS products"]
+    shares = bench._shares(model, {"x": np.ones((1, 8, 6, 6), np.float32)}, 3)
+    assert set(shares) == set(bench.SHARES) and all(v > 0 for v in shares.values())
+    assert abs(sum(shares.values()) - 1) < 1e-9
