@@ -104,6 +104,11 @@ def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], d
     kernel = w.shape[3:]
     k = math.prod(kernel)
     acc = accumulator(x.dtype)
+    if k == 1 and g == 1 and x.dtype == acc == out_dtype and og * x.size < MIN_PARALLEL_MACS \
+            and x.shape[2:] == tuple(out_spatial) and (pads is None or not any(pads[0]) and not any(pads[1])):
+        # a pointwise layer too small for threads (a squeeze-excitation block's): one matmul, without
+        # the general path's slicing and copies, which cost as much as the product on a 1x1 image
+        return np.matmul(w.reshape(og, cg), x.reshape(n, c, -1)).reshape(n, og, *out_spatial)
     out = np.empty((n, g * og, *out_spatial), out_dtype)
     if out.size == 0:
         return out

@@ -84,6 +84,8 @@ CONV = OpTable("Convolution", "opset1", reference=ref_conv, tol=Tol(rtol=1e-5, a
     Case("1d-valid", [rand((2, 4, 9)), rand((6, 4, 3))], conv_attrs("2", "1", "5", "5", "valid"), const=(1,)),
     Case("3d", [rand((1, 3, 5, 6, 4)), rand((2, 3, 3, 2, 2))], conv_attrs("1,2,1", "1,1,2", "1,0,1", "0,1,1"), const=(1,)),
     Case("1x1", [rand((2, 8, 4, 4)), rand((5, 8, 1, 1))], A2, const=(1,)),
+    Case("1x1-image-stride-2", [rand((1, 16, 1, 1)), rand((12, 16, 1, 1))], conv_attrs("2,2", "1,1", "0,0", "0,0"), const=(1,)),
+    Case("1x1-stride-2", [rand((1, 8, 5, 5)), rand((6, 8, 1, 1))], conv_attrs("2,2", "1,1", "0,0", "0,0"), const=(1,)),
     Case("filters-parameter", [rand((1, 2, 5, 5)), rand((3, 2, 2, 2))], A2),
     Case("f64", [rand((1, 2, 5, 5), np.float64), rand((3, 2, 3, 3), np.float64)], A2, const=(1,),
          ov="OpenVINO CPU computes f64 in f32"),
