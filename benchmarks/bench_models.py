@@ -124,13 +124,16 @@ def _shares(model, feeds: dict[str, np.ndarray], repeat: int) -> dict[str, float
     from irexec.execute import run_model
 
     totals = dict.fromkeys(SHARES, 0.0)
+    category: dict[int, str] = {}  # per layer, found once
     wall = 0.0
     for _ in range(repeat):
         t = time.perf_counter()
         result = run_model(model, feeds)
         wall += time.perf_counter() - t
         for lid, seconds in result.times.items():
-            totals[_category(model, lid)] += seconds
+            if lid not in category:
+                category[lid] = _category(model, lid)
+            totals[category[lid]] += seconds
     totals["executor"] = max(0.0, wall - sum(totals.values()))
     return {k: v / wall for k, v in totals.items()}
 
