@@ -96,7 +96,8 @@ def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], d
     """Grouped convolution of ``x`` [N, G*Cg, *sp], padded with zeros by
     ``pads`` (begin, end; None: already padded), with ``w`` [G, Og, Cg, *k].
     Returns [N, G*Og, *out_spatial].  Three ways,
-    chosen by shape: a 1x1 kernel is one matmul on the (strided) input; few
+    chosen by shape: a 1x1 kernel is one matmul on the (strided) input (a
+    small unpadded one straight on the input's view); few
     input channels per group (depthwise) is a multiply-accumulate per kernel
     offset over strided views; anything else is im2col tiles through BLAS."""
     n, c = x.shape[:2]
