@@ -183,7 +183,8 @@ def run_model(
             plan.compact = _compact(model, plan)
         if plan.compact:
             preset, steps, preset_bytes = plan.compact
-    values, results, times, warnings = _execute(model, steps, bound, limit, on_layer, keep_all, preset, preset_bytes)
+    values, results, times, warnings = _execute(model, steps, bound, limit, on_layer, keep_all, preset, preset_bytes,
+                                                plan.replay(model, steps))
     if stop_layer is not None:
         if isinstance(model.ops[stop_layer.id], Result1):
             found = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
@@ -218,6 +219,14 @@ class RunPlan:
     # once every layer computed from Consts alone is kept: their outputs the
     # other layers read, and the steps without them (False: not yet possible)
     compact: tuple[dict[tuple[int, int], np.ndarray], list[Step], int] | bool | None = None
+    # per step list: the inferences of a run, by the shapes and types of its feeds (see _Replay)
+    replays: dict[int, _Replay] = field(default_factory=dict)
+
+    def replay(self, model: Model, steps: list[Step]) -> _Replay:
+        found = self.replays.get(id(steps))
+        if found is None or found.steps is not steps:
+            found = self.replays[id(steps)] = _Replay(model, steps)
+        return found
 
 
 def _compact(model: Model, plan: RunPlan) -> tuple[dict[tuple[int, int], np.ndarray], list[Step], int] | bool | None:
@@ -235,8 +244,41 @@ def _compact(model: Model, plan: RunPlan) -> tuple[dict[tuple[int, int], np.ndar
     return preset, rest, sum(a.nbytes for a in preset.values())
 
 
+class _Replay:
+    """The inference of every step of a run, kept per shapes and types of the
+    feeds, so that a later run on feeds of the same shapes skips each layer's
+    inference (its signature costs a few µs a layer, as much as a small
+    kernel).  Only where that is sound: every input whose value an op's
+    inference reads comes from a Const, a ShapeOf or shape arithmetic on them
+    (never from the data), and every inferred output shape is static (no
+    NonZero-like op), so each layer's input shapes, types and read values
+    follow from the feeds' shapes and types alone."""
+
+    LIMIT = 16  # feed signatures kept; a caller feeding ever new shapes starts over
+
+    def __init__(self, model: Model, steps: list[Step]) -> None:
+        self.steps = steps
+        folded = _folded(model)
+        settled = folded.foldable | folded.shape_of | folded.shape_derived
+        self.sound = all(src is None or src[0] in settled
+                         for _, _, op, sources, *_ in steps
+                         for i, src in enumerate(sources) if op.input_spec(i).value)
+        self.runs: dict[tuple, list[Inference | None]] = {}
+
+    def key(self, bound: Mapping[int, np.ndarray]) -> tuple | None:
+        return tuple([(lid, a.shape, a.dtype) for lid, a in bound.items()]) if self.sound else None
+
+    def keep(self, key: tuple, inferences: list[Inference | None]) -> None:
+        if any(inf is not None and inf.output_nbytes is None for inf in inferences):
+            return  # an output shape found only by computing it: later runs may differ
+        if len(self.runs) >= self.LIMIT:
+            self.runs.clear()
+        self.runs[key] = inferences
+
+
 def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], limit: int, on_layer: LayerHook | None,
              keep_all: bool, preset: Mapping[tuple[int, int], np.ndarray] | None = None, preset_bytes: int = 0,
+             replay: _Replay | None = None,
              ) -> tuple[dict[tuple[int, int], np.ndarray], dict[int, np.ndarray], dict[int, float], list[Diagnostic]]:
     """Run the steps, starting from the tensors in ``preset``; every tensor is
     released after its last reader unless ``keep_all``.  The loop every run
@@ -254,8 +296,11 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     held = preset_bytes
     clock = time.perf_counter
     shown = keep_all or reads_values(on_layer)  # every output must be real, not a stand-in
+    run_key = replay.key(bound) if replay is not None else None
+    known = replay.runs.get(run_key) if run_key is not None else None  # type: ignore[union-attr]
+    inferences = known if known is not None else [None] * len(steps)
     with blas.limited():
-        for lid, layer, op, sources, frees, is_result, unread, ports in steps:
+        for index, (lid, layer, op, sources, frees, is_result, unread, ports) in enumerate(steps):
             start = clock()
             outs = bound.get(lid)
             if outs is not None:
@@ -266,8 +311,9 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                     outs = derived_outs.get((lid, signature))
                 if outs is None:
                     keep = lid in foldable or lid in derived  # kept outputs must be real, not stand-ins
-                    outs = _compute(model, layer, op, [values[src] for src in sources], values, results, limit, held,
-                                    None if shown or keep else unread)
+                    outs, inferences[index] = _compute(model, layer, op, [values[src] for src in sources], values,
+                                                       results, limit, held, None if shown or keep else unread,
+                                                       inferences[index])
                     if lid in foldable:
                         folded.offer(model, lid, outs)
                     elif lid in derived:
@@ -290,6 +336,8 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                     gone = values.pop(src, None)
                     if gone is not None:
                         held -= gone.nbytes
+    if run_key is not None and known is None:
+        replay.keep(run_key, inferences)  # type: ignore[union-attr]
     return values, results, times, warnings
 
 
@@ -504,13 +552,16 @@ _verify = os.environ.get(VERIFY_ENV, "") not in ("", "0")
 
 
 def _compute(model: Model, layer: Layer, op: Op, args: list[np.ndarray], values: Mapping[tuple[int, int], np.ndarray],
-             results: Mapping[int, np.ndarray], limit: int, held: int, unread: frozenset[int] | None = None) -> list[np.ndarray]:
-    """Infer on the concrete inputs (cached per signature), refuse an output over
-    the memory limit, then run the kernel on the plan (told which outputs no
-    layer reads, if any)."""
+             results: Mapping[int, np.ndarray], limit: int, held: int, unread: frozenset[int] | None = None,
+             inference: Inference | None = None) -> tuple[list[np.ndarray], Inference]:
+    """Infer on the concrete inputs (cached per signature; ``inference`` when
+    the caller knows it already), refuse an output over the memory limit, then
+    run the kernel on the plan (told which outputs no layer reads, if any)."""
     try:
-        inference = op.plan_for(args)
-        if not isinstance(op, _NO_ALLOCATION):
+        if inference is None:
+            inference = op.plan_for(args)
+        need = inference.output_nbytes
+        if (need is not None and need + held > limit) and not isinstance(op, _NO_ALLOCATION):
             refuse_over_memory_limit(model, layer, inference, values, results, limit, held)
         outs = list(op.compute_unread(unread, inference.plan, *args) if unread else op.compute(inference.plan, *args))
     except IRExecError as e:
@@ -521,7 +572,7 @@ def _compute(model: Model, layer: Layer, op: Op, args: list[np.ndarray], values:
         raise InternalError(f"{layer.display} layer {layer.id} {layer.name!r} failed: {type(e).__name__}: {e}") from e
     if _verify and not isinstance(op, Result1):
         verify_outputs(layer, inference.outputs, outs)
-    return outs
+    return outs, inference
 
 
 def verify_outputs(layer: Layer, infos: list[TensorInfo], outs: list[np.ndarray]) -> None:
@@ -586,5 +637,6 @@ def run_bound(model: Model, bound: Mapping[int, np.ndarray], targets: Sequence[i
         _, order = _execution_order(model, list(targets))
         plan = RunPlan(None, {}, list(targets), set(order), _steps(model, order, set()))
         folded.remember(key, plan)
-    _, results, _, _ = _execute(model, plan.steps, bound, limits.resolve(max_memory), None, False)
+    _, results, _, _ = _execute(model, plan.steps, bound, limits.resolve(max_memory), None, False,
+                                replay=plan.replay(model, plan.steps))
     return {lid: results[lid] for lid in targets}

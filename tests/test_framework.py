@@ -278,3 +278,71 @@ def test_outputs_are_writable_even_when_kept_for_later_runs(write_ir, builder):
         out["shape"] += 1
         out["weights"] *= 2
         assert out["shape"].tolist() == [3, 6] and out["weights"].tolist() == [0.0, 2.0, 4.0]
+
+
+def _counting_inference(monkeypatch) -> list:
+    """Record every layer inference a run makes."""
+    from irexec.ops.base import Op
+
+    calls: list = []
+    plan_for = Op.plan_for
+
+    def counted(self, args):
+        calls.append(self.layer.name if self.layer is not None else type(self).__name__)
+        return plan_for(self, args)
+
+    monkeypatch.setattr(Op, "plan_for", counted)
+    return calls
+
+
+def test_a_run_on_feeds_of_known_shapes_replays_the_inferences(write_ir, builder, monkeypatch):
+    """Shape arithmetic (ShapeOf -> Gather -> Concat -> Reshape) settles every
+    layer's shapes from the feeds' shapes: a second run on feeds of the same
+    shapes infers nothing (once the Consts are kept: the second run), a run on
+    new shapes infers again, and each gives the outputs of a first run."""
+    x = builder.parameter("x", [-1, 6], "f32")
+    rows = builder.layer("Gather", "opset8", [builder.layer("ShapeOf", "opset3", [x], {"output_type": "i64"}),
+                                               builder.const(np.array([0], np.int64)),
+                                               builder.const(np.array(0, np.int64))], {"batch_dims": "0"})
+    shape = builder.layer("Concat", "opset1", [rows, builder.const(np.array([3, 2], np.int64))], {"axis": "0"})
+    scaled = builder.layer("Multiply", "opset1", [x, builder.const(np.float32(2))])
+    builder.result(builder.layer("Reshape", "opset1", [scaled, shape], {"special_zero": "false"}, name="reshape"), "y")
+    model = irexec.load(write_ir(builder))
+    calls = _counting_inference(monkeypatch)
+    a, b = (np.arange(n * 6, dtype=np.float32).reshape(n, 6) for n in (2, 5))
+    first = irexec.run(model, {"x": a})["y"]
+    assert "reshape" in calls and first.shape == (2, 3, 2)
+    irexec.run(model, {"x": a})  # the first run of the steps without the Consts' layers
+    calls.clear()
+    assert np.array_equal(irexec.run(model, {"x": a + 1})["y"], (2 * (a + 1)).reshape(2, 3, 2))
+    assert calls == []
+    assert np.array_equal(irexec.run(model, {"x": b})["y"], (2 * b).reshape(5, 3, 2))
+    assert "reshape" in calls
+
+
+def test_a_shape_read_from_the_data_is_inferred_every_run(write_ir, builder, monkeypatch):
+    """A Reshape whose target shape is an input's value, and the layers after
+    a NonZero, can change shape between runs on feeds of the same shapes:
+    their inference is made again each time."""
+    x = builder.parameter("x", [6], "f32")
+    target = builder.parameter("target", [2], "i64")
+    builder.result(builder.layer("Reshape", "opset1", [x, target], {"special_zero": "false"}, name="reshape"), "y")
+    model = irexec.load(write_ir(builder, "by_value"))
+    calls = _counting_inference(monkeypatch)
+    data = np.arange(6, dtype=np.float32)
+    for target_shape in ([2, 3], [3, 2], [6, 1]):
+        calls.clear()
+        out = irexec.run(model, {"x": data, "target": np.array(target_shape, np.int64)})["y"]
+        assert out.shape == tuple(target_shape) and "reshape" in calls
+
+    b2 = type(builder)()
+    v = b2.parameter("v", [8], "f32")
+    found = b2.layer("NonZero", "opset3", [v], {"output_type": "i64"}, name="nonzero")
+    b2.result(b2.layer("ShapeOf", "opset3", [found], {"output_type": "i64"}, name="count"), "n")
+    model = irexec.load(write_ir(b2, "nonzero"))
+    for k in (3, 5, 0):
+        calls.clear()
+        v_data = np.zeros(8, np.float32)
+        v_data[:k] = 1
+        assert irexec.run(model, {"v": v_data})["n"].tolist() == [1, k]
+        assert "count" in calls

@@ -422,7 +422,8 @@ class Op:
         plans = self._plans
         if plans is None:
             plans = self._plans = {}
-        reads = _value_inputs(type(self))
+            self._reads = _value_inputs(type(self))
+        reads = self._reads
         if reads is None:
             sig = tuple([(a.shape, a.dtype) for a in args])
         else:
