@@ -35,6 +35,7 @@ class Model:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # what every run shares (folded Const-only layers, run orders): see execute._folded
     run_cache: Any = field(default=None, repr=False, compare=False)
+    _by_class: dict[type, tuple[Layer, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def layers(self) -> dict[int, Layer]:
@@ -49,8 +50,13 @@ class Model:
         return self._layers_of(Result1)
 
     def _layers_of(self, cls: type[Op]) -> list[Layer]:
-        """Layers of one op class (also those whose attributes are bad), in document order."""
-        return sorted((l for l in self.layers.values() if resolve(l.type, l.version) is cls), key=lambda l: l.index)
+        """Layers of one op class (also those whose attributes are bad), in document order;
+        found once per model (a run asks for the Results every time)."""
+        found = self._by_class.get(cls)
+        if found is None:
+            found = self._by_class[cls] = tuple(sorted((l for l in self.layers.values() if resolve(l.type, l.version) is cls),
+                                                       key=lambda l: l.index))
+        return list(found)
 
     @property
     def errors(self) -> list[Diagnostic]:
