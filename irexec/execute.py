@@ -297,7 +297,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     clock = time.perf_counter
     shown = keep_all or reads_values(on_layer)  # every output must be real, not a stand-in
     run_key = replay.key(bound) if replay is not None else None
-    known = replay.runs.get(run_key) if run_key is not None else None  # type: ignore[union-attr]
+    known = replay.runs.get(run_key) if replay is not None and run_key is not None else None
     inferences = known if known is not None else [None] * len(steps)
     with blas.limited():
         for index, (lid, layer, op, sources, frees, is_result, unread, ports) in enumerate(steps):
@@ -336,8 +336,8 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                     gone = values.pop(src, None)
                     if gone is not None:
                         held -= gone.nbytes
-    if run_key is not None and known is None:
-        replay.keep(run_key, inferences)  # type: ignore[union-attr]
+    if replay is not None and run_key is not None and known is None:
+        replay.keep(run_key, inferences)
     return values, results, times, warnings
 
 
