@@ -143,13 +143,9 @@ def _conv_1x1(x: np.ndarray, w: np.ndarray, strides: Sequence[int], out: np.ndar
         np.matmul(wm, cols, out=res)
     else:
         _run([lambda a=a, b=b: np.matmul(wm, cols[..., a:b], out=res[..., a:b])
-              for a, b in _spans(p, parts)], parts)
+              for a, b in parallel.spans(p, parts)], parts)
     if res.base is not out and res is not out:
         out[...] = res.reshape(out.shape)
-
-
-def _spans(n: int, parts: int) -> list[tuple[int, int]]:
-    return [(n * i // parts, n * (i + 1) // parts) for i in range(parts) if n * i // parts < n * (i + 1) // parts]
 
 
 # Output channels from which a depthwise convolution is computed channels
@@ -231,7 +227,7 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
 
     # by output size only: weighing by the passes (to thread mid-size layers) made MobileNet's 3x slower
     parts = parallel_parts(out.nbytes, c)
-    _run([lambda a=a, b=b: channels(a, b) for a, b in _spans(c, parts)], parts)
+    _run([lambda a=a, b=b: channels(a, b) for a, b in parallel.spans(c, parts)], parts)
     full = total.reshape(n, c, out_spatial[0], *phase_dims[1:])
     out[...] = full[(slice(None), slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial[1:])]
 
