@@ -198,3 +198,31 @@ def test_a_large_tensor_takes_the_threaded_path_by_default(monkeypatch):
     assert np.array_equal(results["1"][1], data[:, ::-1])
     for one, two in zip(*results.values()):
         assert one.tobytes() == two.tobytes()
+
+
+@pytest.mark.parametrize("channels, filters, side", [(512, 1000, 13), (64, 16, 96)])
+def test_a_big_pointwise_convolution_splits_along_its_longer_side(monkeypatch, channels, filters, side):
+    """Many filters on a small map split the product by filters, few filters on
+    a big map by positions; either way each output is the whole dot product."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, channels, side, side), dtype=np.float32)
+    w = rng.standard_normal((1, filters, channels, 1, 1), dtype=np.float32)
+    assert filters * channels * side * side >= 2 * windows.MIN_PARALLEL_MACS  # big enough to split
+    want = np.einsum("oc,nchw->nohw", w[0, :, :, 0, 0].astype(np.float64), x.astype(np.float64))
+    calls: list[tuple[int, ...]] = []
+    matmul = np.matmul
+
+    def spy(a, b, out=None):
+        calls.append((a.shape[-2], b.shape[-1]))
+        return matmul(a, b, out=out)
+
+    monkeypatch.setattr(windows.np, "matmul", spy)
+    for threads in ("1", "2"):
+        monkeypatch.setenv(parallel.ENV_VAR, threads)
+        calls.clear()
+        got = conv_nd(x, w, 1, (1, 1), (1, 1), (side, side), np.dtype(np.float32), ((0, 0), (0, 0)))
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+        if threads == "2":
+            assert len(calls) > 1
+            split_filters = {rows for rows, _ in calls} != {filters}
+            assert split_filters == (filters > side * side), calls

@@ -129,6 +129,24 @@ def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], d
     return out
 
 
+def _product(wm: np.ndarray, cols: np.ndarray, res: np.ndarray) -> None:
+    """``res = wm @ cols`` ([.., G, Og, K] by [.., G, K, P]), split over the
+    threads along its longer side when big: a few positions by many filters
+    (a classifier on a 13x13 map) cut into column pieces would leave each
+    BLAS call too narrow."""
+    og, k, p = wm.shape[-2], wm.shape[-1], cols.shape[-1]
+    by_rows = og > p
+    parts = _parts(math.prod(cols.shape[:-2]) * og * k * p, og if by_rows else p)
+    if parts == 1:
+        np.matmul(wm, cols, out=res)
+    elif by_rows:
+        _run([lambda a=a, b=b: np.matmul(wm[..., a:b, :], cols, out=res[..., a:b, :])
+              for a, b in parallel.spans(og, parts)], parts)
+    else:
+        _run([lambda a=a, b=b: np.matmul(wm, cols[..., a:b], out=res[..., a:b])
+              for a, b in parallel.spans(p, parts)], parts)
+
+
 def _conv_1x1(x: np.ndarray, w: np.ndarray, strides: Sequence[int], out: np.ndarray, acc: np.dtype) -> None:
     n = x.shape[0]
     g, og, cg = w.shape[:3]
@@ -138,12 +156,7 @@ def _conv_1x1(x: np.ndarray, w: np.ndarray, strides: Sequence[int], out: np.ndar
     cols = np.ascontiguousarray(xs, dtype=acc).reshape(n, g, cg, p)
     wm = w.reshape(g, og, cg).astype(acc, copy=False)
     res = out.reshape(n, g, og, p) if out.dtype == acc else np.empty((n, g, og, p), acc)
-    parts = _parts(n * g * og * cg * p, p)
-    if parts == 1:
-        np.matmul(wm, cols, out=res)
-    else:
-        _run([lambda a=a, b=b: np.matmul(wm, cols[..., a:b], out=res[..., a:b])
-              for a, b in parallel.spans(p, parts)], parts)
+    _product(wm, cols, res)
     if res.base is not out and res is not out:
         out[...] = res.reshape(out.shape)
 
