@@ -6,8 +6,8 @@
     report = irexec.check("model.xml")
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: it loads a module from disk
+# before the Ctrl-C handler below is in place, a window for a traceback.
 import sys as _sys
 
 if _sys.argv[:1] == ["-m"] or _sys.argv[0].endswith(("/irexec", "\\irexec.exe")):  # the command line is starting
@@ -16,10 +16,11 @@ if _sys.argv[:1] == ["-m"] or _sys.argv[0].endswith(("/irexec", "\\irexec.exe"))
     import _signal
 
     def _quiet_exit(signum: int, frame: object) -> None:
-        raise SystemExit(128 + signum)  # a Ctrl-C while the imports run: no traceback (main() restores Ctrl-C)
+        raise SystemExit(128 + signum)  # a Ctrl-C while the imports run: no traceback
 
     try:
-        _signal.signal(_signal.SIGINT, _quiet_exit)
+        if _signal.getsignal(_signal.SIGINT) is not _signal.SIG_IGN:  # a job started with Ctrl-C ignored keeps it so
+            _signal.signal(_signal.SIGINT, _quiet_exit)
     except ValueError:  # not the main thread
         pass
 

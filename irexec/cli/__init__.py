@@ -17,11 +17,21 @@ def _interrupted(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def _quietly_interruptible(handler: object) -> object:
+def _quietly_interruptible(handler: object) -> tuple[object] | None:
+    """Make ``handler`` take Ctrl-C; returns the handler it replaced, or None
+    if nothing changed: Ctrl-C is ignored (a job started so keeps it that
+    way), or this is not the main thread."""
     try:
-        return signal.signal(signal.SIGINT, handler)  # type: ignore[arg-type]
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            return None
+        return (signal.signal(signal.SIGINT, handler),)  # type: ignore[arg-type]
     except ValueError:  # not the main thread: leave signals alone
         return None
+
+
+def _restore(previous: tuple[object] | None) -> None:
+    if previous is not None and previous[0] is not None:  # None: a handler set outside Python, not ours to restore
+        signal.signal(signal.SIGINT, previous[0])  # type: ignore[arg-type]
 
 
 _previous = _quietly_interruptible(_interrupted)  # while the imports below run, a Ctrl-C prints no traceback
@@ -32,21 +42,21 @@ from ..errors import InternalError, IRExecError  # noqa: E402
 from . import check_cmd, inspect_cmd, ops_cmd, run_cmd  # noqa: E402,F401  (register the commands)
 from .base import EXIT_USAGE, cli, fail  # noqa: E402
 
-if _previous is not None:
-    _quietly_interruptible(_previous)
+_restore(_previous)  # importing the CLI leaves Ctrl-C as it was
 
 __all__ = ["cli", "main"]
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: user errors exit 1 without a traceback, bugs exit 2.  SIGTERM
-    (``timeout``, a cancelled CI job) cleans up as Ctrl-C does and exits 143."""
+    """Entry point: user errors exit 1 without a traceback, bugs exit 2.  Ctrl-C
+    and SIGTERM (``timeout``, a cancelled CI job) remove what the command was
+    writing and exit 130 and 143, quietly at any moment: a KeyboardInterrupt
+    would print a traceback where it lands outside click's own handler."""
     try:
         signal.signal(signal.SIGTERM, _interrupted)
-        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-            signal.signal(signal.SIGINT, signal.default_int_handler)  # as it was before the imports
     except ValueError:  # not the main thread
         pass
+    previous = _quietly_interruptible(_interrupted)
     try:
         cli.main(args=argv, prog_name="irexec", standalone_mode=True)
     except SystemExit:
@@ -59,3 +69,5 @@ def main(argv: list[str] | None = None) -> None:
         if os.environ.get("IREXEC_TRACEBACK"):
             raise
         sys.exit(EXIT_USAGE)
+    finally:
+        _restore(previous)  # a caller in the same process gets its Ctrl-C back
