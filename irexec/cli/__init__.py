@@ -18,9 +18,10 @@ def _interrupted(signum: int, frame: object) -> None:
 
 
 def _quietly_interruptible(handler: object) -> tuple[object] | None:
-    """Make ``handler`` take Ctrl-C; returns the handler it replaced, or None
-    if nothing changed: Ctrl-C is ignored (a job started so keeps it that
-    way), or this is not the main thread."""
+    """Make ``handler`` take Ctrl-C; returns the handler it replaced in a
+    1-tuple (that handler is None when set outside Python), or None if nothing
+    changed: Ctrl-C is ignored (a job started so keeps it that way), or this
+    is not the main thread."""
     try:
         if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
             return None
