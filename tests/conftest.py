@@ -18,6 +18,17 @@ from click.testing import CliRunner
 from irexec.cli import cli
 from irexec.ir.writer import IRBuilder
 
+try:  # a test extra; property tests skip without it
+    from hypothesis import HealthCheck, settings
+except ImportError:  # pragma: no cover
+    pass
+else:
+    # Pass or fail never depends on the machine's speed or load: no per-example
+    # deadline and no "data generation too slow" health check for any test
+    # (loaded before the test modules, so their own @settings inherit it).
+    settings.register_profile("irexec", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("irexec")
+
 
 @pytest.fixture
 def builder() -> IRBuilder:
