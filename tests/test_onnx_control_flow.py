@@ -17,6 +17,7 @@ ov = pytest.importorskip("openvino")
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto as TP  # noqa: E402
 from onnx import helper as oh  # noqa: E402
+from oracle import CPU_CONFIG  # noqa: E402
 
 import irexec  # noqa: E402
 
@@ -220,7 +221,7 @@ def to_ir(m: onnx.ModelProto, tmp: Path) -> str:
 
 def openvino_values(xml: str, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     core = ov.Core()
-    compiled = core.compile_model(core.read_model(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = core.compile_model(core.read_model(xml), "CPU", CPU_CONFIG)
     results = compiled({name: ov.Tensor(np.array(v)) for name, v in feeds.items()})
     return {out.get_any_name(): np.asarray(results[out]) for out in compiled.outputs}
 

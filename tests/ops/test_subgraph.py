@@ -12,6 +12,7 @@ import irexec
 ov = pytest.importorskip("openvino")
 from openvino import opset1  # noqa: E402
 from openvino import opset8 as ops  # noqa: E402
+from oracle import CPU_CONFIG  # noqa: E402
 
 
 def loop_model(dynamic=False, body_cond=True):
@@ -193,7 +194,7 @@ def test_check_is_clean(tmp_path, name):
 def test_run_equals_openvino(tmp_path, name, feeds):
     path = save(tmp_path, name)
     core = ov.Core()
-    compiled = core.compile_model(core.read_model(path), "CPU")
+    compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
     expected = compiled(feeds)
     got = irexec.run(path, feeds)
     assert len(got) == len(compiled.outputs)
