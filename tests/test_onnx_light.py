@@ -13,18 +13,17 @@ that SoftMax's input."""
 from __future__ import annotations
 
 import importlib.util
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 ov = pytest.importorskip("openvino")
+from oracle import CPU_CONFIG  # noqa: E402
 
 MODELS = ["light_squeezenet", "light_inception_v1", "light_resnet50", "light_shufflenet", "light_bvlc_alexnet",
           "light_zfnet512", "light_vgg19", "light_densenet121", "light_inception_v2"]
 RTOL, ATOL = 1e-4, 1e-5  # README: whole models against OpenVINO CPU
-BUDGET_SECONDS = 50.0  # the whole module; models left when it is spent are skipped
 
 
 def _light_dir() -> Path | None:
@@ -33,9 +32,6 @@ def _light_dir() -> Path | None:
         return None
     d = Path(list(spec.submodule_search_locations)[0]) / "backend" / "test" / "data" / "light"
     return d if d.is_dir() else None
-
-
-_started: list[float] = []  # when the first of these tests ran (not when the module was collected)
 
 
 @pytest.mark.slow
@@ -50,10 +46,6 @@ def test_light_onnx_model_matches_openvino(name: str, tmp_path: Path) -> None:
     src = light / f"{name}.onnx"
     if not src.is_file():
         pytest.skip(f"{src.name} is not in this onnx release")
-    if not _started:
-        _started.append(time.perf_counter())
-    if time.perf_counter() - _started[0] > BUDGET_SECONDS:
-        pytest.skip("time budget of the light-model tests spent")
     xml = tmp_path / "model.xml"
     ov.save_model(ov.convert_model(str(src)), str(xml))
     model = load(str(xml))
@@ -75,7 +67,7 @@ def test_light_onnx_model_matches_openvino(name: str, tmp_path: Path) -> None:
             node = node.input_value(0).get_node()
         compared.append(node.input_value(0) if node.get_type_name().lower() == "softmax" else res.input_value(0))
     ov_model.add_outputs(compared)
-    compiled = core.compile_model(ov_model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = core.compile_model(ov_model, "CPU", CPU_CONFIG)
     got_all = compiled(feeds)
     for out in compared:
         node = out.get_node()
