@@ -1,8 +1,10 @@
 """Comparing a run's outputs with a reference, Polygraphy style.
 
 An element passes when ``|run - ref| <= atol + rtol * |ref|``, when both are
-equal (so equal infinities pass), or when both are NaN.  The default
-tolerances are 0: data movement is bit-exact, so any difference is a finding.
+equal (so equal infinities pass), or when both are NaN.  A tolerance not given
+(globally or for the output) takes its default from the output's element type
+(``DEFAULT_TOLERANCES``): exact for integers and booleans, scaled to the
+precision of f32, f16 and bf16 for floats; ``atol=0, rtol=0`` asks for exact.
 Differences are computed in float64 for floating types and as exact unsigned
 64-bit magnitudes for integers, so nothing overflows or rounds to zero.
 
@@ -25,28 +27,52 @@ from .shapes import format_shape
 
 # ------------------------------------------------------------------ tolerances
 
+# (atol, rtol) by element type when none is given.  Integers and booleans are
+# exact.  f32 (and f64, which OpenVINO CPU computes in f32, so a reference made
+# by it holds f32 precision): Polygraphy's 1e-5 and 1e-5; rtol is about 84 ulps
+# (f32 epsilon 1.19e-7), room for sums of thousands of terms in another order,
+# and atol covers outputs near 0, whose error is that of the larger terms
+# that cancelled.  f16 and bf16 are computed in f32 and rounded once per layer,
+# so a reference that keeps f32 between layers differs by about an ulp per
+# layer: rtol is about 10 ulps (epsilon 9.8e-4 and 7.8e-3) and atol about one
+# ulp at 1.0.  The shared float models differ from OpenVINO CPU by at most
+# 7.2e-7 absolute (bert_tiny, at values near 2.5).
+DEFAULT_TOLERANCES: dict[str, tuple[float, float]] = {
+    "float64": (1e-5, 1e-5),
+    "float32": (1e-5, 1e-5),
+    "float16": (1e-3, 1e-2),
+    "bfloat16": (1e-2, 8e-2),
+}
+
+
+def default_tolerance(dtype: np.dtype) -> tuple[float, float]:
+    """(atol, rtol) for an output of ``dtype`` when none is given: (0, 0) for
+    integers, booleans and anything else that is compared exactly."""
+    return DEFAULT_TOLERANCES.get(np.dtype(dtype).name, (0.0, 0.0))
+
 
 @dataclass(frozen=True)
 class Tolerance:
-    """A global value plus per-output overrides (``--atol 1e-5 --atol y:1e-3``)."""
+    """A global value plus per-output overrides (``--atol 1e-5 --atol y:1e-3``);
+    None: the default of the output's element type (``default_tolerance``)."""
 
-    default: float = 0.0
+    default: float | None = None
     per_output: Mapping[str, float] = field(default_factory=dict)
 
-    def get(self, output: str) -> float:
+    def get(self, output: str) -> float | None:
         return self.per_output.get(output, self.default)
 
     @staticmethod
     def of(value: Tolerance | float | Mapping[str, float] | None) -> Tolerance:
         """A Tolerance from a number, a ``{name: value}`` mapping (key ``""`` or
-        ``"*"`` is the global value) or a Tolerance."""
+        ``"*"`` is the global value, else the element type's default) or a Tolerance."""
         if value is None:
             return Tolerance()
         if isinstance(value, Tolerance):
             return value
         if isinstance(value, Mapping):
             per = {k: _check_value(float(v), f"tolerance for {k!r}") for k, v in value.items()}
-            default = per.pop("", per.pop("*", 0.0))
+            default = per.pop("", per.pop("*", None))
             return Tolerance(default, per)
         return Tolerance(_check_value(float(value), "tolerance"))
 
@@ -77,7 +103,7 @@ def parse_tolerance(specs: Iterable[str], option: str = "--atol") -> Tolerance:
                              code="bad-tolerance")
         else:
             default = value
-    return Tolerance(default or 0.0, per)
+    return Tolerance(default, per)
 
 
 # ------------------------------------------------------------------ results
@@ -100,6 +126,7 @@ class OutputComparison:
     status: str  # ok | mismatch | missing | extra | dtype | shape
     atol: float = 0.0
     rtol: float = 0.0
+    tolerance_from: str = "given"  # given | default (both by the element type) | atol given | rtol given
     dtype: str = ""
     shape: tuple[int, ...] = ()
     size: int = 0
@@ -131,12 +158,25 @@ class OutputComparison:
         pct = 100.0 * self.mismatches / self.size if self.size else 0.0
         parts = [
             f"output {self.name!r} ({self.dtype}{format_shape(self.shape)}): {self.mismatches} of {self.size} "
-            f"elements ({pct:.3g}%) differ beyond atol={format_number(self.atol)}, rtol={format_number(self.rtol)}",
+            f"elements ({pct:.3g}%) differ beyond {self.tolerance_text()}",
             f"max abs error {format_number(self.max_abs_error)}, max rel error {format_number(self.max_rel_error)}",
             f"worst at {_index(self.worst_index)}: run {format_number(self.worst_actual)}, reference {format_number(self.worst_reference)}",
             self.passing_hint(),
         ]
         return "; ".join(parts)
+
+    def tolerance_text(self) -> str:
+        """The tolerance applied and where it came from: ``atol=1e-05, rtol=1e-05, the float32 default``."""
+        values = "exact (atol=0, rtol=0)" if self.atol == 0 and self.rtol == 0 else \
+            f"atol={format_number(self.atol)}, rtol={format_number(self.rtol)}"
+        if self.tolerance_from == "given":
+            return f"{values}, as given"
+        if self.tolerance_from in ("atol given", "rtol given"):
+            given = self.tolerance_from.split()[0]
+            other = "rtol" if given == "atol" else "atol"
+            return (f"{given}={format_number(getattr(self, given))} as given, "
+                    f"{other}={format_number(getattr(self, other))} by the {self.dtype} default")
+        return f"{values}, the {self.dtype} default"
 
     def passing_hint(self) -> str:
         options = []
@@ -250,7 +290,9 @@ def compare_outputs(
     for name, arr in actual.items():
         a_tol, r_tol = atol_t.get(name), rtol_t.get(name)
         if name not in reference:
-            comparisons.append(OutputComparison(name, MISSING, a_tol, r_tol,
+            d_atol, d_rtol = default_tolerance(np.asarray(arr).dtype)
+            comparisons.append(OutputComparison(name, MISSING, d_atol if a_tol is None else a_tol,
+                                                d_rtol if r_tol is None else r_tol,
                                                 detail="the reference has no tensor of this name"))
             continue
         comparisons.append(compare_tensor(name, np.asarray(arr), np.asarray(reference[name]), a_tol, r_tol))
@@ -272,9 +314,20 @@ def _as_reference_dtype(actual: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return ref
 
 
-def compare_tensor(name: str, actual: np.ndarray, reference: np.ndarray, atol: float = 0.0, rtol: float = 0.0) -> OutputComparison:
+def compare_tensor(name: str, actual: np.ndarray, reference: np.ndarray, atol: float | None = None,
+                   rtol: float | None = None) -> OutputComparison:
+    """One output against its reference; a tolerance left None is the default
+    of the output's element type."""
     reference = _as_reference_dtype(actual, reference)
-    base = OutputComparison(name, OK, atol, rtol, str(actual.dtype), tuple(actual.shape), int(actual.size))
+    d_atol, d_rtol = default_tolerance(actual.dtype)
+    if atol is not None and rtol is not None:
+        source = "given"
+    elif atol is None and rtol is None:
+        source = "default"
+    else:
+        source = "atol given" if atol is not None else "rtol given"
+    atol, rtol = d_atol if atol is None else atol, d_rtol if rtol is None else rtol
+    base = OutputComparison(name, OK, atol, rtol, source, str(actual.dtype), tuple(actual.shape), int(actual.size))
     if actual.dtype != reference.dtype:
         base.status, base.detail = DTYPE, f"dtype {actual.dtype} from the run but {reference.dtype} in the reference"
         return base

@@ -18,14 +18,51 @@ from irexec.comparison import (
 from irexec.errors import CompareError, UsageError
 
 
-def test_exact_by_default_one_ulp_is_a_mismatch():
+def test_exact_when_asked_one_ulp_is_a_mismatch():
     a = np.array([1.0, 2.0, 3.0], np.float32)
     b = a.copy()
     b[1] = np.nextafter(b[1], np.float32(3))
-    assert compare_tensor("y", a, a.copy()).ok
-    c = compare_tensor("y", a, b)
+    assert compare_tensor("y", a, a.copy(), atol=0, rtol=0).ok
+    c = compare_tensor("y", a, b, atol=0, rtol=0)
     assert c.status == "mismatch" and c.mismatches == 1 and c.worst_index == (1,)
     assert c.code == "compare-mismatch"
+    assert "differ beyond exact (atol=0, rtol=0), as given" in c.summary()
+    assert compare_tensor("y", a, b).ok  # the f32 default lets an ulp pass
+
+
+@pytest.mark.parametrize(("dtype", "atol", "rtol"), [(np.float32, 1e-5, 1e-5), (np.float64, 1e-5, 1e-5),
+                                                     (np.float16, 1e-3, 1e-2), (ml_dtypes.bfloat16, 1e-2, 8e-2),
+                                                     (np.int32, 0, 0), (np.uint8, 0, 0), (np.bool_, 0, 0)])
+def test_defaults_by_element_type(dtype, atol, rtol):
+    ref = np.array([1, 0, 1], dtype)
+    c = compare_tensor("y", ref, ref.copy())
+    assert (c.atol, c.rtol, c.tolerance_from) == (atol, rtol, "default")
+    if atol:  # just inside passes, just outside fails
+        f = np.float64
+        inside = (np.array([1 + 0.9 * (atol + rtol), 0.9 * atol, 1], f)).astype(dtype)
+        outside = (np.array([1 + 1.5 * (atol + rtol), 0, 1], f)).astype(dtype)
+        assert compare_tensor("y", inside, ref).ok
+        c = compare_tensor("y", outside, ref)
+        assert not c.ok and f"the {np.dtype(dtype).name} default" in c.summary()
+    else:
+        other = ref.copy()
+        other[1] = 1 if dtype is np.bool_ else ref[1] + 1
+        c = compare_tensor("y", other, ref)
+        assert not c.ok and f"exact (atol=0, rtol=0), the {np.dtype(dtype).name} default" in c.summary()
+
+
+def test_one_tolerance_given_the_other_by_type():
+    ref = np.array([100.0, 0.0], np.float32)
+    run = np.array([100.0005, 0.0], np.float32)
+    assert compare_tensor("y", run, ref, atol=0).ok  # rtol 1e-5 of 100 is 1e-3
+    c = compare_tensor("y", run, ref, atol=0, rtol=0)
+    assert not c.ok
+    c = compare_tensor("y", np.array([100.01, 0], np.float32), ref, atol=0)
+    assert "atol=0 as given, rtol=1e-05 by the float32 default" in c.summary()
+    # the API: None and a mapping without a global value leave the type's default
+    report = compare_outputs({"y": run, "i": np.array([1], np.int64)}, {"y": ref, "i": np.array([1], np.int64)},
+                             atol={"y": 0})
+    assert report.ok and report["i"].tolerance_text() == "exact (atol=0, rtol=0), the int64 default"
 
 
 def test_nan_equals_nan_only_at_the_same_positions():
@@ -110,14 +147,14 @@ def test_bool_and_bf16_including_void_reference():
     assert compare_tensor("b", x, as_void).ok
     y = x.copy()
     y[0] = ml_dtypes.bfloat16(1.0)
-    c = compare_tensor("b", x, y.view("V2"))
+    c = compare_tensor("b", x, y.view("V2"), atol=0, rtol=0)
     assert c.mismatches == 1 and c.max_abs_error == 0.5 and c.suggested_atol == 0.5
 
 
 def test_required_tolerances_for_a_known_difference():
     ref = np.array([[1.0, 2.0], [4.0, 10.0]], np.float64)
     run = ref + np.array([[0.0, 0.0], [0.0, 0.5]])
-    c = compare_tensor("y", run, ref)
+    c = compare_tensor("y", run, ref, atol=0, rtol=0)
     assert (c.max_abs_error, c.max_rel_error, c.worst_index) == (0.5, 0.05, (1, 1))
     assert (c.worst_actual, c.worst_reference) == (10.5, 10.0)
     assert (c.suggested_atol, c.suggested_rtol) == (0.5, 0.05)
@@ -156,7 +193,7 @@ def test_parse_tolerance_global_and_per_output():
     t = parse_tolerance(["1e-5", "y:1e-3", "Result_4:4:0.5"])
     assert t.default == 1e-5 and dict(t.per_output) == {"y": 1e-3, "Result_4:4": 0.5}
     assert t.get("y") == 1e-3 and t.get("other") == 1e-5
-    assert parse_tolerance([]) == Tolerance()
+    assert parse_tolerance([]) == Tolerance() and Tolerance().get("y") is None  # None: by element type
     for bad, words in [(["y:abc"], "'abc' is not a number"), (["-1"], "must be a finite number >= 0"),
                        (["1e-3", "1e-4"], "given twice")]:
         with pytest.raises(UsageError, match=words) as e:

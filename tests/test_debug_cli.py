@@ -49,7 +49,8 @@ def test_matching_reference_passes(write_ir, save_npz, run_cli):
     model = _two_output_model(write_ir)
     r = run_cli("run", model, "--inputs", save_npz(x=X), "--compare", save_npz("ref", **_expected(X)))
     assert r.exit_code == 0, r.output
-    assert "PASSED: 2 output(s) match" in r.output and "(atol=0, rtol=0)" in r.output
+    assert "PASSED: 2 output(s) match" in r.output
+    assert "y: atol=1e-05, rtol=1e-05, the float32 default" in r.output, r.output
 
 
 def test_altered_reference_names_output_worst_element_and_passing_tolerance(write_ir, save_npz, run_cli):
@@ -57,7 +58,8 @@ def test_altered_reference_names_output_worst_element_and_passing_tolerance(writ
     ref = _expected(X)
     ref["y"][1, 0] += np.float32(0.25)  # the worst element
     ref["y"][0, 2] += np.float32(0.125)
-    r = run_cli("run", model, "--inputs", save_npz(x=X), "--compare", save_npz("ref", **ref))
+    exact = ("--atol", "0", "--rtol", "0")
+    r = run_cli("run", model, "--inputs", save_npz(x=X), "--compare", save_npz("ref", **ref), *exact)
     assert r.exit_code == 1
     lines = [l for l in r.output.splitlines() if "error[compare-mismatch]" in l]
     assert len(lines) == 1, r.output
@@ -73,9 +75,10 @@ def test_altered_reference_names_output_worst_element_and_passing_tolerance(writ
     # the suggested tolerances really pass, and the other output needs none
     for option in ("--atol", "--rtol"):
         value = hint.group(1) if option == "--atol" else hint.group(2)
-        again = run_cli("run", model, "--inputs", save_npz(x=X), "--compare", save_npz("ref", **ref), option, f"y:{value}")
+        again = run_cli("run", model, "--inputs", save_npz(x=X), "--compare", save_npz("ref", **ref), *exact, option,
+                        f"y:{value}")
         assert again.exit_code == 0, again.output
-    tight = run_cli("run", model, "--inputs", save_npz(x=X), "--compare", save_npz("ref", **ref), "--atol", "y:0.24")
+    tight = run_cli("run", model, "--inputs", save_npz(x=X), "--compare", save_npz("ref", **ref), *exact, "--atol", "y:0.24")
     assert tight.exit_code == 1
 
 

@@ -64,3 +64,29 @@ def test_real_model(name: str, tmp_path: Path) -> None:
                "--rtol", RTOL, "--atol", ATOL)
     assert cmp.returncode == 0, cmp.stdout + cmp.stderr
     assert ("paired by position" in cmp.stdout) == (not set(ours) & set(expected)), cmp.stdout
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_compare_defaults_fit_the_float_models(name: str, tmp_path: Path) -> None:
+    """With no --atol or --rtol, each float model matches OpenVINO CPU's
+    expected.npz under the f32 default, and one element moved by 1e-4 (plus
+    1e-4 of its size) is a mismatch that names the tolerance applied."""
+    d = MODELS_DIR / name
+    if not (d / "model.xml").is_file():
+        pytest.skip(f"{d} is absent (the real models are not shipped with this checkout)")
+    if _missing_ops(json.loads((d / "meta.json").read_text())):
+        pytest.skip(f"{name} needs ops not implemented yet")
+    args = ["run", str(d / "model.xml"), "--inputs", str(d / "inputs.npz"), "-q", "--compare"]
+    ok = _cli(*args, str(d / "expected.npz"))
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "atol=1e-05, rtol=1e-05, the float32 default" in ok.stdout, ok.stdout
+    expected = dict(np.load(d / "expected.npz"))
+    key = next(k for k, v in expected.items() if v.dtype == np.float32)
+    moved = expected[key].copy()
+    flat = moved.reshape(-1)
+    flat[flat.size // 2] += np.float32(1e-4 + 1e-4 * abs(float(flat[flat.size // 2])))
+    np.savez(tmp_path / "moved.npz", **{**expected, key: moved})
+    bad = _cli(*args, str(tmp_path / "moved.npz"))
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    line = next(l for l in bad.stderr.splitlines() if "error[compare-mismatch]" in l)
+    assert "1 of " in line and "differ beyond atol=1e-05, rtol=1e-05, the float32 default" in line, line

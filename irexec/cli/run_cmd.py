@@ -21,9 +21,11 @@ from .base import EXIT_FINDINGS, cli, fail
 @click.option("--compare", "compare_path", metavar="REF.npz",
               help="Compare the outputs with this npz; a mismatch exits 1.")
 @click.option("--atol", multiple=True, metavar="[OUTPUT:]VALUE",
-              help="Absolute tolerance for --compare, global or per output (repeatable). Default 0.")
+              help="Absolute tolerance for --compare, global or per output (repeatable). Default by element type: "
+                   "0 for integers and booleans, 1e-5 for f32, 1e-3 for f16, 1e-2 for bf16.")
 @click.option("--rtol", multiple=True, metavar="[OUTPUT:]VALUE",
-              help="Relative tolerance for --compare, global or per output (repeatable). Default 0.")
+              help="Relative tolerance for --compare, global or per output (repeatable). Default by element type: "
+                   "0 for integers and booleans, 1e-5 for f32, 1e-2 for f16, 8e-2 for bf16. --atol 0 --rtol 0: exact.")
 @click.option("--dump", "dump_dir", metavar="DIR",
               help="Write every executed layer's outputs to DIR (one npz per layer plus index.json).")
 @click.option("--stop-at", metavar="LAYER", help="Stop after this layer (id or name) and output its tensors.")
@@ -139,6 +141,16 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
             sys.exit(EXIT_FINDINGS)
 
 
+def _tolerances_applied(report: Any) -> str:
+    """The tolerances of the compared outputs: one text when all share it, else per output."""
+    from ..comparison import EXTRA, MISSING
+
+    texts = {c.name: c.tolerance_text() for c in report.comparisons if c.status not in (EXTRA, MISSING)}
+    if len(set(texts.values())) <= 1:
+        return next(iter(texts.values()), "nothing compared")
+    return "; ".join(f"{name}: {text}" for name, text in texts.items())
+
+
 def _latency_summary(latencies: list[float]) -> str:
     """benchmark_app's summary: count, duration, latency median/average/min/max, throughput."""
     import statistics
@@ -175,17 +187,13 @@ def _print_table(outputs: dict[str, Any]) -> None:
 
 def _print_comparison(report: Any, ref: str, atol: Any, rtol: Any) -> None:
     from ..comparison import EXTRA
-    from ..comparison import format_number as _num
     from ..report.tables import render_table
 
     if report.by_position:
         click.echo(f"no output name is in {ref}: paired by position, "
                    + ", ".join(f"{out!r} with {arr!r}" for out, arr in report.by_position))
     click.echo(render_table(["output", "compare", "max abs err", "max rel err", "mismatches", "worst"], report.rows()))
-    tolerances = f"atol={_num(atol.default)}, rtol={_num(rtol.default)}"
-    if atol.per_output or rtol.per_output:
-        tolerances += " (per output: " + ", ".join(
-            [f"atol {k}:{_num(v)}" for k, v in atol.per_output.items()] + [f"rtol {k}:{_num(v)}" for k, v in rtol.per_output.items()]) + ")"
+    tolerances = _tolerances_applied(report)
     outputs = [c for c in report.comparisons if c.status != EXTRA]
     extra = len(report.comparisons) - len(outputs)
     extra_text = f"; {ref} holds {extra} array(s) that are not outputs of this run" if extra else ""
