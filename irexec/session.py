@@ -23,6 +23,7 @@ from .comparison import CompareReport, Tolerance, compare_outputs
 from .dump import LayerDumper
 from .errors import Diagnostic, UsageError
 from .execute import LayerHook, live_layers, output_names, reads_values, run_model
+from .finite import FiniteCheck
 from .ir.reader import Layer
 from .model import Model, load
 from .profile import Profiler, ProfileReport
@@ -110,6 +111,7 @@ class Session:
         progress: bool = False,
         on_layer: LayerHook | None = None,
         warmup: int = 0,
+        check_finite: bool = False,
     ) -> RunReport:
         """Run the model.  Without ``feeds``, inputs are generated from ``seed``
         (and ``input_shapes`` for dims that are not static).  ``stop_at`` (a
@@ -118,7 +120,9 @@ class Session:
         layer's outputs to a directory (first run only); ``profile`` times every
         layer, over ``repeat`` runs; ``progress`` draws a bar on a terminal.
         ``warmup`` runs go first and are neither timed nor profiled;
-        ``RunReport.latencies`` holds the wall time of each of the ``repeat`` runs."""
+        ``RunReport.latencies`` holds the wall time of each of the ``repeat`` runs.
+        ``check_finite`` raises ``NonFiniteError`` (code ``non-finite``) at the
+        first layer whose output holds NaN or infinity, naming its inputs' ranges."""
         if repeat < 1:
             raise UsageError(f"repeat={repeat} must be at least 1", code="bad-repeat")
         generated = feeds is None
@@ -136,13 +140,14 @@ class Session:
         dumper = LayerDumper(self.model, os.fspath(dump)) if dump is not None else None
         profiler = Profiler() if profile else None
         bar = ProgressBar(len(live_layers(self.model, targets)) * (repeat + warmup)) if progress else None
+        finite = FiniteCheck(self.model) if check_finite else None
         latencies: list[float] = []
         failed = True
         try:
             for i in range(warmup + repeat):
                 timed = i >= warmup
-                hooks: list[LayerHook] = [h for h in (dumper if i == 0 else None, profiler if timed else None, bar, on_layer)
-                                          if h is not None]
+                hooks: list[LayerHook] = [h for h in (dumper if i == 0 else None, finite if i == 0 else None,
+                                                      profiler if timed else None, bar, on_layer) if h is not None]
                 if profiler is not None and i > warmup:
                     profiler.next_run()
                 start = time.perf_counter()

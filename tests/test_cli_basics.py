@@ -38,8 +38,8 @@ def test_run_prints_table_and_writes_npz(write_ir, save_npz, run_cli, tmp_path):
     r = run_cli("run", model, "--inputs", save_npz(x=x), "--output", out)
     assert r.exit_code == 0, r.output
     lines = r.output.splitlines()
-    assert lines[0].split() == ["output", "dtype", "shape", "min", "max"]
-    assert lines[2].split() == ["x", "float32", "[2,3]", "0", "5"]
+    assert lines[0].split() == ["output", "dtype", "shape", "min", "max", "nan", "inf"]
+    assert lines[2].split() == ["x", "float32", "[2,3]", "0", "5", "0", "0"]
     with np.load(out) as data:
         np.testing.assert_array_equal(data["x"], x)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".irexec-")] == []

@@ -18,9 +18,13 @@ def emitted_codes() -> set[str]:
     return codes - INTERNAL
 
 
+def _manual() -> str:
+    """The README and the pages of docs/ it links to."""
+    return "\n".join(p.read_text() for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
+
+
 def test_every_code_is_in_the_readme_table():
-    readme = (ROOT / "README.md").read_text()
-    documented = set(re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", readme))
+    documented = set(re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", _manual()))
     codes = emitted_codes()
     assert len(codes) > 40
     assert sorted(codes - documented) == []

@@ -28,6 +28,8 @@ from .base import EXIT_FINDINGS, cli, fail
                    "0 for integers and booleans, 1e-5 for f32, 1e-2 for f16, 8e-2 for bf16. --atol 0 --rtol 0: exact.")
 @click.option("--dump", "dump_dir", metavar="DIR",
               help="Write every executed layer's outputs to DIR (one npz per layer plus index.json).")
+@click.option("--check-finite", is_flag=True,
+              help="Fail (exit 1) at the first layer whose output holds NaN or Inf, naming it and its inputs' ranges.")
 @click.option("--stop-at", metavar="LAYER", help="Stop after this layer (id or name) and output its tensors.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random inputs.")
 @click.option("--input-shape", "input_shapes", multiple=True, metavar="NAME:DIMS",
@@ -46,7 +48,7 @@ from .base import EXIT_FINDINGS, cli, fail
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
 def run(model: str, inputs_path: str | None, output_path: str | None, weights: str | None, compare_path: str | None,
-        atol: tuple[str, ...], rtol: tuple[str, ...], dump_dir: str | None, stop_at: str | None, seed: int,
+        atol: tuple[str, ...], rtol: tuple[str, ...], dump_dir: str | None, check_finite: bool, stop_at: str | None, seed: int,
         input_shapes: tuple[str, ...], val_ranges: tuple[str, ...], save_inputs: str | None, profile: bool, repeat: int,
         quiet: bool, max_memory: int | None, follow_symlinks: bool | None) -> None:
     """Run MODEL on the inputs and print a table of its outputs.
@@ -59,6 +61,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
     Debugging:
       irexec run model.xml --compare expected.npz --atol 1e-6 --rtol out:1e-3
       irexec run model.xml --dump layers/ --stop-at Gather_7
+      irexec run model.xml --inputs in.npz --check-finite
       irexec run model.xml --seed 3 --input-shape x:2,8 --save-inputs in.npz
       irexec run model.xml --val-range input_ids:0,999
       irexec run model.xml --inputs in.npz --profile --repeat 5
@@ -111,7 +114,8 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
             save_npz(save_inputs, feeds)  # before running, so a failing run can be reproduced
             click.echo(f"wrote {len(feeds)} input(s) to {save_inputs}")
         result = session.run(feeds, stop_at=stop_at, dump=dump_dir, profile=profile, repeat=repeat,
-                             warmup=1 if repeat > 1 else 0, progress=sys.stderr.isatty() and not quiet)
+                             warmup=1 if repeat > 1 else 0, progress=sys.stderr.isatty() and not quiet,
+                             check_finite=check_finite)
         if output_path:
             save_npz(output_path, result.outputs)
         report = None
@@ -180,9 +184,9 @@ def _size(value: str | None) -> int | None:
 
 
 def _print_table(outputs: dict[str, Any]) -> None:
-    from ..report.tables import render_table, tensor_rows
+    from ..report.tables import TENSOR_HEADER, render_table, tensor_rows
 
-    click.echo(render_table(["output", "dtype", "shape", "min", "max"], tensor_rows(outputs)))
+    click.echo(render_table(TENSOR_HEADER, tensor_rows(outputs)))
 
 
 def _print_comparison(report: Any, ref: str, atol: Any, rtol: Any) -> None:

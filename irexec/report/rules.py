@@ -90,6 +90,8 @@ RULES: dict[str, Rule] = {
     "compare-extra-output": Rule("Reference array is no output", "The reference has an array that is not an output of this run."),
     "compare-dtype-mismatch": Rule("Output dtype differs", "The run and the reference have different dtypes."),
     "compare-shape-mismatch": Rule("Output shape differs", "The run and the reference have different shapes."),
+    "non-finite": Rule("NaN or infinity in a layer's output",
+                       "irexec run --check-finite: the first layer whose output holds NaN or Inf, with its inputs' ranges."),
     "bad-tolerance": Rule("Malformed tolerance", "A tolerance is not a finite number >= 0."),
     "bad-dtype": Rule("Output cannot be compared", "A complex output cannot be compared."),
     # outputs and tools

@@ -37,9 +37,21 @@ def value_range(arr: np.ndarray) -> tuple[str, str]:
     return _fmt(a.min()), _fmt(a.max())
 
 
+TENSOR_HEADER = ["output", "dtype", "shape", "min", "max", "nan", "inf"]
+
+
 def tensor_rows(tensors: Mapping[str, np.ndarray]) -> list[list[str]]:
+    """One row per tensor under TENSOR_HEADER: min and max skip NaN, so the NaN
+    and infinity counts stand beside them ('-' for types that hold neither)."""
+    from ..stats import is_float, tensor_stats
+
     rows = []
     for name, arr in tensors.items():
         lo, hi = value_range(arr)
-        rows.append([name, str(arr.dtype), format_shape(arr.shape), lo, hi])
+        if is_float(arr):
+            st = tensor_stats(arr)
+            nan, inf = str(st.nan), str(st.inf)
+        else:
+            nan = inf = "-"
+        rows.append([name, str(arr.dtype), format_shape(arr.shape), lo, hi, nan, inf])
     return rows

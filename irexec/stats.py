@@ -1,0 +1,92 @@
+"""What is in a tensor, in numbers a user can read: its range, mean and how
+many NaNs and infinities it holds.  The run table, ``--check-finite`` and the
+run report (``--report``) all take their numbers from here, so they agree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .shapes import format_shape
+
+
+def is_float(arr: np.ndarray) -> bool:
+    return arr.dtype.kind == "f" or arr.dtype.name == "bfloat16"
+
+
+@dataclass(frozen=True)
+class TensorStats:
+    """``min``, ``max`` and ``mean`` are over the finite values (None when there
+    is none); NaNs and infinities are counted apart, so a single NaN cannot
+    hide behind a plausible range."""
+
+    dtype: str
+    shape: tuple[int, ...]
+    size: int
+    min: float | int | bool | None
+    max: float | int | bool | None
+    mean: float | None
+    nan: int = 0
+    posinf: int = 0
+    neginf: int = 0
+
+    @property
+    def inf(self) -> int:
+        return self.posinf + self.neginf
+
+    @property
+    def finite(self) -> bool:
+        return self.nan == 0 and self.inf == 0
+
+    def counts(self) -> str:
+        """``1 NaN, 2 +inf``: the values that are not finite ('' when none is)."""
+        return ", ".join(f"{n} {what}" for n, what in ((self.nan, "NaN"), (self.posinf, "+inf"), (self.neginf, "-inf")) if n)
+
+    def describe(self, counts: bool = True) -> str:
+        """``float32[1,16] in [-2.5, 3] (1 NaN, 2 +inf)``: one tensor in a line."""
+        rng = "no finite value" if self.min is None else f"in [{_num(self.min)}, {_num(self.max)}]"
+        if self.size == 0:
+            rng = "empty"
+        held = self.counts() if counts else ""
+        return f"{self.dtype}{format_shape(self.shape)} {rng}" + (f" ({held})" if held else "")
+
+    def as_dict(self) -> dict[str, object]:
+        return {"dtype": self.dtype, "shape": list(self.shape), "size": self.size, "min": self.min, "max": self.max,
+                "mean": self.mean, "nan": self.nan, "posinf": self.posinf, "neginf": self.neginf}
+
+
+def _num(x: float | int | bool) -> str:
+    if isinstance(x, bool):
+        return str(x).lower()
+    return f"{x:.6g}" if isinstance(x, float) else str(x)
+
+
+def _scalar(x: np.generic) -> float | int | bool:
+    if isinstance(x, np.bool_):
+        return bool(x)
+    if isinstance(x, np.integer):
+        return int(x)
+    return float(x)
+
+
+def tensor_stats(arr: np.ndarray) -> TensorStats:
+    arr = np.asarray(arr)
+    base = {"dtype": str(arr.dtype), "shape": tuple(int(d) for d in arr.shape), "size": int(arr.size)}
+    if arr.size == 0:
+        return TensorStats(**base, min=None, max=None, mean=None)  # type: ignore[arg-type]
+    if not is_float(arr):
+        if arr.dtype.kind not in "biu":  # strings, objects: nothing to measure
+            return TensorStats(**base, min=None, max=None, mean=None)  # type: ignore[arg-type]
+        return TensorStats(**base, min=_scalar(arr.min()), max=_scalar(arr.max()),  # type: ignore[arg-type]
+                           mean=float(np.mean(arr, dtype=np.float64)))
+    a = arr.astype(np.float32) if arr.dtype.name == "bfloat16" else arr
+    nan = int(np.count_nonzero(np.isnan(a)))
+    posinf = int(np.count_nonzero(a == np.inf))
+    neginf = int(np.count_nonzero(a == -np.inf))
+    if nan or posinf or neginf:
+        a = a[np.isfinite(a)]
+    if a.size == 0:
+        return TensorStats(**base, min=None, max=None, mean=None, nan=nan, posinf=posinf, neginf=neginf)  # type: ignore[arg-type]
+    return TensorStats(**base, min=float(a.min()), max=float(a.max()), mean=float(np.mean(a, dtype=np.float64)),  # type: ignore[arg-type]
+                       nan=nan, posinf=posinf, neginf=neginf)
