@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 import click
@@ -26,6 +27,9 @@ from .base import EXIT_FINDINGS, cli, fail
 @click.option("--rtol", multiple=True, metavar="[OUTPUT:]VALUE",
               help="Relative tolerance for --compare, global or per output (repeatable). Default by element type: "
                    "0 for integers and booleans, 1e-5 for f32, 1e-2 for f16, 8e-2 for bf16. --atol 0 --rtol 0: exact.")
+@click.option("--report", "report_path", metavar="OUT.json",
+              help="Write a JSON report of the run (per-output stats, comparison results, timings; "
+                   "schemas/run-report.schema.json), atomically; not written when the run fails.")
 @click.option("--dump", "dump_dir", metavar="DIR",
               help="Write every executed layer's outputs to DIR (one npz per layer plus index.json).")
 @click.option("--check-finite", is_flag=True,
@@ -48,7 +52,8 @@ from .base import EXIT_FINDINGS, cli, fail
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
 def run(model: str, inputs_path: str | None, output_path: str | None, weights: str | None, compare_path: str | None,
-        atol: tuple[str, ...], rtol: tuple[str, ...], dump_dir: str | None, check_finite: bool, stop_at: str | None, seed: int,
+        atol: tuple[str, ...], rtol: tuple[str, ...], report_path: str | None, dump_dir: str | None, check_finite: bool,
+        stop_at: str | None, seed: int,
         input_shapes: tuple[str, ...], val_ranges: tuple[str, ...], save_inputs: str | None, profile: bool, repeat: int,
         quiet: bool, max_memory: int | None, follow_symlinks: bool | None) -> None:
     """Run MODEL on the inputs and print a table of its outputs.
@@ -92,14 +97,16 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
     try:
         require_inputs((model, "model file"), (weights, "weights file"), (inputs_path, "inputs file"),
                        (compare_path, "reference file"))
-        require_outputs(output_path, save_inputs)
+        require_outputs(output_path, save_inputs, report_path)
         follow = follow_symlinks or None
         reference = load_npz(compare_path, max_memory, follow_symlinks=follow) if compare_path else None
+        started = time.perf_counter()
         try:
             session = Session(model, weights, max_memory=max_memory, follow_symlinks=follow)
         except IRExecError as e:
             e.diagnostics = explain_not_xml(model, e.diagnostics)
             raise
+        load_seconds = time.perf_counter() - started
         if stop_at is not None:
             session.find_layer(stop_at)  # a misspelt name fails before any work
         if inputs_path:
@@ -113,14 +120,24 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         if save_inputs:
             save_npz(save_inputs, feeds)  # before running, so a failing run can be reproduced
             click.echo(f"wrote {len(feeds)} input(s) to {save_inputs}")
+        run_started = time.perf_counter()
         result = session.run(feeds, stop_at=stop_at, dump=dump_dir, profile=profile, repeat=repeat,
                              warmup=1 if repeat > 1 else 0, progress=sys.stderr.isatty() and not quiet,
                              check_finite=check_finite)
+        run_seconds = time.perf_counter() - run_started
         if output_path:
             save_npz(output_path, result.outputs)
         report = None
+        compare_started = time.perf_counter()
         if reference is not None:
             report = compare_outputs(result.outputs, reference, atol_t, rtol_t, reference_name=compare_path)
+        if report_path:
+            _write_report(report_path, model=model, weights=weights, feeds=feeds, inputs_path=inputs_path,
+                          seed=None if inputs_path else seed, result=result, comparison=report,
+                          timings={"load_seconds": load_seconds, "run_seconds": run_seconds,
+                                   "latencies_seconds": list(result.latencies), "warmup_runs": 1 if repeat > 1 else 0,
+                                   "compare_seconds": time.perf_counter() - compare_started if report else None,
+                                   "total_seconds": time.perf_counter() - started})
     except IRExecError as e:
         fail(e)
     for d in result.warnings:
@@ -131,6 +148,8 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
     _print_table(result.outputs)
     if output_path:
         click.echo(f"wrote {len(result.outputs)} output(s) to {output_path}")
+    if report_path:
+        click.echo(f"wrote the run report to {report_path}")
     if dump_dir:
         click.echo(f"dumped layer outputs to {dump_dir} (index.json lists them)")
     if result.profile is not None:
@@ -143,6 +162,20 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
             for d in report.diagnostics():
                 click.echo(d.format(), err=True)
             sys.exit(EXIT_FINDINGS)
+
+
+def _write_report(path: str, *, model: str, weights: str | None, feeds: Any, inputs_path: str | None, seed: int | None,
+                  result: Any, comparison: Any, timings: dict[str, Any]) -> None:
+    from ..atomic import write_atomically
+    from ..report.run_report import render_run_report, run_report
+
+    stopped = result.stopped_at
+    doc = run_report(model=model, weights=weights, inputs=feeds, inputs_path=inputs_path, seed=seed,
+                     outputs=result.outputs, comparison=comparison,
+                     stopped_at=None if stopped is None else {"layer_id": stopped.id, "layer_name": stopped.name,
+                                                              "op": stopped.display},
+                     warnings=result.warnings, timings=timings)
+    write_atomically(path, render_run_report(doc))
 
 
 def _tolerances_applied(report: Any) -> str:
