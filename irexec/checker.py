@@ -65,7 +65,7 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
         return result
     broken = {d.layer_id for d in model.diagnostics if d.severity == ERROR and d.layer_id is not None}
     pins = dict(input_shapes or {})
-    failed: set[int] = set()
+    failed: dict[int, int] = {}  # layer id -> the id of the layer whose own finding stopped it (its root)
     tensors = result.tensors
     out = result.diagnostics
     spellings: dict[tuple[int, int], frozenset[str]] = {}  # precisions a port may declare for a tensor
@@ -99,12 +99,15 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
             inputs.append(refined)
         if blocked_by is not None:
             src_layer = model.layers[blocked_by[0]]
+            root = failed[blocked_by[0]]
+            # the root lets a report fold a cascade into one note per failing layer
             out.append(Diagnostic("skipped", f"not checked: input port {blocked_by[1].id} depends on layer "
-                                  f'{src_layer.id} "{src_layer.name}", which failed', NOTE, **model.where(layer)))
-            failed.add(lid)
+                                  f'{src_layer.id} "{src_layer.name}", which failed', NOTE, **model.where(layer),
+                                  values={"root_layer_id": root, "root_layer_name": model.layers[root].name}))
+            failed[lid] = root
             continue
         if lid in broken or len(inputs) != len(layer.inputs):
-            failed.add(lid)
+            failed[lid] = lid
             continue
         if op is None:
             for port in layer.outputs:  # an op irexec does not know: trust what it declares
@@ -118,7 +121,7 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
             infos = op.fold(inputs, inference) if inputs else inference.outputs
         except IRExecError as e:
             out.extend(model.locate(e.diagnostics, layer))
-            failed.add(lid)
+            failed[lid] = lid
             continue
         out.extend(getattr(inference, "body_diagnostics", ()))  # a sub-graph op's bodies, checked on its inputs
         if parameters is not None and lid in parameters:

@@ -21,7 +21,8 @@ def fail(exc: IRExecError) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="irexec")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Read, check and execute OpenVINO IR models without OpenVINO.
 
     \b
@@ -30,4 +31,16 @@ def cli() -> None:
       irexec check models/
       irexec inspect model.xml
       irexec ops
+
+    Defaults for check and run can be set in the [tool.irexec] table of the
+    nearest pyproject.toml (see docs/ci.md); a command-line option wins.
     """
+    from . import config
+
+    path = config.find()
+    if path is not None:
+        try:
+            ctx.default_map = config.load(path)
+        except IRExecError as e:
+            fail(e)
+        ctx.meta["irexec.config"] = path
