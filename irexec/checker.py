@@ -64,6 +64,8 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
     if any(d.code == "cycle" for d in model.diagnostics):
         return result
     broken = {d.layer_id for d in model.diagnostics if d.severity == ERROR and d.layer_id is not None}
+    broken.update(o["layer_id"] for d in model.diagnostics if d.severity == ERROR  # a finding that stands for several layers
+                  for o in d.values.get("layers", ()) if o.get("layer_id") is not None)
     pins = dict(input_shapes or {})
     failed: dict[int, int] = {}  # layer id -> the id of the layer whose own finding stopped it (its root)
     tensors = result.tensors
