@@ -146,9 +146,18 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
 
 def _pin(model: Model, layer: Layer, info: TensorInfo, pin: PartialShape, out: list[Diagnostic]) -> TensorInfo:
     merged = info.shape.intersect(pin)
-    if merged is None:
-        out.append(Diagnostic("input-shape-mismatch", f"--input-shape {pin} does not fit the declared shape {info.shape}",
-                              ERROR, **model.where(layer)))
+    if merged is None:  # the words and the code of `irexec run --input-shape` (random_inputs.plan_inputs)
+        from .naming import parameter_label
+
+        declared = info.shape
+        if pin.rank != declared.rank:
+            why = f"rank {pin.rank} instead of {declared.rank}"
+        else:
+            i, d, p = next((i, d, p) for i, (d, p) in enumerate(zip(declared.dims or (), pin.dims or ()))
+                           if d.intersect(p) is None)
+            why = f"dim {i} is {p}, not {d}" if d.is_static else f"dim {i} is {p}, outside the interval {d}"
+        out.append(Diagnostic("input-shape-mismatch", f"--input-shape {layer.name}:{str(pin)[1:-1]} does not fit Parameter "
+                              f"{parameter_label(layer)} declared {declared}: {why}", ERROR, **model.where(layer)))
         return info
     return TensorInfo(merged, info.etype)
 
