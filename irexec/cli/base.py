@@ -53,7 +53,7 @@ def cli(ctx: click.Context) -> None:
       irexec ops
 
     Defaults for check and run can be set in the [tool.irexec] table of the
-    nearest pyproject.toml (see docs/ci.md); a command-line option wins.
+    nearest pyproject.toml (see docs/ci-configuration.md); a command-line option wins.
     """
     from . import config
 

@@ -95,7 +95,7 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
 
     selected, ignored = _codes(select, "--select"), _codes(ignore, "--ignore") or frozenset()
     if fmt == "auto":
-        fmt = "github" if os.environ.get("GITHUB_ACTIONS") else "text"
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") and not statistics else "text"
     if statistics and fmt not in ("text", "json"):
         raise click.UsageError(f"--statistics prints text or json, not {fmt}")
     config = click.get_current_context().find_root().meta.get("irexec.config")
