@@ -229,8 +229,12 @@ def _check_files(files: list[str], jobs: int, weights: str | None, pins: dict[st
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"  # no fork of a threaded process
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method), initializer=_ignore_sigint)
+    if "forkserver" in multiprocessing.get_all_start_methods():  # no fork of a process that may run threads
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["irexec.cli.check_cmd", "irexec.checker", "irexec.model"])  # imported once
+    else:
+        context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint)
     try:
         futures = [pool.submit(_one, path, weights, pins, follow_symlinks, skip_non_ir) for path in files]
         for path, future in zip(files, futures):
