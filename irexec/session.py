@@ -111,8 +111,9 @@ class Session:
             return layer
         text = str(key)
         layers = sorted(self.model.layers.values(), key=lambda l: l.index)
-        for how, found in (("end with", [l for l in layers if text and l.name.endswith(text)]),
-                           ("contain", [l for l in layers if text and text in l.name])):
+        partial = not text.isdigit()  # digits mean a layer id: "99" is not a part of "Add_1990"
+        for how, found in (("end with", [l for l in layers if partial and text and l.name.endswith(text)]),
+                           ("contain", [l for l in layers if partial and text and text in l.name])):
             if len(found) == 1:
                 return found[0]
             if found:

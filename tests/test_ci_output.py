@@ -375,3 +375,18 @@ def _interval_model() -> IRBuilder:
     b.result(b.layer("Convert", "opset1", [b.parameter("x", "1..4,6", "f32")], {"destination_type": "f32"},
                      outputs=[((-1, 6), "f32")]))
     return b
+
+
+def test_findings_past_the_cap_are_counted_and_selected_with_their_code(write_ir, run_cli):
+    b = IRBuilder()
+    x = b.parameter("x", SHAPE, "f32")
+    for _ in range(150):  # 150 independent layers that declare the wrong dims
+        b.result(b.layer("Convert", "opset1", [x], {"destination_type": "f32"}, outputs=[((2, 7), "f32")]))
+    path = write_ir(b)
+    r = run_cli("check", path)
+    assert r.exit_code == 1 and r.output.count("error[shape-mismatch]") == 100
+    assert "error[more-findings] 200 more shape-mismatch findings not shown" in r.output
+    stats = run_cli("check", path, "--statistics").output
+    assert re.search(r"^300\s+shape-mismatch\s+error", stats, re.MULTILINE), stats  # the hidden ones count too
+    r = run_cli("check", path, "--ignore", "shape-mismatch")
+    assert r.exit_code == 0 and "more-findings" not in r.output
