@@ -189,7 +189,7 @@ class _Outcome:
 def _one(path: str, weights: str | None, pins: dict[str, PartialShape], follow_symlinks: bool | None,
          skip_non_ir: bool) -> _Outcome:
     if skip_non_ir:
-        root = _root_element(path)
+        root = _root_element(path, follow_symlinks)
         if root is not None and root != "net":
             return _Outcome(path, skipped=f"root element <{root}> is not <net>: not an IR file")
     out = _Outcome(path)
@@ -197,11 +197,19 @@ def _one(path: str, weights: str | None, pins: dict[str, PartialShape], follow_s
     return out
 
 
-def _root_element(path: str) -> str | None:
+def _root_element(path: str, follow_symlinks: bool | None = None) -> str | None:
     """The root element's name, read from the first bytes that hold it; None
     when the file is not well-formed that far (then the check says why)."""
     from lxml import etree
 
+    from ..files import check_readable
+
+    try:  # a FIFO could block, a link may lead out of its folder: the check reports those
+        check_readable(path, "model file", follow_symlinks)
+    except IRExecError:
+        return None
+    if not os.path.isfile(path):
+        return None
     try:
         for _, el in etree.iterparse(path, events=("start",), resolve_entities=False, load_dtd=False, no_network=True,
                                      huge_tree=False):
