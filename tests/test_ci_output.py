@@ -390,3 +390,14 @@ def test_findings_past_the_cap_are_counted_and_selected_with_their_code(write_ir
     assert re.search(r"^300\s+shape-mismatch\s+error", stats, re.MULTILINE), stats  # the hidden ones count too
     r = run_cli("check", path, "--ignore", "shape-mismatch")
     assert r.exit_code == 0 and "more-findings" not in r.output
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_skip_non_ir_never_opens_a_fifo_or_follows_a_link_out_of_its_folder(tmp_path, run_cli):
+    os.mkfifo(tmp_path / "pipe.xml")
+    (tmp_path / "pom.xml").write_text(POM)
+    (tmp_path / "sub").mkdir()
+    os.symlink(tmp_path / "pom.xml", tmp_path / "sub" / "out.xml")
+    proc = run_cli.subprocess("check", "--skip-non-ir", "pipe.xml", "sub/out.xml", cwd=str(tmp_path))
+    assert proc.returncode == 1
+    assert "error[not-regular-file]" in proc.stdout and "error[symlink-escape]" in proc.stdout
