@@ -63,9 +63,15 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
     result = CheckResult(model.path, list(model.diagnostics), layers=len(model.layers))
     if any(d.code == "cycle" for d in model.diagnostics):
         return result
-    broken = {d.layer_id for d in model.diagnostics if d.severity == ERROR and d.layer_id is not None}
-    broken.update(o["layer_id"] for d in model.diagnostics if d.severity == ERROR  # a finding that stands for several layers
-                  for o in d.values.get("layers", ()) if o.get("layer_id") is not None)
+    # layer id -> the layer that stands for its finding: itself, or the first
+    # layer of a finding that stands for several (every Const of a missing .bin)
+    broken = {d.layer_id: d.layer_id for d in model.diagnostics if d.severity == ERROR and d.layer_id is not None}
+    grouped: dict[int, str] = {}  # that first layer -> the finding's code
+    for d in model.diagnostics:
+        members = [o["layer_id"] for o in d.values.get("layers", ()) if o.get("layer_id") is not None]
+        if d.severity == ERROR and len(members) > 1:
+            broken.update((m, members[0]) for m in members)
+            grouped[members[0]] = d.code
     pins = dict(input_shapes or {})
     failed: dict[int, int] = {}  # layer id -> the id of the layer whose own finding stopped it (its root)
     tensors = result.tensors
@@ -103,13 +109,16 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
             src_layer = model.layers[blocked_by[0]]
             root = failed[blocked_by[0]]
             # the root lets a report fold a cascade into one note per failing layer
+            values = {"root_layer_id": root, "root_layer_name": model.layers[root].name}
+            if root in grouped:
+                values["root_code"] = grouped[root]
             out.append(Diagnostic("skipped", f"not checked: input port {blocked_by[1].id} depends on layer "
                                   f'{src_layer.id} "{src_layer.name}", which failed', NOTE, **model.where(layer),
-                                  values={"root_layer_id": root, "root_layer_name": model.layers[root].name}))
+                                  values=values))
             failed[lid] = root
             continue
         if lid in broken or len(inputs) != len(layer.inputs):
-            failed[lid] = lid
+            failed[lid] = broken.get(lid, lid)
             continue
         if op is None:
             for port in layer.outputs:  # an op irexec does not know: trust what it declares

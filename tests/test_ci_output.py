@@ -401,3 +401,11 @@ def test_skip_non_ir_never_opens_a_fifo_or_follows_a_link_out_of_its_folder(tmp_
     proc = run_cli.subprocess("check", "--skip-non-ir", "pipe.xml", "sub/out.xml", cwd=str(tmp_path))
     assert proc.returncode == 1
     assert "error[not-regular-file]" in proc.stdout and "error[symlink-escape]" in proc.stdout
+
+
+def test_what_a_missing_bin_stops_is_one_note(tmp_path, run_cli):
+    xml, bin_path = _weighty().write(tmp_path / "m.xml")
+    os.remove(bin_path)
+    r = run_cli("check", xml, "-v")
+    (note,) = [line for line in r.output.splitlines() if "note[skipped]" in line]
+    assert "7 layers not checked: they depend on the layers of the missing-weights error (layer 1" in note

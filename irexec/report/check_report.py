@@ -118,6 +118,8 @@ def _merge(members: list[Diagnostic]) -> Diagnostic:
     where = f", first at lines {', '.join(lines)}{more}" if lines else ""
     if first.code == "skipped":
         root = f'layer {first.values["root_layer_id"]} "{first.values["root_layer_name"]}"'
+        if "root_code" in first.values:  # a finding that stands for several layers
+            root = f"the layers of the {first.values['root_code']} error ({root} and others)"
         where = f" (first at lines {', '.join(lines)}{more})" if lines else ""
         message = f"{len(members)} layers not checked: they depend on {root}, which failed{where}"
     else:
