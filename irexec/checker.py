@@ -63,9 +63,17 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
     result = CheckResult(model.path, list(model.diagnostics), layers=len(model.layers))
     if any(d.code == "cycle" for d in model.diagnostics):
         return result
-    broken = {d.layer_id for d in model.diagnostics if d.severity == ERROR and d.layer_id is not None}
+    # layer id -> the layer that stands for its finding: itself, or the first
+    # layer of a finding that stands for several (every Const of a missing .bin)
+    broken = {d.layer_id: d.layer_id for d in model.diagnostics if d.severity == ERROR and d.layer_id is not None}
+    grouped: dict[int, str] = {}  # that first layer -> the finding's code
+    for d in model.diagnostics:
+        members = [o["layer_id"] for o in d.values.get("layers", ()) if o.get("layer_id") is not None]
+        if d.severity == ERROR and len(members) > 1:
+            broken.update((m, members[0]) for m in members)
+            grouped[members[0]] = d.code
     pins = dict(input_shapes or {})
-    failed: set[int] = set()
+    failed: dict[int, int] = {}  # layer id -> the id of the layer whose own finding stopped it (its root)
     tensors = result.tensors
     out = result.diagnostics
     spellings: dict[tuple[int, int], frozenset[str]] = {}  # precisions a port may declare for a tensor
@@ -99,12 +107,18 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
             inputs.append(refined)
         if blocked_by is not None:
             src_layer = model.layers[blocked_by[0]]
+            root = failed[blocked_by[0]]
+            # the root lets a report fold a cascade into one note per failing layer
+            values = {"root_layer_id": root, "root_layer_name": model.layers[root].name}
+            if root in grouped:
+                values["root_code"] = grouped[root]
             out.append(Diagnostic("skipped", f"not checked: input port {blocked_by[1].id} depends on layer "
-                                  f'{src_layer.id} "{src_layer.name}", which failed', NOTE, **model.where(layer)))
-            failed.add(lid)
+                                  f'{src_layer.id} "{src_layer.name}", which failed', NOTE, **model.where(layer),
+                                  values=values))
+            failed[lid] = root
             continue
         if lid in broken or len(inputs) != len(layer.inputs):
-            failed.add(lid)
+            failed[lid] = broken.get(lid, lid)
             continue
         if op is None:
             for port in layer.outputs:  # an op irexec does not know: trust what it declares
@@ -118,7 +132,7 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
             infos = op.fold(inputs, inference) if inputs else inference.outputs
         except IRExecError as e:
             out.extend(model.locate(e.diagnostics, layer))
-            failed.add(lid)
+            failed[lid] = lid
             continue
         out.extend(getattr(inference, "body_diagnostics", ()))  # a sub-graph op's bodies, checked on its inputs
         if parameters is not None and lid in parameters:
@@ -141,9 +155,18 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
 
 def _pin(model: Model, layer: Layer, info: TensorInfo, pin: PartialShape, out: list[Diagnostic]) -> TensorInfo:
     merged = info.shape.intersect(pin)
-    if merged is None:
-        out.append(Diagnostic("input-shape-mismatch", f"--input-shape {pin} does not fit the declared shape {info.shape}",
-                              ERROR, **model.where(layer)))
+    if merged is None:  # the words and the code of `irexec run --input-shape` (random_inputs.plan_inputs)
+        from .naming import parameter_label
+
+        declared = info.shape
+        if pin.rank != declared.rank:
+            why = f"rank {pin.rank} instead of {declared.rank}"
+        else:
+            i, d, p = next((i, d, p) for i, (d, p) in enumerate(zip(declared.dims or (), pin.dims or ()))
+                           if d.intersect(p) is None)
+            why = f"dim {i} is {p}, not {d}" if d.is_static else f"dim {i} is {p}, outside the interval {d}"
+        out.append(Diagnostic("input-shape-mismatch", f"--input-shape {layer.name}:{str(pin)[1:-1]} does not fit Parameter "
+                              f"{parameter_label(layer)} declared {declared}: {why}", ERROR, **model.where(layer)))
         return info
     return TensorInfo(merged, info.etype)
 

@@ -2,7 +2,9 @@
 
 Each layer is a box labelled with its name, ``Type-N`` and output shapes
 (inferred where the check could, else as declared), filled by op family.
-Layers irexec cannot execute are drawn dashed and red.
+Layers irexec cannot execute are drawn dashed and red.  Constants (Consts,
+and Converts of constants: the f16 weights OpenVINO writes) are folded into
+the label of the layer that reads them unless ``all_nodes`` asks for them.
 """
 
 from __future__ import annotations
@@ -56,18 +58,39 @@ def _output_texts(model: Model, layer: Layer, inferred: dict[tuple[int, int], ob
     return texts
 
 
-def to_dot(model: Model) -> str:
-    """The model as a DOT digraph: one node per layer, one edge per connection."""
+def folded_layers(model: Model) -> set[int]:
+    """Const layers, and Convert layers all of whose inputs are folded."""
+    folded: set[int] = set()
+    order = model.graph.order or sorted(model.layers, key=lambda lid: model.layers[lid].index)
+    for lid in order:
+        layer = model.layers[lid]
+        if layer.type == "Const" or layer.type == "Convert" and layer.inputs and all(
+                model.graph.producer.get((lid, port.index), (None,))[0] in folded for port in layer.inputs):
+            folded.add(lid)
+    return folded
+
+
+def to_dot(model: Model, all_nodes: bool = False) -> str:
+    """The model as a DOT digraph: one node per layer (constants folded into
+    their readers' labels unless ``all_nodes``), one edge per connection."""
     inferred = check_model(model).tensors if model.graph.order else {}
+    folded = set() if all_nodes else folded_layers(model)
+    constants: dict[int, list[str]] = {}  # reader -> a line per folded input
+    for (dst, in_index), (src, out_index) in sorted(model.graph.producer.items()):
+        if src in folded and dst not in folded:
+            text = _output_texts(model, model.layers[src], inferred)[out_index]
+            constants.setdefault(dst, []).append(f"const {model.layers[dst].inputs[in_index].id}: {text}")
     lines = [f"digraph {quote(model.doc.name or os.path.basename(model.path))} {{",
              "  rankdir=TB;",
              '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
              '  edge [fontname="Helvetica", fontsize=8];']
     order = model.graph.order or sorted(model.layers, key=lambda lid: model.layers[lid].index)
     for lid in order:
+        if lid in folded:
+            continue
         layer = model.layers[lid]
         op = model.ops.get(lid)
-        label = "\n".join([layer.name, layer.display, *_output_texts(model, layer, inferred)])
+        label = "\n".join([layer.name, layer.display, *_output_texts(model, layer, inferred), *constants.get(lid, ())])
         if op is None:
             attrs = (f'label={quote(label + chr(10) + "(not executable)")}, style="rounded,filled,dashed", '
                      f'color="{UNSUPPORTED_COLOUR}", fontcolor="{UNSUPPORTED_COLOUR}", fillcolor="#ffffff", penwidth=2')
@@ -75,6 +98,8 @@ def to_dot(model: Model) -> str:
             attrs = f'label={quote(label)}, fillcolor="{family_colour(op.family)}"'
         lines.append(f"  n{lid} [{attrs}, tooltip={quote(f'layer {lid}')}];")
     for (dst, in_index), (src, out_index) in sorted(model.graph.producer.items(), key=lambda kv: (kv[1], kv[0])):
+        if src in folded:
+            continue
         out_port = model.layers[src].outputs[out_index].id
         in_port = model.layers[dst].inputs[in_index].id
         lines.append(f'  n{src} -> n{dst} [taillabel="{out_port}", headlabel="{in_port}"];')

@@ -96,6 +96,48 @@ class Model:
         self.weights.close()
 
 
+def _fold_weights_findings(diags: list[Diagnostic], weights: Weights, explicit: bool) -> list[Diagnostic]:
+    """A missing or foreign .bin fails every Const that reads it: one finding
+    that says what to do, at the first Const, instead of one per Const.  Its
+    ``values["layers"]`` keeps every Const, so each still fails the check."""
+    out: list[Diagnostic] = []
+    groups: dict[str, list[Diagnostic]] = {}
+    for d in diags:
+        if d.code in ("missing-weights", "weights-out-of-bounds") and d.layer_id is not None:
+            if d.code not in groups:
+                out.append(d)  # the group's place
+            groups.setdefault(d.code, []).append(d)
+        else:
+            out.append(d)
+    if not groups:
+        return diags
+    where = weights.path or "(none)"
+    for code, members in groups.items():
+        first = members[0]
+        lines = ", ".join(str(d.line) for d in members[:3] if d.line) + (", ..." if len(members) > 3 else "")
+        consts = f"{len(members)} Const layer{'s' if len(members) > 1 else ''} (line{'s' if len(members) > 1 else ''} {lines})"
+        if len(members) == 1:  # its own words, and the fix
+            fix = ("give the model's .bin with --weights FILE.bin" if code == "missing-weights" else
+                   "a truncated file, or another model's .bin? give this model's own" +
+                   (" (--weights names another file)" if explicit else " with --weights FILE.bin"))
+            message = f"{first.message}: {fix}"
+        elif code == "missing-weights":
+            beside = "" if explicit else ", the default beside the model,"
+            message = (f"the weights file {where}{beside} does not exist, and {consts} read from it: "
+                       f"give the model's .bin with --weights FILE.bin")
+        else:
+            need = max(int(d.values.get("end", 0)) for d in members)
+            message = (f"the weights file {where} ({weights.size} bytes) does not belong to this model: "
+                       f"{consts} reach past its end, up to byte {need}; give this model's own .bin"
+                       f"{' (--weights names another file)' if explicit else ' with --weights FILE.bin'}")
+        layers = [{"line": d.line, "layer_id": d.layer_id, "layer_name": d.layer_name} for d in members]
+        out[out.index(first)] = replace(first, message=message, layer_id=None if len(members) > 1 else first.layer_id,
+                                        layer_name=None if len(members) > 1 else first.layer_name,
+                                        op=None if len(members) > 1 else first.op,
+                                        values=dict(first.values, count=len(members), layers=layers))
+    return out
+
+
 def default_weights_path(xml_path: str) -> str:
     root, _ = os.path.splitext(xml_path)
     return root + ".bin"
@@ -123,6 +165,7 @@ def read_model(path: str, weights: str | None = None, *, follow_symlinks: bool |
     for layer in graph.layers.values():
         ops[layer.id] = _bind_op(path, layer, w, diags)
     attach_bodies(path, graph, ops, w)
+    diags = _fold_weights_findings(diags, w, explicit=weights is not None)
     diags.extend(graph_diags)
     _check_port_counts(path, graph, ops, diags)
     diags.sort(key=lambda d: (d.line or 0))

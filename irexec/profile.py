@@ -43,10 +43,12 @@ class ProfileReport:
         """Sum of the per-layer medians (the base of the percentages)."""
         return sum(p.seconds for p in self.layers)
 
-    def rows(self) -> list[list[str]]:
+    def rows(self, top: int = 0) -> list[list[str]]:
+        """The ``top`` slowest layers (0: all)."""
         total = self.total_seconds
+        shown = self.layers[:top] if top > 0 else self.layers
         return [[str(p.layer_id), p.name, p.op, p.shape_text, f"{p.seconds * 1e3:.3f}",
-                 f"{100 * p.seconds / total:.1f}" if total > 0 else "0.0"] for p in self.layers]
+                 f"{100 * p.seconds / total:.1f}" if total > 0 else "0.0"] for p in shown]
 
     def by_op(self) -> list[OpProfile]:
         """Time per op type (Type-N): the sum of its layers' medians, slowest first."""
@@ -62,10 +64,18 @@ class ProfileReport:
         return [[o.op, str(o.layers), f"{o.seconds * 1e3:.3f}", f"{o.seconds / o.layers * 1e3:.3f}",
                  f"{100 * o.seconds / total:.1f}" if total > 0 else "0.0"] for o in self.by_op()]
 
-    def render(self) -> str:
+    def render(self, top: int = 0) -> str:
+        """The layer table (the ``top`` slowest, 0: all, and a line for the
+        rest), then the table per op type, which is never cut."""
         from .report.tables import render_table
 
-        table = render_table(["id", "name", "op", "output shape", "ms", "%"], self.rows())
+        table = render_table(["id", "name", "op", "output shape", "ms", "%"], self.rows(top))
+        left = self.layers[top:] if top > 0 else []
+        if left:
+            rest = sum(p.seconds for p in left)
+            share = f"{100 * rest / self.total_seconds:.1f}" if self.total_seconds > 0 else "0.0"
+            table += (f"\n... {len(left)} more layer{'s' if len(left) != 1 else ''} not shown ({rest * 1e3:.3f} ms, {share}%); "
+                      f"--top 0 shows all")
         ops = render_table(["op", "layers", "ms", "ms/layer", "%"], self.op_rows())
         what = f"median of {self.runs} runs" if self.runs > 1 else "1 run"
         return (f"{table}\n{len(self.layers)} layers, {self.total_seconds * 1e3:.3f} ms in layers "

@@ -229,6 +229,29 @@ def _ruled_out(model: Model, defaults: dict[str, tuple[int, ...]]) -> list[Diagn
     return [d for d in pinned.diagnostics if d.severity == ERROR and (d.code, d.layer_id, d.port, d.message) not in before]
 
 
+# Sizes tried, smallest first, for every defaulted dynamic dim at once when the
+# default (each dim's lower bound, or 1) does not fit: a CNN's spatial dims
+# need a few pixels, a sequence a few tokens.
+_TRIAL_SIZES = (2, 4, 8, 16, 32, 64, 128, 224, 256, 512)
+
+
+def _fitting_defaults(model: Model, defaults: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]] | None:
+    """The first trial size that gives every defaulted Parameter a shape the
+    model accepts, or None: a suggestion never repeats a shape that fails."""
+    declared = {p.name: model.ops[p.id].shape for p in model.parameters if p.name in defaults}  # type: ignore[union-attr]
+    for size in _TRIAL_SIZES:
+        trial = {}
+        for name, shape in declared.items():
+            dims = tuple(d.lo if d.is_static else size for d in shape.dims)  # type: ignore[union-attr]
+            if _misfit(shape, dims):
+                break
+            trial[name] = dims
+        else:
+            if not _ruled_out(model, trial):
+                return trial
+    return None
+
+
 def _unknown_names(model: Model, given: Iterable[str], option: str) -> None:
     keys = [k for p in model.parameters for k in parameter_keys(p)]
     unknown = [n for n in given if n not in keys]
@@ -283,13 +306,17 @@ def plan_inputs(
         plans.append(InputPlan(layer, shape, note, dtype, low, high, why))
     if not problems and defaults:
         ruled_out = _ruled_out(model, defaults)
+        fitting = _fitting_defaults(model, defaults) if ruled_out else None
         for name, shape in defaults.items():
             layer = next(p for p in model.parameters if p.name == name)
             if ruled_out:
+                fix = (f"give the shape with --input-shape {layer.name}:{','.join(map(str, fitting[name]))} "
+                       f"(the smallest size tried that fits)" if fitting else
+                       f"give a shape that fits with --input-shape {layer.name}:DIMS")
                 problems.append(Diagnostic(
                     "input-shape-needed", f"Parameter {parameter_label(layer)} has dims that are not static and the "
-                    f"default shape {format_shape(shape)} does not fit the model ({ruled_out[0].format()}); give the shape "
-                    f"with --input-shape {layer.name}:{','.join(map(str, shape))}", ERROR, **model.where(layer)))
+                    f"default shape {format_shape(shape)} does not fit the model ({ruled_out[0].format()}); {fix}",
+                    ERROR, **model.where(layer)))
     if problems:
         raise InputError(problems)
     return plans

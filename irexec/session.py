@@ -54,6 +54,21 @@ class RunReport:
         return self.outputs[name]
 
 
+def _close_names(text: str, names: list[str], n: int = 3) -> list[str]:
+    """Names close to ``text`` as a whole (difflib) or holding most of its
+    characters in order (a misspelt part of a long converted name)."""
+    close = difflib.get_close_matches(text, names, n=n)
+    if len(close) < n and len(text) >= 4:
+        scored = []
+        for name in names:
+            m = difflib.SequenceMatcher(None, text, name, autojunk=False)
+            matched = sum(b.size for b in m.get_matching_blocks())
+            if matched >= 0.85 * len(text):
+                scored.append((-matched, len(name), name))
+        close += [name for *_, name in sorted(scored) if name not in close][: n - len(close)]
+    return close
+
+
 class Session:
     """A loaded model, ready to run many times."""
 
@@ -90,12 +105,25 @@ class Session:
         return random_inputs(self.model, seed, shapes, self.max_memory, val_ranges)
 
     def find_layer(self, key: str | int) -> Layer:
+        """A layer by id or full name, else by a name suffix or substring that
+        only one layer has (converted names are long: ``.../aten::linear/MatMul``)."""
         layer = self.model.find_layer(str(key))
-        if layer is None:
-            close = difflib.get_close_matches(str(key), [l.name for l in self.model.layers.values()], n=3)
-            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else " (give a layer id or name)"
-            raise UsageError(f"--stop-at {str(key)!r} names no layer{hint}", code="unknown-name", file=self.model.path)
-        return layer
+        if layer is not None:
+            return layer
+        text = str(key)
+        layers = sorted(self.model.layers.values(), key=lambda l: l.index)
+        partial = not text.isdigit()  # digits mean a layer id: "99" is not a part of "Add_1990"
+        for how, found in (("end with", [l for l in layers if partial and text and l.name.endswith(text)]),
+                           ("contain", [l for l in layers if partial and text and text in l.name])):
+            if len(found) == 1:
+                return found[0]
+            if found:
+                shown = ", ".join(f'{l.id} "{l.name}"' for l in found[:5]) + (", ..." if len(found) > 5 else "")
+                raise UsageError(f"--stop-at {text!r} is ambiguous: {len(found)} layer names {how} it ({shown}); "
+                                 f"give more of the name or the layer id", code="unknown-name", file=self.model.path)
+        close = _close_names(text, [l.name for l in layers])
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else " (give a layer id, name, or a unique part of a name)"
+        raise UsageError(f"--stop-at {text!r} names no layer{hint}", code="unknown-name", file=self.model.path)
 
     def run(
         self,

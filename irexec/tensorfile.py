@@ -52,8 +52,12 @@ def _check_headers(fobj: BinaryIO, path: str, limit: int) -> None:
     if not zipfile.is_zipfile(fobj):
         # never handed to np.load: a lone .npy would be read whole, unchecked
         fobj.seek(0)
-        what = "a single .npy array" if fobj.read(6) == b"\x93NUMPY" else "not a zip archive"
-        raise InputError(f"{path} is {what}, not an .npz archive of named tensors", code="bad-input-file", file=path)
+        if fobj.read(6) == b"\x93NUMPY":
+            raise InputError(f"{path} is a single .npy array, not an .npz archive of named tensors; save it under the "
+                             f"tensor's name, e.g. python -c \"import numpy as np; np.savez('in.npz', NAME=np.load('{path}'))\" "
+                             f"(`irexec inspect MODEL` lists the input and output names)", code="bad-input-file", file=path)
+        raise InputError(f"{path} is not a zip archive, not an .npz archive of named tensors", code="bad-input-file",
+                         file=path)
     fobj.seek(0)
     total = 0
     with zipfile.ZipFile(fobj) as zf:

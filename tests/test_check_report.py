@@ -52,7 +52,9 @@ def test_json_report_matches_its_schema(write_ir, run_cli, tmp_path):
     assert len(custom) == 1 and custom[0]["count"] == 3 and len(custom[0]["occurrences"]) == 3
     assert all(o["layer_name"].startswith("CustomMatMul_") for o in custom[0]["occurrences"])
     skipped = [d for d in by_path["bad.xml"]["diagnostics"] if d["code"] == "skipped"]
-    assert len(skipped) == 3 and all(d["severity"] == "note" for d in skipped)  # JSON carries notes
+    # JSON carries notes; a cascade is one note that keeps every layer it stands for
+    assert len(skipped) == 1 and skipped[0]["severity"] == "note" and skipped[0]["count"] == 3
+    assert [o["layer_name"] for o in skipped[0]["occurrences"]] == ["Convert_4", "Convert_5", "Result_6"]
     s = doc["summary"]
     assert (s["files"], s["failed_files"], s["ok"]) == (4, 3, False)
     assert s["errors"] == sum(f["errors"] for f in doc["files"])
@@ -361,6 +363,11 @@ def test_pre_commit_hook(tmp_path):
     mixed_model(repeats=1).write(work / "good.xml")
     broken_chain().write(work / "bad.xml")
     (work / "notes.txt").write_text("<net> is not checked: not an .xml file")
+    # XML that is not IR: passed over without a finding
+    (work / "pom.xml").write_text('<?xml version="1.0"?>\n<project xmlns="http://maven.apache.org/POM/4.0.0">'
+                                  "<modelVersion>4.0.0</modelVersion></project>\n")
+    (work / "res" / "values").mkdir(parents=True)
+    (work / "res" / "values" / "strings.xml").write_text('<resources><string name="app">x</string></resources>\n')
     run(*git, "add", "-A", cwd=work)
     env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "cache"))
     cmd = [sys.executable, "-m", "pre_commit", "try-repo", str(hooks), "irexec-check", "--all-files"]
@@ -370,7 +377,13 @@ def test_pre_commit_hook(tmp_path):
         pytest.skip(f"pre-commit could not install the hook here: {out[-500:]}")
     assert proc.returncode == 1, out
     assert "bad.xml" in out and "error[shape-mismatch]" in out and "notes.txt" not in out
-    assert "2 files, " in out
+    assert "2 files, " in out and "pom.xml" not in out and "strings.xml" not in out and "not-ir" not in out
+    (work / "bad.xml").unlink()  # IR that is fine and XML that is not IR: the hook passes
+    run(*git, "add", "-A", cwd=work)
+    proc = subprocess.run([*cmd, "--verbose"], cwd=work, capture_output=True, text=True, env=env, timeout=600, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert "irexec check" in out and "Passed" in out and "1 file, 0 errors" in out and "pom.xml" not in out
 
 
 # ------------------------------------------- graph order (rewritten for speed)

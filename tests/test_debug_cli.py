@@ -211,7 +211,7 @@ def test_stop_at_unknown_layer(write_ir, save_npz, run_cli):
     assert r.exit_code == 2
     assert "error[unknown-name] --stop-at 'to_f61' names no layer; did you mean 'to_f16'" in r.output
     r = run_cli("run", model, "--inputs", save_npz(x=X), "--stop-at", "99")
-    assert r.exit_code == 2 and "error[unknown-name]" in r.output and "(give a layer id or name)" in r.output
+    assert r.exit_code == 2 and "error[unknown-name]" in r.output and "(give a layer id, name, or a unique part of a name)" in r.output
 
 
 # ------------------------------------------------------------------ random inputs

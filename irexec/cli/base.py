@@ -19,9 +19,30 @@ def fail(exc: IRExecError) -> None:
     sys.exit(EXIT_USAGE if isinstance(exc, UsageError) else EXIT_FINDINGS)
 
 
+class TensorFileHints(click.Command):
+    """Says what to do with an .npz or .npy given as an extra argument
+    (``irexec run m.xml in.npz``) instead of click's bare 'unexpected extra argument'."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given = list(args)  # the parser consumes the list
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as e:
+            extra = [a for a in given[1:] if a.lower().endswith((".npz", ".npy")) and a in str(e.message)]
+            if "unexpected extra argument" not in str(e.message) or not extra:
+                raise
+            if extra[0].lower().endswith(".npz"):
+                hint = f"hint: inputs come with --inputs {extra[0]} (a reference to compare with: --compare {extra[0]})"
+            else:
+                hint = (f"hint: inputs come with --inputs IN.npz, an .npz keyed by input name; save this array in one with "
+                        f"np.savez('in.npz', NAME=np.load('{extra[0]}'))")
+            raise click.UsageError(f"{e.message}\n{hint}", ctx=e.ctx) from None
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="irexec")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Read, check and execute OpenVINO IR models without OpenVINO.
 
     \b
@@ -30,4 +51,16 @@ def cli() -> None:
       irexec check models/
       irexec inspect model.xml
       irexec ops
+
+    Defaults for check and run can be set in the [tool.irexec] table of the
+    nearest pyproject.toml (see docs/ci-configuration.md); a command-line option wins.
     """
+    from . import config
+
+    path = config.find()
+    if path is not None:
+        try:
+            ctx.default_map = config.load(path)
+        except IRExecError as e:
+            fail(e)
+        ctx.meta["irexec.config"] = path

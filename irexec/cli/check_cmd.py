@@ -5,16 +5,19 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import ERROR, Diagnostic, InternalError, IRExecError, UsageError
 from ..naming import did_you_mean
+from ..report.check_report import FileReport
 from .base import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, cli, fail
 
 if TYPE_CHECKING:
-    from ..report.check_report import CheckReport, FileReport
+    from ..report.check_report import CheckReport
     from ..shapes import PartialShape
 
 FORMATS = ("auto", "text", "json", "github", "gitlab", "junit", "sarif")
@@ -35,14 +38,30 @@ FORMATS = ("auto", "text", "json", "github", "gitlab", "junit", "sarif")
 @click.option("--weights", type=click.Path(dir_okay=False), help="The .bin file (only with a single MODEL; default: beside it).")
 @click.option("--quiet", "-q", count=True, help="Print the findings and nothing else (no summary line); -qq: print nothing.")
 @click.option("--silent", "-s", is_flag=True, help="Print nothing (the exit status still says whether the check failed); same as -qq.")
-@click.option("--verbose", "-v", is_flag=True, help="Also print notes (e.g. layers not checked because an input failed).")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Also print notes (e.g. layers not checked because an input failed), the files --skip-non-ir "
+                   "passed over, and the config file used.")
+@click.option("--select", multiple=True, metavar="CODE[,CODE...]",
+              help="Report only these diagnostic codes (comma-separated, repeatable); the exit status follows.")
+@click.option("--ignore", multiple=True, metavar="CODE[,CODE...]",
+              help="Never report these diagnostic codes (comma-separated, repeatable); applied after --select.")
+@click.option("--include-notes", is_flag=True,
+              help="Put notes in the github, gitlab, sarif and junit reports too (json always has them; text with -v).")
+@click.option("--statistics", is_flag=True,
+              help="Print how many findings each code has, instead of the findings (text, or json with -f json).")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True, metavar="N",
+              help="Check the files on N processes (0: one per CPU); the report is the same as with -j 1.")
+@click.option("--skip-non-ir", is_flag=True,
+              help="Pass over .xml files whose root element is not <net> (pom.xml, Android resources) without a "
+                   "finding; -v names them. The pre-commit hook uses it.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the text report; auto: only when stdout is a terminal and NO_COLOR is not set.")
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
 def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bool, exit_zero: bool,
-          input_shapes: tuple[str, ...], weights: str | None, quiet: int, silent: bool, verbose: bool, color: str,
-          follow_symlinks: bool | None) -> None:
+          input_shapes: tuple[str, ...], weights: str | None, quiet: int, silent: bool, verbose: bool,
+          select: tuple[str, ...], ignore: tuple[str, ...], include_notes: bool, statistics: bool, jobs: int,
+          skip_non_ir: bool, color: str, follow_symlinks: bool | None) -> None:
     """Check IR files: document structure, edges, attributes, element types and
     every port's declared dims against shape inference.
 
@@ -63,14 +82,25 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
       irexec check model.xml --input-shape x:1,3,224,224
       irexec check models/ --format junit -o irexec-junit.xml --exit-zero
       irexec check models/ --format sarif -o irexec.sarif
+      irexec check models/ --ignore unsupported-op --statistics
+      irexec check models/ -j 4 --select shape-mismatch,type-mismatch
     """
     quiet = 2 if silent else min(quiet, 2)
     if quiet and verbose:
         raise click.UsageError("--quiet/--silent and --verbose cannot be combined")
     from ..report.check_report import CheckReport
+    from ..report.check_report import select as select_findings
     from .model_paths import expand
     from .paths import require_inputs, require_outputs
 
+    selected, ignored = _codes(select, "--select"), _codes(ignore, "--ignore") or frozenset()
+    if fmt == "auto":
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") and not statistics else "text"
+    if statistics and fmt not in ("text", "json"):
+        raise click.UsageError(f"--statistics prints text or json, not {fmt}")
+    config = click.get_current_context().find_root().meta.get("irexec.config")
+    if verbose and config:
+        click.echo(f"irexec: settings from {config}", err=True)
     pins = _parse_pins(input_shapes)
     paths = expand(models)
     if weights is not None and len(paths.files) + len(paths.missing) != 1:
@@ -89,16 +119,26 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
     parameter_names: set[str] = set()
     reports: list[FileReport] = []
     internal = False
-    for path in paths.files:
-        file_report, bug = _check_file(path, weights, pins, used, parameter_names, follow_symlinks or None)
-        reports.append(file_report)
-        internal |= bug
-    report = CheckReport(missing + reports, strict=strict)
-    if fmt == "auto":
-        fmt = "github" if os.environ.get("GITHUB_ACTIONS") else "text"
+    for outcome in _check_files(paths.files, jobs, weights, pins, follow_symlinks or None, skip_non_ir):
+        if outcome.skipped is not None:
+            if verbose:
+                click.echo(f"irexec: skipped {outcome.path}: {outcome.skipped}", err=True)
+            continue
+        assert outcome.report is not None
+        reports.append(outcome.report)
+        used |= outcome.used
+        parameter_names |= outcome.parameter_names
+        internal |= outcome.bug
+    # json is the whole contract and keeps notes; the other machine formats carry them when asked
+    notes = include_notes or verbose or fmt == "json"
+    report = select_findings(CheckReport(missing + reports, strict=strict), select=selected, ignore=ignored, notes=notes)
     colour = output_file is None and fmt == "text" and _colour(color)
-    # -q changes what the human formats print; the machine formats are whole or nothing
-    text = _render(report, fmt, quiet=quiet if fmt in ("text", "github") else 0, verbose=verbose, colour=colour)
+    if statistics:
+        text = _render_statistics(report, fmt)
+    else:
+        # -q changes what the human formats print; the machine formats are whole or nothing
+        text = _render(report, fmt, quiet=quiet if fmt in ("text", "github") else 0, verbose=verbose or include_notes,
+                       colour=colour)
     if output_file:
         from ..atomic import cannot_write, write_atomically
 
@@ -121,6 +161,98 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
                    err=True)
         sys.exit(EXIT_USAGE)
     sys.exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
+
+
+def _codes(values: tuple[str, ...], option: str) -> frozenset[str] | None:
+    from .config import parse_codes
+
+    if not values:
+        return None
+    try:
+        return parse_codes(values)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint=option) from None
+
+
+@dataclass
+class _Outcome:
+    """What checking one file gave: its report, or why it was passed over."""
+
+    path: str
+    report: FileReport | None = None
+    bug: bool = False
+    skipped: str | None = None
+    used: set[str] = field(default_factory=set)
+    parameter_names: set[str] = field(default_factory=set)
+
+
+def _one(path: str, weights: str | None, pins: dict[str, PartialShape], follow_symlinks: bool | None,
+         skip_non_ir: bool) -> _Outcome:
+    if skip_non_ir:
+        root = _root_element(path, follow_symlinks)
+        if root is not None and root != "net":
+            return _Outcome(path, skipped=f"root element <{root}> is not <net>: not an IR file")
+    out = _Outcome(path)
+    out.report, out.bug = _check_file(path, weights, pins, out.used, out.parameter_names, follow_symlinks)
+    return out
+
+
+def _root_element(path: str, follow_symlinks: bool | None = None) -> str | None:
+    """The root element's name, read from the first bytes that hold it; None
+    when the file is not well-formed that far (then the check says why)."""
+    from lxml import etree
+
+    from ..files import check_readable
+
+    try:  # a FIFO could block, a link may lead out of its folder: the check reports those
+        check_readable(path, "model file", follow_symlinks)
+    except IRExecError:
+        return None
+    if not os.path.isfile(path):
+        return None
+    try:
+        for _, el in etree.iterparse(path, events=("start",), resolve_entities=False, load_dtd=False, no_network=True,
+                                     huge_tree=False):
+            return str(etree.QName(el).localname) if isinstance(el.tag, str) else None
+    except (etree.XMLSyntaxError, OSError, ValueError):
+        return None
+    return None
+
+
+def _ignore_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it stops the pool
+
+
+def _check_files(files: list[str], jobs: int, weights: str | None, pins: dict[str, PartialShape],
+                 follow_symlinks: bool | None, skip_non_ir: bool) -> Iterator[_Outcome]:
+    """Each file's outcome, in the order of ``files`` whatever ``jobs`` is."""
+    jobs = min(jobs or os.cpu_count() or 1, len(files))
+    if jobs <= 1:
+        for path in files:
+            yield _one(path, weights, pins, follow_symlinks, skip_non_ir)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    if "forkserver" in multiprocessing.get_all_start_methods():  # no fork of a process that may run threads
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["irexec.cli.check_cmd", "irexec.checker", "irexec.model"])  # imported once
+    else:
+        context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint)
+    try:
+        futures = [pool.submit(_one, path, weights, pins, follow_symlinks, skip_non_ir) for path in files]
+        for path, future in zip(files, futures):
+            try:
+                yield future.result()
+            except BrokenProcessPool as e:  # a worker died (killed, out of memory): that file's check is a bug report
+                bug = Diagnostic("internal-error", f"the process checking this file died: {e}", ERROR, file=path)
+                yield _Outcome(path, FileReport(path, [bug]), bug=True)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _parse_pins(specs: tuple[str, ...]) -> dict[str, PartialShape]:
@@ -192,6 +324,24 @@ def _colour(choice: str) -> bool:
     if choice != "auto":
         return choice == "always"
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _render_statistics(report: CheckReport, fmt: str) -> str:
+    """ruff's --statistics: one row per code, most frequent first."""
+    from ..report.check_report import statistics
+    from ..report.rules import rule
+
+    rows = statistics(report)
+    if fmt == "json":
+        import json
+
+        return json.dumps([{"code": c, "severity": s, "count": n, "description": rule(c).short} for c, s, n in rows],
+                          indent=2) + "\n"
+    width = max((len(str(n)) for _, _, n in rows), default=1)
+    code_width = max((len(c) for c, _, _ in rows), default=0)
+    lines = [f"{n:>{width}}  {c:<{code_width}}  {s:<7}  {rule(c).short}".rstrip() for c, s, n in rows]
+    lines.append(report.summary_line())
+    return "\n".join(lines) + "\n"
 
 
 def _render(report: CheckReport, fmt: str, *, quiet: int, verbose: bool, colour: bool) -> str:

@@ -17,13 +17,15 @@ from .base import cli, fail
               help="Write the layer graph as Graphviz DOT ('-' for stdout instead of the summary).")
 @click.option("--svg", "svg_path", metavar="OUT.svg",
               help="Render the layer graph to SVG (needs Graphviz's `dot` on PATH).")
+@click.option("--all-nodes", is_flag=True,
+              help="With --dot/--svg: draw Consts and Converts of Consts too (default: folded into their readers' labels).")
 @click.option("--shapes", is_flag=True,
               help="List every layer's output ports: inferred shape and type next to the declared ones.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="Output format of --shapes.")
+              help="Output format of the summary and of --shapes.")
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
-def inspect(model: str, dot_path: str | None, svg_path: str | None, shapes: bool, fmt: str,
+def inspect(model: str, dot_path: str | None, svg_path: str | None, all_nodes: bool, shapes: bool, fmt: str,
             follow_symlinks: bool | None) -> None:
     """Summarise MODEL: IR version, layer counts, inputs and outputs.
 
@@ -32,6 +34,7 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None, shapes: bool
       irexec inspect examples/gather-example-1/model.xml
       irexec inspect model.xml --dot model.dot --svg model.svg
       irexec inspect model.xml --shapes --format json
+      irexec inspect model.xml --format json
     """
     from ..execute import output_names
     from ..model import read_model
@@ -50,49 +53,62 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None, shapes: bool
     except IRExecError as e:
         fail(e)
     if dot_path or svg_path:
-        _draw(m, dot_path, svg_path)
+        _draw(m, dot_path, svg_path, all_nodes)
         if dot_path == "-":
             return
     if shapes:
         _shapes(m, fmt)
         return
     counts = Counter(layer.display for layer in m.layers.values())
-    click.echo(f"{model}: IR v{m.doc.ir_version}, {len(m.layers)} layers, {len(m.doc.edges)} edges")
-    click.echo(render_table(["op", "count"], [[k, str(v)] for k, v in sorted(counts.items())]))
     rows = []
     for p in m.parameters:
         op = m.ops[p.id]
         if op is not None:
-            rows.append(["input", p.name, ", ".join(n for n in tensor_names(p) if n != p.name) or "-",
-                         op.element_type.name, str(op.shape)])
+            rows.append(["input", p.name, [n for n in tensor_names(p) if n != p.name], op.element_type.name, str(op.shape)])
     names = output_names(m)
     for r in m.results:
         port = r.inputs[0] if r.inputs else None
         dims = format_dims(port.dims) if port else "?"
         et = port.precision.name if port and port.precision else "?"
         key = names.get(r.id, r.name)
-        others = [n for n in (port.names if port else ()) if n != key]
-        rows.append(["output", key, ", ".join(others) or "-", et, dims])
-    click.echo(render_table(["kind", "name", "tensor names", "type", "shape"], rows))
+        rows.append(["output", key, [n for n in (port.names if port else ()) if n != key], et, dims])
     errors = [d for d in m.diagnostics if d.severity == "error"]
+    if fmt == "json":
+        import json
+
+        click.echo(json.dumps({
+            "file": model, "ir_version": m.doc.ir_version, "layers": len(m.layers), "edges": len(m.doc.edges),
+            "ops": dict(sorted(counts.items())),
+            "inputs": [{"name": n, "tensor_names": t, "type": e, "shape": s} for kind, n, t, e, s in rows if kind == "input"],
+            "outputs": [{"name": n, "tensor_names": t, "type": e, "shape": s} for kind, n, t, e, s in rows if kind == "output"],
+            "errors": len(errors),
+        }, indent=2))
+    else:
+        click.echo(f"{model}: IR v{m.doc.ir_version}, {len(m.layers)} layers, {len(m.doc.edges)} edges")
+        click.echo(render_table(["op", "count"], [[k, str(v)] for k, v in sorted(counts.items())]))
+        click.echo(render_table(["kind", "name", "tensor names", "type", "shape"],
+                                [[k, n, ", ".join(t) or "-", e, s] for k, n, t, e, s in rows]))
     if errors:
         click.echo(f"{len(errors)} error(s): run `irexec check {model}`", err=True)
 
 
-def _draw(m, dot_path: str | None, svg_path: str | None) -> None:  # type: ignore[no-untyped-def]
+def _draw(m, dot_path: str | None, svg_path: str | None, all_nodes: bool) -> None:  # type: ignore[no-untyped-def]
     """Layers labelled with name, Type-N and output shapes, coloured by op family."""
-    from ..dot import render_svg, to_dot, write_dot
+    from ..dot import folded_layers, render_svg, to_dot, write_dot
 
-    text = to_dot(m)
+    text = to_dot(m, all_nodes=all_nodes)
+    folded = 0 if all_nodes else len(folded_layers(m))
+    what = f"{len(m.layers) - folded} layers" + (f"; {folded} constants folded into their readers, --all-nodes draws them"
+                                                 if folded else "")
     try:
         if dot_path == "-":
             click.echo(text, nl=False)
         elif dot_path:
             write_dot(dot_path, text)
-            click.echo(f"wrote the graph ({len(m.layers)} layers) to {dot_path}", err=True)
+            click.echo(f"wrote the graph ({what}) to {dot_path}", err=True)
         if svg_path:
             render_svg(text, svg_path)
-            click.echo(f"wrote the graph ({len(m.layers)} layers) to {svg_path}", err=True)
+            click.echo(f"wrote the graph ({what}) to {svg_path}", err=True)
     except IRExecError as e:
         fail(e)
 

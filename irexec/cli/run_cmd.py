@@ -9,10 +9,10 @@ from typing import Any
 import click
 
 from ..errors import IRExecError
-from .base import EXIT_FINDINGS, cli, fail
+from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
 
 
-@cli.command()
+@cli.command(cls=TensorFileHints)
 @click.argument("model")
 @click.option("--inputs", "-i", "inputs_path", metavar="IN.npz",
               help="npz of inputs keyed by Parameter name or tensor name (default: random inputs from --seed).")
@@ -44,6 +44,8 @@ from .base import EXIT_FINDINGS, cli, fail
                    "without NAME: every input; repeatable). Default: what the graph implies, else [0,9] or [-1,1).")
 @click.option("--save-inputs", metavar="FILE.npz", help="Write the inputs used to this npz.")
 @click.option("--profile", is_flag=True, help="Print timing tables, slowest first: per layer, then per op type.")
+@click.option("--top", type=click.IntRange(min=0), default=20, show_default=True, metavar="N",
+              help="With --profile: list the N slowest layers and sum up the rest (0: every layer).")
 @click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
               help="Run this many times after one warm-up run, and print latency and throughput; --profile reports medians.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display on the terminal (a long run shows one on stderr).")
@@ -54,8 +56,8 @@ from .base import EXIT_FINDINGS, cli, fail
 def run(model: str, inputs_path: str | None, output_path: str | None, weights: str | None, compare_path: str | None,
         atol: tuple[str, ...], rtol: tuple[str, ...], report_path: str | None, dump_dir: str | None, check_finite: bool,
         stop_at: str | None, seed: int,
-        input_shapes: tuple[str, ...], val_ranges: tuple[str, ...], save_inputs: str | None, profile: bool, repeat: int,
-        quiet: bool, max_memory: int | None, follow_symlinks: bool | None) -> None:
+        input_shapes: tuple[str, ...], val_ranges: tuple[str, ...], save_inputs: str | None, profile: bool, top: int,
+        repeat: int, quiet: bool, max_memory: int | None, follow_symlinks: bool | None) -> None:
     """Run MODEL on the inputs and print a table of its outputs.
 
     \b
@@ -153,7 +155,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
     if dump_dir:
         click.echo(f"dumped layer outputs to {dump_dir} (index.json lists them)")
     if result.profile is not None:
-        click.echo(result.profile.render())
+        click.echo(result.profile.render(top=top))
     if repeat > 1:
         click.echo(_latency_summary(result.latencies))
     if report is not None:

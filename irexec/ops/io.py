@@ -104,7 +104,7 @@ class Const1(Op):
                 OpError(
                     f"offset={self.offset} + size={self.size} = {self.offset + self.size} is past the end "
                     f"of the {total}-byte weights file {self.weights.path}",
-                    code="weights-out-of-bounds",
+                    code="weights-out-of-bounds", values={"end": self.offset + self.size},
                 )
             ]
         return []

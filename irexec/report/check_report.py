@@ -76,24 +76,35 @@ def _plural(n: int, word: str) -> str:
 
 
 def group_repeated(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    """One diagnostic per (code, op, message) for the GROUPED_CODES, placed at
-    the first occurrence.  Its ``values`` keep every layer: ``count`` and
-    ``layers`` (line, layer_id, layer_name of each)."""
+    """One diagnostic per (code, op, message) for the GROUPED_CODES, and one
+    ``skipped`` note per failing layer (a cascade: one bad layer in front of a
+    hundred), each placed at the first occurrence.  Its ``values`` keep every
+    layer: ``count`` and ``layers`` (line, layer_id, layer_name of each)."""
     diagnostics = list(diagnostics)
-    groups: dict[tuple[str, str | None, str], list[Diagnostic]] = {}
+    groups: dict[tuple, list[Diagnostic]] = {}
     for d in diagnostics:
-        if d.code in GROUPED_CODES:
-            groups.setdefault((d.code, d.op, d.message), []).append(d)
+        key = _group_key(d)
+        if key is not None:
+            groups.setdefault(key, []).append(d)
     out: list[Diagnostic] = []
     for d in diagnostics:
-        if d.code not in GROUPED_CODES:
+        key = _group_key(d)
+        if key is None:
             out.append(d)
             continue
-        members = groups.get((d.code, d.op, d.message))
+        members = groups.get(key)
         if members is None or members[0] is not d:
             continue  # already emitted with its group
         out.append(_merge(members))
     return out
+
+
+def _group_key(d: Diagnostic) -> tuple | None:
+    if d.code in GROUPED_CODES:
+        return (d.code, d.op, d.message)
+    if d.code == "skipped" and "root_layer_id" in d.values:
+        return (d.code, d.values["root_layer_id"])
+    return None
 
 
 def _merge(members: list[Diagnostic]) -> Diagnostic:
@@ -105,9 +116,17 @@ def _merge(members: list[Diagnostic]) -> Diagnostic:
     lines = [str(d.line) for d in members[:FIRST_LINES_SHOWN] if d.line is not None]
     more = ", ..." if len(members) > FIRST_LINES_SHOWN else ""
     where = f", first at lines {', '.join(lines)}{more}" if lines else ""
-    trusted = "; their declared output dims are trusted" if first.code == "unsupported-op" else ""
-    message = f"{first.message}: {len(members)} layers{where}{trusted}"
-    return replace(first, message=message, layer_id=None, layer_name=None, port=None, port_kind=None, values=values)
+    if first.code == "skipped":
+        root = f'layer {first.values["root_layer_id"]} "{first.values["root_layer_name"]}"'
+        if "root_code" in first.values:  # a finding that stands for several layers
+            root = f"the layers of the {first.values['root_code']} error ({root} and others)"
+        where = f" (first at lines {', '.join(lines)}{more})" if lines else ""
+        message = f"{len(members)} layers not checked: they depend on {root}, which failed{where}"
+    else:
+        trusted = "; their declared output dims are trusted" if first.code == "unsupported-op" else ""
+        message = f"{first.message}: {len(members)} layers{where}{trusted}"
+    return replace(first, message=message, layer_id=None, layer_name=None, op=None if first.code == "skipped" else first.op,
+                   port=None, port_kind=None, values=values)
 
 
 # At most this many findings of one code, and of all codes, are reported per
@@ -142,3 +161,34 @@ def cap_findings(diagnostics: list[Diagnostic], per_code: int = MAX_PER_CODE, pe
 def occurrences(d: Diagnostic) -> list[dict]:
     """The layers a (possibly grouped) diagnostic stands for."""
     return list(d.values.get("layers", []))
+
+
+def _covers(d: Diagnostic) -> str:
+    """The code a finding is selected by: a ``more-findings`` summary goes with the code it counts."""
+    return str(d.values.get("code", d.code)) if d.code == "more-findings" else d.code
+
+
+def select(report: CheckReport, *, select: frozenset[str] | None = None, ignore: frozenset[str] = frozenset(),
+           notes: bool = True) -> CheckReport:
+    """The report with only the findings ``select`` (None: all) names and
+    ``ignore`` does not, and without notes unless ``notes``.  The exit status
+    and every format follow from the result, as with ruff's --select/--ignore."""
+    def keep(d: Diagnostic) -> bool:
+        code = _covers(d)
+        return (notes or d.severity != NOTE) and (select is None or code in select) and code not in ignore
+
+    files = [replace(f, diagnostics=[d for d in f.diagnostics if keep(d)]) for f in report.files]
+    return replace(report, files=files)
+
+
+def statistics(report: CheckReport) -> list[tuple[str, str, int]]:
+    """(code, severity, count) per code, most frequent first: a grouped finding
+    counts every layer it stands for, a ``more-findings`` summary the findings
+    it stands for."""
+    counts: dict[tuple[str, str], int] = {}
+    for f in report.files:
+        for d in f.diagnostics:
+            n = int(d.values.get("count", 1)) if d.code == "more-findings" or "layers" in d.values else 1
+            key = (_covers(d), d.severity)
+            counts[key] = counts.get(key, 0) + n
+    return sorted(((code, sev, n) for (code, sev), n in counts.items()), key=lambda t: (-t[2], t[0], t[1]))

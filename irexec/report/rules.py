@@ -62,8 +62,12 @@ RULES: dict[str, Rule] = {
     "wrong-port-count": Rule("Wrong number of ports", "The layer declares more or fewer ports than its op has."),
     # weights
     "const-size-mismatch": Rule("Const size too small", "A Const's size is smaller than its shape and element type need."),
-    "missing-weights": Rule("Weights file missing", "A Const needs bytes from a .bin that does not exist."),
-    "weights-out-of-bounds": Rule("Const past the end of the weights", "A Const's offset + size is past the end of the .bin."),
+    "missing-weights": Rule("Weights file missing",
+                            "Consts need bytes from a .bin that does not exist (one finding for all of them); "
+                            "give the model's .bin with --weights."),
+    "weights-out-of-bounds": Rule("Const past the end of the weights",
+                                  "A Const's offset + size is past the end of the .bin; when several are, the .bin "
+                                  "belongs to another model (one finding for all of them)."),
     # shapes and types
     "shape-mismatch": Rule("Declared dims disagree with inference", "A port's declared dims disagree with shape inference."),
     "type-mismatch": Rule("Declared precision disagrees with inference", "A port's precision disagrees with type inference."),
@@ -72,7 +76,8 @@ RULES: dict[str, Rule] = {
     "axis-out-of-range": Rule("Axis out of range", "An axis is outside [-rank, rank-1]."),
     "incompatible-inputs": Rule("Incompatible op inputs", "The inputs of an op disagree with each other."),
     "bad-value": Rule("Invalid run-time value", "A value computed at run time is invalid for its op."),
-    "skipped": Rule("Not checked", "The layer was not checked because an input depends on a layer that failed."),
+    "skipped": Rule("Not checked", "Layers not checked because an input depends on a layer that failed: one note per "
+                    "failing layer, standing for every layer after it."),
     # inputs and options
     "input-mismatch": Rule("Input does not fit", "An input is missing or extra, has another dtype, or a shape outside its partial shape."),
     "bad-input-file": Rule("Unreadable npz", "An inputs or reference file is not an .npz of plain arrays."),
@@ -99,6 +104,9 @@ RULES: dict[str, Rule] = {
     "graphviz-not-found": Rule("Graphviz not found", "inspect --svg needs Graphviz's dot on PATH."),
     "graphviz-failed": Rule("Graphviz failed", "Graphviz's dot failed to render the graph."),
     "internal-error": Rule("Internal error", "A bug in irexec while checking this file."),
+    "bad-config": Rule("Bad [tool.irexec] settings",
+                       "The [tool.irexec] table of pyproject.toml is not valid TOML, has an unknown key or a value of the "
+                       "wrong type; usage error, exit 2."),
 }
 
 
