@@ -19,7 +19,8 @@ from .model import BLOCKS_RUN, Model
 from .naming import cast_hint, parameter_label, parameter_list
 from .ops.base import Inference, Op, TensorInfo
 from .ops.io import Const1, Result1
-from .shapes import format_shape
+from .ops.state import ReadValue3, ReadValue6, Variable, _Assign
+from .shapes import PartialShape, format_shape
 
 # Called after each layer with (layer, its output arrays, seconds spent).
 # A hook with ``reads_values = False`` looks at shapes only, so an output no
@@ -141,6 +142,8 @@ class RunResult:
     times: dict[int, float] = field(default_factory=dict)  # layer id -> seconds
     stopped_at: Layer | None = None
     warnings: list[Diagnostic] = field(default_factory=list)  # computed shapes the file declares otherwise
+    # what the Assigns of a stateful model received, by variable_id: the state after the run
+    state: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def live_layers(model: Model, targets: list[int]) -> set[int]:
@@ -163,10 +166,14 @@ def run_model(
     on_layer: LayerHook | None = None,
     keep_all: bool = False,
     max_memory: int | None = None,
+    state: Mapping[str, np.ndarray] | None = None,
 ) -> RunResult:
     """Execute the model.  ``stop_at`` (layer id or name) ends the run there and
     returns that layer's outputs; ``keep_all`` keeps intermediates alive for hooks.
-    ``max_memory`` bounds the bytes of live tensors (default: limits.default_max_memory())."""
+    ``max_memory`` bounds the bytes of live tensors (default: limits.default_max_memory()).
+    ``state``: the value of each variable of a stateful model by variable_id; a
+    variable it lacks reads its initial value.  Every Assign executes (unless
+    ``stop_at``) and ``RunResult.state`` holds what each one received."""
     folded = _folded(model)
     key = (stop_at, None if outputs is None else tuple(outputs))
     plan = folded.runs.get(key)
@@ -177,6 +184,8 @@ def run_model(
     bound = bind_feeds(model, feeds, plan.live)
     limit = limits.resolve(max_memory)
     _refuse_large_inputs(model, bound, limit)
+    if plan.reads:
+        _bind_variables(model, plan, state or {}, bound)
     steps, preset, preset_bytes = plan.steps, None, 0
     if on_layer is None and not keep_all and stop_layer is None:
         if plan.compact is None:
@@ -190,8 +199,33 @@ def run_model(
             found = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
         else:
             found = {_port_key(stop_layer, i): values[(stop_layer.id, i)] for i in range(len(stop_layer.outputs))}
-        return RunResult(_own(found), times, stop_layer, warnings)
-    return RunResult(_own({plan.names[lid]: results[lid] for lid in plan.targets}), times, None, warnings)
+        return RunResult(_own(found), times, stop_layer, warnings, _assigned(plan, values))
+    return RunResult(_own({plan.names[lid]: results[lid] for lid in plan.targets}), times, None, warnings,
+                     _assigned(plan, values))
+
+
+def _bind_variables(model: Model, plan: RunPlan, state: Mapping[str, np.ndarray], bound: dict[int, np.ndarray]) -> None:
+    """Feed each ReadValue the value of its variable: the one ``state`` holds,
+    else zeros when it has no initialising input (it computes that input itself)."""
+    for lid, var, has_init in plan.reads:
+        value = state.get(var.id)
+        if value is None:
+            if has_init:
+                continue
+            value = var.initial_zeros()
+            if value is None:
+                continue  # no declared type or rank to start from: the op says so
+        else:
+            why = var.fits(PartialShape.static(value.shape), dtypes.from_dtype(value.dtype) or dtypes.get("dynamic"))
+            if why:
+                layer = model.layers[lid]
+                raise InputError(f"the state of variable {var.id!r} has {why}", code="state-mismatch", **model.where(layer))
+        bound[lid] = value
+
+
+def _assigned(plan: RunPlan, values: Mapping[tuple[int, int], np.ndarray]) -> dict[str, np.ndarray]:
+    """The value each executed Assign received, by variable_id."""
+    return {vid: values[(lid, 0)] for lid, vid in plan.writes if (lid, 0) in values}
 
 
 def _own(outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -221,6 +255,10 @@ class RunPlan:
     compact: tuple[dict[tuple[int, int], np.ndarray], list[Step], int] | bool | None = None
     # per step list: the inferences of a run, by the shapes and types of its feeds (see _Replay)
     replays: dict[int, _Replay] = field(default_factory=dict)
+    # a stateful model's ReadValue layers (layer id, variable, whether it has an initialising input)
+    # and the Assign layers the run executes (layer id, variable_id)
+    reads: tuple[tuple[int, Variable, bool], ...] = ()
+    writes: tuple[tuple[int, str], ...] = ()
 
     def replay(self, model: Model, steps: list[Step]) -> _Replay:
         found = self.replays.get(id(steps))
@@ -357,9 +395,14 @@ def _plan_run(model: Model, stop_at: str | None, outputs: Sequence[str] | None) 
             raise UsageError(f"outputs {', '.join(map(repr, unknown))} name no output of the model (outputs: "
                              f"{', '.join(map(repr, names.values()))})", code="unknown-name", file=model.path)
         targets = [r.id for r in wanted]
-    live, order = _execution_order(model, targets)
+    # sinks execute though no output depends on them, except in a run stopped early
+    sinks = [lid for lid in model.graph.order if getattr(model.ops[lid], "sink", False)] if stop_layer is None else []
+    live, order = _execution_order(model, targets + sinks)
     keep = {stop_layer.id} if stop_layer is not None else set()
-    return RunPlan(stop_layer, names, targets, live, _steps(model, order, keep))
+    reads = tuple((lid, op.variable, bool(model.layers[lid].inputs)) for lid in order
+                  if isinstance(op := model.ops[lid], (ReadValue3, ReadValue6)) and op.variable is not None)
+    writes = tuple((lid, model.ops[lid].variable_id) for lid in sinks if isinstance(model.ops[lid], _Assign))  # type: ignore[union-attr]
+    return RunPlan(stop_layer, names, targets, live, _steps(model, order, keep), reads=reads, writes=writes)
 
 
 def _steps(model: Model, order: list[int], keep: set[int]) -> list[Step]:
@@ -396,7 +439,8 @@ def _execution_order(model: Model, targets: list[int]) -> tuple[set[int], list[i
 
 
 # Non-deterministic ops are never folded, even on constant inputs.
-_NOT_FOLDED = frozenset({"RandomUniform", "Multinomial"})
+# Nor are a stateful model's ReadValue and Assign: a variable's value changes between runs.
+_NOT_FOLDED = frozenset({"RandomUniform", "Multinomial", "ReadValue", "Assign"})
 # At most this many bytes of folded tensors are kept per model.
 FOLD_BYTES = 1 << 30
 # At most this many bytes of shape-derived tensors (see _Folded).
