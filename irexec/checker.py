@@ -14,6 +14,7 @@ from .model import Model
 from .ops.base import TensorInfo
 from .ops.io import Parameter1
 from .shapes import DYNAMIC, Dim, PartialShape, format_dims
+from .variables import PAIRING_CODES
 
 
 def declared_shape(port: Port, trust_empty_as_scalar: bool = False) -> PartialShape:
@@ -63,7 +64,8 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
     result = CheckResult(model.path, list(model.diagnostics), layers=len(model.layers))
     if any(d.code == "cycle" for d in model.diagnostics):
         return result
-    broken = {d.layer_id for d in model.diagnostics if d.severity == ERROR and d.layer_id is not None}
+    broken = {d.layer_id for d in model.diagnostics
+              if d.severity == ERROR and d.layer_id is not None and d.code not in PAIRING_CODES}
     pins = dict(input_shapes or {})
     failed: set[int] = set()
     tensors = result.tensors

@@ -219,7 +219,7 @@ def _bind_variables(model: Model, plan: RunPlan, state: Mapping[str, np.ndarray]
             why = var.fits(PartialShape.static(value.shape), dtypes.from_dtype(value.dtype) or dtypes.get("dynamic"))
             if why:
                 layer = model.layers[lid]
-                raise InputError(f"the state of variable {var.id!r} has {why}", code="state-mismatch", **model.where(layer))
+                raise InputError(f"the state of variable {var.id!r} does not fit: {why}", code="state-mismatch", **model.where(layer))
         bound[lid] = value
 
 

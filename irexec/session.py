@@ -305,7 +305,7 @@ def _state_value(model: Model, var: Variable, arr: np.ndarray, *, copy: bool, so
                          code="state-mismatch", file=model.path, line=var.line)
     why = var.fits(PartialShape.static(arr.shape), etype)
     if why:
-        raise InputError(f"the value of variable {var.id!r}{where} has {why}", code="state-mismatch", file=model.path,
+        raise InputError(f"the value of variable {var.id!r}{where} does not fit: {why}", code="state-mismatch", file=model.path,
                          line=var.line)
     return _frozen(arr) if copy or arr.flags.writeable else arr
 

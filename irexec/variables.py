@@ -13,6 +13,10 @@ from .ops.base import Op
 from .ops.state import ReadValue3, ReadValue6, Variable, _Assign, _StateOp
 from .shapes import DYNAMIC, Dim, PartialShape
 
+# A break of the pairing is the model's, not the layer's: the layer itself is still checked.
+PAIRING_CODES = frozenset({"variable-without-assign", "variable-without-read-value", "variable-read-twice",
+                           "variable-assigned-twice"})
+
 
 def link(path: str, graph: Graph, ops: dict[int, Op | None], diags: list[Diagnostic]) -> dict[str, Variable]:
     """Give every ReadValue and Assign op its variable; report each break of
@@ -66,4 +70,4 @@ def _variable(vid: str, op: ReadValue3 | ReadValue6, layer: Layer) -> Variable:
     return Variable(vid, shape, port.precision if port is not None and port.precision else dtypes.get("dynamic"), layer.line, True)
 
 
-__all__ = ["Variable", "link"]
+__all__ = ["PAIRING_CODES", "Variable", "link"]

@@ -41,9 +41,9 @@ class Variable:
     def fits(self, shape: PartialShape, etype: ElementType) -> str | None:
         """Why a tensor cannot be this variable's value, or None."""
         if self.etype.name not in _DYNAMIC_TYPES and etype.name not in _DYNAMIC_TYPES and etype.name != self.etype.name:
-            return f"element type {etype.name} is not the variable's {self.etype.name}"
+            return f"its element type {etype.name} is not the variable's {self.etype.name}"
         if shape.intersect(self.shape) is None:
-            return f"shape {shape} does not fit the variable's {self.shape}"
+            return f"its shape {shape} does not fit the variable's {self.shape}"
         return None
 
     def initial_zeros(self) -> np.ndarray | None:
@@ -111,7 +111,7 @@ class ReadValue6(_StateOp):
         given = init[0]
         why = Variable(self.variable_id, shape, etype).fits(given.shape, given.etype)
         if why:
-            raise op_error(f"init_value {why} (variable {self.variable_id!r})", "variable-mismatch", 0)
+            raise op_error(f"init_value does not fit variable {self.variable_id!r}: {why}", "variable-mismatch", 0)
         if etype.name in _DYNAMIC_TYPES:
             etype = given.etype
         # a run reads the initialising value itself; a check, where that shape is
@@ -140,7 +140,7 @@ class _Assign(_StateOp):
         if var is not None:
             why = var.fits(value.shape, value.etype)
             if why:
-                raise op_error(f"the value assigned to variable {var.id!r} has {why}"
+                raise op_error(f"the value assigned to variable {var.id!r} does not fit: {why}"
                                + (f" (its ReadValue is at line {var.line})" if var.line else ""), "variable-mismatch", 0)
         return [TensorInfo(value.shape, value.etype)]
 
