@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 
-from . import blas, dtypes, limits
+from . import blas, blockfold, dtypes, limits
 from .checker import declared_shape, declared_text
 from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError
 from .ir.reader import Layer
@@ -193,7 +193,8 @@ def run_model(
         if plan.compact:
             preset, steps, preset_bytes = plan.compact
     values, results, times, warnings = _execute(model, steps, bound, limit, on_layer, keep_all, preset, preset_bytes,
-                                                plan.replay(model, steps))
+                                                plan.replay(model, steps),
+                                                blockwise=stop_layer is None and not keep_all and not reads_values(on_layer))
     if stop_layer is not None:
         if isinstance(model.ops[stop_layer.id], Result1):
             found = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
@@ -274,7 +275,7 @@ def _compact(model: Model, plan: RunPlan) -> tuple[dict[tuple[int, int], np.ndar
     folded = _folded(model)
     kept = folded.outputs
     fixed = [step for step in plan.steps if step[0] in folded.foldable]
-    if any(step[0] not in kept for step in fixed):
+    if any(step[0] not in kept and step[0] not in folded.chain_inner for step in fixed):
         return False if folded.full else None
     fixed_ids = {step[0] for step in fixed}
     rest = [step for step in plan.steps if step[0] not in fixed_ids]
@@ -316,12 +317,14 @@ class _Replay:
 
 def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], limit: int, on_layer: LayerHook | None,
              keep_all: bool, preset: Mapping[tuple[int, int], np.ndarray] | None = None, preset_bytes: int = 0,
-             replay: _Replay | None = None,
+             replay: _Replay | None = None, blockwise: bool = False,
              ) -> tuple[dict[tuple[int, int], np.ndarray], dict[int, np.ndarray], dict[int, float], list[Diagnostic]]:
     """Run the steps, starting from the tensors in ``preset``; every tensor is
     released after its last reader unless ``keep_all``.  The loop every run
     and every sub-graph iteration goes through, so it does per layer only
-    what a run needs."""
+    what a run needs.  ``blockwise``: a weight-decompression chain is computed
+    in blocks of rows by its last layer, its inner layers skipped (see
+    irexec/blockfold.py); never when the layers' outputs are shown."""
     folded = _folded(model)
     kept, foldable, shapes_ok = folded.outputs, folded.foldable, folded.shapes_ok
     shape_of, derived, derived_outs = folded.shape_of, folded.shape_derived, folded.derived
@@ -337,9 +340,16 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     run_key = replay.key(bound) if replay is not None else None
     known = replay.runs.get(run_key) if replay is not None and run_key is not None else None
     inferences = known if known is not None else [None] * len(steps)
+    chains, inner = (folded.chains, folded.chain_inner) if blockwise else ({}, frozenset())
     with blas.limited():
         for index, (lid, layer, op, sources, frees, is_result, unread, ports) in enumerate(steps):
             start = clock()
+            if lid in inner and lid not in kept:  # computed in blocks by its chain's last layer
+                for src in frees:
+                    gone = values.pop(src, None)
+                    if gone is not None:
+                        held -= gone.nbytes
+                continue
             outs = bound.get(lid)
             if outs is not None:
                 outs = [outs]
@@ -347,13 +357,16 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 outs = kept.get(lid)
                 if outs is None and lid in derived:
                     outs = derived_outs.get((lid, signature))
+                if outs is None and lid in chains:
+                    outs = [blockfold.fold(model, chains[lid], lambda c: _const_value(model, kept, c), limit, held)]
+                    folded.offer(model, lid, outs, limit)
                 if outs is None:
                     keep = lid in foldable or lid in derived  # kept outputs must be real, not stand-ins
                     outs, inferences[index] = _compute(model, layer, op, [values[src] for src in sources], values,
                                                        results, limit, held, None if shown or keep else unread,
                                                        inferences[index])
                     if lid in foldable:
-                        folded.offer(model, lid, outs)
+                        folded.offer(model, lid, outs, limit)
                     elif lid in derived:
                         folded.keep_derived(lid, signature, outs)
                     elif lid in shape_of:
@@ -441,8 +454,10 @@ def _execution_order(model: Model, targets: list[int]) -> tuple[set[int], list[i
 # Non-deterministic ops are never folded, even on constant inputs.
 # Nor are a stateful model's ReadValue and Assign: a variable's value changes between runs.
 _NOT_FOLDED = frozenset({"RandomUniform", "Multinomial", "ReadValue", "Assign"})
-# At most this many bytes of folded tensors are kept per model.
+# At most this many bytes of folded tensors are kept per model, and at most
+# this share (1/FOLD_SHARE) of a run's memory limit.
 FOLD_BYTES = 1 << 30
+FOLD_SHARE = 8
 # At most this many bytes of shape-derived tensors (see _Folded).
 DERIVED_BYTES = 64 << 20
 
@@ -465,6 +480,9 @@ class _Folded:
                   and all(src is not None and src[0] in const for src in model.graph.inputs_of(lid))):
                 const.add(lid)
         self.foldable = const
+        # weight-decompression chains computed in blocks of rows (by final layer), and their other layers
+        self.chains = blockfold.find_chains(model, const)
+        self.chain_inner = frozenset(lid for c in self.chains.values() for lid in c.layers if lid != c.final)
         self.outputs: dict[int, list[np.ndarray]] = {}
         self.nbytes = 0
         self.full = False  # some foldable layer's outputs were too big to keep
@@ -498,12 +516,15 @@ class _Folded:
             self.runs.clear()  # a caller asking for ever new targets: keep the cache small
         self.runs[key] = plan
 
-    def offer(self, model: Model, lid: int, outs: list[np.ndarray]) -> None:
+    def offer(self, model: Model, lid: int, outs: list[np.ndarray], limit: int) -> None:
+        """Keep a folded layer's outputs for later runs, within FOLD_BYTES and an
+        eighth of the run's memory limit: the rest of a run must fit beside them
+        (a weight that does not fit is computed again by each run)."""
         if lid not in self.foldable:
             return
         # a Const is a view of the mapped weights: no memory of its own
         size = 0 if isinstance(model.ops[lid], Const1) else sum(a.nbytes for a in outs)
-        if self.nbytes + size > FOLD_BYTES:
+        if self.nbytes + size > min(FOLD_BYTES, limit // FOLD_SHARE):
             self.full = True
             return
         for a in outs:
@@ -532,6 +553,11 @@ class _Folded:
             a.flags.writeable = False  # shared by every later run with these shapes
         self.derived[(lid, signature)] = outs
         self.derived_nbytes += size
+
+
+def _const_value(model: Model, kept: Mapping[int, list[np.ndarray]], lid: int) -> np.ndarray:
+    outs = kept.get(lid)
+    return outs[0] if outs is not None else model.ops[lid].compute(None)[0]  # type: ignore[union-attr]
 
 
 def _folded(model: Model) -> _Folded:
