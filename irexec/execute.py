@@ -79,6 +79,8 @@ def _coerce(arr: np.ndarray, etype: dtypes.ElementType) -> np.ndarray | None:
         if arr.dtype.kind == "V" and arr.dtype.itemsize == 2 or arr.dtype == np.uint16:
             return arr.view(ml_dtypes.bfloat16)  # npz stores bf16 as |V2; uint16 raw bits also accepted
         return None
+    if etype.packed and arr.dtype.kind == "V" and arr.dtype.itemsize == 1 and arr.dtype.names is None:
+        return arr.view(etype.dtype)  # npz stores the ml_dtypes types as |V1
     got = dtypes.from_dtype(arr.dtype)
     if got is None or got.name != etype.name:
         return None
@@ -522,8 +524,9 @@ class _Folded:
         (a weight that does not fit is computed again by each run)."""
         if lid not in self.foldable:
             return
-        # a Const is a view of the mapped weights: no memory of its own
-        size = 0 if isinstance(model.ops[lid], Const1) else sum(a.nbytes for a in outs)
+        # a Const is a view of the mapped weights, no memory of its own, unless unpacked from a low-bit type
+        op = model.ops[lid]
+        size = 0 if isinstance(op, Const1) and not op.element_type.packed else sum(a.nbytes for a in outs)
         if self.nbytes + size > min(FOLD_BYTES, limit // FOLD_SHARE):
             self.full = True
             return

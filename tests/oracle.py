@@ -16,6 +16,8 @@ import numpy as np
 import openvino as ov
 from openvino import opset8
 
+from irexec import lowbit
+
 # IR element type name -> OpenVINO type; NumPy dtype per element type.
 OV_TYPES: dict[str, ov.Type] = {
     "f64": ov.Type.f64,
@@ -31,6 +33,7 @@ OV_TYPES: dict[str, ov.Type] = {
     "u32": ov.Type.u32,
     "u64": ov.Type.u64,
     "boolean": ov.Type.boolean,
+    **{name: getattr(ov.Type, name) for name in lowbit.DTYPES},
 }
 DTYPES: dict[str, np.dtype] = {
     "f64": np.dtype(np.float64),
@@ -46,8 +49,9 @@ DTYPES: dict[str, np.dtype] = {
     "u32": np.dtype(np.uint32),
     "u64": np.dtype(np.uint64),
     "boolean": np.dtype(np.bool_),
+    **{name: dtype for name, (dtype, _) in lowbit.DTYPES.items()},
 }
-ALL_TYPES = tuple(OV_TYPES)
+ALL_TYPES = tuple(name for name in OV_TYPES if name not in lowbit.DTYPES)  # the byte-wide types every op test covers
 
 _core: ov.Core | None = None
 
@@ -83,6 +87,8 @@ def to_tensor(arr: np.ndarray, etype: str) -> ov.Tensor:
         t.data[...] = arr.view(np.uint16).view(np.float16)
         return t
     assert arr.dtype == DTYPES[etype], (arr.dtype, etype)
+    if etype in lowbit.DTYPES:  # OpenVINO's packed bytes
+        return ov.Tensor(np.frombuffer(lowbit.pack(arr, etype), np.uint8).copy(), ov.Shape(list(arr.shape)), OV_TYPES[etype])
     return ov.Tensor(arr, shared_memory=False)
 
 
@@ -92,6 +98,15 @@ def from_output(value: np.ndarray, etype: str) -> np.ndarray:
     if etype == "bf16":
         return value.view(np.uint16).view(ml_dtypes.bfloat16)
     return value
+
+
+def from_tensor(tensor: ov.Tensor, etype: str) -> np.ndarray:
+    """A tensor's values in irexec's dtype convention (low-bit types unpacked)."""
+    if etype in lowbit.DTYPES:
+        shape = tuple(tensor.shape)
+        raw = np.frombuffer(bytes(tensor.data.view(np.uint8).reshape(-1)), np.uint8)
+        return lowbit.unpack(raw, lowbit.count(shape), etype).reshape(shape)
+    return from_output(tensor.data, etype)
 
 
 def _etype_name(t: ov.Type) -> str:
@@ -114,7 +129,7 @@ def infer(compiled: ov.CompiledModel, feeds: Mapping[str, np.ndarray]) -> dict[s
     for i, port in enumerate(compiled.outputs):
         names = sorted(port.get_names())
         key = names[0] if names else str(i)
-        out[key] = from_output(request.get_output_tensor(i).data, _etype_name(port.get_element_type()))
+        out[key] = from_tensor(request.get_output_tensor(i), _etype_name(port.get_element_type()))
     return out
 
 
