@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 
-from . import blas, dtypes, limits
+from . import blas, decompression, dtypes, limits
 from .checker import declared_shape, declared_text
 from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError
 from .ir.reader import Layer
@@ -148,8 +148,9 @@ class RunResult:
 def live_layers(model: Model, targets: list[int]) -> set[int]:
     live = set(targets)
     stack = list(targets)
+    inputs_of = _folded(model).inputs_of
     while stack:
-        for src in model.graph.inputs_of(stack.pop()):  # the port maps: a run needs no networkx graph
+        for src in inputs_of(stack.pop()):  # the port maps: a run needs no networkx graph
             if src is not None and src[0] not in live:
                 live.add(src[0])
                 stack.append(src[0])
@@ -367,8 +368,8 @@ def _plan_run(model: Model, stop_at: str | None, outputs: Sequence[str] | None) 
 def _steps(model: Model, order: list[int], keep: set[int]) -> list[Step]:
     """The run plan's steps; a tensor is freed by its last reader, except the
     outputs of the layers in ``keep``."""
-    graph = model.graph
-    sources = {lid: tuple(graph.inputs_of(lid)) for lid in order}
+    folded = _folded(model)
+    sources = {lid: tuple(folded.inputs_of(lid)) for lid in order}
     last_reader: dict[tuple[int, int], int] = {}
     for lid in order:
         for src in sources[lid]:
@@ -384,7 +385,7 @@ def _steps(model: Model, order: list[int], keep: set[int]) -> list[Step]:
         idle = frozenset(i for i in range(len(model.layers[lid].outputs)) if (lid, i) not in last_reader)
         return idle or None
 
-    return [(lid, model.layers[lid], model.ops[lid], sources[lid], tuple(frees.get(lid, ())),  # type: ignore[misc]
+    return [(lid, model.layers[lid], folded.op(lid), sources[lid], tuple(frees.get(lid, ())),  # type: ignore[misc]
              isinstance(model.ops[lid], Result1), unread(lid),
              tuple(((lid, i), port.dims) for i, port in enumerate(model.layers[lid].outputs))) for lid in order]
 
@@ -413,6 +414,11 @@ class _Folded:
     Parameters by name."""
 
     def __init__(self, model: Model) -> None:
+        self.graph = model.graph
+        self.model_ops = model.ops
+        # weight decompression chains: their last layer computes the chain in f32 from its Consts
+        self.rewired: dict[int, tuple[list[tuple[int, int]], Op]] = {
+            end: (chain.leaves, decompression.DecompressionChain(model, chain)) for end, chain in decompression.find(model).items()}
         const: set[int] = set()
         for lid in model.graph.order:
             op = model.ops[lid]
@@ -420,7 +426,7 @@ class _Folded:
                 const.add(lid)
             elif (op is not None and model.layers[lid].type not in _NOT_FOLDED and not isinstance(op, Result1)
                   and model.layers[lid].inputs
-                  and all(src is not None and src[0] in const for src in model.graph.inputs_of(lid))):
+                  and all(src is not None and src[0] in const for src in self.inputs_of(lid))):
                 const.add(lid)
         self.foldable = const
         self.outputs: dict[int, list[np.ndarray]] = {}
@@ -438,7 +444,7 @@ class _Folded:
             if (op is None or lid in const or lid in self.shape_of or isinstance(op, Result1)
                     or model.layers[lid].type in _NOT_FOLDED or not model.layers[lid].inputs):
                 continue
-            srcs = model.graph.inputs_of(lid)
+            srcs = self.inputs_of(lid)
             if all(s is not None and (s[0] in derived or s[0] in const or s[0] in self.shape_of) for s in srcs):
                 derived.add(lid)
         self.shape_derived = derived
@@ -450,6 +456,15 @@ class _Folded:
         self.shapes_ok: set[tuple[int, int, tuple[int, ...]]] = set()
         self.parameters = model.parameters
         self.params_by_name: dict[str, Layer] | None = None
+
+    def inputs_of(self, lid: int) -> list[tuple[int, int] | None]:
+        """The tensors a layer reads in a run (a decompression chain's last layer reads the chain's Consts)."""
+        found = self.rewired.get(lid)
+        return list(found[0]) if found is not None else self.graph.inputs_of(lid)
+
+    def op(self, lid: int) -> Op | None:
+        found = self.rewired.get(lid)
+        return found[1] if found is not None else self.model_ops[lid]
 
     def remember(self, key: tuple, plan: RunPlan) -> None:
         if len(self.runs) > 16:
