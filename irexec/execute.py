@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 
-from . import blas, blockfold, dtypes, limits
+from . import blas, decompression, dtypes, limits
 from .checker import declared_shape, declared_text
 from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError
 from .ir.reader import Layer
@@ -151,8 +151,9 @@ class RunResult:
 def live_layers(model: Model, targets: list[int]) -> set[int]:
     live = set(targets)
     stack = list(targets)
+    inputs_of = _folded(model).inputs_of
     while stack:
-        for src in model.graph.inputs_of(stack.pop()):  # the port maps: a run needs no networkx graph
+        for src in inputs_of(stack.pop()):  # the port maps: a run needs no networkx graph
             if src is not None and src[0] not in live:
                 live.add(src[0])
                 stack.append(src[0])
@@ -195,8 +196,7 @@ def run_model(
         if plan.compact:
             preset, steps, preset_bytes = plan.compact
     values, results, times, warnings = _execute(model, steps, bound, limit, on_layer, keep_all, preset, preset_bytes,
-                                                plan.replay(model, steps),
-                                                blockwise=stop_layer is None and not keep_all and not reads_values(on_layer))
+                                                plan.replay(model, steps))
     if stop_layer is not None:
         if isinstance(model.ops[stop_layer.id], Result1):
             found = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
@@ -277,7 +277,7 @@ def _compact(model: Model, plan: RunPlan) -> tuple[dict[tuple[int, int], np.ndar
     folded = _folded(model)
     kept = folded.outputs
     fixed = [step for step in plan.steps if step[0] in folded.foldable]
-    if any(step[0] not in kept and step[0] not in folded.chain_inner for step in fixed):
+    if any(step[0] not in kept for step in fixed):
         return False if folded.full else None
     fixed_ids = {step[0] for step in fixed}
     rest = [step for step in plan.steps if step[0] not in fixed_ids]
@@ -319,14 +319,12 @@ class _Replay:
 
 def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], limit: int, on_layer: LayerHook | None,
              keep_all: bool, preset: Mapping[tuple[int, int], np.ndarray] | None = None, preset_bytes: int = 0,
-             replay: _Replay | None = None, blockwise: bool = False,
+             replay: _Replay | None = None,
              ) -> tuple[dict[tuple[int, int], np.ndarray], dict[int, np.ndarray], dict[int, float], list[Diagnostic]]:
     """Run the steps, starting from the tensors in ``preset``; every tensor is
     released after its last reader unless ``keep_all``.  The loop every run
     and every sub-graph iteration goes through, so it does per layer only
-    what a run needs.  ``blockwise``: a weight-decompression chain is computed
-    in blocks of rows by its last layer, its inner layers skipped (see
-    irexec/blockfold.py); never when the layers' outputs are shown."""
+    what a run needs."""
     folded = _folded(model)
     kept, foldable, shapes_ok = folded.outputs, folded.foldable, folded.shapes_ok
     shape_of, derived, derived_outs = folded.shape_of, folded.shape_derived, folded.derived
@@ -342,16 +340,9 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     run_key = replay.key(bound) if replay is not None else None
     known = replay.runs.get(run_key) if replay is not None and run_key is not None else None
     inferences = known if known is not None else [None] * len(steps)
-    chains, inner = (folded.chains, folded.chain_inner) if blockwise else ({}, frozenset())
     with blas.limited():
         for index, (lid, layer, op, sources, frees, is_result, unread, ports) in enumerate(steps):
             start = clock()
-            if lid in inner and lid not in kept:  # computed in blocks by its chain's last layer
-                for src in frees:
-                    gone = values.pop(src, None)
-                    if gone is not None:
-                        held -= gone.nbytes
-                continue
             outs = bound.get(lid)
             if outs is not None:
                 outs = [outs]
@@ -359,9 +350,6 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 outs = kept.get(lid)
                 if outs is None and lid in derived:
                     outs = derived_outs.get((lid, signature))
-                if outs is None and lid in chains:
-                    outs = [blockfold.fold(model, chains[lid], lambda c: _const_value(model, kept, c), limit, held)]
-                    folded.offer(model, lid, outs, limit)
                 if outs is None:
                     keep = lid in foldable or lid in derived  # kept outputs must be real, not stand-ins
                     outs, inferences[index] = _compute(model, layer, op, [values[src] for src in sources], values,
@@ -423,8 +411,8 @@ def _plan_run(model: Model, stop_at: str | None, outputs: Sequence[str] | None) 
 def _steps(model: Model, order: list[int], keep: set[int]) -> list[Step]:
     """The run plan's steps; a tensor is freed by its last reader, except the
     outputs of the layers in ``keep``."""
-    graph = model.graph
-    sources = {lid: tuple(graph.inputs_of(lid)) for lid in order}
+    folded = _folded(model)
+    sources = {lid: tuple(folded.inputs_of(lid)) for lid in order}
     last_reader: dict[tuple[int, int], int] = {}
     for lid in order:
         for src in sources[lid]:
@@ -440,7 +428,7 @@ def _steps(model: Model, order: list[int], keep: set[int]) -> list[Step]:
         idle = frozenset(i for i in range(len(model.layers[lid].outputs)) if (lid, i) not in last_reader)
         return idle or None
 
-    return [(lid, model.layers[lid], model.ops[lid], sources[lid], tuple(frees.get(lid, ())),  # type: ignore[misc]
+    return [(lid, model.layers[lid], folded.op(lid), sources[lid], tuple(frees.get(lid, ())),  # type: ignore[misc]
              isinstance(model.ops[lid], Result1), unread(lid),
              tuple(((lid, i), port.dims) for i, port in enumerate(model.layers[lid].outputs))) for lid in order]
 
@@ -472,6 +460,11 @@ class _Folded:
     Parameters by name."""
 
     def __init__(self, model: Model) -> None:
+        self.graph = model.graph
+        self.model_ops = model.ops
+        # weight decompression chains: their last layer computes the chain in f32 from its Consts
+        self.rewired: dict[int, tuple[list[tuple[int, int]], Op]] = {
+            end: (chain.leaves, decompression.DecompressionChain(model, chain)) for end, chain in decompression.find(model).items()}
         const: set[int] = set()
         for lid in model.graph.order:
             op = model.ops[lid]
@@ -479,12 +472,9 @@ class _Folded:
                 const.add(lid)
             elif (op is not None and model.layers[lid].type not in _NOT_FOLDED and not isinstance(op, Result1)
                   and model.layers[lid].inputs
-                  and all(src is not None and src[0] in const for src in model.graph.inputs_of(lid))):
+                  and all(src is not None and src[0] in const for src in self.inputs_of(lid))):
                 const.add(lid)
         self.foldable = const
-        # weight-decompression chains computed in blocks of rows (by final layer), and their other layers
-        self.chains = blockfold.find_chains(model, const)
-        self.chain_inner = frozenset(lid for c in self.chains.values() for lid in c.layers if lid != c.final)
         self.outputs: dict[int, list[np.ndarray]] = {}
         self.nbytes = 0
         self.full = False  # some foldable layer's outputs were too big to keep
@@ -500,7 +490,7 @@ class _Folded:
             if (op is None or lid in const or lid in self.shape_of or isinstance(op, Result1)
                     or model.layers[lid].type in _NOT_FOLDED or not model.layers[lid].inputs):
                 continue
-            srcs = model.graph.inputs_of(lid)
+            srcs = self.inputs_of(lid)
             if all(s is not None and (s[0] in derived or s[0] in const or s[0] in self.shape_of) for s in srcs):
                 derived.add(lid)
         self.shape_derived = derived
@@ -512,6 +502,15 @@ class _Folded:
         self.shapes_ok: set[tuple[int, int, tuple[int, ...]]] = set()
         self.parameters = model.parameters
         self.params_by_name: dict[str, Layer] | None = None
+
+    def inputs_of(self, lid: int) -> list[tuple[int, int] | None]:
+        """The tensors a layer reads in a run (a decompression chain's last layer reads the chain's Consts)."""
+        found = self.rewired.get(lid)
+        return list(found[0]) if found is not None else self.graph.inputs_of(lid)
+
+    def op(self, lid: int) -> Op | None:
+        found = self.rewired.get(lid)
+        return found[1] if found is not None else self.model_ops[lid]
 
     def remember(self, key: tuple, plan: RunPlan) -> None:
         if len(self.runs) > 16:
@@ -556,11 +555,6 @@ class _Folded:
             a.flags.writeable = False  # shared by every later run with these shapes
         self.derived[(lid, signature)] = outs
         self.derived_nbytes += size
-
-
-def _const_value(model: Model, kept: Mapping[int, list[np.ndarray]], lid: int) -> np.ndarray:
-    outs = kept.get(lid)
-    return outs[0] if outs is not None else model.ops[lid].compute(None)[0]  # type: ignore[union-attr]
 
 
 def _folded(model: Model) -> _Folded:
