@@ -39,22 +39,22 @@ def link(path: str, graph: Graph, ops: dict[int, Op | None], diags: list[Diagnos
         for lid in lids:
             ops[lid].variable = var  # type: ignore[union-attr]
         for lid in lids[1:]:
-            add("variable-read-twice", f"variable {vid!r} is already read by ReadValue layer {first.id} "
-                f"{first.name!r} at line {first.line}; each variable has exactly one ReadValue", lid)
+            add(code="variable-read-twice", message=f"variable {vid!r} is already read by ReadValue layer {first.id} "
+                f"{first.name!r} at line {first.line}; each variable has exactly one ReadValue", lid=lid)
         if vid not in writers:
-            add("variable-without-assign", f"no Assign writes variable {vid!r}; each ReadValue needs exactly one "
-                "Assign of the same variable_id", lids[0])
+            add(code="variable-without-assign", message=f"no Assign writes variable {vid!r}; each ReadValue needs exactly one "
+                "Assign of the same variable_id", lid=lids[0])
     for vid, lids in writers.items():
         var = variables.get(vid)
         for lid in lids:
             ops[lid].variable = var  # type: ignore[union-attr]
         if var is None:
-            add("variable-without-read-value", f"no ReadValue reads variable {vid!r}; each Assign needs exactly one "
-                "ReadValue of the same variable_id", lids[0])
+            add(code="variable-without-read-value", message=f"no ReadValue reads variable {vid!r}; each Assign needs exactly one "
+                "ReadValue of the same variable_id", lid=lids[0])
         first = graph.layers[lids[0]]
         for lid in lids[1:]:
-            add("variable-assigned-twice", f"variable {vid!r} is already written by Assign layer {first.id} "
-                f"{first.name!r} at line {first.line}; each variable has exactly one Assign", lid)
+            add(code="variable-assigned-twice", message=f"variable {vid!r} is already written by Assign layer {first.id} "
+                f"{first.name!r} at line {first.line}; each variable has exactly one Assign", lid=lid)
     return variables
 
 

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..errors import IRExecError
+from ..errors import ERROR, Diagnostic, IRExecError
 from .base import EXIT_FINDINGS, cli, fail
 from .run_cmd import _size
 
@@ -84,7 +84,7 @@ def generate(model: str, inputs_path: str, max_new_tokens: int, output_path: str
                        f"match {compare_path}")
         else:
             click.echo(f"FAILED: the tokens differ from {compare_path}")
-            click.echo(f"{compare_path}: error[tokens-mismatch] {problem}", err=True)
+            click.echo(Diagnostic("tokens-mismatch", problem, ERROR, file=compare_path).format(), err=True)
             sys.exit(EXIT_FINDINGS)
 
 
