@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -225,34 +226,32 @@ def _bench_stateful(d: Path, repeat: int, limit: int) -> dict[str, float | int |
     kept = irexec.Session(str(d / "model.xml"))
     tight = irexec.Session(str(d / "model.xml"), max_memory=limit)
 
-    def ov_prefill() -> float:
+    def timed(call) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+        """Wall time and CPU time of the process (every thread), in seconds."""
+        wall, cpu = time.perf_counter(), time.process_time()
+        call()
+        return time.perf_counter() - wall, time.process_time() - cpu
+
+    def ov_prefill() -> tuple[float, float]:
         request.reset_state()
-        t = time.perf_counter()
-        request.infer(step0)
-        return time.perf_counter() - t
+        return timed(lambda: request.infer(step0))
 
-    def ov_decode() -> float:
+    def ov_decode() -> tuple[float, float]:
         request.reset_state()
         request.infer(step0)
-        t = time.perf_counter()
-        request.infer(step1)
-        return time.perf_counter() - t
+        return timed(lambda: request.infer(step1))
 
-    def ir_prefill(s) -> float:  # type: ignore[no-untyped-def]
+    def ir_prefill(s) -> tuple[float, float]:  # type: ignore[no-untyped-def]
         s.reset_state()
-        t = time.perf_counter()
-        s.run(step0)
-        return time.perf_counter() - t
+        return timed(lambda: s.run(step0))
 
-    def ir_decode(s) -> float:  # type: ignore[no-untyped-def]
+    def ir_decode(s) -> tuple[float, float]:  # type: ignore[no-untyped-def]
         s.reset_state()
         s.run(step0)
-        t = time.perf_counter()
-        s.run(step1)
-        return time.perf_counter() - t
+        return timed(lambda: s.run(step1))
 
-    times: dict[str, list[float]] = {k: [] for k in ("ov_prefill", "ov_decode", "prefill", "decode", "tight_prefill",
-                                                      "tight_decode")}
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in ("ov_prefill", "ov_decode", "prefill", "decode",
+                                                                    "tight_prefill", "tight_decode")}
     for i in range(3 + repeat):
         sample = {"ov_prefill": ov_prefill(), "prefill": ir_prefill(kept), "ov_decode": ov_decode(),
                   "decode": ir_decode(kept)}
@@ -264,7 +263,9 @@ def _bench_stateful(d: Path, repeat: int, limit: int) -> dict[str, float | int |
         if i >= 1:
             for k, v in sample.items():
                 times[k].append(v)
-    out: dict[str, float | int | None] = {k: statistics.median(v) for k, v in times.items()}
+    out: dict[str, float | int | None] = {k: statistics.median(w for w, _ in v) for k, v in times.items()}
+    out.update({f"{k}_cpu": statistics.median(c for _, c in v) for k, v in times.items()})
+    out["load"] = os.getloadavg()[0]
     out.update(ov_peak=_stateful_peak("openvino", d), peak=_stateful_peak("irexec", d),
                tight_peak=_stateful_peak("irexec", d, limit))
     return out
@@ -278,11 +279,15 @@ def _report_stateful(d: Path, r: dict[str, float | int | None], limit: int) -> N
         return "n/a" if r[k] is None else f"{r[k] / 2**20:.0f} MiB"  # type: ignore[operator]
 
     print(f"\n{d.name} (stateful; OpenVINO config from meta.json):")
-    print(f"{'':<28} {'prefill':>10} {'decode':>10} {'peak RSS':>10}")
-    print(f"{'OpenVINO CPU':<28} {ms('ov_prefill'):>10} {ms('ov_decode'):>10} {mib('ov_peak'):>10}")
-    print(f"{'irexec, weights kept':<28} {ms('prefill'):>10} {ms('decode'):>10} {mib('peak'):>10}")
+    print(f"{'':<28} {'prefill':>10} {'decode':>10} {'peak RSS':>10} {'prefill CPU':>12} {'decode CPU':>11}")
+    print(f"{'OpenVINO CPU':<28} {ms('ov_prefill'):>10} {ms('ov_decode'):>10} {mib('ov_peak'):>10} "
+          f"{ms('ov_prefill_cpu'):>12} {ms('ov_decode_cpu'):>11}")
+    print(f"{'irexec, weights kept':<28} {ms('prefill'):>10} {ms('decode'):>10} {mib('peak'):>10} "
+          f"{ms('prefill_cpu'):>12} {ms('decode_cpu'):>11}")
     print(f"{f'irexec, --max-memory {limit // 10**6} MB':<28} {ms('tight_prefill'):>10} {ms('tight_decode'):>10} "
-          f"{mib('tight_peak'):>10}")
+          f"{mib('tight_peak'):>10} {ms('tight_prefill_cpu'):>12} {ms('tight_decode_cpu'):>11}")
+    print(f"(medians; CPU = the process's CPU time over all its threads; load average {r['load']:.1f} "
+          f"on {os.cpu_count()} CPUs during the run)")
     ratios = [f"prefill {r['prefill'] / r['ov_prefill']:.2f}x", f"decode {r['decode'] / r['ov_decode']:.2f}x"]  # type: ignore[operator]
     if r["peak"] and r["ov_peak"]:
         ratios.append(f"peak RSS {r['peak'] / r['ov_peak']:.2f}x")  # type: ignore[operator]
