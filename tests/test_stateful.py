@@ -50,6 +50,31 @@ def test_runs_carry_state_as_openvino_does(kind, tmp_path):
                                       request.infer({"x": _x(kind, 0)})[0])
 
 
+@pytest.mark.parametrize("kind", [*KINDS, "tiny-lm"])
+def test_inferred_shapes_and_types_match_openvinos(kind, tmp_path):
+    """irexec check's inference of every ReadValue and Assign output (and every other layer)
+    against OpenVINO's own, on the file read back by read_model."""
+    path = save(tiny_lm() if kind == "tiny-lm" else accumulator(kind), tmp_path)
+    result = check_model(read_model(path))
+    assert result.errors == []
+    by_name = {layer.name: layer.id for layer in result_layers(path)}
+    seen = set()
+    for node in ov.Core().read_model(path).get_ordered_ops():
+        name = node.get_friendly_name()
+        if node.get_type_name() == "Result" or name not in by_name:
+            continue
+        info = result.tensors[(by_name[name], 0)]
+        want = node.get_output_partial_shape(0)
+        assert str(info.shape).replace(" ", "") == str(want).replace(" ", ""), name
+        assert info.etype.name == node.get_output_element_type(0).get_type_name(), name
+        seen.add(node.get_type_name())
+    assert {"ReadValue", "Assign"} <= seen
+
+
+def result_layers(path: str):  # type: ignore[no-untyped-def]
+    return read_model(path).layers.values()
+
+
 def test_same_feed_shapes_on_a_grown_state_are_not_replayed(tmp_path):
     """The shapes of a run depend on the state as well as the feeds: feeding the same
     shape three times grows the variable each time."""
