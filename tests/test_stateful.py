@@ -373,3 +373,22 @@ def test_generate_refuses_a_model_that_is_not_a_stateful_causal_lm(tmp_path, sav
     r = run_cli("generate", save(stateless, tmp_path, "stateless"), "-i", save_npz("p", input_ids=np.ones((1, 2), np.int64)),
                 "-n", 2)
     assert r.exit_code == 1 and "no ReadValue/Assign variables" in r.output
+
+
+def test_state_in_and_out_may_be_one_file(tmp_path, save_npz, run_cli):
+    path = save(accumulator("v6-grow"), tmp_path)
+    x = save_npz("x", x=np.ones((1, 3), np.float32))
+    state = tmp_path / "S.npz"
+    assert run_cli("run", path, "--inputs", x, "--state-out", state).exit_code == 0
+    for rows in (2, 3):
+        r = run_cli("run", path, "--inputs", x, "--state-in", state, "--state-out", state)
+        assert r.exit_code == 0, r.output
+        assert np.load(state)["grow"].shape == (rows, 3)
+
+
+def test_generate_refuses_a_prompt_without_input_ids(tmp_path, save_npz, run_cli):
+    path = save(tiny_lm(), tmp_path)
+    r = run_cli("generate", path, "-i", save_npz("p", attention_mask=np.ones((1, 2), np.int64)), "-n", 2)
+    assert r.exit_code == 1 and "error[input-mismatch]" in r.output and "input_ids" in r.output
+    r = run_cli("generate", path, "-i", save_npz("p", input_ids=np.ones((1, 2), np.int64), extra=np.ones(1)), "-n", 2)
+    assert r.exit_code == 1 and "'extra'" in r.output
