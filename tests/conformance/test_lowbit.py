@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from oracle import reference_convert
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance
+from conformance.harness import Case, ErrorCase, OpTable, conformance
 from irexec import lowbit
 
 rng = np.random.default_rng(20261127)
