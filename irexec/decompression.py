@@ -38,8 +38,10 @@ from .shapes import PartialShape
 if TYPE_CHECKING:
     from .model import Model
 
-# The weight precisions OpenVINO's CPU plugin marks (transformation_pipeline.cpp: decompression_precisions).
-WEIGHT_TYPES = frozenset({"u8", "i8", "u4", "i4", "nf4", "f8e4m3", "f8e5m2", "f8e8m0"})
+# The weight precisions OpenVINO's CPU plugin marks (transformation_pipeline.cpp: decompression_precisions),
+# and f4e2m1 (NNCF's MXFP4 weights): under an f32 inference precision the plugin computes every f16 op in f32,
+# marked or not, so a chain of any of these is f32 arithmetic there.
+WEIGHT_TYPES = frozenset({"u8", "i8", "u4", "i4", "nf4", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1"})
 _NARROW_FLOATS = frozenset({"f16", "bf16"})
 _MOVES = frozenset({"Reshape", "Unsqueeze"})
 

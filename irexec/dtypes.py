@@ -39,6 +39,11 @@ class ElementType:
         return self.name in _REAL
 
     @property
+    def storage_only(self) -> bool:
+        """u3, u6, nf4: held, moved and converted, never computed on (see lowbit.py)."""
+        return self.name in ("u3", "u6", "nf4")
+
+    @property
     def packed(self) -> bool:
         """Stored in the .bin in a layout of its own (see lowbit.py)."""
         return self.name in lowbit.DTYPES

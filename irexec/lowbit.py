@@ -110,9 +110,7 @@ def unpack(raw: np.ndarray, count: int, name: str) -> np.ndarray:
 def from_codes(codes: np.ndarray, name: str) -> np.ndarray:
     """uint8 codes (the stored bits of each element) as the in-memory dtype."""
     dtype = DTYPES[name][0]
-    codes = np.ascontiguousarray(codes, np.uint8)
-    if dtype in STRUCTURED:
-        return codes.view(dtype)
+    codes = np.array(codes, np.uint8, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
     if name == "i4":
         return ((codes.astype(np.int8) ^ 8) - 8).astype(dtype)
     return codes.view(dtype)
@@ -120,7 +118,7 @@ def from_codes(codes: np.ndarray, name: str) -> np.ndarray:
 
 def codes_of(arr: np.ndarray, name: str) -> np.ndarray:
     """The stored bits of each element, as uint8."""
-    arr = np.ascontiguousarray(arr)
+    arr = np.asarray(arr, order="C")
     if arr.dtype in STRUCTURED:
         return arr.view(np.uint8).reshape(arr.shape)
     if name == "i4":
@@ -197,16 +195,18 @@ def from_integers(wide: np.ndarray, name: str) -> np.ndarray:
 
 def from_float(x: np.ndarray, name: str) -> np.ndarray:
     """float32 values rounded into a small float or nf4 as OpenVINO's reference
-    Convert does.  f8e4m3 and f8e5m2 are ml_dtypes' casts (round to nearest
-    even; past the largest finite value f8e4m3 gives NaN, f8e5m2 infinity);
-    f4e2m1 is ml_dtypes' cast but NaN becomes 6 with NaN's sign (ml_dtypes
-    gives 0); f8e8m0 and nf4 are computed here (ml_dtypes' f8e8m0 differs on
-    negative values, infinities and ties)."""
+    Convert does.  f8e4m3 and f8e5m2 round the value to f16 first, then to
+    nearest even (OpenVINO's float8 types go through float16: a direct cast,
+    as ml_dtypes' from f32, differs on values near a tie); past the largest
+    finite value f8e4m3 gives NaN, f8e5m2 infinity.  f4e2m1 is ml_dtypes'
+    cast but NaN becomes 6 with NaN's sign (ml_dtypes gives 0); f8e8m0 and nf4
+    are computed here (ml_dtypes' f8e8m0 differs on negative values,
+    infinities and ties)."""
     x = np.asarray(x, np.float32)
     dtype = DTYPES[name][0]
     if name in ("f8e4m3", "f8e5m2"):
         with np.errstate(over="ignore", invalid="ignore"):
-            return x.astype(dtype)
+            return x.astype(np.float16).astype(dtype)
     if name == "f4e2m1":
         with np.errstate(over="ignore", invalid="ignore"):
             out = x.astype(dtype)

@@ -179,3 +179,32 @@ def constant(value: np.ndarray, etype: str, name: str | None = None) -> ov.Node:
     if etype == "bf16":  # the helper converts f32 data to bf16 correctly
         return opset8.constant(np.asarray(value, np.float32), dtype=ov.Type.bf16, name=name)
     return opset8.constant(np.asarray(value, DTYPES[etype]), dtype=OV_TYPES[etype], name=name)
+
+
+def reference_convert(arr: np.ndarray, dst: str) -> np.ndarray | None:
+    """OpenVINO's Convert of ``arr`` to ``dst``: its reference (Node.evaluate,
+    no plugin) where it has one, else the CPU plugin folding a Const (nf4 from
+    f32, the small floats from integers); None when OpenVINO has neither."""
+    from openvino import opset13
+
+    src = _etype_name_of(arr)
+    tensor = to_tensor(arr, src)
+    p = opset13.parameter(list(arr.shape), OV_TYPES[src])
+    cv = opset13.convert(p, dst)
+    out = ov.Tensor(OV_TYPES[dst], ov.Shape(list(arr.shape)))
+    if cv.evaluate([out], [tensor]):
+        return from_tensor(out, dst)
+    try:
+        folded = ov.Model([opset13.convert(opset13.constant(tensor), dst)], [])
+        request = core().compile_model(folded, "CPU").create_infer_request()
+    except RuntimeError:
+        return None
+    request.infer({})
+    return from_tensor(request.get_output_tensor(0), dst)
+
+
+def _etype_name_of(arr: np.ndarray) -> str:
+    for name, dtype in DTYPES.items():
+        if dtype == arr.dtype:
+            return name
+    raise AssertionError(f"no element type for {arr.dtype}")

@@ -4,6 +4,7 @@ never rounded to f16 (docs/numerics.md)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +30,8 @@ def _weights(etype: str, shape: tuple[int, ...], rng: np.random.Generator) -> ov
         bits = lowbit.DTYPES[etype][1]
         codes = rng.integers(0, 1 << bits, shape).astype(np.uint8)
         arr = lowbit.from_codes(codes, etype)
+        if etype in lowbit.SMALL_FLOATS:  # finite weights only
+            arr = lowbit.from_codes(np.where(np.isfinite(lowbit.to_number(arr)), codes, 0).astype(np.uint8), etype)
         raw = np.frombuffer(lowbit.pack(arr, etype), np.uint8).copy()
         return ops.constant(ov.Tensor(raw, list(shape), OV_TYPES[etype]))
     info = np.iinfo({"u8": np.uint8, "i8": np.int8}[etype])
@@ -117,6 +120,37 @@ def test_compressed_llm_matches_openvino_cpu(mark: bool, tmp_path: Path) -> None
     assert _relative(ours, theirs) < 2e-5
 
 
+def _float_chain(etype: str, rows: int, cols: int, group: int, rng: np.random.Generator, scale_type: str = "f16") -> ov.Node:
+    """nf4 / f8 / f4e2m1 weights, group-wise, no zero point; an f8e8m0 scale is
+    converted to f16 as NNCF writes MXFP4."""
+    w = ops.convert(_weights(etype, (rows, cols // group, group), rng), "f16")
+    if scale_type == "f8e8m0":
+        exps = rng.integers(120, 126, (rows, cols // group, 1)).astype(np.uint8)
+        scale = ops.convert(ops.constant(ov.Tensor(exps, [rows, cols // group, 1], ov.Type.f8e8m0)), "f16")
+    else:
+        scale = ops.constant((rng.random((rows, cols // group, 1)) * 0.05 + 0.01).astype(np.float16))
+    w = ops.reshape(ops.multiply(w, scale), ops.constant(np.array([rows, cols], np.int64)), special_zero=False)
+    return ops.convert(w, "f32")
+
+
+@pytest.mark.parametrize(("etype", "scale_type"), [("nf4", "f16"), ("f8e4m3", "f16"), ("f8e5m2", "f16"),
+                                                   ("f4e2m1", "f8e8m0")])
+def test_float_weight_chains_match_openvino_cpu(etype: str, scale_type: str, tmp_path: Path) -> None:
+    rng = np.random.default_rng(8)
+    x = ops.parameter([3, 64], ov.Type.f32, name="x")
+    x.output(0).get_tensor().set_names({"x"})
+    y = ops.matmul(x, _float_chain(etype, 48, 64, 32, rng, scale_type), False, True)
+    r = ops.result(y)
+    r.output(0).get_tensor().set_names({"y"})
+    xml = str(tmp_path / "model.xml")
+    ov.save_model(ov.Model([r], [x]), xml, compress_to_fp16=False)
+    feeds = {"x": rng.standard_normal((3, 64)).astype(np.float32)}
+    assert len(decompression.find(irexec.load(xml))) == 1
+    ours = irexec.run(xml, feeds)["y"]
+    theirs = _openvino(xml, feeds)["y"]
+    assert _relative(ours, theirs) < 1e-5
+
+
 def test_chains_found_as_openvino_marks_them(tmp_path: Path) -> None:
     """Every chain of the model is found, ending at its Convert to f32: the
     shared embedding's and the eight MatMuls' (nine chains)."""
@@ -193,3 +227,21 @@ def test_cli_run_compares_within_f32_tolerance(tmp_path: Path) -> None:
                            "--compare", str(tmp_path / "ref.npz"), "--rtol", "1e-5", "--atol", "5e-3"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+SMOLLM = Path(os.environ.get("IREXEC_REAL_MODELS") or Path(__file__).resolve().parents[1].parent / "shared" / "models") \
+    / "smollm_int4_stateful" / "model.xml"
+
+
+def test_smollm_int4_chains_and_types() -> None:
+    """The shipped INT4 LLM: `irexec check` says nothing about its element types,
+    and its 28 u4 MatMul weights and its u8 embedding are the 29 chains found."""
+    if not SMOLLM.is_file():
+        pytest.skip(f"{SMOLLM} is absent (the real models are not shipped with this checkout)")
+    proc = subprocess.run([sys.executable, "-m", "irexec", "check", str(SMOLLM)], capture_output=True, text=True)
+    assert "element-type" not in proc.stdout + proc.stderr
+    model = irexec.load(str(SMOLLM))
+    chains = decompression.find(model)
+    kinds = sorted(model.ops[chain.leaves[0][0]].element_type.name for chain in chains.values())
+    assert kinds == ["u4"] * 28 + ["u8"]
+    assert all(model.layers[end].type == "Convert" for end in chains)
