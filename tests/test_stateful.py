@@ -392,3 +392,10 @@ def test_generate_refuses_a_prompt_without_input_ids(tmp_path, save_npz, run_cli
     assert r.exit_code == 1 and "error[input-mismatch]" in r.output and "input_ids" in r.output
     r = run_cli("generate", path, "-i", save_npz("p", input_ids=np.ones((1, 2), np.int64), extra=np.ones(1)), "-n", 2)
     assert r.exit_code == 1 and "'extra'" in r.output
+
+
+def test_a_bad_variable_type_is_reported_at_its_readvalue(tmp_path):
+    path = _edit(save(accumulator("v6-zeros"), tmp_path, "bad"),
+                 lambda t: t.replace('variable_type="f32"', 'variable_type="f99"'))
+    codes = _codes(path)
+    assert ("bad-element-type", _line_of(path, 'variable_type="f99"')) in codes

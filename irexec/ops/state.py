@@ -99,10 +99,14 @@ class ReadValue6(_StateOp):
 
     def validate(self) -> list[OpError]:
         try:
-            self.variable_etype = _etype("variable_type", self.variable_type)
+            _etype("variable_type", self.variable_type)
         except OpError as e:
             return [e]
         return []
+
+    @property
+    def variable_etype(self) -> ElementType:
+        return _etype("variable_type", self.variable_type)
 
     def infer(self, *init: TensorInfo) -> list[TensorInfo]:
         shape, etype = self.variable_shape, self.variable_etype
