@@ -15,7 +15,7 @@ import pytest
 ov = pytest.importorskip("openvino")
 from lxml import etree
 from openvino import opset13 as ops
-from oracle import OV_TYPES, core, from_tensor
+from oracle import core, from_tensor, packed_tensor
 
 import irexec
 from irexec import decompression, lowbit
@@ -32,8 +32,7 @@ def _weights(etype: str, shape: tuple[int, ...], rng: np.random.Generator) -> ov
         arr = lowbit.from_codes(codes, etype)
         if etype in lowbit.SMALL_FLOATS:  # finite weights only
             arr = lowbit.from_codes(np.where(np.isfinite(lowbit.to_number(arr)), codes, 0).astype(np.uint8), etype)
-        raw = np.frombuffer(lowbit.pack(arr, etype), np.uint8).copy()
-        return ops.constant(ov.Tensor(raw, list(shape), OV_TYPES[etype]))
+        return ops.constant(packed_tensor(lowbit.pack(arr, etype), shape, etype))
     info = np.iinfo({"u8": np.uint8, "i8": np.int8}[etype])
     return ops.constant(rng.integers(info.min, info.max, shape, endpoint=True).astype(info.dtype))
 
@@ -126,7 +125,7 @@ def _float_chain(etype: str, rows: int, cols: int, group: int, rng: np.random.Ge
     w = ops.convert(_weights(etype, (rows, cols // group, group), rng), "f16")
     if scale_type == "f8e8m0":
         exps = rng.integers(120, 126, (rows, cols // group, 1)).astype(np.uint8)
-        scale = ops.convert(ops.constant(ov.Tensor(exps, [rows, cols // group, 1], ov.Type.f8e8m0)), "f16")
+        scale = ops.convert(ops.constant(packed_tensor(exps, [rows, cols // group, 1], "f8e8m0")), "f16")
     else:
         scale = ops.constant((rng.random((rows, cols // group, 1)) * 0.05 + 0.01).astype(np.float16))
     w = ops.reshape(ops.multiply(w, scale), ops.constant(np.array([rows, cols], np.int64)), special_zero=False)

@@ -16,7 +16,7 @@ import pytest
 
 ov = pytest.importorskip("openvino")
 from openvino import opset13 as ops
-from oracle import DTYPES, OV_TYPES, core, from_tensor, raw_bits, to_tensor
+from oracle import DTYPES, OV_TYPES, core, from_tensor, packed_tensor, raw_bits, to_tensor
 
 import irexec
 from irexec import lowbit
@@ -29,8 +29,7 @@ FLOATS = [t for t in TYPES if t not in lowbit.NARROW_INTS]
 
 def _packed_tensor(etype: str, shape: list[int], rng: np.random.Generator) -> ov.Tensor:
     nbytes = ov.Tensor(OV_TYPES[etype], shape).byte_size
-    raw = rng.integers(0, 256, nbytes, dtype=np.uint8)
-    return ov.Tensor(raw, shape, OV_TYPES[etype])
+    return packed_tensor(rng.integers(0, 256, nbytes, dtype=np.uint8), shape, etype)
 
 
 def _reference(tensor: ov.Tensor, dst: str) -> np.ndarray:
