@@ -272,3 +272,33 @@ def test_check_accepts_every_lowbit_type(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "irexec", "check", xml], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "unsupported-element-type" not in proc.stdout
+
+
+def test_cli_writes_and_compares_lowbit_outputs(tmp_path: Path) -> None:
+    """u4 and u6 inputs from an npz, outputs written to an npz (ml_dtypes' |V1,
+    a structured array for u6), listed with their value range, and compared
+    by value with --compare: equal passes, one element off fails."""
+    p = ops.parameter([4], ov.Type.u6, name="a")
+    p.output(0).get_tensor().set_names({"a"})
+    q = ops.parameter([4], ov.Type.u4, name="b")
+    q.output(0).get_tensor().set_names({"b"})
+    r1 = ops.result(ops.reshape(p, [2, 2], False))
+    r1.output(0).get_tensor().set_names({"y"})
+    r2 = ops.result(ops.add(q, q))
+    r2.output(0).get_tensor().set_names({"z"})
+    xml = _save([r1, r2], tmp_path, [p, q])
+    a = lowbit.from_codes(np.array([1, 63, 3, 0], np.uint8), "u6")
+    b = lowbit.from_codes(np.array([1, 9, 3, 0], np.uint8), "u4")
+    np.savez(tmp_path / "in.npz", a=a, b=b)
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "irexec", "run", xml, "--inputs", str(tmp_path / "in.npz"), *args],
+                              capture_output=True, text=True)
+
+    done = cli("--output", str(tmp_path / "out.npz"))
+    assert done.returncode == 0, done.stderr
+    assert "u6     [2,2]  0    63" in done.stdout
+    assert cli("--compare", str(tmp_path / "out.npz")).returncode == 0
+    np.savez(tmp_path / "bad.npz", y=a.reshape(2, 2), z=lowbit.from_codes(np.array([2, 2, 7, 0], np.uint8), "u4"))
+    bad = cli("--compare", str(tmp_path / "bad.npz"))
+    assert bad.returncode == 1 and "[2]: 6 vs 7" in bad.stdout
