@@ -302,3 +302,23 @@ def test_cli_writes_and_compares_lowbit_outputs(tmp_path: Path) -> None:
     np.savez(tmp_path / "bad.npz", y=a.reshape(2, 2), z=lowbit.from_codes(np.array([2, 2, 7, 0], np.uint8), "u4"))
     bad = cli("--compare", str(tmp_path / "bad.npz"))
     assert bad.returncode == 1 and "[2]: 6 vs 7" in bad.stdout
+
+
+def test_random_inputs_of_lowbit_parameters(tmp_path: Path) -> None:
+    """`irexec run` without --inputs draws every code of a narrow integer or nf4
+    Parameter and rounds uniform values into a small float, as Convert would."""
+    params = [ops.parameter([64], OV_TYPES[t], name=t) for t in ("u4", "i4", "u3", "nf4", "f8e4m3")]
+    for p in params:
+        p.output(0).get_tensor().set_names({p.get_friendly_name()})
+    results = [ops.result(ops.convert(p, "f32")) for p in params]
+    for r, p in zip(results, params):
+        r.output(0).get_tensor().set_names({"y_" + p.get_friendly_name()})
+    xml = _save(results, tmp_path, params)
+    proc = subprocess.run([sys.executable, "-m", "irexec", "run", xml, "--output", str(tmp_path / "out.npz")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "[-8, 7]" in proc.stdout and "[0, 7]" in proc.stdout
+    out = np.load(tmp_path / "out.npz")
+    assert out["y_u4"].min() >= 0 and out["y_u4"].max() <= 15 and len(np.unique(out["y_u4"])) > 8
+    assert out["y_i4"].min() < 0 and np.isin(out["y_nf4"], lowbit.NF4_VALUES).all()
+    assert np.isfinite(out["y_f8e4m3"]).all() and np.abs(out["y_f8e4m3"]).max() <= 1
