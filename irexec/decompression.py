@@ -38,10 +38,12 @@ from .shapes import PartialShape
 if TYPE_CHECKING:
     from .model import Model
 
-# The weight precisions OpenVINO's CPU plugin marks (transformation_pipeline.cpp: decompression_precisions),
-# and f4e2m1 (NNCF's MXFP4 weights): under an f32 inference precision the plugin computes every f16 op in f32,
-# marked or not, so a chain of any of these is f32 arithmetic there.
-WEIGHT_TYPES = frozenset({"u8", "i8", "u4", "i4", "nf4", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1"})
+# Weights whose chains OpenVINO never folds (MarkDequantization's precisions in 2026.4's CPU plugin, measured):
+# their f16 arithmetic becomes f32 whatever reads the chain.
+ALWAYS_F32 = frozenset({"u8", "i8", "u4", "i4"})
+# Weights the CPU plugin's compressed MatMul (FullyConnected) decompresses in f32 itself (measured; not u3).
+MATMUL_F32 = frozenset({"nf4", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "u2"})
+WEIGHT_TYPES = ALWAYS_F32 | MATMUL_F32 | {"u1", "u3", "u6"}
 _NARROW_FLOATS = frozenset({"f16", "bf16"})
 _MOVES = frozenset({"Reshape", "Unsqueeze"})
 
@@ -56,6 +58,7 @@ class Chain:
     end: int
     layers: list[int]
     leaves: list[Src]
+    declared_weight: bool = False  # the weight's Convert rounds to its type (nf4 -> f16) before the f32 steps
 
 
 def find(model: Model) -> dict[int, Chain]:
@@ -162,10 +165,20 @@ def _match(model: Model, mul: int) -> Chain | None:
             continue
         layers.append(mul)
         end = _extend(model, mul, layers, leaves)
-        if any(_etype(model, (lid, 0)).name in _NARROW_FLOATS for lid in layers):
+        if not any(_etype(model, (lid, 0)).name in _NARROW_FLOATS for lid in layers):
+            return None  # f32 all along: each step already rounds as OpenVINO's does
+        weight = model.ops[leaves[0][0]].element_type.name  # type: ignore[union-attr]
+        if weight in ALWAYS_F32 or weight in MATMUL_F32 and _read_by_matmul(model, end):
             return Chain(end, layers, leaves)
-        return None  # f32 all along: each step already rounds as OpenVINO's does
+        if model.layers[end].type == "Convert" and "decompression" in model.layers[end].rt_info:
+            return None  # f16-compressed weights to OpenVINO: folded as the types say
+        return Chain(end, layers, leaves, declared_weight=weight == "nf4")
     return None
+
+
+def _read_by_matmul(model: Model, end: int) -> bool:
+    readers = _readers(model, (end, 0))
+    return len(readers) == 1 and _is(model, readers[0][0], "MatMul")
 
 
 def _extend(model: Model, mul: int, layers: list[int], leaves: list[Src]) -> int:
@@ -221,7 +234,9 @@ class DecompressionChain(Op):
             layer = model.layers[lid]
             args = [values[s] for s in model.graph.inputs_of(lid)]  # type: ignore[index]
             if layer.type == "Convert":
-                value = _f32(args[0])
+                weight = lid == chain.layers[0]
+                declared = model.ops[lid].destination_type.dtype  # type: ignore[union-attr]
+                value = _f32(convert_array(args[0], declared) if weight and chain.declared_weight else args[0])
             elif layer.type in ("Subtract", "Multiply"):
                 a, b = _f32(args[0]), _f32(args[1])
                 fn = np.subtract if layer.type == "Subtract" else np.multiply

@@ -88,8 +88,17 @@ def to_tensor(arr: np.ndarray, etype: str) -> ov.Tensor:
         return t
     assert arr.dtype == DTYPES[etype], (arr.dtype, etype)
     if etype in lowbit.DTYPES:  # OpenVINO's packed bytes
-        return ov.Tensor(np.frombuffer(lowbit.pack(arr, etype), np.uint8).copy(), ov.Shape(list(arr.shape)), OV_TYPES[etype])
+        return packed_tensor(lowbit.pack(arr, etype), arr.shape, etype)
     return ov.Tensor(arr, shared_memory=False)
+
+
+def packed_tensor(raw: bytes | np.ndarray, shape: Sequence[int], etype: str) -> ov.Tensor:
+    """A tensor of a low-bit type that owns a copy of the packed bytes ``raw``
+    (``ov.Tensor(array, shape, type)`` would only borrow the array's memory)."""
+    t = ov.Tensor(OV_TYPES[etype], ov.Shape(list(shape)))
+    data = t.data.view(np.uint8).reshape(-1)
+    data[...] = np.frombuffer(bytes(raw), np.uint8)[: data.size]
+    return t
 
 
 def from_output(value: np.ndarray, etype: str) -> np.ndarray:

@@ -15,7 +15,7 @@ import pytest
 ov = pytest.importorskip("openvino")
 from lxml import etree
 from openvino import opset13 as ops
-from oracle import OV_TYPES, core, from_tensor
+from oracle import core, from_tensor, packed_tensor
 
 import irexec
 from irexec import decompression, lowbit
@@ -32,8 +32,7 @@ def _weights(etype: str, shape: tuple[int, ...], rng: np.random.Generator) -> ov
         arr = lowbit.from_codes(codes, etype)
         if etype in lowbit.SMALL_FLOATS:  # finite weights only
             arr = lowbit.from_codes(np.where(np.isfinite(lowbit.to_number(arr)), codes, 0).astype(np.uint8), etype)
-        raw = np.frombuffer(lowbit.pack(arr, etype), np.uint8).copy()
-        return ops.constant(ov.Tensor(raw, list(shape), OV_TYPES[etype]))
+        return ops.constant(packed_tensor(lowbit.pack(arr, etype), shape, etype))
     info = np.iinfo({"u8": np.uint8, "i8": np.int8}[etype])
     return ops.constant(rng.integers(info.min, info.max, shape, endpoint=True).astype(info.dtype))
 
@@ -126,7 +125,7 @@ def _float_chain(etype: str, rows: int, cols: int, group: int, rng: np.random.Ge
     w = ops.convert(_weights(etype, (rows, cols // group, group), rng), "f16")
     if scale_type == "f8e8m0":
         exps = rng.integers(120, 126, (rows, cols // group, 1)).astype(np.uint8)
-        scale = ops.convert(ops.constant(ov.Tensor(exps, [rows, cols // group, 1], ov.Type.f8e8m0)), "f16")
+        scale = ops.convert(ops.constant(packed_tensor(exps, [rows, cols // group, 1], "f8e8m0")), "f16")
     else:
         scale = ops.constant((rng.random((rows, cols // group, 1)) * 0.05 + 0.01).astype(np.float16))
     w = ops.reshape(ops.multiply(w, scale), ops.constant(np.array([rows, cols], np.int64)), special_zero=False)
@@ -245,3 +244,50 @@ def test_smollm_int4_chains_and_types() -> None:
     kinds = sorted(model.ops[chain.leaves[0][0]].element_type.name for chain in chains.values())
     assert kinds == ["u4"] * 28 + ["u8"]
     assert all(model.layers[end].type == "Convert" for end in chains)
+
+
+def _mark_end_converts(xml: str) -> None:
+    """Mark each Convert to f32 `decompression`, as the f16 -> f32 Convert of a
+    model saved with compress_to_fp16 is marked when NNCF then compresses it."""
+    tree = etree.parse(xml)
+    for layer in tree.iter("layer"):
+        data = layer.find("data")
+        if layer.get("type") == "Convert" and data is not None and data.get("destination_type") == "f32":
+            rt = etree.Element("rt_info")
+            etree.SubElement(rt, "attribute", name="decompression", version="0")
+            layer.insert(1, rt)
+    tree.write(xml)
+
+
+@pytest.mark.parametrize("marked", [False, True], ids=["unmarked", "end-marked"])
+@pytest.mark.parametrize("layout", ["matmul", "two-readers"])
+@pytest.mark.parametrize("etype", ["u8", "i4", "nf4", "f8e4m3", "f4e2m1", "u2", "u3"])
+def test_which_chains_openvino_keeps_in_f32(etype: str, layout: str, marked: bool, tmp_path: Path) -> None:
+    """OpenVINO CPU keeps u8/i8/u4/i4 chains in f32 always; other weight types
+    in f32 when a MatMul alone reads the chain (u3 excepted) or when the chain's
+    last Convert is not marked `decompression`; otherwise it folds the chain as
+    its types say.  irexec agrees to f32 rounding in every case."""
+    rng = np.random.default_rng(2)
+    if etype in ("nf4", "f8e4m3", "f4e2m1"):
+        weight = _float_chain(etype, 50, 64, 16, rng)
+    else:
+        weight = compressed_weight(etype, 50, 64, rng, group=16, zero_point=etype.startswith("u"))
+    if layout == "two-readers":  # a tied embedding: Gather rows, then the output MatMul
+        ids = ops.parameter([1, 8], ov.Type.i64, name="x")
+        y = ops.matmul(ops.gather(weight, ids, ops.constant(np.array(0, np.int64))), weight, False, True)
+        feeds = {"x": rng.integers(0, 50, (1, 8)).astype(np.int64)}
+        param = ids
+    else:
+        param = ops.parameter([5, 64], ov.Type.f32, name="x")
+        y = ops.matmul(param, weight, False, True)
+        feeds = {"x": rng.standard_normal((5, 64)).astype(np.float32)}
+    param.output(0).get_tensor().set_names({"x"})
+    r = ops.result(y)
+    r.output(0).get_tensor().set_names({"y"})
+    xml = str(tmp_path / "model.xml")
+    ov.save_model(ov.Model([r], [param]), xml, compress_to_fp16=False)
+    if marked:
+        _mark_end_converts(xml)
+    ours = irexec.run(xml, feeds)["y"]
+    theirs = _openvino(xml, feeds)["y"]
+    assert _relative(ours, theirs) < 1e-6

@@ -16,7 +16,7 @@ import pytest
 
 ov = pytest.importorskip("openvino")
 from openvino import opset13 as ops
-from oracle import DTYPES, OV_TYPES, core, from_tensor, raw_bits, to_tensor
+from oracle import DTYPES, OV_TYPES, core, from_tensor, packed_tensor, raw_bits, to_tensor
 
 import irexec
 from irexec import lowbit
@@ -29,8 +29,7 @@ FLOATS = [t for t in TYPES if t not in lowbit.NARROW_INTS]
 
 def _packed_tensor(etype: str, shape: list[int], rng: np.random.Generator) -> ov.Tensor:
     nbytes = ov.Tensor(OV_TYPES[etype], shape).byte_size
-    raw = rng.integers(0, 256, nbytes, dtype=np.uint8)
-    return ov.Tensor(raw, shape, OV_TYPES[etype])
+    return packed_tensor(rng.integers(0, 256, nbytes, dtype=np.uint8), shape, etype)
 
 
 def _reference(tensor: ov.Tensor, dst: str) -> np.ndarray:
@@ -273,3 +272,53 @@ def test_check_accepts_every_lowbit_type(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "irexec", "check", xml], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "unsupported-element-type" not in proc.stdout
+
+
+def test_cli_writes_and_compares_lowbit_outputs(tmp_path: Path) -> None:
+    """u4 and u6 inputs from an npz, outputs written to an npz (ml_dtypes' |V1,
+    a structured array for u6), listed with their value range, and compared
+    by value with --compare: equal passes, one element off fails."""
+    p = ops.parameter([4], ov.Type.u6, name="a")
+    p.output(0).get_tensor().set_names({"a"})
+    q = ops.parameter([4], ov.Type.u4, name="b")
+    q.output(0).get_tensor().set_names({"b"})
+    r1 = ops.result(ops.reshape(p, [2, 2], False))
+    r1.output(0).get_tensor().set_names({"y"})
+    r2 = ops.result(ops.add(q, q))
+    r2.output(0).get_tensor().set_names({"z"})
+    xml = _save([r1, r2], tmp_path, [p, q])
+    a = lowbit.from_codes(np.array([1, 63, 3, 0], np.uint8), "u6")
+    b = lowbit.from_codes(np.array([1, 9, 3, 0], np.uint8), "u4")
+    np.savez(tmp_path / "in.npz", a=a, b=b)
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "irexec", "run", xml, "--inputs", str(tmp_path / "in.npz"), *args],
+                              capture_output=True, text=True)
+
+    done = cli("--output", str(tmp_path / "out.npz"))
+    assert done.returncode == 0, done.stderr
+    assert "u6     [2,2]  0    63" in done.stdout
+    assert cli("--compare", str(tmp_path / "out.npz")).returncode == 0
+    np.savez(tmp_path / "bad.npz", y=a.reshape(2, 2), z=lowbit.from_codes(np.array([2, 2, 7, 0], np.uint8), "u4"))
+    bad = cli("--compare", str(tmp_path / "bad.npz"))
+    assert bad.returncode == 1 and "[2]: 6 vs 7" in bad.stdout
+
+
+def test_random_inputs_of_lowbit_parameters(tmp_path: Path) -> None:
+    """`irexec run` without --inputs draws every code of a narrow integer or nf4
+    Parameter and rounds uniform values into a small float, as Convert would."""
+    params = [ops.parameter([64], OV_TYPES[t], name=t) for t in ("u4", "i4", "u3", "nf4", "f8e4m3")]
+    for p in params:
+        p.output(0).get_tensor().set_names({p.get_friendly_name()})
+    results = [ops.result(ops.convert(p, "f32")) for p in params]
+    for r, p in zip(results, params):
+        r.output(0).get_tensor().set_names({"y_" + p.get_friendly_name()})
+    xml = _save(results, tmp_path, params)
+    proc = subprocess.run([sys.executable, "-m", "irexec", "run", xml, "--output", str(tmp_path / "out.npz")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "[-8, 7]" in proc.stdout and "[0, 7]" in proc.stdout
+    out = np.load(tmp_path / "out.npz")
+    assert out["y_u4"].min() >= 0 and out["y_u4"].max() <= 15 and len(np.unique(out["y_u4"])) > 8
+    assert out["y_i4"].min() < 0 and np.isin(out["y_nf4"], lowbit.NF4_VALUES).all()
+    assert np.isfinite(out["y_f8e4m3"]).all() and np.abs(out["y_f8e4m3"]).max() <= 1
