@@ -14,6 +14,7 @@ from .model import Model
 from .ops.base import TensorInfo
 from .ops.io import Parameter1
 from .shapes import DYNAMIC, Dim, PartialShape, format_dims
+from .variables import PAIRING_CODES
 
 
 def declared_shape(port: Port, trust_empty_as_scalar: bool = False) -> PartialShape:
@@ -65,7 +66,8 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
         return result
     # layer id -> the layer that stands for its finding: itself, or the first
     # layer of a finding that stands for several (every Const of a missing .bin)
-    broken = {d.layer_id: d.layer_id for d in model.diagnostics if d.severity == ERROR and d.layer_id is not None}
+    broken = {d.layer_id: d.layer_id for d in model.diagnostics
+              if d.severity == ERROR and d.layer_id is not None and d.code not in PAIRING_CODES}
     grouped: dict[int, str] = {}  # that first layer -> the finding's code
     for d in model.diagnostics:
         members = [o["layer_id"] for o in d.values.get("layers", ()) if o.get("layer_id") is not None]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 
+from . import lowbit
 from .errors import ERROR, CompareError, Diagnostic, UsageError
 from .shapes import format_shape
 
@@ -309,6 +310,9 @@ def _as_reference_dtype(actual: np.ndarray, ref: np.ndarray) -> np.ndarray:
     big-endian reference of the run's type holds the same values."""
     if actual.dtype == ml_dtypes.bfloat16 and ref.dtype.kind == "V" and ref.dtype.itemsize == 2:
         return ref.view(ml_dtypes.bfloat16)
+    if (lowbit.name_of(actual.dtype) is not None and actual.dtype not in lowbit.STRUCTURED and ref.dtype.kind == "V"
+            and ref.dtype.itemsize == 1 and ref.dtype.names is None):
+        return ref.view(actual.dtype)  # likewise the ml_dtypes low-bit types, as |V1
     if ref.dtype != actual.dtype and ref.dtype.newbyteorder("=") == actual.dtype.newbyteorder("="):
         return ref.astype(actual.dtype)
     return ref
@@ -337,6 +341,8 @@ def compare_tensor(name: str, actual: np.ndarray, reference: np.ndarray, atol: f
         return base
     if actual.size == 0:
         return base
+    if lowbit.name_of(actual.dtype) is not None:  # compared by value: narrow integers exactly, the rest as f32
+        actual, reference = lowbit.to_number(actual), lowbit.to_number(reference)
     kind = actual.dtype.kind
     if kind == "b":
         a, r = actual.view(np.uint8), reference.view(np.uint8)

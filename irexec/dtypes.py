@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
+from . import lowbit
+
 # Compared by hot paths: `dtype.name` is computed anew on every access (slow).
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -28,12 +30,23 @@ class ElementType:
 
     @property
     def is_integral(self) -> bool:
-        """Integral *number* (boolean is not one, as in OpenVINO)."""
-        return self.dtype is not None and self.dtype.kind in "iu"
+        """Integral *number* (boolean is not one, as in OpenVINO); u3 and u6 are
+        storage only (see lowbit.py) and count as neither integral nor real."""
+        return self.name in _INTEGRAL
 
     @property
     def is_real(self) -> bool:
-        return self.name in ("f16", "f32", "f64", "bf16")
+        return self.name in _REAL
+
+    @property
+    def storage_only(self) -> bool:
+        """u3, u6, nf4: held, moved and converted, never computed on (see lowbit.py)."""
+        return self.name in ("u3", "u6", "nf4")
+
+    @property
+    def packed(self) -> bool:
+        """Stored in the .bin in a layout of its own (see lowbit.py)."""
+        return self.name in lowbit.DTYPES
 
     @property
     def is_numeric(self) -> bool:
@@ -62,25 +75,18 @@ _SUPPORTED = [
     _et("u32", "U32", np.uint32, 32),
     _et("u64", "U64", np.uint64, 64),
     _et("boolean", "BOOL", np.bool_, 8),
+    *(_et(name, "BIN" if name == "u1" else name.upper(), dtype, bits) for name, (dtype, bits) in lowbit.DTYPES.items()),
 ]
 
 # Valid IR types that irexec reads but does not execute.
 _UNSUPPORTED = [
-    _et("u1", "BIN", None, 1),
-    _et("u2", "U2", None, 2),
-    _et("u3", "U3", None, 3),
-    _et("u4", "U4", None, 4),
-    _et("u6", "U6", None, 6),
-    _et("i4", "I4", None, 4),
-    _et("nf4", "NF4", None, 4),
-    _et("f4e2m1", "F4E2M1", None, 4),
-    _et("f8e4m3", "F8E4M3", None, 8),
-    _et("f8e5m2", "F8E5M2", None, 8),
-    _et("f8e8m0", "F8E8M0", None, 8),
     _et("string", "STRING", None, 8),
     _et("undefined", "UNSPECIFIED", None, 0),
     _et("dynamic", "UNSPECIFIED", None, 0),
 ]
+
+_INTEGRAL = frozenset({"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "u1", "u2", "u4", "i4"})
+_REAL = frozenset({"f16", "f32", "f64", "bf16", "f8e4m3", "f8e5m2", "f4e2m1", "f8e8m0"})
 
 ELEMENT_TYPES: dict[str, ElementType] = {t.name: t for t in _SUPPORTED + _UNSUPPORTED}
 

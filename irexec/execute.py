@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 
-from . import blas, dtypes, limits
+from . import blas, decompression, dtypes, limits
 from .checker import declared_shape, declared_text
 from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError
 from .ir.reader import Layer
@@ -19,7 +19,8 @@ from .model import BLOCKS_RUN, Model
 from .naming import cast_hint, parameter_label, parameter_list
 from .ops.base import Inference, Op, TensorInfo
 from .ops.io import Const1, Result1
-from .shapes import format_shape
+from .ops.state import ReadValue3, ReadValue6, Variable, _Assign
+from .shapes import PartialShape, format_shape
 
 # Called after each layer with (layer, its output arrays, seconds spent).
 # A hook with ``reads_values = False`` looks at shapes only, so an output no
@@ -78,6 +79,8 @@ def _coerce(arr: np.ndarray, etype: dtypes.ElementType) -> np.ndarray | None:
         if arr.dtype.kind == "V" and arr.dtype.itemsize == 2 or arr.dtype == np.uint16:
             return arr.view(ml_dtypes.bfloat16)  # npz stores bf16 as |V2; uint16 raw bits also accepted
         return None
+    if etype.packed and arr.dtype.kind == "V" and arr.dtype.itemsize == 1 and arr.dtype.names is None:
+        return arr.view(etype.dtype)  # npz stores the ml_dtypes types as |V1
     got = dtypes.from_dtype(arr.dtype)
     if got is None or got.name != etype.name:
         return None
@@ -141,13 +144,16 @@ class RunResult:
     times: dict[int, float] = field(default_factory=dict)  # layer id -> seconds
     stopped_at: Layer | None = None
     warnings: list[Diagnostic] = field(default_factory=list)  # computed shapes the file declares otherwise
+    # what the Assigns of a stateful model received, by variable_id: the state after the run
+    state: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def live_layers(model: Model, targets: list[int]) -> set[int]:
     live = set(targets)
     stack = list(targets)
+    inputs_of = _folded(model).inputs_of
     while stack:
-        for src in model.graph.inputs_of(stack.pop()):  # the port maps: a run needs no networkx graph
+        for src in inputs_of(stack.pop()):  # the port maps: a run needs no networkx graph
             if src is not None and src[0] not in live:
                 live.add(src[0])
                 stack.append(src[0])
@@ -163,10 +169,14 @@ def run_model(
     on_layer: LayerHook | None = None,
     keep_all: bool = False,
     max_memory: int | None = None,
+    state: Mapping[str, np.ndarray] | None = None,
 ) -> RunResult:
     """Execute the model.  ``stop_at`` (layer id or name) ends the run there and
     returns that layer's outputs; ``keep_all`` keeps intermediates alive for hooks.
-    ``max_memory`` bounds the bytes of live tensors (default: limits.default_max_memory())."""
+    ``max_memory`` bounds the bytes of live tensors (default: limits.default_max_memory()).
+    ``state``: the value of each variable of a stateful model by variable_id; a
+    variable it lacks reads its initial value.  Every Assign executes (unless
+    ``stop_at``) and ``RunResult.state`` holds what each one received."""
     folded = _folded(model)
     key = (stop_at, None if outputs is None else tuple(outputs))
     plan = folded.runs.get(key)
@@ -177,6 +187,8 @@ def run_model(
     bound = bind_feeds(model, feeds, plan.live)
     limit = limits.resolve(max_memory)
     _refuse_large_inputs(model, bound, limit)
+    if plan.reads:
+        _bind_variables(model, plan, state or {}, bound)
     steps, preset, preset_bytes = plan.steps, None, 0
     if on_layer is None and not keep_all and stop_layer is None:
         if plan.compact is None:
@@ -190,8 +202,33 @@ def run_model(
             found = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
         else:
             found = {_port_key(stop_layer, i): values[(stop_layer.id, i)] for i in range(len(stop_layer.outputs))}
-        return RunResult(_own(found), times, stop_layer, warnings)
-    return RunResult(_own({plan.names[lid]: results[lid] for lid in plan.targets}), times, None, warnings)
+        return RunResult(_own(found), times, stop_layer, warnings, _assigned(plan, values))
+    return RunResult(_own({plan.names[lid]: results[lid] for lid in plan.targets}), times, None, warnings,
+                     _assigned(plan, values))
+
+
+def _bind_variables(model: Model, plan: RunPlan, state: Mapping[str, np.ndarray], bound: dict[int, np.ndarray]) -> None:
+    """Feed each ReadValue the value of its variable: the one ``state`` holds,
+    else zeros when it has no initialising input (it computes that input itself)."""
+    for lid, var, has_init in plan.reads:
+        value = state.get(var.id)
+        if value is None:
+            if has_init:
+                continue
+            value = var.initial_zeros()
+            if value is None:
+                continue  # no declared type or rank to start from: the op says so
+        else:
+            why = var.fits(PartialShape.static(value.shape), dtypes.from_dtype(value.dtype) or dtypes.get("dynamic"))
+            if why:
+                layer = model.layers[lid]
+                raise InputError(f"the state of variable {var.id!r} does not fit: {why}", code="state-mismatch", **model.where(layer))
+        bound[lid] = value
+
+
+def _assigned(plan: RunPlan, values: Mapping[tuple[int, int], np.ndarray]) -> dict[str, np.ndarray]:
+    """The value each executed Assign received, by variable_id."""
+    return {vid: values[(lid, 0)] for lid, vid in plan.writes if (lid, 0) in values}
 
 
 def _own(outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -221,6 +258,10 @@ class RunPlan:
     compact: tuple[dict[tuple[int, int], np.ndarray], list[Step], int] | bool | None = None
     # per step list: the inferences of a run, by the shapes and types of its feeds (see _Replay)
     replays: dict[int, _Replay] = field(default_factory=dict)
+    # a stateful model's ReadValue layers (layer id, variable, whether it has an initialising input)
+    # and the Assign layers the run executes (layer id, variable_id)
+    reads: tuple[tuple[int, Variable, bool], ...] = ()
+    writes: tuple[tuple[int, str], ...] = ()
 
     def replay(self, model: Model, steps: list[Step]) -> _Replay:
         found = self.replays.get(id(steps))
@@ -315,7 +356,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                                                        results, limit, held, None if shown or keep else unread,
                                                        inferences[index])
                     if lid in foldable:
-                        folded.offer(model, lid, outs)
+                        folded.offer(model, lid, outs, limit)
                     elif lid in derived:
                         folded.keep_derived(lid, signature, outs)
                     elif lid in shape_of:
@@ -357,16 +398,21 @@ def _plan_run(model: Model, stop_at: str | None, outputs: Sequence[str] | None) 
             raise UsageError(f"outputs {', '.join(map(repr, unknown))} name no output of the model (outputs: "
                              f"{', '.join(map(repr, names.values()))})", code="unknown-name", file=model.path)
         targets = [r.id for r in wanted]
-    live, order = _execution_order(model, targets)
+    # sinks execute though no output depends on them, except in a run stopped early
+    sinks = [lid for lid in model.graph.order if getattr(model.ops[lid], "sink", False)] if stop_layer is None else []
+    live, order = _execution_order(model, targets + sinks)
     keep = {stop_layer.id} if stop_layer is not None else set()
-    return RunPlan(stop_layer, names, targets, live, _steps(model, order, keep))
+    reads = tuple((lid, op.variable, bool(model.layers[lid].inputs)) for lid in order
+                  if isinstance(op := model.ops[lid], (ReadValue3, ReadValue6)) and op.variable is not None)
+    writes = tuple((lid, model.ops[lid].variable_id) for lid in sinks if isinstance(model.ops[lid], _Assign))  # type: ignore[union-attr]
+    return RunPlan(stop_layer, names, targets, live, _steps(model, order, keep), reads=reads, writes=writes)
 
 
 def _steps(model: Model, order: list[int], keep: set[int]) -> list[Step]:
     """The run plan's steps; a tensor is freed by its last reader, except the
     outputs of the layers in ``keep``."""
-    graph = model.graph
-    sources = {lid: tuple(graph.inputs_of(lid)) for lid in order}
+    folded = _folded(model)
+    sources = {lid: tuple(folded.inputs_of(lid)) for lid in order}
     last_reader: dict[tuple[int, int], int] = {}
     for lid in order:
         for src in sources[lid]:
@@ -382,7 +428,7 @@ def _steps(model: Model, order: list[int], keep: set[int]) -> list[Step]:
         idle = frozenset(i for i in range(len(model.layers[lid].outputs)) if (lid, i) not in last_reader)
         return idle or None
 
-    return [(lid, model.layers[lid], model.ops[lid], sources[lid], tuple(frees.get(lid, ())),  # type: ignore[misc]
+    return [(lid, model.layers[lid], folded.op(lid), sources[lid], tuple(frees.get(lid, ())),  # type: ignore[misc]
              isinstance(model.ops[lid], Result1), unread(lid),
              tuple(((lid, i), port.dims) for i, port in enumerate(model.layers[lid].outputs))) for lid in order]
 
@@ -396,9 +442,12 @@ def _execution_order(model: Model, targets: list[int]) -> tuple[set[int], list[i
 
 
 # Non-deterministic ops are never folded, even on constant inputs.
-_NOT_FOLDED = frozenset({"RandomUniform", "Multinomial"})
-# At most this many bytes of folded tensors are kept per model.
+# Nor are a stateful model's ReadValue and Assign: a variable's value changes between runs.
+_NOT_FOLDED = frozenset({"RandomUniform", "Multinomial", "ReadValue", "Assign"})
+# At most this many bytes of folded tensors are kept per model, and at most
+# this share (1/FOLD_SHARE) of a run's memory limit.
 FOLD_BYTES = 1 << 30
+FOLD_SHARE = 8
 # At most this many bytes of shape-derived tensors (see _Folded).
 DERIVED_BYTES = 64 << 20
 
@@ -411,6 +460,11 @@ class _Folded:
     Parameters by name."""
 
     def __init__(self, model: Model) -> None:
+        self.graph = model.graph
+        self.model_ops = model.ops
+        # weight decompression chains: their last layer computes the chain in f32 from its Consts
+        self.rewired: dict[int, tuple[list[tuple[int, int]], Op]] = {
+            end: (chain.leaves, decompression.DecompressionChain(model, chain)) for end, chain in decompression.find(model).items()}
         const: set[int] = set()
         for lid in model.graph.order:
             op = model.ops[lid]
@@ -418,7 +472,7 @@ class _Folded:
                 const.add(lid)
             elif (op is not None and model.layers[lid].type not in _NOT_FOLDED and not isinstance(op, Result1)
                   and model.layers[lid].inputs
-                  and all(src is not None and src[0] in const for src in model.graph.inputs_of(lid))):
+                  and all(src is not None and src[0] in const for src in self.inputs_of(lid))):
                 const.add(lid)
         self.foldable = const
         self.outputs: dict[int, list[np.ndarray]] = {}
@@ -436,7 +490,7 @@ class _Folded:
             if (op is None or lid in const or lid in self.shape_of or isinstance(op, Result1)
                     or model.layers[lid].type in _NOT_FOLDED or not model.layers[lid].inputs):
                 continue
-            srcs = model.graph.inputs_of(lid)
+            srcs = self.inputs_of(lid)
             if all(s is not None and (s[0] in derived or s[0] in const or s[0] in self.shape_of) for s in srcs):
                 derived.add(lid)
         self.shape_derived = derived
@@ -449,17 +503,30 @@ class _Folded:
         self.parameters = model.parameters
         self.params_by_name: dict[str, Layer] | None = None
 
+    def inputs_of(self, lid: int) -> list[tuple[int, int] | None]:
+        """The tensors a layer reads in a run (a decompression chain's last layer reads the chain's Consts)."""
+        found = self.rewired.get(lid)
+        return list(found[0]) if found is not None else self.graph.inputs_of(lid)
+
+    def op(self, lid: int) -> Op | None:
+        found = self.rewired.get(lid)
+        return found[1] if found is not None else self.model_ops[lid]
+
     def remember(self, key: tuple, plan: RunPlan) -> None:
         if len(self.runs) > 16:
             self.runs.clear()  # a caller asking for ever new targets: keep the cache small
         self.runs[key] = plan
 
-    def offer(self, model: Model, lid: int, outs: list[np.ndarray]) -> None:
+    def offer(self, model: Model, lid: int, outs: list[np.ndarray], limit: int) -> None:
+        """Keep a folded layer's outputs for later runs, within FOLD_BYTES and an
+        eighth of the run's memory limit: the rest of a run must fit beside them
+        (a weight that does not fit is computed again by each run)."""
         if lid not in self.foldable:
             return
-        # a Const is a view of the mapped weights: no memory of its own
-        size = 0 if isinstance(model.ops[lid], Const1) else sum(a.nbytes for a in outs)
-        if self.nbytes + size > FOLD_BYTES:
+        # a Const is a view of the mapped weights, no memory of its own, unless unpacked from a low-bit type
+        op = model.ops[lid]
+        size = 0 if isinstance(op, Const1) and not op.element_type.packed else sum(a.nbytes for a in outs)
+        if self.nbytes + size > min(FOLD_BYTES, limit // FOLD_SHARE):
             self.full = True
             return
         for a in outs:

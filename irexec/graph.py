@@ -178,14 +178,15 @@ def _add_edge(graph: Graph, e: Edge, edge_lines: dict[tuple[int, int], int], add
 
 
 def _flag_unreachable(graph: Graph, add) -> None:  # type: ignore[no-untyped-def]
-    """Layers no Result depends on are dropped by OpenVINO; say so."""
+    """Layers no Result or sink (Assign) depends on are dropped by OpenVINO; say so."""
     layers, producer = graph.layers, graph.producer
     live: set[int] = set()
     # consumers come after their producers in graph.order: walking it backwards
     # marks every producer of a live layer before that producer is visited
     for lid in reversed(graph.order):
         layer = layers[lid]
-        if lid in live or resolve(layer.type, layer.version) is Result1:
+        cls = resolve(layer.type, layer.version)
+        if lid in live or cls is Result1 or getattr(cls, "sink", False):  # an Assign executes: a sink
             live.add(lid)
             for port in layer.inputs:
                 src = producer.get((lid, port.index))

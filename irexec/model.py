@@ -16,8 +16,10 @@ from .ir.weights import Weights
 from .ops.base import Op
 from .ops.io import Const1, Parameter1, Result1
 from .ops.registry import resolve, unsupported_reason
+from .ops.state import Variable
 from .ops.subgraph import attach_bodies
 from .shapes import PartialShape, format_dims
+from .variables import link as link_variables
 
 # Findings that a check reports as warnings (the layer is trusted as declared)
 # but that make a run of that layer impossible: a run refuses them only when a
@@ -33,6 +35,8 @@ class Model:
     graph: Graph
     ops: dict[int, Op | None]  # None: layer that irexec cannot execute
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # a stateful model's variables by variable_id (see irexec/variables.py)
+    variables: dict[str, Variable] = field(default_factory=dict)
     # what every run shares (folded Const-only layers, run orders): see execute._folded
     run_cache: Any = field(default=None, repr=False, compare=False)
     _by_class: dict[type, tuple[Layer, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -168,8 +172,9 @@ def read_model(path: str, weights: str | None = None, *, follow_symlinks: bool |
     diags = _fold_weights_findings(diags, w, explicit=weights is not None)
     diags.extend(graph_diags)
     _check_port_counts(path, graph, ops, diags)
+    variables = link_variables(path, graph, ops, diags)
     diags.sort(key=lambda d: (d.line or 0))
-    return Model(path, doc, w, graph, ops, diags)
+    return Model(path, doc, w, graph, ops, diags, variables=variables)
 
 
 def load(path: str, weights: str | None = None, max_memory: int | None = None, *,

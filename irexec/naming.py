@@ -7,6 +7,7 @@ import difflib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from . import lowbit
 from .errors import shorten
 
 if TYPE_CHECKING:
@@ -53,6 +54,9 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
 
 def cast_hint(dtype: np.dtype) -> str:
     """The NumPy call that converts an array to ``dtype``: ``x.astype(np.float32)``."""
+    low = lowbit.STRUCTURED.get(dtype)
+    if low is not None:  # no NumPy type: the values are the uint8 codes
+        return f"irexec.lowbit.from_codes(x.astype(np.uint8), {low!r})"
     name = dtype.name
-    module = "ml_dtypes" if name in ("bfloat16",) or name.startswith("float8") or name.startswith("int4") else "np"
+    module = "ml_dtypes" if name == "bfloat16" or lowbit.name_of(dtype) is not None else "np"
     return f"x.astype({module}.{name})"

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import limits
+from . import limits, lowbit
 from .errors import ERROR, Diagnostic, InputError, UsageError
 from .ir.reader import Layer
 from .model import Model
@@ -124,7 +124,7 @@ class InputPlan:
     def values(self) -> str:
         if self.dtype.kind == "b":
             return "{False, True}"
-        if self.dtype.kind in "iu":
+        if self.dtype.kind in "iu" or lowbit.name_of(self.dtype) in (*lowbit.NARROW_INTS, "nf4"):
             return f"[{int(self.low)}, {int(self.high)}]"
         return f"[{self.low:g}, {self.high:g})"
 
@@ -327,6 +327,10 @@ def _value_range(model: Model, layer: Layer, dtype: np.dtype,
     given = next((n for n in parameter_keys(layer) if n in val_ranges), None)
     if dtype.kind == "b":
         return 0, 1, "coin flips"
+    low_bit = lowbit.name_of(dtype)
+    if low_bit in lowbit.NARROW_INTS or low_bit == "nf4":  # every value of the type (nf4: every code)
+        bits, signed = lowbit.NARROW_INTS.get(low_bit, (4, False))
+        return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1, "the type's range") if signed else (0, (1 << bits) - 1, "every code")
     if given is not None or None in val_ranges:
         low, high = val_ranges[given]
         why = "--val-range"
@@ -369,6 +373,13 @@ def random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dty
     dtype = np.dtype(dtype)
     if dtype.kind == "b":
         return rng.integers(0, 2, size=shape, dtype=np.uint8).astype(np.bool_)
+    low_bit = lowbit.name_of(dtype)
+    if low_bit in lowbit.NARROW_INTS or low_bit == "nf4":
+        values = rng.integers(int(low), int(high), size=shape, dtype=np.int64, endpoint=True)  # type: ignore[arg-type]
+        return lowbit.from_integers(values, low_bit) if low_bit != "nf4" else lowbit.from_codes(values, "nf4")
+    if low_bit is not None:  # the small floats: uniform values rounded to the type as Convert does
+        lo_f, hi_f = FLOAT_RANGE if low is None or high is None else (low, high)
+        return lowbit.from_float(rng.uniform(lo_f, hi_f, size=shape).astype(np.float32), low_bit)
     if dtype.kind in "iu":
         lo, hi = (INT_RANGE if low is None or high is None else (int(low), int(high)))
         if dtype.kind == "u" and dtype.itemsize == 8:
@@ -406,7 +417,7 @@ def plan_rows(plans: list[InputPlan]) -> list[list[str]]:
     for p in plans:
         names = ", ".join(n for n in tensor_names(p.layer) if n != p.layer.name) or "-"
         shape = format_shape(p.shape) + (f" ({p.shape_note})" if p.shape_note else "")
-        rows.append([p.layer.name, names, str(p.dtype), shape, p.values, p.range_note])
+        rows.append([p.layer.name, names, lowbit.STRUCTURED.get(p.dtype) or str(p.dtype), shape, p.values, p.range_note])
     return rows
 
 

@@ -17,6 +17,8 @@ import numpy as np
 import openvino as ov
 from openvino import opset8
 
+from irexec import lowbit
+
 # IR element type name -> OpenVINO type; NumPy dtype per element type.
 OV_TYPES: dict[str, ov.Type] = {
     "f64": ov.Type.f64,
@@ -32,6 +34,7 @@ OV_TYPES: dict[str, ov.Type] = {
     "u32": ov.Type.u32,
     "u64": ov.Type.u64,
     "boolean": ov.Type.boolean,
+    **{name: getattr(ov.Type, name) for name in lowbit.DTYPES},
 }
 DTYPES: dict[str, np.dtype] = {
     "f64": np.dtype(np.float64),
@@ -47,8 +50,9 @@ DTYPES: dict[str, np.dtype] = {
     "u32": np.dtype(np.uint32),
     "u64": np.dtype(np.uint64),
     "boolean": np.dtype(np.bool_),
+    **{name: dtype for name, (dtype, _) in lowbit.DTYPES.items()},
 }
-ALL_TYPES = tuple(OV_TYPES)
+ALL_TYPES = tuple(name for name in OV_TYPES if name not in lowbit.DTYPES)  # the byte-wide types every op test covers
 
 _core: ov.Core | None = None
 
@@ -92,7 +96,18 @@ def to_tensor(arr: np.ndarray, etype: str) -> ov.Tensor:
         t.data[...] = arr.view(np.uint16).view(np.float16)
         return t
     assert arr.dtype == DTYPES[etype], (arr.dtype, etype)
+    if etype in lowbit.DTYPES:  # OpenVINO's packed bytes
+        return packed_tensor(lowbit.pack(arr, etype), arr.shape, etype)
     return ov.Tensor(arr, shared_memory=False)
+
+
+def packed_tensor(raw: bytes | np.ndarray, shape: Sequence[int], etype: str) -> ov.Tensor:
+    """A tensor of a low-bit type that owns a copy of the packed bytes ``raw``
+    (``ov.Tensor(array, shape, type)`` would only borrow the array's memory)."""
+    t = ov.Tensor(OV_TYPES[etype], ov.Shape(list(shape)))
+    data = t.data.view(np.uint8).reshape(-1)
+    data[...] = np.frombuffer(bytes(raw), np.uint8)[: data.size]
+    return t
 
 
 def from_output(value: np.ndarray, etype: str) -> np.ndarray:
@@ -101,6 +116,15 @@ def from_output(value: np.ndarray, etype: str) -> np.ndarray:
     if etype == "bf16":
         return value.view(np.uint16).view(ml_dtypes.bfloat16)
     return value
+
+
+def from_tensor(tensor: ov.Tensor, etype: str) -> np.ndarray:
+    """A tensor's values in irexec's dtype convention (low-bit types unpacked)."""
+    if etype in lowbit.DTYPES:
+        shape = tuple(tensor.shape)
+        raw = np.frombuffer(bytes(tensor.data.view(np.uint8).reshape(-1)), np.uint8)
+        return lowbit.unpack(raw, lowbit.count(shape), etype).reshape(shape)
+    return from_output(tensor.data, etype)
 
 
 def _etype_name(t: ov.Type) -> str:
@@ -123,7 +147,7 @@ def infer(compiled: ov.CompiledModel, feeds: Mapping[str, np.ndarray]) -> dict[s
     for i, port in enumerate(compiled.outputs):
         names = sorted(port.get_names())
         key = names[0] if names else str(i)
-        out[key] = from_output(request.get_output_tensor(i).data, _etype_name(port.get_element_type()))
+        out[key] = from_tensor(request.get_output_tensor(i), _etype_name(port.get_element_type()))
     return out
 
 
@@ -173,3 +197,32 @@ def constant(value: np.ndarray, etype: str, name: str | None = None) -> ov.Node:
     if etype == "bf16":  # the helper converts f32 data to bf16 correctly
         return opset8.constant(np.asarray(value, np.float32), dtype=ov.Type.bf16, name=name)
     return opset8.constant(np.asarray(value, DTYPES[etype]), dtype=OV_TYPES[etype], name=name)
+
+
+def reference_convert(arr: np.ndarray, dst: str) -> np.ndarray | None:
+    """OpenVINO's Convert of ``arr`` to ``dst``: its reference (Node.evaluate,
+    no plugin) where it has one, else the CPU plugin folding a Const (nf4 from
+    f32, the small floats from integers); None when OpenVINO has neither."""
+    from openvino import opset13
+
+    src = _etype_name_of(arr)
+    tensor = to_tensor(arr, src)
+    p = opset13.parameter(list(arr.shape), OV_TYPES[src])
+    cv = opset13.convert(p, dst)
+    out = ov.Tensor(OV_TYPES[dst], ov.Shape(list(arr.shape)))
+    if cv.evaluate([out], [tensor]):
+        return from_tensor(out, dst)
+    try:
+        folded = ov.Model([opset13.convert(opset13.constant(tensor), dst)], [])
+        request = core().compile_model(folded, "CPU").create_infer_request()
+    except RuntimeError:
+        return None
+    request.infer({})
+    return from_tensor(request.get_output_tensor(0), dst)
+
+
+def _etype_name_of(arr: np.ndarray) -> str:
+    for name, dtype in DTYPES.items():
+        if dtype == arr.dtype:
+            return name
+    raise AssertionError(f"no element type for {arr.dtype}")

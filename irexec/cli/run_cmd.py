@@ -19,6 +19,10 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
 @click.option("--output", "-o", "output_path", metavar="OUT.npz",
               help="Write the outputs to this npz (atomically, creating missing folders).")
 @click.option("--weights", metavar="FILE.bin", help="The .bin file (default: beside MODEL).")
+@click.option("--state-in", "state_in", metavar="S.npz",
+              help="A stateful model's variables to start from, keyed by variable_id (default: the initial state).")
+@click.option("--state-out", "state_out", metavar="S.npz",
+              help="Write the variables the run leaves, keyed by variable_id (atomically).")
 @click.option("--compare", "compare_path", metavar="REF.npz",
               help="Compare the outputs with this npz; a mismatch exits 1.")
 @click.option("--atol", multiple=True, metavar="[OUTPUT:]VALUE",
@@ -53,7 +57,8 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
               help="Bytes of tensors a run may hold, e.g. 8GiB (default: $IREXEC_MAX_MEMORY or half the RAM).")
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
-def run(model: str, inputs_path: str | None, output_path: str | None, weights: str | None, compare_path: str | None,
+def run(model: str, inputs_path: str | None, output_path: str | None, weights: str | None, state_in: str | None,
+        state_out: str | None, compare_path: str | None,
         atol: tuple[str, ...], rtol: tuple[str, ...], report_path: str | None, dump_dir: str | None, check_finite: bool,
         stop_at: str | None, seed: int,
         input_shapes: tuple[str, ...], val_ranges: tuple[str, ...], save_inputs: str | None, profile: bool, top: int,
@@ -72,11 +77,17 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
       irexec run model.xml --seed 3 --input-shape x:2,8 --save-inputs in.npz
       irexec run model.xml --val-range input_ids:0,999
       irexec run model.xml --inputs in.npz --profile --repeat 5
+    \b
+    A stateful model (ReadValue/Assign), a prefill then a decode step:
+      irexec run llm.xml --inputs step0.npz --state-out s1.npz
+      irexec run llm.xml --inputs step1.npz --state-in s1.npz --state-out s2.npz
     """
     if inputs_path and (input_shapes or val_ranges):
         raise click.UsageError("--input-shape and --val-range shape generated inputs; they cannot be combined with --inputs")
     if (atol or rtol) and not compare_path:
         raise click.UsageError("--atol and --rtol need --compare REF.npz")
+    if state_out and stop_at:
+        raise click.UsageError("--state-out needs a whole run: a run stopped with --stop-at executes no Assign")
 
     from ..comparison import compare_outputs, parse_tolerance
     from ..errors import UsageError
@@ -98,8 +109,8 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
     retain_freed_memory()  # this process exists for the run: reuse its pages (see irexec/heap.py)
     try:
         require_inputs((model, "model file"), (weights, "weights file"), (inputs_path, "inputs file"),
-                       (compare_path, "reference file"))
-        require_outputs(output_path, save_inputs, report_path)
+                       (compare_path, "reference file"), (state_in, "state file"))
+        require_outputs(output_path, save_inputs, report_path, state_out)
         follow = follow_symlinks or None
         reference = load_npz(compare_path, max_memory, follow_symlinks=follow) if compare_path else None
         started = time.perf_counter()
@@ -111,6 +122,11 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         load_seconds = time.perf_counter() - started
         if stop_at is not None:
             session.find_layer(stop_at)  # a misspelt name fails before any work
+        if (state_in or state_out) and not session.variables:
+            raise UsageError(f"--state-in and --state-out need a stateful model; {model} has no ReadValue/Assign variables",
+                             code="not-stateful", file=model)
+        if state_in:
+            session.load_state(state_in, follow_symlinks=follow)
         if inputs_path:
             feeds = load_npz(inputs_path, max_memory, follow_symlinks=follow)
         else:
@@ -129,6 +145,8 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         run_seconds = time.perf_counter() - run_started
         if output_path:
             save_npz(output_path, result.outputs)
+        if state_out:
+            session.save_state(state_out)
         report = None
         compare_started = time.perf_counter()
         if reference is not None:
@@ -152,6 +170,8 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         click.echo(f"wrote {len(result.outputs)} output(s) to {output_path}")
     if report_path:
         click.echo(f"wrote the run report to {report_path}")
+    if state_out:
+        click.echo(f"wrote {len(session.variables)} variable(s) to {state_out}")
     if dump_dir:
         click.echo(f"dumped layer outputs to {dump_dir} (index.json lists them)")
     if result.profile is not None:

@@ -8,6 +8,7 @@ import os
 
 import numpy as np
 
+from .. import lowbit
 from ..dtypes import ElementType
 from ..errors import ModelError
 from ..files import open_regular
@@ -55,17 +56,23 @@ class Weights:
         return self._buffer
 
     def array(self, offset: int, shape: tuple[int, ...], etype: ElementType) -> np.ndarray:
-        """A read-only array over the mapped bytes (no copy, any alignment)."""
+        """A read-only array over the mapped bytes (no copy, any alignment);
+        the packed low-bit types are unpacked into a new array."""
         assert etype.dtype is not None
         count = math.prod(int(d) for d in shape)  # Python ints: an absurd shape cannot wrap around
         if count == 0:
             return np.empty(shape, dtype=etype.dtype)
         buf = self._view()
-        nbytes = count * etype.dtype.itemsize
+        nbytes = lowbit.packed_nbytes(count, etype.name, etype.bits) if etype.packed else count * etype.dtype.itemsize
         if offset < 0 or offset + nbytes > len(buf):
             raise ModelError(
                 f"bytes {offset}..{offset + nbytes} lie outside the {len(buf)}-byte weights file", code="weights-out-of-bounds"
             )
+        if etype.packed:
+            raw = np.ndarray((nbytes,), dtype=np.uint8, buffer=buf, offset=offset)
+            out = lowbit.unpack(raw, count, etype.name).reshape(shape)
+            out.flags.writeable = False
+            return out
         # one array object straight over the map (frombuffer + reshape makes two, and a check holds thousands)
         return np.ndarray(shape, dtype=etype.dtype, buffer=buf, offset=offset)
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from lxml import etree
 
-from .. import dtypes
+from .. import dtypes, lowbit
 from ..ops.base import TensorInfo
 from ..shapes import PartialShape, parse_partial_shape
 
@@ -83,7 +83,7 @@ class IRBuilder:
         et = dtypes.get(etype) if etype else dtypes.from_dtype(arr.dtype)
         assert et is not None and et.dtype is not None, f"no IR element type for {arr.dtype}"
         arr = arr.astype(et.dtype, copy=False)
-        raw = arr.tobytes()
+        raw = lowbit.pack(arr, et.name) if et.packed else arr.tobytes()
         offset = len(self.blob)
         self.blob += raw
         size = len(raw) if raw else 1  # OpenVINO writes size="1" for an empty Const

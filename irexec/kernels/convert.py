@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import lowbit
 from ..dtypes import BF16
 
 _I64_LIMIT = float(2**63)
@@ -20,6 +21,11 @@ CHUNK_ELEMENTS = 1 << 18
 def convert_array(data: np.ndarray, dst: np.dtype) -> np.ndarray:
     """``data`` as ``dst`` with Convert-1's rules (see irexec/ops/convert.py)."""
     dst = np.dtype(dst)
+    if lowbit.name_of(data.dtype) is not None:
+        data = lowbit.to_number(data)  # exact: narrow integers as (u)int8, nf4 and small floats as f32
+    target = lowbit.name_of(dst)
+    if target is not None:
+        return _to_lowbit(data, target)
     if dst.kind == "b":
         return np.not_equal(data, 0)
     if dst.kind in "iu" and (data.dtype.kind == "f" or data.dtype == BF16):
@@ -33,3 +39,16 @@ def convert_array(data: np.ndarray, dst: np.dtype) -> np.ndarray:
         return out
     with np.errstate(over="ignore", invalid="ignore"):
         return data.astype(dst)
+
+
+def _to_lowbit(data: np.ndarray, name: str) -> np.ndarray:
+    """OpenVINO's reference Convert into a low-bit type: integers truncated
+    toward zero as for any integer type, then wrapped modulo 2^bits; floats
+    rounded from their f32 value (see lowbit.from_float)."""
+    if name in lowbit.NARROW_INTS:
+        wide = data if data.dtype == np.int64 else convert_array(data, np.dtype(np.int64))
+        return lowbit.from_integers(wide, name)
+    if data.dtype.kind == "b":
+        data = data.astype(np.uint8)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return lowbit.from_float(data.astype(np.float32), name)

@@ -152,6 +152,7 @@ NUMERIC = "numeric"  # integral or real
 INTEGRAL = "integral"  # integer types, not boolean
 REAL = "real"  # f16, bf16, f32, f64
 BOOLEAN = "boolean"
+COMPARABLE = "comparable"  # any but the storage-only u3, u6, nf4 (Const, Convert and data movement only)
 INDEX = ("i32", "i64")  # a tuple: exactly these element types
 
 
@@ -186,6 +187,8 @@ class In:
             return et.is_real
         if t == BOOLEAN:
             return et.name == "boolean"
+        if t == COMPARABLE:
+            return not et.storage_only
         raise AssertionError(f"unknown element-type class {t!r}")
 
     def type_text(self) -> str:
@@ -193,7 +196,8 @@ class In:
         if isinstance(t, tuple):
             return "element type " + " or ".join(t)
         return {NUMERIC: "a numeric element type", INTEGRAL: "an integer element type",
-                REAL: "a floating-point element type", BOOLEAN: "element type boolean"}.get(t, t)
+                REAL: "a floating-point element type", BOOLEAN: "element type boolean",
+                COMPARABLE: "an element type other than u3, u6, nf4"}.get(t, t)
 
     def rank_ok(self, rank: int) -> bool:
         r = self.rank

@@ -25,8 +25,8 @@ from ..dtypes import BF16
 from ..kernels.elementwise import apply_f64
 from ..shapes import PartialShape, broadcast_numpy, broadcast_pdpd
 from .base import (
-    ANY,
     BOOLEAN,
+    COMPARABLE,
     NUMERIC,
     UNBOUNDED,
     Attr,
@@ -187,7 +187,7 @@ def binary(type_: str, version: int, fn: Kernel, *, types: str | tuple[str, ...]
     return _define(Binary, type_, version, fn, since=since, summary=summary, extra=extra)
 
 
-def compare(type_: str, version: int, fn: Kernel, *, types: str | tuple[str, ...] = ANY, since: int | None = None,
+def compare(type_: str, version: int, fn: Kernel, *, types: str | tuple[str, ...] = COMPARABLE, since: int | None = None,
             summary: str = "") -> type[Op]:
     """Register a comparison: two broadcast inputs, a boolean output."""
     return binary(type_, version, fn, types=types, since=since, summary=summary, boolean_out=True)

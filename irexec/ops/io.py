@@ -8,7 +8,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import limits
+from .. import limits, lowbit
 from ..errors import OpError
 from ..shapes import PartialShape, format_dims
 from .base import Attr, In, Op, TensorInfo
@@ -75,7 +75,10 @@ class Const1(Op):
 
     @property
     def nbytes(self) -> int:
-        return math.prod(map(int, self.shape)) * self.element_type.itemsize  # Python ints: exact, no wrap-around
+        """Bytes the value takes in the .bin (a low-bit type packs several elements a byte)."""
+        count = math.prod(map(int, self.shape))  # Python ints: exact, no wrap-around
+        et = self.element_type
+        return lowbit.packed_nbytes(count, et.name, et.bits) if et.packed else count * et.itemsize
 
     def validate(self) -> list[OpError]:
         """Checks that need only the .bin's length, never its bytes."""
@@ -84,11 +87,13 @@ class Const1(Op):
         too_large = _too_large(shape, itemsize)
         if too_large:
             return too_large
-        need = math.prod(shape) * itemsize
+        need = self.nbytes
         if self.size < need:
+            packing = f" at {self.element_type.bits} bits an element" if self.element_type.packed else ""
             return [
                 OpError(
-                    f"size={self.size} bytes is less than shape {list(self.shape)} x {self.element_type} needs ({need} bytes)",
+                    f"size={self.size} bytes is less than shape {list(self.shape)} x {self.element_type}{packing} "
+                    f"needs ({need} bytes)",
                     code="const-size-mismatch",
                 )
             ]

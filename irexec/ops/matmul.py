@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import parallel
 from ..dtypes import BF16
+from ..kernels.windows import _parts, _run
 from ..shapes import Dim, PartialShape, broadcast_numpy
 from .base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from .registry import register
@@ -74,5 +76,26 @@ def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.matmul``, with a batch of rows times one matrix (a linear layer)
     done as a single 2-D product: NumPy would call BLAS once per batch item."""
     if b.ndim == 2 and a.ndim > 2 and a.flags.c_contiguous:
-        return np.matmul(a.reshape(-1, a.shape[-1]), b).reshape(*a.shape[:-1], b.shape[-1])
+        return _linear(a.reshape(-1, a.shape[-1]), b).reshape(*a.shape[:-1], b.shape[-1])
+    if b.ndim == 2 and a.ndim == 2:
+        return _linear(a, b)
     return np.matmul(a, b)
+
+
+def _linear(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A 2-D product; a big one (an LLM's output projection: 49,152 columns) is cut
+    along b's columns into pieces for irexec/parallel.py's threads, as the
+    convolutions are: BLAS itself runs on the calling thread (see irexec/blas.py).
+    Each output element is the same dot product either way."""
+    m, k = a.shape
+    n = b.shape[1]
+    parts = _parts(m * k * n, n // 256)
+    if parts <= 1 or a.dtype not in (np.float32, np.float64):
+        return np.matmul(a, b)
+    out = np.empty((m, n), np.result_type(a, b))
+
+    def piece(lo: int, hi: int) -> None:
+        out[:, lo:hi] = np.matmul(a, b[:, lo:hi])
+
+    _run([lambda lo=lo, hi=hi: piece(lo, hi) for lo, hi in parallel.spans(n, parts)], parts)
+    return out

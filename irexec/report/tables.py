@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from .. import lowbit
 from ..shapes import format_shape
 
 
@@ -29,7 +30,7 @@ def value_range(arr: np.ndarray) -> tuple[str, str]:
     """(min, max) as text; NaNs ignored, '-' for an empty tensor."""
     if arr.size == 0:
         return "-", "-"
-    a = arr.astype(np.float32) if arr.dtype.name == "bfloat16" else arr
+    a = arr.astype(np.float32) if arr.dtype.name == "bfloat16" else lowbit.to_number(arr) if lowbit.name_of(arr.dtype) else arr
     if a.dtype.kind == "f":
         # fmin/fmax skip NaNs without the mask and the copy a[~isnan(a)] would
         # make (1.25x the output's size at the end of every run); all-NaN gives NaN
@@ -53,5 +54,5 @@ def tensor_rows(tensors: Mapping[str, np.ndarray]) -> list[list[str]]:
             nan, inf = str(st.nan), str(st.inf)
         else:
             nan = inf = "-"
-        rows.append([name, str(arr.dtype), format_shape(arr.shape), lo, hi, nan, inf])
+        rows.append([name, lowbit.STRUCTURED.get(arr.dtype) or str(arr.dtype), format_shape(arr.shape), lo, hi, nan, inf])
     return rows
