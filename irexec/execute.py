@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -12,10 +13,10 @@ import ml_dtypes
 import numpy as np
 
 from . import blas, dtypes, limits
-from .checker import declared_shape, declared_text
+from .binding import BLOCKS_RUN, Model
 from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError
+from .ir.declared import declared_shape, declared_text
 from .ir.reader import Layer
-from .model import BLOCKS_RUN, Model
 from .naming import cast_hint, parameter_label, parameter_list
 from .ops.base import Inference, Op, TensorInfo
 from .ops.io import Const1, Result1
@@ -490,10 +491,16 @@ class _Folded:
         self.derived_nbytes += size
 
 
+# What every run of a model shares (folded Const-only layers, run orders), kept
+# here for as long as the model lives.
+_RUN_CACHE: weakref.WeakKeyDictionary[Model, _Folded] = weakref.WeakKeyDictionary()
+
+
 def _folded(model: Model) -> _Folded:
-    if model.run_cache is None:
-        model.run_cache = _Folded(model)
-    return model.run_cache
+    found = _RUN_CACHE.get(model)
+    if found is None:
+        found = _RUN_CACHE[model] = _Folded(model)
+    return found
 
 
 def _note_undeclared_shape(model: Model, layer: Layer, index: int, shape: tuple[int, ...], out: list[Diagnostic],

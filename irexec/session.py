@@ -25,9 +25,9 @@ from .errors import Diagnostic, UsageError
 from .execute import LayerHook, live_layers, output_names, reads_values, run_model
 from .ir.reader import Layer
 from .model import Model, load
-from .profile import Profiler, ProfileReport
 from .progress import ProgressBar
 from .random_inputs import random_inputs
+from .report.profile import Profiler, ProfileReport
 from .shapes import PartialShape
 from .tensorfile import load_npz
 

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 from lxml import etree
 
-from .. import dtypes
-from ..ops.base import TensorInfo
-from ..shapes import PartialShape, parse_partial_shape
+from . import dtypes
+from .ops.base import TensorInfo
+from .shapes import PartialShape, parse_partial_shape
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ class IRBuilder:
         return self._outputs[first.layer]
 
     def _infer(self, type: str, version: str, inputs: Sequence[Out], data: dict[str, str]) -> list[tuple[Any, str, Any]]:
-        from ..ops.registry import resolve
+        from .ops.registry import resolve
 
         cls = resolve(type, version)
         assert cls is not None, f"{type}/{version} is not implemented; pass outputs= explicitly"

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from irexec.cli import cli
-from irexec.ir.writer import IRBuilder
+from irexec.writer import IRBuilder
 
 
 @pytest.fixture

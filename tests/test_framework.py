@@ -12,10 +12,10 @@ import pytest
 import irexec
 from irexec import dtypes
 from irexec.errors import InternalError, ModelError, OpError, UsageError
-from irexec.ir.writer import IRBuilder
 from irexec.ops.base import In, Inference, Op, TensorInfo
 from irexec.ops.registry import all_ops
 from irexec.shapes import Dim, PartialShape, broadcast_numpy, parse_partial_shape
+from irexec.writer import IRBuilder
 
 I64 = np.int64
 

@@ -1,78 +1,31 @@
 """TensorIterator-1, Loop-5 and If-8: ops whose bodies are graphs of their own.
 
-A body is read from the layer's ``<body>`` (If: ``<then_body>``/``<else_body>``)
-into a nested model built by the same functions as the main graph, so it is
+A body is the layer's ``<body>`` (If: ``<then_body>``/``<else_body>``), read
+with the layer and bound like the main graph (see ``body.py``), so it is
 checked like the main graph (its findings point at lines inside the body) and
-run by the same executor.  ``<port_map>`` ties the op's ports to the body's
+run by the same executor, through the services its ``Body`` carries.  ``<port_map>`` ties the op's ports to the body's
 Parameters and Results; ``<back_edges>`` feed a Result to a Parameter of the
 next iteration.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .. import dtypes
-from ..errors import ERROR, Diagnostic, ModelError, OpError
+from ..errors import Diagnostic, ModelError, OpError
 from ..shapes import DYNAMIC, Dim, PartialShape
 from .base import BOOLEAN, INDEX, In, Inference, Op, TensorInfo, op_error
+from .body import Body, BodyInput, BodyOutput
 from .registry import register
-
-if TYPE_CHECKING:
-    from lxml import etree
-
-    from ..graph import Graph
-    from ..ir.weights import Weights
-    from ..model import Model
 
 # Bodies that feed back into themselves may change a merged input's shape;
 # shape inference re-runs the body until the shapes settle, at most this often.
 _SETTLE_ROUNDS = 4
-
-
-@dataclass(frozen=True)
-class BodyInput:
-    """One ``<port_map><input>``: outer input ``index`` feeds body Parameter
-    ``param``; sliced along ``axis`` when it has one; ``merged`` is the body
-    Result a back edge feeds into the Parameter from the second iteration on."""
-
-    index: int
-    param: int
-    axis: int | None = None
-    start: int = 0
-    end: int = -1
-    stride: int = 1
-    part_size: int = 1
-    merged: int | None = None
-
-
-@dataclass(frozen=True)
-class BodyOutput:
-    """One ``<port_map><output>``: body Result ``result`` gives outer output
-    ``index``, its last value or, with ``axis``, every iteration's concatenated."""
-
-    index: int
-    result: int
-    axis: int | None = None
-    stride: int = 1
-    part_size: int = 1
-
-
-@dataclass
-class Body:
-    model: Model
-    inputs: list[BodyInput] = field(default_factory=list)
-    outputs: list[BodyOutput] = field(default_factory=list)
-    current_iteration: int | None = None  # body Parameter fed the iteration number
-    condition: int | None = None  # body Result deciding whether to go on
-
-    @property
-    def errors(self) -> list[Diagnostic]:
-        return [d for d in self.model.diagnostics if d.severity == ERROR]
 
 
 class BodyInference(Inference):
@@ -81,160 +34,6 @@ class BodyInference(Inference):
     def __init__(self, outputs: list[TensorInfo], plan: Any = None, body_diagnostics: Sequence[Diagnostic] = ()):
         super().__init__(outputs, plan)
         self.body_diagnostics = list(body_diagnostics)
-
-
-# ------------------------------------------------------------ reading bodies
-
-_BODY_TAGS = {"body": "port_map", "then_body": "then_port_map", "else_body": "else_port_map"}
-
-
-def attach_bodies(path: str, graph: Graph, ops: dict[int, Op | None], weights: Weights,
-                  elements: dict[int, etree._Element] | None = None) -> None:
-    """Give every sub-graph op of a graph its bodies.  The main graph's layer
-    elements are found by parsing the document again (only when it has such
-    an op); a body's own sub-graph ops get theirs from the body's element."""
-    wanting = [lid for lid, op in ops.items() if isinstance(op, SubgraphOp)]
-    if not wanting:
-        return
-    if elements is None:
-        from ..ir.reader import parse_xml
-
-        section = parse_xml(path).getroot().find("layers")
-        elements = _layer_elements(section)
-    for lid in wanting:
-        el = elements.get(lid)
-        op = ops[lid]
-        assert isinstance(op, SubgraphOp)
-        op.bodies = [_read_body(path, el, tag, graph.layers[lid], weights) for tag in op.body_tags]
-
-
-def _layer_elements(section: etree._Element | None) -> dict[int, etree._Element]:
-    found: dict[int, etree._Element] = {}
-    if section is None:
-        return found
-    for el in section.iterchildren("layer"):
-        raw = el.get("id", "")
-        if raw.isascii() and raw.isdigit() and len(raw) <= 19:
-            found.setdefault(int(raw), el)
-    return found
-
-
-def _read_body(path: str, el: etree._Element | None, tag: str, layer: Any, weights: Weights) -> Body:
-    from ..graph import build_graph
-    from ..ir.reader import IRDocument, _Collector, _read_edges, _read_layers
-    from ..model import Model, _bind_op, _check_port_counts
-
-    diag = _Collector(path)
-    body_el = el.find(tag) if el is not None else None
-    where = {"layer_id": layer.id, "layer_name": layer.name, "op": layer.display}
-    if body_el is None:
-        diag.add("missing-element", f"{layer.display} layer has no <{tag}>", layer.line, **where)
-        doc = IRDocument(path, 11, tag, [], [], diag.items)
-    else:
-        doc = IRDocument(path, 11, tag, _read_layers(body_el, diag), _read_edges(body_el, diag), diag.items)
-    diags = list(doc.diagnostics)
-    graph, graph_diags = build_graph(doc)
-    ops: dict[int, Op | None] = {lid: _bind_op(path, l, weights, diags) for lid, l in graph.layers.items()}
-    if body_el is not None:
-        attach_bodies(path, graph, ops, weights, _layer_elements(body_el.find("layers")))
-    diags.extend(graph_diags)
-    _check_port_counts(path, graph, ops, diags)
-    diags.sort(key=lambda d: d.line or 0)
-    body = Body(Model(path, doc, weights, graph, ops, diags))
-    map_el = el.find(_BODY_TAGS[tag]) if el is not None else None
-    _read_port_map(body, map_el, el.find("back_edges") if el is not None and tag == "body" else None, layer, where)
-    return body
-
-
-def _int_attr(el: etree._Element, name: str, default: int | None, problems: list[str]) -> int | None:
-    raw = el.get(name)
-    if raw is None:
-        if default is None:
-            problems.append(f"<{el.tag}> at line {el.sourceline} has no {name}")
-        return default
-    text = raw.strip()
-    if not (text.lstrip("-").isascii() and text.lstrip("-").isdigit() and len(text) <= 19):
-        problems.append(f"<{el.tag}> at line {el.sourceline}: {name}={raw!r} is not an integer")
-        return default
-    return int(text)
-
-
-def _read_port_map(body: Body, map_el: etree._Element | None, back_el: etree._Element | None, layer: Any,
-                   where: dict[str, Any]) -> None:
-    """Port map and back edges -> BodyInput/BodyOutput records; every problem
-    becomes a ``bad-port-map`` finding of the body (so check reports it and a
-    run refuses it)."""
-    model = body.model
-    problems: list[tuple[str, int | None]] = []
-    line = map_el.sourceline if map_el is not None else layer.line
-    if map_el is None:
-        problems.append((f"{layer.display} layer has no port map", line))
-        map_el_children: list[Any] = []
-    else:
-        map_el_children = list(map_el)
-    merged: dict[int, int] = {}
-    if back_el is not None:
-        for edge in back_el.iterchildren("edge"):
-            msgs: list[str] = []
-            src, dst = _int_attr(edge, "from-layer", None, msgs), _int_attr(edge, "to-layer", None, msgs)
-            if src is not None and dst is not None:
-                if not _is(model, src, "Result") or not _is(model, dst, "Parameter"):
-                    msgs.append(f"back edge {src} -> {dst} must lead from a body Result to a body Parameter")
-                else:
-                    merged[dst] = src
-            problems.extend((m, edge.sourceline) for m in msgs)
-    for child in map_el_children:
-        if child.tag not in ("input", "output"):
-            continue
-        msgs = []
-        ext = _int_attr(child, "external_port_id", None, msgs)
-        internal = _int_attr(child, "internal_layer_id", None, msgs)
-        axis = _int_attr(child, "axis", -(1 << 62), msgs)
-        start, end = _int_attr(child, "start", 0, msgs), _int_attr(child, "end", -1, msgs)
-        stride, part = _int_attr(child, "stride", 1, msgs), _int_attr(child, "part_size", 1, msgs)
-        purpose = child.get("purpose", "")
-        if ext is None or internal is None:
-            problems.extend((m, child.sourceline) for m in msgs)
-            continue
-        has_axis = axis != -(1 << 62)
-        if has_axis and (stride == 0 or (part or 0) <= 0):
-            msgs.append(f"stride={stride} and part_size={part}: the stride must be non-zero and the part size positive")
-        if child.tag == "input":
-            if not _is(model, internal, "Parameter"):
-                msgs.append(f"internal_layer_id={internal} is not a Parameter of the body")
-            elif purpose == "current_iteration" or ext < 0:
-                body.current_iteration = internal
-            else:
-                index = layer.input_index(ext)
-                if index is None:
-                    msgs.append(f"external_port_id={ext} is not an input port of the layer")
-                else:
-                    body.inputs.append(BodyInput(index, internal, axis if has_axis else None, start or 0,
-                                                 end if end is not None else -1, stride or 1, part or 1,
-                                                 merged.get(internal)))
-        else:
-            if not _is(model, internal, "Result"):
-                msgs.append(f"internal_layer_id={internal} is not a Result of the body")
-            elif purpose == "execution_condition" or ext < 0:
-                body.condition = internal
-            else:
-                index = layer.output_index(ext)
-                if index is None:
-                    msgs.append(f"external_port_id={ext} is not an output port of the layer")
-                else:
-                    body.outputs.append(BodyOutput(index, internal, axis if has_axis else None, stride or 1, part or 1))
-        problems.extend((m, child.sourceline) for m in msgs)
-    fed = {i.param for i in body.inputs}
-    for dst in merged:
-        if dst not in fed and dst != body.current_iteration:
-            problems.append((f"back edge to body Parameter {dst}, which no input of the port map feeds", line))
-    for msg, at in problems:
-        model.diagnostics.append(Diagnostic("bad-port-map", msg, ERROR, file=model.path, line=at, **where))
-
-
-def _is(model: Model, lid: int, op_type: str) -> bool:
-    layer = model.layers.get(lid)
-    return layer is not None and layer.type.lower() == op_type.lower()
 
 
 # ------------------------------------------------------------ shared machinery
@@ -277,10 +76,10 @@ def _hull(a: PartialShape, b: PartialShape) -> PartialShape:
     return PartialShape(tuple(dims))
 
 
-def _result_infos(model: Model, tensors: dict, results: Sequence[int]) -> dict[int, TensorInfo | None]:
+def _result_infos(body: Body, tensors: Mapping[tuple[int, int], TensorInfo], results: Sequence[int]) -> dict[int, TensorInfo | None]:
     out = {}
     for rid in results:
-        src = model.graph.producer.get((rid, 0))
+        src = body.model.graph.producer.get((rid, 0))
         out[rid] = tensors.get(src) if src is not None else None
     return out
 
@@ -288,13 +87,11 @@ def _result_infos(model: Model, tensors: dict, results: Sequence[int]) -> dict[i
 def _check_body(body: Body, seeds: dict[int, TensorInfo]) -> tuple[dict[int, TensorInfo | None], list[Diagnostic]]:
     """Check the body on the tensors fed to its Parameters: each Result's
     tensor (None when it could not be inferred) and the findings."""
-    from ..checker import check_model
-
-    result = check_model(body.model, parameters=seeds)
+    tensors, diagnostics = body.check(seeds)
     rids = [o.result for o in body.outputs] + [bi.merged for bi in body.inputs if bi.merged is not None]
     if body.condition is not None:
         rids.append(body.condition)
-    return _result_infos(body.model, result.tensors, rids), result.diagnostics
+    return _result_infos(body, tensors, rids), diagnostics
 
 
 def _param_info(body: Body, lid: int) -> TensorInfo:
@@ -320,7 +117,7 @@ class IterPlan:
 
 
 class SubgraphOp(Op):
-    """An op with bodies; ``attach_bodies`` sets them after the layer is read."""
+    """An op with bodies; the binding layer sets them (``body.read_bodies``) after the op is built."""
 
     family = "subgraph"
     body_tags: tuple[str, ...] = ("body",)
@@ -395,8 +192,6 @@ class SubgraphOp(Op):
 
     def _run_iterations(self, body: Body, arrays: Sequence[np.ndarray], iterations: int | None,
                         trip: int | None = None, cond_in: bool = True) -> list[np.ndarray]:
-        from ..execute import run_bound
-
         _refuse_broken_body(body, "body")
         model = body.model
         feeds: dict[int, np.ndarray] = {}
@@ -426,7 +221,7 @@ class SubgraphOp(Op):
                 feeds[bi.param] = np.take(a, np.arange(begin, begin + bi.part_size), axis=axis)
             if body.current_iteration is not None and all(bi.param != body.current_iteration for bi in body.inputs):
                 feeds[body.current_iteration] = np.full(ci_shape, i, dtype=ci_dtype)
-            values = run_bound(model, feeds, targets)
+            values = body.run(feeds, targets)
             for rid, arrs in collected.items():
                 arrs.append(values[rid])
             last = values
@@ -591,13 +386,11 @@ class If8(SubgraphOp):
         return BodyInference(outs, None, then_diags + else_diags)
 
     def compute(self, plan: Any, cond: np.ndarray, *arrays: np.ndarray) -> list[np.ndarray]:
-        from ..execute import run_bound
-
         body = self._body(0 if bool(np.asarray(cond).reshape(-1)[0]) else 1)
         _refuse_broken_body(body, "body")
         everything = (cond, *arrays)
         feeds = {bi.param: everything[bi.index] for bi in body.inputs}
-        values = run_bound(body.model, feeds, sorted({o.result for o in body.outputs}))
+        values = body.run(feeds, sorted({o.result for o in body.outputs}))
         outs: list[np.ndarray | None] = [None] * self.num_outputs(len(everything))
         for bo in body.outputs:
             outs[bo.index] = values[bo.result]

@@ -36,9 +36,9 @@ from oracle import compile_ir, core, infer, raw_bits
 import irexec
 from irexec import dtypes
 from irexec.errors import IRExecError
-from irexec.ir.writer import IRBuilder, Out
 from irexec.ops.registry import resolve
 from irexec.shapes import parse_partial_shape
+from irexec.writer import IRBuilder, Out
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,11 @@ from lxml import etree
 import irexec
 from irexec import dtypes, parallel
 from irexec.errors import OpError
-from irexec.ir.writer import IRBuilder
 from irexec.ops import gather as gather_module
 from irexec.ops.base import TensorInfo
 from irexec.ops.registry import resolve
 from irexec.shapes import PartialShape, parse_partial_shape
+from irexec.writer import IRBuilder
 
 VERSIONS = {1: "opset1", 7: "opset7", 8: "opset8"}
 DATA_TYPES = [np.float64, np.float32, np.float16, ml_dtypes.bfloat16, np.int8, np.int16, np.int32, np.int64,

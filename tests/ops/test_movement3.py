@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 import irexec
 from irexec import dtypes
 from irexec.errors import OpError
-from irexec.ir.writer import IRBuilder
 from irexec.ops.base import TensorInfo
 from irexec.ops.nonzero import NonZero3
 from irexec.ops.rearrange import DepthToSpace1, ShuffleChannels1, SpaceToDepth1
 from irexec.ops.topk import TopK11
 from irexec.shapes import PartialShape, parse_partial_shape
+from irexec.writer import IRBuilder
 
 F32, I64 = dtypes.get("f32"), dtypes.get("i64")
 

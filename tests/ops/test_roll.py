@@ -13,12 +13,12 @@ from strategies import EXECUTABLE, any_bits
 import irexec
 from irexec import dtypes, parallel
 from irexec.errors import OpError
-from irexec.ir.writer import IRBuilder, Out
 from irexec.ops import roll as roll_module
 from irexec.ops.base import TensorInfo
 from irexec.ops.registry import resolve
 from irexec.ops.roll import Roll7
 from irexec.shapes import PartialShape, parse_partial_shape
+from irexec.writer import IRBuilder, Out
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1

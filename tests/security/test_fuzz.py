@@ -27,10 +27,10 @@ from irexec import dtypes
 from irexec.cli import cli
 from irexec.errors import IRExecError
 from irexec.execute import run_model
-from irexec.ir.writer import IRBuilder
 from irexec.model import load
 from irexec.ops.registry import resolve
 from irexec.random_inputs import random_inputs
+from irexec.writer import IRBuilder
 
 EXAMPLES = int(os.environ.get("IREXEC_FUZZ_EXAMPLES", "0"))
 RANDOM = bool(os.environ.get("IREXEC_FUZZ_RANDOM"))

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .ir.reader import Layer
-from .shapes import format_shape
+from ..ir.reader import Layer
+from ..shapes import format_shape
+from .tables import render_table
 
 
 @dataclass
@@ -63,8 +64,6 @@ class ProfileReport:
                  f"{100 * o.seconds / total:.1f}" if total > 0 else "0.0"] for o in self.by_op()]
 
     def render(self) -> str:
-        from .report.tables import render_table
-
         table = render_table(["id", "name", "op", "output shape", "ms", "%"], self.rows())
         ops = render_table(["op", "layers", "ms", "ms/layer", "%"], self.op_rows())
         what = f"median of {self.runs} runs" if self.runs > 1 else "1 run"
