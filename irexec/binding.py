@@ -18,10 +18,10 @@ from .graph import Graph, build_graph
 from .ir.reader import IRDocument, Layer
 from .ir.weights import Weights
 from .ops.base import Op
-from .ops.body import BodyServices, read_bodies
+from .ops.control.body import BodyServices, read_bodies
+from .ops.control.subgraph import SubgraphOp
 from .ops.io import Parameter1, Result1
 from .ops.registry import resolve, unsupported_reason
-from .ops.subgraph import SubgraphOp
 
 # Findings that a check reports as warnings (the layer is trusted as declared)
 # but that make a run of that layer impossible: a run refuses them only when a

@@ -13,7 +13,7 @@ from .errors import ERROR, Diagnostic, IRExecError, ModelError
 from .execute import run_bound
 from .ir.reader import read_document
 from .ir.weights import Weights
-from .ops.body import BodyServices
+from .ops.control.body import BodyServices
 from .ops.io import Const1, Parameter1
 from .shapes import PartialShape, format_dims
 

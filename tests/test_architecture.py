@@ -107,3 +107,46 @@ def test_private_names_stay_in_their_folder():
     wrong = sorted(f"{a} imports {b}.{n}" for a, b, n in IMPORTS
                    if n is not None and n.startswith("_") and not n.startswith("__") and b in MODULES and folder(a) != folder(b))
     assert wrong == []
+
+
+# ------------------------------------------------------------ the op layout
+
+OPS = ROOT / "ops"
+SHARED = {"__init__", "base", "declare", "tensor", "registry", "helpers", "spatial"}  # what every family uses
+
+
+def test_ops_live_in_their_family_folder():
+    """Every registered op is defined in irexec/ops/<its family>/, and every
+    family folder holds only ops of that family."""
+    import irexec.ops  # noqa: F401  (registers every op)
+    from irexec.ops.registry import all_ops, defined_in
+
+    wrong = [f"{c.display()} ({c.family}) in {defined_in(c)}" for c in all_ops()
+             if defined_in(c).split(".")[:3] != ["irexec", "ops", c.family]]
+    assert wrong == []
+    folders = {p.name for p in OPS.iterdir() if p.is_dir() and not p.name.startswith("_")}
+    assert folders == {c.family for c in all_ops()}
+    assert {p.stem for p in OPS.glob("*.py")} <= SHARED  # no op module outside a family folder
+
+
+def test_no_op_module_is_long():
+    long = sorted(f"{p.relative_to(ROOT)}: {n} lines" for p in OPS.rglob("*.py")
+                  if (n := len(p.read_text(encoding="utf-8").splitlines())) > 450)
+    assert long == []
+
+
+def test_ops_json_names_the_defining_module(run_cli):
+    import json
+
+    import irexec.ops  # noqa: F401
+    from irexec.ops.registry import all_ops
+
+    result = run_cli("ops", "--format", "json")
+    assert result.exit_code == 0
+    listed = {e["op"]: e for e in json.loads(result.output)}
+    assert set(listed) == {c.display() for c in all_ops()}
+    roll = listed["Roll-7"]
+    assert roll["family"] == "movement" and roll["module"] == "irexec.ops.movement.roll"
+    assert (ROOT.parent / roll["file"]).is_file()
+    assert all((ROOT.parent / e["file"]).is_file() and e["file"].startswith(f"irexec/ops/{e['family']}/")
+               for e in listed.values())

@@ -7,7 +7,7 @@ import pytest
 
 import irexec
 from irexec.ir import reader
-from irexec.ops.roll import Roll7
+from irexec.ops.movement.roll import Roll7
 from irexec.writer import IRBuilder
 
 

@@ -18,7 +18,7 @@ CHUNK_ELEMENTS = 1 << 18
 
 
 def convert_array(data: np.ndarray, dst: np.dtype) -> np.ndarray:
-    """``data`` as ``dst`` with Convert-1's rules (see irexec/ops/convert.py)."""
+    """``data`` as ``dst`` with Convert-1's rules (see irexec/ops/convert/convert.py)."""
     dst = np.dtype(dst)
     if dst.kind == "b":
         return np.not_equal(data, 0)

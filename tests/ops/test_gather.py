@@ -14,8 +14,8 @@ from lxml import etree
 import irexec
 from irexec import dtypes, parallel
 from irexec.errors import OpError
-from irexec.ops import gather as gather_module
 from irexec.ops.base import TensorInfo
+from irexec.ops.movement import gather as gather_module
 from irexec.ops.registry import resolve
 from irexec.shapes import PartialShape, parse_partial_shape
 from irexec.writer import IRBuilder

@@ -13,9 +13,9 @@ import irexec
 from irexec import dtypes
 from irexec.errors import OpError
 from irexec.ops.base import TensorInfo
-from irexec.ops.nonzero import NonZero3
-from irexec.ops.rearrange import DepthToSpace1, ShuffleChannels1, SpaceToDepth1
-from irexec.ops.topk import TopK11
+from irexec.ops.indexing.nonzero import NonZero3
+from irexec.ops.movement.rearrange import DepthToSpace1, ShuffleChannels1, SpaceToDepth1
+from irexec.ops.sorting.topk import TopK11
 from irexec.shapes import PartialShape, parse_partial_shape
 from irexec.writer import IRBuilder
 
@@ -141,7 +141,7 @@ def test_shuffle_channels_is_undone_by_the_transposed_group(g, m, seed):
 
 
 def test_reverse_mask_length_against_interval_rank_is_checked():
-    from irexec.ops.rearrange import Reverse1
+    from irexec.ops.movement.rearrange import Reverse1
 
     op = Reverse1(None, {"mode": "mask"})
     mask = TensorInfo(PartialShape.static([3]), dtypes.get("boolean"))

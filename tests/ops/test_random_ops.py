@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from irexec import dtypes
-from irexec.ops.random_ops import Multinomial13, RandomUniform8
+from irexec.ops.generation.random import Multinomial13, RandomUniform8
 
 
 def uniform(out: str, lo, hi, shape, g=3, o=4):

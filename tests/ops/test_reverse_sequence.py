@@ -17,11 +17,11 @@ from strategies import EXECUTABLE, any_bits
 import irexec
 from irexec import dtypes
 from irexec.errors import OpError
-from irexec.ops import reverse_sequence as rs
-from irexec.ops import roll as roll_module
 from irexec.ops.base import TensorInfo
+from irexec.ops.movement import reverse_sequence as rs
+from irexec.ops.movement import roll as roll_module
+from irexec.ops.movement.reverse_sequence import ReverseSequence1
 from irexec.ops.registry import resolve
-from irexec.ops.reverse_sequence import ReverseSequence1
 from irexec.shapes import parse_partial_shape
 from irexec.writer import IRBuilder
 

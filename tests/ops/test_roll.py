@@ -13,10 +13,10 @@ from strategies import EXECUTABLE, any_bits
 import irexec
 from irexec import dtypes, parallel
 from irexec.errors import OpError
-from irexec.ops import roll as roll_module
 from irexec.ops.base import TensorInfo
+from irexec.ops.movement import roll as roll_module
+from irexec.ops.movement.roll import Roll7
 from irexec.ops.registry import resolve
-from irexec.ops.roll import Roll7
 from irexec.shapes import PartialShape, parse_partial_shape
 from irexec.writer import IRBuilder, Out
 

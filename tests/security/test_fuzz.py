@@ -278,7 +278,7 @@ def test_mutated_models_through_the_cli(case: tuple[str, bytes, bytes]) -> None:
 def test_control_a_kernel_bug_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The property can fail: a kernel raising IndexError escapes as a bug."""
     from irexec.errors import InternalError
-    from irexec.ops.convert import Convert1
+    from irexec.ops.convert.convert import Convert1
 
     def buggy(self, *args):  # type: ignore[no-untyped-def]
         raise IndexError("index 3 is out of bounds")

@@ -15,7 +15,7 @@ from irexec import limits
 from irexec.errors import InputError, IRExecError, ModelError
 from irexec.execute import run_model
 from irexec.model import load
-from irexec.ops.convert import Convert1
+from irexec.ops.convert.convert import Convert1
 from irexec.tensorfile import load_npz
 from irexec.writer import IRBuilder
 

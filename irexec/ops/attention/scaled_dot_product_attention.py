@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels.windows import accumulator
-from ..shapes import DYNAMIC, Dim, PartialShape, broadcast_dim, broadcast_numpy
-from .base import ANY, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from .registry import register
+from ...kernels.windows import accumulator
+from ...shapes import DYNAMIC, Dim, PartialShape, broadcast_dim, broadcast_numpy
+from ..base import ANY, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..registry import register
 
 QUERY, KEY, VALUE, MASK, SCALE = range(5)
 

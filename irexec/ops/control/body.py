@@ -16,9 +16,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import ERROR, Diagnostic
-from ..ir.reader import IRDocument, Layer, MapEntry, PortMap
-from .base import Op, TensorInfo
+from ...errors import ERROR, Diagnostic
+from ...ir.reader import IRDocument, Layer, MapEntry, PortMap
+from ..base import Op, TensorInfo
 
 
 class BodyModel(Protocol):

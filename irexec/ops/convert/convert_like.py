@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..kernels.convert import convert_array
-from .base import UNBOUNDED, In, Inference, Op, TensorInfo
-from .registry import register
+from ...kernels.convert import convert_array
+from ..base import UNBOUNDED, In, Inference, Op, TensorInfo
+from ..registry import register
 
 
 @register

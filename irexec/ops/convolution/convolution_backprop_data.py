@@ -20,12 +20,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels.windows import accumulator
-from ..shapes import DYNAMIC, Dim, PartialShape
-from .base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from .helpers import value_dims
-from .registry import register
-from .spatial import AUTO_PAD, check_spatial, dilated, spatial_axes
+from ...kernels.windows import accumulator
+from ...shapes import DYNAMIC, Dim, PartialShape
+from ..base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..helpers import value_dims
+from ..registry import register
+from ..spatial import AUTO_PAD, check_spatial, dilated, spatial_axes
 
 DATA, FILTERS, OUTPUT_SHAPE = 0, 1, 2
 

@@ -12,13 +12,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..dtypes import BF16
-from ..kernels.elementwise import apply_f64, blockwise
-from ..kernels.special import erf, erf_narrow, normal_tail, normal_tail_f64
+from ...dtypes import BF16
+from ...kernels.elementwise import apply_f64, blockwise
+from ...kernels.special import erf, erf_narrow, normal_tail, normal_tail_f64
+from ..base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
+from ..registry import register
 from .arithmetic import maximum
-from .base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
-from .elementwise import broadcast_shapes, unary
-from .registry import register
+from .factory import broadcast_shapes, unary
 
 SQRT1_2 = 0.7071067811865476
 SQRT_2_PI = 0.7978845608028654

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.elementwise import pick
-from .base import Attr, Op, op_error
-from .elementwise import (
+from ...kernels.elementwise import pick
+from ..base import Attr, Op, op_error
+from .factory import (
     add_bounds,
     binary,
     divide_bounds,

@@ -15,16 +15,17 @@ OpenVINO's reference does.  Integer arithmetic wraps as in C.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .. import dtypes
-from ..dtypes import BF16
-from ..kernels.elementwise import apply_f64
-from ..shapes import PartialShape, broadcast_numpy, broadcast_pdpd
-from .base import (
+from ... import dtypes
+from ...dtypes import BF16
+from ...kernels.elementwise import apply_f64
+from ...shapes import PartialShape, broadcast_numpy, broadcast_pdpd
+from ..base import (
     ANY,
     BOOLEAN,
     NUMERIC,
@@ -38,7 +39,7 @@ from .base import (
     op_error,
     same_as,
 )
-from .registry import register
+from ..registry import register
 
 Kernel = Callable[..., np.ndarray]
 Bounds = Callable[[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]], tuple[np.ndarray, np.ndarray] | None]
@@ -149,6 +150,13 @@ def broadcast_shapes(a: PartialShape, b: PartialShape, rule: str) -> tuple[Parti
     return merged, None
 
 
+def _caller_module() -> str:
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    return frame.f_globals["__name__"] if frame is not None else __name__
+
+
 def _define(base: type[Op], type_: str, version: int, fn: Kernel, *, since: int | None, summary: str,
             extra: dict[str, Any]) -> type[Op]:
     namespace: dict[str, Any] = {
@@ -157,7 +165,7 @@ def _define(base: type[Op], type_: str, version: int, fn: Kernel, *, since: int 
         "since_opset": since if since is not None else version,
         "fn": staticmethod(fn),
         "summary": summary,
-        "__module__": base.__module__,
+        "__module__": _caller_module(),  # where the op's one line is: what `irexec ops` shows
         **extra,
     }
     cls = type(f"{type_}{version}", (base,), namespace)

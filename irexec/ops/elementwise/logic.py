@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import BOOLEAN, REAL, Attr, Op, op_error
-from .elementwise import binary, compare, logical, unary
+from ..base import BOOLEAN, REAL, Attr, Op, op_error
+from .factory import binary, compare, logical, unary
 
 # Integer element types and boolean (bitwise ops)
 BITS = ("boolean", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..shapes import DYNAMIC, Dim, PartialShape
-from .base import INDEX, NUMERIC, REAL, Attr, In, Inference, Op, TensorInfo, op_error
-from .helpers import const_int, const_ints, shape_from_input
-from .registry import register
+from ...shapes import DYNAMIC, Dim, PartialShape
+from ..base import INDEX, NUMERIC, REAL, Attr, In, Inference, Op, TensorInfo, op_error
+from ..helpers import const_int, const_ints, shape_from_input
+from ..registry import register
 
 
 def _generator(global_seed: int, op_seed: int) -> np.random.Generator:
@@ -55,7 +55,7 @@ def _below(x: np.ndarray) -> np.ndarray:
 @register
 class RandomUniform8(Op):
     type, version, since_opset = "RandomUniform", 8, 8
-    family = "random"
+    family = "generation"
     summary = "uniform random values in [minval, maxval) of output_type (values differ from OpenVINO's)"
     inputs = (In("shape", INDEX, rank=1, value=True), In("minval", NUMERIC, value=True),
               In("maxval", NUMERIC, value=True))
@@ -103,7 +103,7 @@ class RandomUniform8(Op):
 @register
 class Multinomial13(Op):
     type, version, since_opset = "Multinomial", 13, 13
-    family = "random"
+    family = "generation"
     summary = "num_samples class indices per batch drawn from (log-)probabilities (values differ from OpenVINO's)"
     inputs = (In("probs", REAL, value=False), In("num_samples", INDEX, rank=(0, 1), value=True))
     attributes = {

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..shapes import DYNAMIC, PartialShape
-from .base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
-from .registry import register
+from ...shapes import DYNAMIC, PartialShape
+from ..base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
+from ..registry import register
 
 DATA, GRID = 0, 1
 
@@ -28,7 +28,7 @@ DATA, GRID = 0, 1
 @register
 class GridSample9(Op):
     type, version, since_opset = "GridSample", 9, 9
-    family = "sampling"
+    family = "image"
     summary = "sample data at the normalised points of a grid (bilinear, bicubic or nearest; zeros, border or reflection)"
     inputs = (In("data", NUMERIC, rank=4), In("grid", REAL, rank=4))
     attributes = {

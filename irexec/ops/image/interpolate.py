@@ -25,12 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dtypes import BF16
-from ..kernels.windows import accumulator, pad_spatial
-from ..shapes import DYNAMIC, Dim, PartialShape
-from .base import INTEGRAL, NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
-from .helpers import const_axes, const_ints, target_length, value_dims
-from .registry import register
+from ...dtypes import BF16
+from ...kernels.windows import accumulator, pad_spatial
+from ...shapes import DYNAMIC, Dim, PartialShape
+from ..base import INTEGRAL, NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
+from ..helpers import const_axes, const_ints, target_length, value_dims
+from ..registry import register
 
 _EPS = np.float32(1e-6)
 

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import dtypes
-from ..shapes import DYNAMIC, Dim, PartialShape
-from .base import Enum, In, Inference, Op, TensorInfo
-from .registry import register
+from ... import dtypes
+from ...shapes import DYNAMIC, Dim, PartialShape
+from ..base import Enum, In, Inference, Op, TensorInfo
+from ..registry import register
 
 
 @register

@@ -8,11 +8,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import limits
-from ..errors import OpError
-from ..shapes import PartialShape, format_dims
-from .base import Attr, In, Op, TensorInfo
-from .registry import register
+from ... import limits
+from ...errors import OpError
+from ...shapes import PartialShape, format_dims
+from ..base import Attr, In, Op, TensorInfo
+from ..registry import register
 
 
 @register

@@ -12,10 +12,10 @@ import re
 
 import numpy as np
 
-from ..dtypes import BF16
-from ..shapes import Dim, PartialShape, broadcast_numpy
-from .base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from .registry import register
+from ...dtypes import BF16
+from ...shapes import Dim, PartialShape, broadcast_numpy
+from ..base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..registry import register
 
 _TERM = re.compile(r"^(?:[a-zA-Z]|\.\.\.)*$")
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import BF16
-from ..shapes import Dim, PartialShape, broadcast_numpy
-from .base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from .registry import register
+from ...dtypes import BF16
+from ...shapes import Dim, PartialShape, broadcast_numpy
+from ..base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..registry import register
 
 A, B = 0, 1
 

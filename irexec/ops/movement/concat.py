@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import parallel
-from ..kernels.blocks import copy_parallel
-from ..shapes import Dim, PartialShape
-from .base import Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error, same_as
-from .registry import register
+from ... import parallel
+from ...kernels.blocks import copy_parallel
+from ...shapes import Dim, PartialShape
+from ..base import Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error, same_as
+from ..registry import register
 
 
 @register

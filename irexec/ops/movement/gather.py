@@ -29,10 +29,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from .. import parallel
-from ..shapes import DYNAMIC, Dim, PartialShape
-from .base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
-from .registry import register
+from ... import parallel
+from ...shapes import DYNAMIC, Dim, PartialShape
+from ..base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..registry import register
 
 DATA, INDICES, AXIS = 0, 1, 2
 

@@ -23,12 +23,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import parallel
-from ..kernels.blocks import copy_runs, merge_trailing
-from ..shapes import Dim, PartialShape
-from .base import INDEX, In, Inference, Op, TensorInfo, op_error
-from .helpers import const_axes, const_ints
-from .registry import register
+from ... import parallel
+from ...kernels.blocks import copy_runs, merge_trailing
+from ...shapes import Dim, PartialShape
+from ..base import INDEX, In, Inference, Op, TensorInfo, op_error
+from ..helpers import const_axes, const_ints
+from ..registry import register
 
 DATA, SHIFT, AXES = 0, 1, 2
 

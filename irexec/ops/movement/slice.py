@@ -1,5 +1,5 @@
-"""Transpose-1, Slice-8, GatherElements-6 and Select-1: data movement with a
-permutation, strided windows, per-element picks and a three-way choice.
+"""Slice-8: strided windows of data along chosen axes (the slice arithmetic is
+shared with StridedSlice-1).
 
 Slice's output dims on dynamic inputs follow OpenVINO's shape inference: the
 lower bound is the slice length at the dim's lowest value, the upper bound at
@@ -12,13 +12,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import dtypes
-from ..kernels.blocks import copy_parallel
-from ..shapes import DYNAMIC, Dim, PartialShape
-from .base import BOOLEAN, INTEGRAL, UNBOUNDED, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error, same_as
-from .elementwise import AUTO_BROADCAST, broadcast_shapes
-from .helpers import const_axes, const_ints
-from .registry import register
+from ...kernels.blocks import copy_parallel
+from ...shapes import Dim, PartialShape
+from ..base import INTEGRAL, UNBOUNDED, In, Inference, Op, TensorInfo, op_error
+from ..helpers import const_axes, const_ints
+from ..registry import register
 
 _INT64_MAX = (1 << 63) - 1
 _INT64_MIN = -(1 << 63)
@@ -27,39 +25,7 @@ _INF = -1  # OpenVINO's "infinite bound" marker in its slice arithmetic
 
 # ----------------------------------------------------------------- Transpose
 
-DATA, ORDER = 0, 1
-
-
-@register
-class Transpose1(Op):
-    type, version, since_opset = "Transpose", 1, 1
-    family = "movement"
-    summary = "dims permuted by order (empty order: reversed)"
-    inputs = (In("data"), In("order", INTEGRAL, rank=1, value=True))
-    moves_values = (DATA,)
-
-    def infer(self, data: TensorInfo, order: TensorInfo) -> Inference:
-        values = const_ints(order, "order", ORDER)
-        rank = data.shape.rank
-        if values is None:
-            n = order.shape[0] if order.shape.rank == 1 else None
-            if rank is None and n is not None and n.is_static and n.value > 0:
-                rank = n.value
-            return Inference([TensorInfo(PartialShape.dynamic(rank), data.etype)])
-        if rank is None:
-            return Inference([TensorInfo(PartialShape.dynamic(len(values) or None), data.etype)])
-        perm = list(range(rank - 1, -1, -1)) if not values else values
-        if sorted(perm) != list(range(rank)):
-            raise op_error(f"order {values} is not a permutation of the {rank} axes of data {data.shape}",
-                           "bad-value", ORDER)
-        dims = data.shape.dims
-        assert dims is not None
-        return Inference([TensorInfo(PartialShape(tuple(dims[a] for a in perm)), data.etype)], tuple(perm))
-
-    def compute(self, plan: tuple[int, ...], data: np.ndarray, order: np.ndarray) -> Sequence[np.ndarray]:
-        out = np.empty(tuple(data.shape[a] for a in plan), data.dtype)
-        copy_parallel(out, data.transpose(plan))
-        return [out]
+DATA = 0
 
 
 # --------------------------------------------------------------------- Slice
@@ -201,94 +167,3 @@ def _py_slice(start: int, stop: int, step: int, dim: int) -> slice:
     (Python's own clamping matches it once huge values are cut to the dim)."""
     cap = dim + 1
     return slice(max(min(start, cap), -cap), max(min(stop, cap), -cap), step)
-
-
-# ------------------------------------------------------------- GatherElements
-
-INDICES = 1
-
-
-@register
-class GatherElements6(Op):
-    type, version, since_opset = "GatherElements", 6, 6
-    family = "movement"
-    summary = "output[i..] = data[.., indices[i..], ..] along axis (indices has data's rank)"
-    inputs = (In("data", rank=(1, None)), In("indices", ("i32", "i64"), rank=(1, None)))
-    attributes = {"axis": Attr("int", required=True, doc="in [-rank, rank-1]")}
-    moves_values = (DATA,)
-
-    def infer(self, data: TensorInfo, indices: TensorInfo) -> Inference:
-        d, i = data.shape.dims, indices.shape.dims
-        rank = len(d) if d is not None else len(i) if i is not None else None
-        if d is not None and i is not None and len(d) != len(i):
-            raise op_error(f"data {data.shape} and indices {indices.shape} must have the same rank",
-                           "incompatible-inputs", INDICES)
-        if rank is None:
-            return Inference([TensorInfo(PartialShape(None), data.etype)])
-        axis = normalize_axis(self.axis, rank, "axis", "axis-out-of-range")
-        if i is None:
-            assert d is not None
-            out = tuple(DYNAMIC if k == axis else dim for k, dim in enumerate(d))
-            return Inference([TensorInfo(PartialShape(out), data.etype)], axis)
-        dims = list(i)
-        if d is not None:
-            for k in range(rank):
-                if k == axis:
-                    continue
-                m = d[k].intersect(i[k])
-                if m is None:
-                    raise op_error(f"data {data.shape} and indices {indices.shape} differ in dim {k} (not the axis {axis})",
-                                   "incompatible-inputs", INDICES)
-                dims[k] = m
-        return Inference([TensorInfo(PartialShape(tuple(dims)), data.etype)], axis)
-
-    def compute(self, plan: int, data: np.ndarray, indices: np.ndarray) -> Sequence[np.ndarray]:
-        axis = plan
-        dim = data.shape[axis]
-        idx = indices
-        if idx.size:
-            lo, hi = int(idx.min()), int(idx.max())
-            if lo < -dim or hi >= dim:
-                bad = lo if lo < -dim else hi
-                raise op_error(f"index {bad} is out of range [{-dim}, {dim - 1}] for axis {axis} of data {list(data.shape)}",
-                               "bad-value", INDICES)
-            if lo < 0:
-                idx = np.where(idx < 0, idx + dim, idx)
-        return [np.take_along_axis(data, idx.astype(np.intp, copy=False), axis)]
-
-
-# --------------------------------------------------------------------- Select
-
-_BOOL = dtypes.get("boolean")
-
-
-@register
-class Select1(Op):
-    type, version, since_opset = "Select", 1, 1
-    family = "movement"
-    summary = "then where cond is true, else elsewhere (broadcast numpy, none or pdpd)"
-    inputs = (In("cond", BOOLEAN), In("then"), In("else", same_as("then")))
-    attributes = AUTO_BROADCAST
-    moves_values = (1, 2)
-
-    def infer(self, cond: TensorInfo, then: TensorInfo, other: TensorInfo) -> Inference:
-        et = then.etype if then.known_type else other.etype
-        rule = self.auto_broadcast
-        if rule == "pdpd":
-            values, _ = broadcast_shapes(then.shape, other.shape, "pdpd")
-            shape, _ = broadcast_shapes(values, cond.shape, "pdpd")
-        else:
-            values, _ = broadcast_shapes(then.shape, other.shape, rule)
-            try:
-                shape, _ = broadcast_shapes(cond.shape, values, rule)
-            except Exception as e:
-                raise op_error(f"cond {cond.shape} does not broadcast with then/else {values} ({rule})",
-                               "incompatible-inputs", 0) from e
-        plan = shape.to_tuple() if shape.is_static else None
-        return Inference([TensorInfo(shape, et)], plan)
-
-    def compute(self, plan: tuple[int, ...], cond: np.ndarray, then: np.ndarray, other: np.ndarray) -> Sequence[np.ndarray]:
-        out = np.empty(plan, then.dtype)
-        np.copyto(out, np.where(cond, then, other))
-        return [out]
-

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..shapes import DYNAMIC, Dim, PartialShape
-from .base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, op_error
-from .helpers import const_axes, const_ints
-from .registry import register
+from ...shapes import DYNAMIC, Dim, PartialShape
+from ..base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, op_error
+from ..helpers import const_axes, const_ints
+from ..registry import register
 
 DATA, AXIS = 0, 1
 

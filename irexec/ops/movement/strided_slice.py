@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels.blocks import copy_parallel
-from ..shapes import Dim, PartialShape
-from .base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, op_error
-from .helpers import const_ints
-from .registry import register
-from .slicing import _int_bounds, _py_slice, _slice_dim
+from ...kernels.blocks import copy_parallel
+from ...shapes import Dim, PartialShape
+from ..base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, op_error
+from ..helpers import const_ints
+from ..registry import register
+from .slice import _int_bounds, _py_slice, _slice_dim
 
 DATA, BEGIN, END, STRIDE = 0, 1, 2, 3
 _MAX = (1 << 63) - 1

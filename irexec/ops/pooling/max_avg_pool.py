@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import dtypes, parallel
-from ..kernels.windows import accumulator, fit_length, pad_spatial, window_offsets
-from ..shapes import DYNAMIC, Dim, PartialShape
-from .base import NUMERIC, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
-from .registry import register
-from .spatial import AUTO_PAD, check_spatial, same_pads, window_count
+from ... import dtypes, parallel
+from ...kernels.windows import accumulator, fit_length, pad_spatial, window_offsets
+from ...shapes import DYNAMIC, Dim, PartialShape
+from ..base import NUMERIC, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..registry import register
+from ..spatial import AUTO_PAD, check_spatial, same_pads, window_count
 
 DATA = 0
 

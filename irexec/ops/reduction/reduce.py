@@ -14,11 +14,11 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from ..dtypes import BF16
-from ..shapes import Dim, PartialShape
-from .base import BOOLEAN, INTEGRAL, NUMERIC, UNBOUNDED, Attr, In, Inference, Op, TensorInfo
-from .helpers import const_axes
-from .registry import register
+from ...dtypes import BF16
+from ...shapes import Dim, PartialShape
+from ..base import BOOLEAN, INTEGRAL, NUMERIC, UNBOUNDED, Attr, In, Inference, Op, TensorInfo
+from ..helpers import const_axes
+from ..registry import register
 
 DATA, AXES = 0, 1
 Reducer = Callable[[np.ndarray, tuple[int, ...], bool], np.ndarray]

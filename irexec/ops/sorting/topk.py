@@ -15,11 +15,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import dtypes
-from ..shapes import Dim, PartialShape
-from .base import INTEGRAL, NUMERIC, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
-from .helpers import const_int, value_dims
-from .registry import register
+from ... import dtypes
+from ...shapes import Dim, PartialShape
+from ..base import INTEGRAL, NUMERIC, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..helpers import const_int, value_dims
+from ..registry import register
 
 DATA, K = 0, 1
 

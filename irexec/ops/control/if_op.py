@@ -1,0 +1,65 @@
+"""If-8: then_body or else_body, as the condition says."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ...errors import Diagnostic
+from ..base import BOOLEAN, In, Inference, TensorInfo, op_error
+from ..registry import register
+from .body import Body
+from .subgraph import BodyInference, SubgraphOp, _check_body, _hull, _refuse_broken_body, _unknown
+
+
+@register
+class If8(SubgraphOp):
+    type, version, since_opset = "If", 8, 8
+    summary = "runs then_body or else_body as the condition says"
+    body_tags = ("then_body", "else_body")
+    inputs = (In("cond", BOOLEAN, rank=(0, 1), value=True), In("inputs", optional=True, variadic=True))
+
+    def _branch(self, body: Body, inputs: Sequence[TensorInfo]) -> tuple[list[TensorInfo | None], list[Diagnostic]]:
+        seeds = {bi.param: TensorInfo(inputs[bi.index].shape, inputs[bi.index].etype) for bi in body.inputs}
+        found, diags = _check_body(body, seeds)
+        outs: list[TensorInfo | None] = [None] * self.num_outputs(len(inputs))
+        for bo in body.outputs:
+            if bo.index < len(outs):
+                outs[bo.index] = found.get(bo.result)
+        return outs, diags
+
+    def infer(self, cond: TensorInfo, *inputs: TensorInfo) -> Inference:
+        if cond.shape.is_static and cond.shape.max_elements() != 1:
+            raise op_error(f"cond must hold one value, got shape {cond.shape}", "bad-input-rank", 0)
+        everything = (cond, *inputs)
+        then_outs, then_diags = self._branch(self._body(0), everything)
+        else_outs, else_diags = self._branch(self._body(1), everything)
+        c = cond.value()
+        taken = None if c is None or not np.asarray(c).size else bool(np.asarray(c).reshape(-1)[0])
+        outs = []
+        for k, (t, e) in enumerate(zip(then_outs, else_outs)):
+            if taken is True or (taken is None and e is None):
+                pick = t
+            elif taken is False or t is None:
+                pick = e
+            else:
+                if t.known_type and e.known_type and t.etype is not e.etype:
+                    raise op_error(f"output {k}: then_body gives {t.etype.name}, else_body {e.etype.name}", "incompatible-inputs")
+                pick = TensorInfo(t.shape if t.shape == e.shape else _hull(t.shape, e.shape), t.etype)
+            outs.append(pick if pick is not None else _unknown())
+        return BodyInference(outs, None, then_diags + else_diags)
+
+    def compute(self, plan: Any, cond: np.ndarray, *arrays: np.ndarray) -> list[np.ndarray]:
+        body = self._body(0 if bool(np.asarray(cond).reshape(-1)[0]) else 1)
+        _refuse_broken_body(body, "body")
+        everything = (cond, *arrays)
+        feeds = {bi.param: everything[bi.index] for bi in body.inputs}
+        values = body.run(feeds, sorted({o.result for o in body.outputs}))
+        outs: list[np.ndarray | None] = [None] * self.num_outputs(len(everything))
+        for bo in body.outputs:
+            outs[bo.index] = values[bo.result]
+        if any(o is None for o in outs):
+            raise op_error("the branch taken gives no value for some outputs of the layer", "bad-port-map")
+        return outs  # type: ignore[return-value]
