@@ -39,13 +39,14 @@ if TYPE_CHECKING:
     from ..ir.reader import Layer
     from ..ir.weights import Weights
 
-from .declare import ANY, BOOLEAN, INDEX, INTEGRAL, NUMERIC, REAL, Attr, Enum, In, same_as
+from .declare import ANY, BOOLEAN, INDEX, INTEGRAL, NUMERIC, REAL, Attr, Enum, In, IndexType, same_as
 from .tensor import _UNKNOWN_TYPES, FOLD_LIMIT_ELEMENTS, LOWEST, UNBOUNDED, Inference, TensorInfo, concrete_info
 
 # An op module imports the whole vocabulary from here: the declaration language
 # (declare.py), the tensors inference passes (tensor.py) and ``Op``.
 __all__ = ["ANY", "BOOLEAN", "FOLD_LIMIT_ELEMENTS", "INDEX", "INTEGRAL", "LOWEST", "NUMERIC", "REAL", "UNBOUNDED", "Attr",
-           "Enum", "In", "Inference", "Op", "TensorInfo", "concrete_info", "normalize_axis", "op_error", "same_as"]
+           "Enum", "In", "IndexType", "Inference", "Op", "TensorInfo", "concrete_info", "normalize_axis", "op_error", "require",
+           "same_as"]
 
 
 
@@ -56,7 +57,9 @@ class Op:
     type: ClassVar[str]
     version: ClassVar[int]
     family: ClassVar[str]  # for listings and pictures: movement, shape, elementwise, reduction, ...
-    since_opset: ClassVar[int] = 1  # first opset whose `version="opsetN"` means this op version
+    # first opset whose `version="opsetN"` means this op version; the op's own
+    # version unless it says otherwise (RNNCell-0 is opset1's, MVN-1 opset2's)
+    since_opset: ClassVar[int] = 1
     inputs: ClassVar[tuple[In, ...]] = ()
     outputs: ClassVar[int] = 1  # fixed output count; override num_outputs when it depends on attributes
     attributes: ClassVar[dict[str, Attr]] = {}
@@ -65,6 +68,12 @@ class Op:
     # it on their lower and on their upper bounds gives the output's bounds.
     # True: every input; the others must be exact constants (indices, axes).
     moves_values: ClassVar[bool | tuple[int, ...]] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__
+        if "version" in own and "since_opset" not in own:
+            cls.since_opset = own["version"]
 
     def __init__(self, layer: Layer | None = None, attrs: dict[str, Any] | None = None, weights: Weights | None = None):
         self.layer = layer
@@ -178,20 +187,26 @@ class Op:
         first_of: dict[str, TensorInfo] = {}
         for index, info in enumerate(inputs):
             spec, allowed, same, rank = rules[index if index < last else last]
-            first_of.setdefault(spec.name, info)
+            seen = first_of.get(spec.name)
+            if seen is None or (not seen.known_type and info.known_type):
+                first_of[spec.name] = info  # same_as compares with the first input of that name whose type is known
             name = info.etype.name
             if allowed is not None and name not in allowed and name not in _UNKNOWN_TYPES:
                 raise op_error(f"{spec.name} must have {spec.type_text()}, got {name}", "bad-input-type", index)
             if same is not None and name not in _UNKNOWN_TYPES:
                 other = first_of.get(same)
                 if other is not None and other.known_type and other.etype is not info.etype:
-                    raise op_error(f"{spec.name} must have the element type of {same} ({other.etype.name}), got {name}",
+                    raise op_error(f"every {spec.name} must have one element type ({other.etype.name}), got {name}"
+                                   if same == spec.name else
+                                   f"{spec.name} must have the element type of {same} ({other.etype.name}), got {name}",
                                    "bad-input-type", index)
             if rank is not None:
                 r = info.shape.rank
                 if r is not None and not (rank[0] <= r and (rank[1] is None or r <= rank[1])):
                     raise op_error(f"{spec.name} must {spec.rank_text()}, got rank {r} (shape {info.shape})",
                                    "bad-input-rank", index)
+            if spec.elements is not None and not spec.elements_ok(info.shape):
+                raise op_error(f"{spec.name} must {spec.elements_text()}, got shape {info.shape}", "bad-input-rank", index)
 
     # ---- constant folding and value bounds, for the checker
     def fold(self, inputs: Sequence[TensorInfo], inference: Inference) -> list[TensorInfo]:
@@ -277,7 +292,7 @@ def _rules(specs: tuple[In, ...]) -> tuple[tuple[In, frozenset[str] | None, str 
         r = spec.rank
         rank = None if r is None else (r, r) if isinstance(r, int) else r
         out.append((spec, allowed, same, rank))
-    if all(a is None and s is None and r is None for _, a, s, r in out):
+    if all(a is None and s is None and r is None and spec.elements is None for spec, a, s, r in out):
         return None
     return tuple(out)
 
@@ -292,6 +307,14 @@ def _value_inputs(cls: type[Op]) -> Callable[[int], bool] | None:
         return None
     last = len(flags) - 1
     return lambda i: flags[i if i < last else last]
+
+
+def require(cond: object, code: str, message: str | Callable[[], str], port: int | None = None) -> None:
+    """Raise ``op_error(message, code, port)`` unless ``cond`` holds: one line
+    per rule in ``infer``, as OpenVINO's NODE_VALIDATION_CHECK.  ``message`` may
+    be a function, so a rule checked on every layer builds its text only when it fails."""
+    if not cond:
+        raise op_error(message() if callable(message) else message, code, port)
 
 
 def op_error(message: str, code: str, port: int | None = None) -> OpError:

@@ -11,7 +11,7 @@ from typing import Any
 from .. import dtypes, limits
 from ..dtypes import ElementType
 from ..errors import OpError
-from ..shapes import ShapeSyntaxError, parse_partial_shape, parse_static_shape
+from ..shapes import PartialShape, ShapeSyntaxError, parse_partial_shape, parse_static_shape
 
 # Static shapes are immutable tuples and a model repeats a few shape strings on
 # thousands of Consts: parse each once.
@@ -19,20 +19,10 @@ _static_shape = lru_cache(maxsize=4096)(parse_static_shape)
 
 # Element-type classes an input may declare.
 ANY = "any"
-
-
 NUMERIC = "numeric"  # integral or real
-
-
 INTEGRAL = "integral"  # integer types, not boolean
-
-
 REAL = "real"  # f16, bf16, f32, f64
-
-
 BOOLEAN = "boolean"
-
-
 INDEX = ("i32", "i64")  # a tuple: exactly these element types
 
 
@@ -52,6 +42,7 @@ class In:
     optional: bool = False  # may be left unconnected (only trailing inputs)
     variadic: bool = False  # any number >= 1 of these (last input only)
     value: bool = False  # inference reads its value: run-time plans are cached per value
+    elements: int | None = None  # exactly this many elements (1: a scalar or a one-element tensor of any rank)
 
     def type_ok(self, et: ElementType) -> bool:
         t = self.types
@@ -85,6 +76,20 @@ class In:
         lo, hi = r
         return rank >= lo and (hi is None or rank <= hi)
 
+    def elements_ok(self, shape: PartialShape) -> bool:
+        """False only when the shape cannot hold ``elements`` elements (a dynamic dim may)."""
+        dims = shape.dims
+        if dims is None:
+            return True
+        lo, hi = 1, 1
+        for d in dims:
+            lo *= d.lo
+            hi = None if hi is None or d.hi is None else hi * d.hi
+        return lo <= self.elements <= (hi if hi is not None else self.elements)  # type: ignore[operator]
+
+    def elements_text(self) -> str:
+        return "hold one value" if self.elements == 1 else f"hold {self.elements} values"
+
     def rank_text(self) -> str:
         r = self.rank
         if isinstance(r, int):
@@ -97,11 +102,7 @@ class In:
 
 
 _INT_RE = re.compile(r"^\s*[-+]?[0-9]{1,100}\s*$")  # capped: see ir/reader.py
-
-
 _UINT_RE = re.compile(r"^\s*[0-9]{1,100}\s*$")
-
-
 _FLOAT_RE = re.compile(r"^\s*[-+]?(?:[0-9]{1,400}\.?[0-9]{0,400}|\.[0-9]{1,400})(?:[eE][-+]?[0-9]{1,5})?\s*$"
                        r"|^\s*[-+]?(?:inf|infinity|nan)\s*$", re.IGNORECASE)
 
@@ -111,7 +112,8 @@ class Attr:
     """A ``<data>`` attribute with its kind and default.
 
     kinds: int, uint, bool, float, str, enum (``choices``), ints and floats
-    (comma-separated lists, ``strides="2,2"``), etype, pshape, shape."""
+    (comma-separated lists, ``strides="2,2"``), etype, index_type (i32 or
+    i64: ``IndexType``), pshape, shape."""
 
     kind: str
     default: Any = None
@@ -151,6 +153,11 @@ class Attr:
             return tuple(parse(name, part, raw) for part in text.split(","))
         if kind == "etype":
             return _parse_etype(name, raw)
+        if kind == "index_type":
+            etype = _parse_etype(name, raw)
+            if etype.name not in INDEX:
+                raise OpError(f"attribute {name}={raw!r} must be i32 or i64", code="bad-attribute")
+            return etype
         if kind in ("pshape", "shape"):
             try:
                 return parse_partial_shape(raw) if kind == "pshape" else _static_shape(raw)
@@ -172,6 +179,12 @@ def _parse_float(name: str, part: str, raw: str) -> float:
     if not _FLOAT_RE.match(part):
         raise OpError(f"attribute {name}={raw!r} is not a number" + (" list" if part != raw else ""), code="bad-attribute")
     return float(part)
+
+
+def IndexType(default: str = "i64", doc: str = "") -> Attr:  # noqa: N802 (reads like a type)
+    """An element-type attribute that may only be i32 or i64 (the type of an
+    op's index outputs); its value is the ElementType."""
+    return Attr("index_type", dtypes.get(default), doc=doc or "i32 or i64")
 
 
 def Enum(*choices: str, default: str | None = None, doc: str = "") -> Attr:  # noqa: N802 (reads like a type)

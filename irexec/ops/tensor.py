@@ -18,13 +18,9 @@ from ..shapes import PartialShape
 # check never materialises a big tensor just to learn that it is constant.
 FOLD_LIMIT_ELEMENTS = 1 << 16
 
-
 # Value bounds are int64 arrays; this upper bound means "unbounded".
 UNBOUNDED = np.iinfo(np.int64).max
-
-
 LOWEST = np.iinfo(np.int64).min
-
 
 _UNKNOWN_TYPES = frozenset({"dynamic", "undefined"})
 

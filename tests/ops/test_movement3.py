@@ -42,7 +42,7 @@ def out_shape(model_path: str, layer_name: str, port: int = 0) -> str:
 ])
 def test_topk_inference_on_partial_shapes(data, k, want):
     kinfo = info("[]", I64, None if k is None else np.array(k, np.int64))
-    op = TopK11(None, {"axis": -1, "mode": "max", "sort": "value", "index_element_type": "i64"})
+    op = TopK11(None, {"axis": -1, "mode": "max", "sort": "value", "index_element_type": I64})
     outs = op.inference([info(data), kinfo]).outputs
     assert [str(o.shape) for o in outs] == [want, want] and outs[1].etype.name == "i64"
 

@@ -33,12 +33,12 @@ def _merge(a: Dim, b: Dim) -> Dim | None:
 
 @register
 class ScaledDotProductAttention13(Op):
-    type, version, since_opset = "ScaledDotProductAttention", 13, 13
+    type, version = "ScaledDotProductAttention", 13
     family = "attention"
     summary = "softmax(query keyᵀ scale + mask) value, optionally causal"
     inputs = (In("query", REAL, rank=(3, None)), In("key", same_as("query"), rank=(3, None)),
               In("value", same_as("query"), rank=(3, None)), In("attention_mask", ANY, optional=True),
-              In("scale", same_as("query"), rank=(0, 1), optional=True))
+              In("scale", same_as("query"), rank=(0, 1), elements=1, optional=True))
     attributes = {"causal": Attr("bool", required=True, doc="mask every key after the query's position; "
                                                             "the attention_mask input is then ignored")}
 
@@ -51,8 +51,6 @@ class ScaledDotProductAttention13(Op):
             if mask.etype.name != "boolean" and mask.etype is not etype and etype.name not in ("dynamic", "undefined"):
                 raise op_error(f"attention_mask must be boolean or {etype.name}, got {mask.etype.name}",
                                "bad-input-type", MASK)
-        if scale is not None and scale.shape.rank == 1 and not scale.shape[0].contains(1):
-            raise op_error(f"scale must be a scalar or hold one element, got shape {scale.shape}", "bad-input-rank", SCALE)
         if q.shape.dims is None:
             return Inference([TensorInfo(PartialShape(None), etype)], None)
         lead = PartialShape(q.shape.dims[:-2])

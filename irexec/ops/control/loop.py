@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...shapes import DYNAMIC, Dim
-from ..base import BOOLEAN, INDEX, In, Inference, TensorInfo, op_error
+from ..base import BOOLEAN, INDEX, In, Inference, TensorInfo
 from ..registry import register
 from .body import Body
 from .subgraph import IterPlan, SubgraphOp, _param_info
@@ -13,9 +13,10 @@ from .subgraph import IterPlan, SubgraphOp, _param_info
 
 @register
 class Loop5(SubgraphOp):
-    type, version, since_opset = "Loop", 5, 5
+    type, version = "Loop", 5
     summary = "runs its body while the condition holds, up to the trip count (-1: no limit)"
-    inputs = (In("trip_count", INDEX, rank=(0, 1), value=True), In("execution_condition", BOOLEAN, rank=(0, 1), value=True),
+    inputs = (In("trip_count", INDEX, rank=(0, 1), elements=1, value=True),
+              In("execution_condition", BOOLEAN, rank=(0, 1), elements=1, value=True),
               In("inputs", optional=True, variadic=True))
 
     @classmethod
@@ -44,9 +45,6 @@ class Loop5(SubgraphOp):
         return Dim(min(n, 1), n)
 
     def infer(self, trip: TensorInfo, cond: TensorInfo, *inputs: TensorInfo) -> Inference:
-        for info, what, port in ((trip, "trip_count", 0), (cond, "execution_condition", 1)):
-            if info.shape.dims is not None and info.shape.max_elements() not in (None, 1) and info.shape.is_static:
-                raise op_error(f"{what} must hold one value, got shape {info.shape}", "bad-input-rank", port)
         body = self._body()
         n = self._iterations(body, trip, cond)
         extra = {}

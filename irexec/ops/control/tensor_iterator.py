@@ -15,7 +15,7 @@ from .subgraph import IterPlan, SubgraphOp, _num_slices
 
 @register
 class TensorIterator1(SubgraphOp):
-    type, version, since_opset = "TensorIterator", 1, 1
+    type, version = "TensorIterator", 1
     summary = "runs its body once per slice of its sliced inputs; back edges carry values between iterations"
     inputs = (In("inputs", optional=True, variadic=True),)
 

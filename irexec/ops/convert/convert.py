@@ -18,7 +18,7 @@ from ..registry import register
 
 @register
 class Convert1(Op):
-    type, version, since_opset = "Convert", 1, 1
+    type, version = "Convert", 1
     family = "convert"
     summary = "element-wise conversion to destination_type"
     inputs = (In("data"),)

@@ -14,7 +14,7 @@ from ..registry import register
 
 @register
 class ConvertLike1(Op):
-    type, version, since_opset = "ConvertLike", 1, 1
+    type, version = "ConvertLike", 1
     family = "convert"
     summary = "element-wise conversion to the element type of like"
     inputs = (In("data"), In("like"))

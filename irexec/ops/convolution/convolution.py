@@ -99,14 +99,14 @@ class _ConvBase(Op):
 
 @register
 class Convolution1(_ConvBase):
-    type, version, since_opset = "Convolution", 1, 1
+    type, version = "Convolution", 1
     summary = "N-D convolution of data [N,C_IN,...] with filters [C_OUT,C_IN,...]"
     inputs = (In("data", NUMERIC, rank=(3, 5)), In("filters", same_as("data"), rank=(3, 5)))
 
 
 @register
 class GroupConvolution1(_ConvBase):
-    type, version, since_opset = "GroupConvolution", 1, 1
+    type, version = "GroupConvolution", 1
     summary = "grouped convolution: filters [GROUPS,C_OUT/G,C_IN/G,...]"
     inputs = (In("data", NUMERIC, rank=(3, 5)), In("filters", same_as("data"), rank=(4, 6)))
     grouped = True

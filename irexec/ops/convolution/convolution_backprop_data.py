@@ -179,7 +179,7 @@ class _DeconvBase(Op):
 
 @register
 class ConvolutionBackpropData1(_DeconvBase):
-    type, version, since_opset = "ConvolutionBackpropData", 1, 1
+    type, version = "ConvolutionBackpropData", 1
     summary = "transposed convolution of data [N,C_IN,...] with filters [C_IN,C_OUT,...]"
     inputs = (In("data", NUMERIC, rank=(3, 5)), In("filters", same_as("data"), rank=(3, 5)),
               In("output_shape", INTEGRAL, optional=True, value=True))
@@ -187,7 +187,7 @@ class ConvolutionBackpropData1(_DeconvBase):
 
 @register
 class GroupConvolutionBackpropData1(_DeconvBase):
-    type, version, since_opset = "GroupConvolutionBackpropData", 1, 1
+    type, version = "GroupConvolutionBackpropData", 1
     summary = "grouped transposed convolution: filters [GROUPS,C_IN/G,C_OUT/G,...]"
     inputs = (In("data", NUMERIC, rank=(3, 5)), In("filters", same_as("data"), rank=(4, 6)),
               In("output_shape", INTEGRAL, optional=True, value=True))

@@ -27,7 +27,7 @@ import numpy as np
 
 from ... import dtypes
 from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INTEGRAL, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
+from ..base import INTEGRAL, REAL, Attr, Enum, In, IndexType, Inference, Op, TensorInfo, op_error
 from ..registry import register
 
 BOXES, SCORES, MAX_OUT, IOU, SCORE_T, SIGMA = range(6)
@@ -38,9 +38,6 @@ def _scalar(info: TensorInfo | None, what: str, port: int) -> float | int | None
     """The value of an optional scalar-or-one-element input; None if unknown."""
     if info is None:
         return None
-    shape = info.shape
-    if shape.rank is not None and (shape.rank > 1 or shape.rank == 1 and shape[0].is_static and shape[0].value != 1):
-        raise op_error(f"{what} must be a scalar or a one-element 1-D tensor, got shape {shape}", "bad-input-rank", port)
     v = info.value()
     if v is None:
         return None
@@ -51,22 +48,17 @@ def _scalar(info: TensorInfo | None, what: str, port: int) -> float | int | None
 class _NMS(Op):
     family = "detection"
     inputs = (In("boxes", REAL, rank=3), In("scores", REAL, rank=3),
-              In("max_output_boxes_per_class", INTEGRAL, optional=True, value=True),
-              In("iou_threshold", REAL, optional=True, value=True),
-              In("score_threshold", REAL, optional=True, value=True),
-              In("soft_nms_sigma", REAL, optional=True, value=True))
+              In("max_output_boxes_per_class", INTEGRAL, rank=(0, 1), elements=1, optional=True, value=True),
+              In("iou_threshold", REAL, rank=(0, 1), elements=1, optional=True, value=True),
+              In("score_threshold", REAL, rank=(0, 1), elements=1, optional=True, value=True),
+              In("soft_nms_sigma", REAL, rank=(0, 1), elements=1, optional=True, value=True))
     outputs = 3
     attributes = {
         "box_encoding": Enum("corner", "center", doc="[y1,x1,y2,x2] corners or [xc,yc,w,h]"),
         "sort_result_descending": Attr("bool", True, doc="order all selected boxes by score across batches and classes"),
-        "output_type": Attr("etype", dtypes.get("i64"), doc="i32 or i64: selected_indices and valid_outputs"),
+        "output_type": IndexType(doc="i32 or i64: selected_indices and valid_outputs"),
     }
     soft_cut = True  # NMS-5: soft-NMS weights are 0 above iou_threshold
-
-    def validate(self) -> list:
-        if self.output_type.name not in ("i32", "i64"):
-            return [op_error(f"output_type={self.output_type} must be i32 or i64", "bad-attribute")]
-        return []
 
     def infer(self, boxes: TensorInfo, scores: TensorInfo, *rest: TensorInfo) -> Inference:
         extra: list[TensorInfo | None] = [*rest, *([None] * (4 - len(rest)))]
@@ -205,13 +197,13 @@ def _iou(a: np.ndarray, others: np.ndarray) -> np.ndarray:
 
 @register
 class NonMaxSuppression5(_NMS):
-    type, version, since_opset = "NonMaxSuppression", 5, 5
+    type, version = "NonMaxSuppression", 5
     summary = "greedy (soft-)NMS per batch and class; soft-NMS also drops boxes above iou_threshold"
     soft_cut = True
 
 
 @register
 class NonMaxSuppression9(_NMS):
-    type, version, since_opset = "NonMaxSuppression", 9, 9
+    type, version = "NonMaxSuppression", 9
     summary = "greedy (soft-)NMS per batch and class; soft-NMS only decays scores"
     soft_cut = False

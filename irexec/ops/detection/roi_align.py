@@ -165,13 +165,13 @@ def _axis_samples(pos: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, n
 
 @register
 class ROIAlign3(_ROIAlign):
-    type, version, since_opset = "ROIAlign", 3, 3
+    type, version = "ROIAlign", 3
     summary = "bilinear-sampled average or maximum over bins of each ROI"
 
 
 @register
 class ROIAlign9(_ROIAlign):
-    type, version, since_opset = "ROIAlign", 9, 9
+    type, version = "ROIAlign", 9
     summary = "ROIAlign-3 with aligned_mode (asymmetric, half_pixel_for_nn, half_pixel)"
     attributes = {**_ROIAlign.base_attributes,
                   "aligned_mode": Enum("asymmetric", "half_pixel_for_nn", "half_pixel",

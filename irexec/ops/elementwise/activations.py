@@ -281,10 +281,6 @@ class Parametrised(Op):
     precise = True
 
     def infer(self, data: TensorInfo, *params: TensorInfo) -> Inference:
-        for k, p in enumerate(params, 1):
-            n = p.shape.max_elements() if p.shape.rank is not None else None
-            if p.shape.is_static and n != 1:
-                raise op_error(f"{self.inputs[k].name} must hold one value, got shape {p.shape}", "bad-input-rank", k)
         return Inference([TensorInfo(data.shape, data.etype)])
 
     def compute(self, plan: object, data: np.ndarray, *params: np.ndarray) -> list[np.ndarray]:
@@ -297,8 +293,8 @@ class Parametrised(Op):
 
 @register
 class Swish4(Parametrised):
-    type, version, since_opset, summary = "Swish", 4, 4, "x * sigmoid(beta * x), beta 1 when not given"
-    inputs = (In("data", REAL), In("beta", REAL, rank=(0, 1), optional=True))
+    type, version, summary = "Swish", 4, "x * sigmoid(beta * x), beta 1 when not given"
+    inputs = (In("data", REAL), In("beta", REAL, rank=(0, 1), elements=1, optional=True))
 
     def kernel(self, x: np.ndarray, beta: float = 1.0) -> np.ndarray:
         return x / (1.0 + np.exp(-beta * x))
@@ -306,8 +302,8 @@ class Swish4(Parametrised):
 
 @register
 class Selu1(Parametrised):
-    type, version, since_opset, summary = "Selu", 1, 1, "lambda * (x > 0 ? x : alpha * (e**x - 1))"
-    inputs = (In("data", REAL), In("alpha", REAL, rank=(0, 1)), In("lambda", REAL, rank=(0, 1)))
+    type, version, summary = "Selu", 1, "lambda * (x > 0 ? x : alpha * (e**x - 1))"
+    inputs = (In("data", REAL), In("alpha", REAL, rank=(0, 1), elements=1), In("lambda", REAL, rank=(0, 1), elements=1))
 
     def kernel(self, x: np.ndarray, alpha: float, lambda_: float) -> np.ndarray:
         return lambda_ * np.where(x > 0, x, alpha * np.expm1(x))
@@ -315,8 +311,8 @@ class Selu1(Parametrised):
 
 @register
 class HardSigmoid1(Parametrised):
-    type, version, since_opset, summary = "HardSigmoid", 1, 1, "max(0, min(1, alpha * x + beta))"
-    inputs = (In("data", REAL), In("alpha", REAL, rank=(0, 1)), In("beta", REAL, rank=(0, 1)))
+    type, version, summary = "HardSigmoid", 1, "max(0, min(1, alpha * x + beta))"
+    inputs = (In("data", REAL), In("alpha", REAL, rank=(0, 1), elements=1), In("beta", REAL, rank=(0, 1), elements=1))
 
     def kernel(self, x: np.ndarray, alpha: float, beta: float) -> np.ndarray:
         return np.clip(alpha * x + beta, 0.0, 1.0)
@@ -326,7 +322,7 @@ class HardSigmoid1(Parametrised):
 class PRelu1(Op):
     """x < 0 ? slope * x : x; a 1-D slope as long as data's dim 1 applies per channel."""
 
-    type, version, since_opset, family, summary = "PReLU", 1, 1, "elementwise", "x < 0 ? slope * x : x"
+    type, version, family, summary = "PReLU", 1, "elementwise", "x < 0 ? slope * x : x"
     inputs = (In("data", NUMERIC), In("slope", "same:data"))
 
     def infer(self, data: TensorInfo, slope: TensorInfo) -> Inference:

@@ -20,8 +20,6 @@ ROWS, COLS, DIAG, BATCH = 0, 1, 2, 3
 
 
 def _count(info: TensorInfo, what: str, port: int) -> Dim:
-    if info.shape.rank == 1 and info.shape[0].is_static and info.shape[0].value != 1:
-        raise op_error(f"{what} must hold one value, got shape {info.shape}", "bad-input-rank", port)
     dims = value_dims(info)
     if not dims:
         return DYNAMIC
@@ -35,18 +33,17 @@ def _count(info: TensorInfo, what: str, port: int) -> Dim:
 
 @register
 class Eye9(Op):
-    type, version, since_opset = "Eye", 9, 9
+    type, version = "Eye", 9
     family = "generation"
     summary = "matrices [*batch_shape, num_rows, num_columns] with ones on the diagonal_index-th diagonal"
-    inputs = (In("num_rows", INDEX, rank=(0, 1), value=True), In("num_columns", INDEX, rank=(0, 1), value=True),
-              In("diagonal_index", INDEX, rank=(0, 1), value=True),
+    inputs = (In("num_rows", INDEX, rank=(0, 1), elements=1, value=True),
+              In("num_columns", INDEX, rank=(0, 1), elements=1, value=True),
+              In("diagonal_index", INDEX, rank=(0, 1), elements=1, value=True),
               In("batch_shape", INDEX, rank=1, optional=True, value=True))
     attributes = {"output_type": Attr("etype", required=True, doc="element type of the output")}
 
     def infer(self, rows: TensorInfo, cols: TensorInfo, diag: TensorInfo, batch: TensorInfo | None = None) -> Inference:
         r, c = _count(rows, "num_rows", ROWS), _count(cols, "num_columns", COLS)
-        if diag.shape.rank == 1 and diag.shape[0].is_static and diag.shape[0].value != 1:
-            raise op_error(f"diagonal_index must hold one value, got shape {diag.shape}", "bad-input-rank", DIAG)
         k = const_int(diag, "diagonal_index", DIAG)
         lead: tuple[Dim, ...] = ()
         if batch is not None:

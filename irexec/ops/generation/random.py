@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, NUMERIC, REAL, Attr, In, Inference, Op, TensorInfo, op_error
+from ..base import INDEX, NUMERIC, REAL, Attr, In, IndexType, Inference, Op, TensorInfo, op_error
 from ..helpers import const_int, const_ints, shape_from_input
 from ..registry import register
 
@@ -26,8 +26,6 @@ def _generator(global_seed: int, op_seed: int) -> np.random.Generator:
 
 
 def _one_value(info: TensorInfo, what: str, port: int) -> float | int | None:
-    if info.shape.rank == 1 and info.shape[0].is_static and info.shape[0].value != 1 or (info.shape.rank or 0) > 1:
-        raise op_error(f"{what} must be a scalar or one-element 1-D tensor, got shape {info.shape}", "bad-input-rank", port)
     v = info.value()
     if v is None:
         return None
@@ -54,11 +52,11 @@ def _below(x: np.ndarray) -> np.ndarray:
 
 @register
 class RandomUniform8(Op):
-    type, version, since_opset = "RandomUniform", 8, 8
+    type, version = "RandomUniform", 8
     family = "generation"
     summary = "uniform random values in [minval, maxval) of output_type (values differ from OpenVINO's)"
-    inputs = (In("shape", INDEX, rank=1, value=True), In("minval", NUMERIC, value=True),
-              In("maxval", NUMERIC, value=True))
+    inputs = (In("shape", INDEX, rank=1, value=True), In("minval", NUMERIC, rank=(0, 1), elements=1, value=True),
+              In("maxval", NUMERIC, rank=(0, 1), elements=1, value=True))
     attributes = {"output_type": Attr("etype", required=True, doc="element type of the output"), **_SEEDS}
 
     def validate(self) -> list:
@@ -102,27 +100,20 @@ class RandomUniform8(Op):
 
 @register
 class Multinomial13(Op):
-    type, version, since_opset = "Multinomial", 13, 13
+    type, version = "Multinomial", 13
     family = "generation"
     summary = "num_samples class indices per batch drawn from (log-)probabilities (values differ from OpenVINO's)"
-    inputs = (In("probs", REAL, value=False), In("num_samples", INDEX, rank=(0, 1), value=True))
+    inputs = (In("probs", REAL, value=False), In("num_samples", INDEX, rank=(0, 1), elements=1, value=True))
     attributes = {
-        "convert_type": Attr("etype", required=True, doc="i32 or i64"),
+        "convert_type": IndexType(doc="element type of the samples: i32 or i64"),
         "with_replacement": Attr("bool", required=True, doc="a class may be drawn more than once"),
         "log_probs": Attr("bool", False, doc="probs holds log-probabilities"),
         **_SEEDS,
     }
 
-    def validate(self) -> list:
-        if self.convert_type.name not in ("i32", "i64"):
-            return [op_error(f"convert_type={self.convert_type} must be i32 or i64", "bad-attribute")]
-        return []
-
     def infer(self, probs: TensorInfo, num: TensorInfo) -> Inference:
         if probs.shape.rank is not None and probs.shape.rank != 2:
             raise op_error(f"probs must be 2-D [batch, classes], got shape {probs.shape}", "bad-input-rank", 0)
-        if num.shape.rank == 1 and num.shape[0].is_static and num.shape[0].value != 1:
-            raise op_error(f"num_samples must hold one value, got shape {num.shape}", "bad-input-rank", 1)
         n = const_int(num, "num_samples", 1)
         if n is not None and n < 0:
             raise op_error(f"num_samples {n} must not be negative", "bad-value", 1)

@@ -27,7 +27,7 @@ DATA, GRID = 0, 1
 
 @register
 class GridSample9(Op):
-    type, version, since_opset = "GridSample", 9, 9
+    type, version = "GridSample", 9
     family = "image"
     summary = "sample data at the normalised points of a grid (bilinear, bicubic or nearest; zeros, border or reflection)"
     inputs = (In("data", NUMERIC, rank=4), In("grid", REAL, rank=4))

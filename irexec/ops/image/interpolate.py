@@ -109,8 +109,6 @@ class _Interp(Op):
         use_sizes = self.shape_calculation_mode == "sizes"
         src = sizes if use_sizes else scales
         port = port_sizes if use_sizes else port_scales
-        if src is not None and src.shape.rank is not None and src.shape.rank != 1:
-            raise op_error(f"{'sizes' if use_sizes else 'scales'} must be 1-D, got {src.shape}", "bad-input-rank", port)
         if axes is not None and src is not None and src.shape.rank == 1 and src.shape[0].is_static \
                 and src.shape[0].value != len(axes):
             raise op_error(f"{'sizes' if use_sizes else 'scales'} {src.shape} must hold one value per axis "
@@ -312,7 +310,7 @@ def _pillow(how: Resize, plan: InterpPlan, x: np.ndarray, dtype: np.dtype) -> np
 
 @register
 class Interpolate4(_Interp):
-    type, version, since_opset = "Interpolate", 4, 4
+    type, version = "Interpolate", 4
     summary = "resize chosen axes (nearest, linear, linear_onnx, cubic) to sizes or by scales"
     inputs = (In("data", NUMERIC), In("sizes", INTEGRAL, rank=1, value=True), In("scales", REAL, rank=1, value=True),
               In("axes", INTEGRAL, rank=1, optional=True, value=True))
@@ -327,7 +325,7 @@ class Interpolate4(_Interp):
 
 @register
 class Interpolate11(_Interp):
-    type, version, since_opset = "Interpolate", 11, 11
+    type, version = "Interpolate", 11
     summary = "Interpolate-4 with one scales_or_sizes input"
     inputs = (In("data", NUMERIC), In("scales_or_sizes", NUMERIC, rank=1, value=True),
               In("axes", INTEGRAL, rank=1, optional=True, value=True))
@@ -361,7 +359,7 @@ class Interpolate1(_Interp):
     rank 5; align_corners=false is half_pixel for linear without pads unless a 4-D
     input resizes axes {2, 3}, else asymmetric."""
 
-    type, version, since_opset = "Interpolate", 1, 1
+    type, version = "Interpolate", 1
     summary = "resize the axes given as an attribute (nearest, linear, cubic) to a target spatial shape"
     inputs = (In("data", NUMERIC), In("target_spatial_shape", INTEGRAL, rank=1, value=True))
     attributes = {
@@ -391,8 +389,6 @@ class Interpolate1(_Interp):
             raise op_error(f"axes {list(self.axes)} must not be negative", "axis-out-of-range")
         axes = sorted(set(self.axes))  # an AxisSet in OpenVINO: the target shape follows ascending axes
         rank = data.shape.rank
-        if target.shape.rank is not None and target.shape.rank != 1:
-            raise op_error(f"target_spatial_shape must be 1-D, got {target.shape}", "bad-input-rank", 1)
         n = target_length(target)
         if n is not None and n.hi is not None and n.hi < len(axes):
             raise op_error(f"target_spatial_shape {target.shape} must hold one value per axis (axes {axes})",

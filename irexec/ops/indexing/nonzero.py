@@ -11,22 +11,21 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import dtypes
 from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import Enum, In, Inference, Op, TensorInfo
+from ..base import In, IndexType, Inference, Op, TensorInfo
 from ..registry import register
 
 
 @register
 class NonZero3(Op):
-    type, version, since_opset = "NonZero", 3, 3
+    type, version = "NonZero", 3
     family = "indexing"
     summary = "indices of the non-zero elements, [rank, count]"
     inputs = (In("data"),)
-    attributes = {"output_type": Enum("i64", "i32", doc="element type of the indices")}
+    attributes = {"output_type": IndexType(doc="element type of the indices")}
 
     def infer(self, data: TensorInfo) -> Inference:
-        etype = dtypes.get(self.output_type)
+        etype = self.output_type
         shape = data.shape
         if shape.dims is None:
             out = PartialShape((DYNAMIC, DYNAMIC))
@@ -41,4 +40,4 @@ class NonZero3(Op):
         flat = data.reshape(-1) if data.ndim == 0 else data
         mask = flat != 0 if flat.dtype.kind != "V" else flat.astype(np.float32) != 0
         index = np.stack(np.nonzero(mask)) if mask.ndim else np.zeros((1, 0), np.int64)
-        return [index.astype(np.int32 if self.output_type == "i32" else np.int64).reshape(mask.ndim, -1)]
+        return [index.astype(self.output_type.dtype).reshape(mask.ndim, -1)]

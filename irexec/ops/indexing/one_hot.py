@@ -19,7 +19,7 @@ INDICES, DEPTH, ON, OFF = 0, 1, 2, 3
 
 @register
 class OneHot1(Op):
-    type, version, since_opset = "OneHot", 1, 1
+    type, version = "OneHot", 1
     family = "indexing"
     summary = "indices expanded into on/off vectors along a new axis"
     inputs = (In("indices", INTEGRAL), In("depth", INTEGRAL, rank=0, value=True),

@@ -17,7 +17,7 @@ from ..registry import register
 
 @register
 class Parameter1(Op):
-    type, version, since_opset = "Parameter", 1, 1
+    type, version = "Parameter", 1
     family = "io"
     summary = "model input; its shape attribute may hold dynamic, interval and dynamic-rank dims"
     attributes = {
@@ -63,7 +63,7 @@ _static_pshape = lru_cache(maxsize=4096)(PartialShape.static)
 
 @register
 class Const1(Op):
-    type, version, since_opset = "Const", 1, 1
+    type, version = "Const", 1
     family = "io"
     summary = "constant tensor stored in the .bin (memory-mapped, read only when needed)"
     attributes = {
@@ -122,7 +122,7 @@ class Const1(Op):
 
 @register
 class Result1(Op):
-    type, version, since_opset = "Result", 1, 1
+    type, version = "Result", 1
     family = "io"
     summary = "model output"
     inputs = (In("data"),)

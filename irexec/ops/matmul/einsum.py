@@ -41,7 +41,7 @@ def _labels(term: str) -> list[str]:
 
 @register
 class Einsum7(Op):
-    type, version, since_opset, family = "Einsum", 7, 7, "matmul"
+    type, version, family = "Einsum", 7, "matmul"
     summary = "sums of products over labelled axes (an equation such as ij,jk->ik)"
     inputs = (In("inputs", NUMERIC, variadic=True),)
     attributes = {"equation": Attr("str", required=True, doc="labels of each input and of the output")}

@@ -19,7 +19,7 @@ A, B = 0, 1
 
 @register
 class MatMul1(Op):
-    type, version, since_opset, family = "MatMul", 1, 1, "matmul"
+    type, version, family = "MatMul", 1, "matmul"
     summary = "matrix product of the last two dims, batch dims broadcast"
     inputs = (In("a", NUMERIC, rank=(1, None)), In("b", same_as("a"), rank=(1, None)))
     attributes = {"transpose_a": Attr("bool", False, doc="use a's last two dims swapped"),

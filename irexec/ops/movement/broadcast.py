@@ -120,13 +120,13 @@ class _Broadcast(Op):
 
 @register
 class Broadcast1(_Broadcast):
-    version, since_opset = 1, 1
+    version = 1
     summary = "data replicated to target_shape (numpy, explicit or pdpd)"
     attributes = {"mode": Enum("numpy", "explicit", "pdpd", doc="how data dims align with the target")}
 
 
 @register
 class Broadcast3(_Broadcast):
-    version, since_opset = 3, 3
+    version = 3
     summary = "data replicated to target_shape (numpy, explicit, bidirectional or pdpd)"
     attributes = {"mode": Enum("numpy", "explicit", "bidirectional", "pdpd", doc="how data dims align with the target")}

@@ -16,7 +16,7 @@ from ..registry import register
 
 @register
 class Concat1(Op):
-    type, version, since_opset = "Concat", 1, 1
+    type, version = "Concat", 1
     family = "movement"
     summary = "inputs joined along axis (negative counts from the end)"
     inputs = (In("inputs", same_as("inputs"), rank=(1, None), variadic=True),)
@@ -24,10 +24,7 @@ class Concat1(Op):
     moves_values = True
 
     def infer(self, *inputs: TensorInfo) -> Inference:
-        etype = next((i.etype for i in inputs if i.known_type), inputs[0].etype)
-        for k, info in enumerate(inputs):
-            if info.known_type and info.etype is not etype:
-                raise op_error(f"every input must have element type {etype.name}, got {info.etype.name}", "bad-input-type", k)
+        etype = next((i.etype for i in inputs if i.known_type), inputs[0].etype)  # one type: declared (same_as)
         ranked = [i for i in inputs if i.shape.rank is not None]
         if not ranked:
             return Inference([TensorInfo(PartialShape(None), etype)])

@@ -51,19 +51,9 @@ _FEW_INDICES = 64
 # ------------------------------------------------------------------ validation
 
 
-def _check_axis_shape(shape: PartialShape) -> None:
-    """A scalar or a 1-D tensor of one element."""
-    if shape.dims is None:
-        return
-    if len(shape.dims) > 1 or (len(shape.dims) == 1 and not shape.dims[0].contains(1)):
-        raise op_error(f"axis must be a scalar or a 1-element 1-D tensor, got shape {shape}", "bad-input-rank", AXIS)
-
-
 def _axis_value(value: np.ndarray, data_rank: int | None) -> int:
     """The axis as a Python int (Gather-1 may hold it in a real type)."""
-    flat = np.asarray(value).reshape(-1)
-    if flat.size != 1:
-        raise op_error(f"axis must hold exactly one value, got {flat.size}", "bad-input-rank", AXIS)
+    flat = np.asarray(value).reshape(-1)  # one value: declared (elements=1)
     first = flat[0]
     if flat.dtype.kind in "iub":
         return int(first)
@@ -261,7 +251,7 @@ _BATCH_DIMS = {"batch_dims": Attr("int", 0, doc="leading dims shared by data and
 class _GatherBase(Op):
     type = "Gather"
     family = "movement"
-    inputs = (In("data", rank=(1, None)), In("indices", INTEGRAL), In("axis", INTEGRAL, value=True))
+    inputs = (In("data", rank=(1, None)), In("indices", INTEGRAL), In("axis", INTEGRAL, rank=(0, 1), elements=1, value=True))
     moves_values = (DATA,)
 
     @property
@@ -269,7 +259,6 @@ class _GatherBase(Op):
         return getattr(self, "batch_dims", 0)
 
     def infer(self, data: TensorInfo, indices: TensorInfo, axis: TensorInfo) -> Inference:
-        _check_axis_shape(axis.shape)
         data_rank, indices_rank = data.shape.rank, indices.shape.rank
         raw_b = self._batch_dims
         b = _normalize_batch_dims(raw_b, data_rank, indices_rank)
@@ -304,21 +293,21 @@ class _GatherBase(Op):
 
 @register
 class Gather1(_GatherBase):
-    version, since_opset = 1, 1
+    version = 1
     summary = "slices of data at indices along axis (any numeric indices; negative wrap, out of range -> zeros)"
     # as in OpenVINO, any number type for indices and axis: real ones are truncated toward zero
-    inputs = (In("data", rank=(1, None)), In("indices", NUMERIC), In("axis", NUMERIC, value=True))
+    inputs = (In("data", rank=(1, None)), In("indices", NUMERIC), In("axis", NUMERIC, rank=(0, 1), elements=1, value=True))
 
 
 @register
 class Gather7(_GatherBase):
-    version, since_opset = 7, 7
+    version = 7
     summary = "Gather with batch_dims (integer indices; negative wrap, out of range -> zeros)"
     attributes: ClassVar[dict[str, Attr]] = _BATCH_DIMS
 
 
 @register
 class Gather8(_GatherBase):
-    version, since_opset = 8, 8
+    version = 8
     summary = "Gather with batch_dims and negative indices (out of range -> zeros)"
     attributes: ClassVar[dict[str, Attr]] = _BATCH_DIMS

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...shapes import DYNAMIC, PartialShape
-from ..base import Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..base import INDEX, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
 from ..registry import register
 
 DATA, INDICES = 0, 1
@@ -15,10 +15,10 @@ DATA, INDICES = 0, 1
 
 @register
 class GatherElements6(Op):
-    type, version, since_opset = "GatherElements", 6, 6
+    type, version = "GatherElements", 6
     family = "movement"
     summary = "output[i..] = data[.., indices[i..], ..] along axis (indices has data's rank)"
-    inputs = (In("data", rank=(1, None)), In("indices", ("i32", "i64"), rank=(1, None)))
+    inputs = (In("data", rank=(1, None)), In("indices", INDEX, rank=(1, None)))
     attributes = {"axis": Attr("int", required=True, doc="in [-rank, rank-1]")}
     moves_values = (DATA,)
 

@@ -58,12 +58,12 @@ class _GatherND(Op):
 
 @register
 class GatherND5(_GatherND):
-    type, version, since_opset = "GatherND", 5, 5
+    type, version = "GatherND", 5
     summary = "slices of data at index tuples (the batch dims flattened into one)"
     flatten_batch = True
 
 
 @register
 class GatherND8(_GatherND):
-    type, version, since_opset = "GatherND", 8, 8
+    type, version = "GatherND", 8
     summary = "slices of data at index tuples (the batch dims kept)"

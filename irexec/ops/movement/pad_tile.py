@@ -235,13 +235,13 @@ def _map_index(i: np.ndarray, n: int, mode: str) -> np.ndarray:
 
 @register
 class Pad1(_Pad):
-    type, version, since_opset = "Pad", 1, 1
+    type, version = "Pad", 1
     summary = "data padded at each axis's start and end (constant, edge, reflect, symmetric)"
 
 
 @register
 class Pad12(_Pad):
-    type, version, since_opset = "Pad", 12, 12
+    type, version = "Pad", 12
     summary = "data padded at each axis's start and end; negative pads crop"
     negative_pads = True
 
@@ -250,7 +250,7 @@ class Pad12(_Pad):
 
 @register
 class Tile1(Op):
-    type, version, since_opset = "Tile", 1, 1
+    type, version = "Tile", 1
     family = "movement"
     summary = "data repeated along each axis (repeats and data aligned at the last axis)"
     inputs = (In("data"), In("repeats", INTEGRAL, rank=1, value=True))

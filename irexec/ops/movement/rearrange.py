@@ -19,7 +19,7 @@ DATA, AXES = 0, 1
 
 @register
 class Reverse1(Op):
-    type, version, since_opset = "Reverse", 1, 1
+    type, version = "Reverse", 1
     family = "movement"
     summary = "data reversed along axes given by index or by a boolean mask"
     inputs = (In("data"), In("axis", rank=1, value=True))
@@ -78,7 +78,7 @@ class _BlockOp(Op):
 
 @register
 class DepthToSpace1(_BlockOp):
-    type, version, since_opset = "DepthToSpace", 1, 1
+    type, version = "DepthToSpace", 1
     summary = "channel blocks moved into the spatial dims"
 
     def infer(self, data: TensorInfo) -> Inference:
@@ -105,7 +105,7 @@ class DepthToSpace1(_BlockOp):
 
 @register
 class SpaceToDepth1(_BlockOp):
-    type, version, since_opset = "SpaceToDepth", 1, 1
+    type, version = "SpaceToDepth", 1
     summary = "spatial blocks moved into the channel dim"
 
     def infer(self, data: TensorInfo) -> Inference:
@@ -132,7 +132,7 @@ class SpaceToDepth1(_BlockOp):
 @register
 class ShuffleChannels1(Op):
     # OpenVINO lists it from opset3 on but writes it as version="opset1" (its op is v0)
-    type, version, since_opset = "ShuffleChannels", 1, 1
+    type, version = "ShuffleChannels", 1
     family = "movement"
     summary = "the dim at axis seen as [group, n/group] and transposed"
     inputs = (In("data", rank=(1, None)),)
@@ -163,7 +163,7 @@ class ShuffleChannels1(Op):
 
 @register
 class Identity16(Op):
-    type, version, since_opset = "Identity", 16, 16
+    type, version = "Identity", 16
     family = "movement"
     summary = "a copy of the input"
     inputs = (In("data"),)

@@ -38,7 +38,7 @@ _MAX_RUNS = 256
 
 @register
 class ReverseSequence1(Op):
-    type, version, since_opset = "ReverseSequence", 1, 1
+    type, version = "ReverseSequence", 1
     family = "movement"
     summary = "reverse the first seq_lengths[b] elements along seq_axis of each batch b"
     inputs = (In("data", rank=(2, None)), In("seq_lengths", NUMERIC, rank=1, value=True))

@@ -47,7 +47,7 @@ def _lengths_error(shift: object, axes: object) -> Exception:
 
 @register
 class Roll7(Op):
-    type, version, since_opset = "Roll", 7, 7
+    type, version = "Roll", 7
     family = "movement"
     summary = "cyclic shift along axes; a one-element shift applies to every axis"
     inputs = (In("data"), In("shift", INDEX, rank=(0, 1), value=True), In("axes", INDEX, rank=(0, 1), value=True))

@@ -68,7 +68,7 @@ def _reduce_at(out: np.ndarray, where: Any, values: np.ndarray, reduction: str) 
 
 @register
 class ScatterUpdate3(Op):
-    type, version, since_opset = "ScatterUpdate", 3, 3
+    type, version = "ScatterUpdate", 3
     family = "movement"
     summary = "slices of data along axis replaced by updates at indices"
     inputs = (In("data"), In("indices", INTEGRAL), In("updates", same_as("data")), In("axis", INTEGRAL, rank=(0, 1), value=True))
@@ -172,13 +172,13 @@ def _identity(reduction: str, dtype: np.dtype) -> Any:
 
 @register
 class ScatterElementsUpdate3(_ScatterElements):
-    type, version, since_opset = "ScatterElementsUpdate", 3, 3
+    type, version = "ScatterElementsUpdate", 3
     summary = "data with elements at indices along axis replaced by updates"
 
 
 @register
 class ScatterElementsUpdate12(_ScatterElements):
-    type, version, since_opset = "ScatterElementsUpdate", 12, 12
+    type, version = "ScatterElementsUpdate", 12
     summary = "data with elements at indices along axis combined with updates (none, sum, prod, min, max, mean)"
     attributes = {"reduction": Enum("none", "sum", "prod", "min", "max", "mean"),
                   "use_init_val": Attr("bool", True, doc="false: data's value does not take part in the reduction")}
@@ -231,7 +231,7 @@ class ScatterNDUpdate3(_ScatterND):
 
 @register
 class ScatterNDUpdate15(_ScatterND):
-    type, version, since_opset = "ScatterNDUpdate", 15, 15
+    type, version = "ScatterNDUpdate", 15
     summary = "data with elements or slices at index tuples combined with updates (none, sum, sub, prod, min, max)"
     attributes = {"reduction": Enum("none", "sum", "sub", "prod", "min", "max")}
 

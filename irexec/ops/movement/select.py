@@ -16,7 +16,7 @@ _BOOL = dtypes.get("boolean")
 
 @register
 class Select1(Op):
-    type, version, since_opset = "Select", 1, 1
+    type, version = "Select", 1
     family = "movement"
     summary = "then where cond is true, else elsewhere (broadcast numpy, none or pdpd)"
     inputs = (In("cond", BOOLEAN), In("then"), In("else", same_as("then")))

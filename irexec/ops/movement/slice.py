@@ -101,7 +101,7 @@ def _int_bounds(info: TensorInfo) -> list[tuple[int, int]] | None:
 
 @register
 class Slice8(Op):
-    type, version, since_opset = "Slice", 8, 8
+    type, version = "Slice", 8
     family = "movement"
     summary = "strided window: start, stop, step per axis (negative counts from the end, clamped)"
     inputs = (In("data"), In("start", INTEGRAL, rank=1, value=True), In("stop", INTEGRAL, rank=1, value=True),

@@ -18,7 +18,7 @@ DATA, AXIS = 0, 1
 
 @register
 class Split1(Op):
-    type, version, since_opset = "Split", 1, 1
+    type, version = "Split", 1
     family = "movement"
     summary = "num_splits equal parts along axis"
     inputs = (In("data", rank=(1, None)), In("axis", INTEGRAL, rank=0, value=True))
@@ -56,7 +56,7 @@ LENGTHS = 2
 
 @register
 class VariadicSplit1(Op):
-    type, version, since_opset = "VariadicSplit", 1, 1
+    type, version = "VariadicSplit", 1
     family = "movement"
     summary = "parts of split_lengths sizes along axis (one length may be -1: the rest)"
     inputs = (In("data", rank=(1, None)), In("axis", INTEGRAL, rank=0, value=True),

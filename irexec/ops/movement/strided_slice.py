@@ -34,7 +34,7 @@ def _bits(mask: tuple[int, ...]) -> set[int]:
 
 @register
 class StridedSlice1(Op):
-    type, version, since_opset = "StridedSlice", 1, 1
+    type, version = "StridedSlice", 1
     family = "movement"
     summary = "strided window per axis with begin/end/new-axis/shrink/ellipsis masks"
     inputs = (In("data"), In("begin", INTEGRAL, rank=1, value=True), In("end", INTEGRAL, rank=1, value=True),

@@ -17,7 +17,7 @@ DATA, ORDER = 0, 1
 
 @register
 class Transpose1(Op):
-    type, version, since_opset = "Transpose", 1, 1
+    type, version = "Transpose", 1
     family = "movement"
     summary = "dims permuted by order (empty order: reversed)"
     inputs = (In("data"), In("order", INTEGRAL, rank=1, value=True))

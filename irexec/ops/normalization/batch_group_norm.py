@@ -57,7 +57,7 @@ class _BatchNorm(Op):
 
 @register
 class BatchNormInference1(_BatchNorm):
-    type, version, since_opset, summary = "BatchNormInference", 1, 1, "per-channel normalisation with given statistics"
+    type, version, summary = "BatchNormInference", 1, "per-channel normalisation with given statistics"
     inputs = (In("gamma", REAL, rank=1), In("beta", "same:gamma", rank=1), In("data", "same:gamma", rank=(2, None)),
               In("mean", "same:gamma", rank=1), In("variance", "same:gamma", rank=1))
     order = (2, 0, 1, 3, 4)
@@ -65,7 +65,7 @@ class BatchNormInference1(_BatchNorm):
 
 @register
 class BatchNormInference5(_BatchNorm):
-    type, version, since_opset, summary = "BatchNormInference", 5, 5, "per-channel normalisation with given statistics"
+    type, version, summary = "BatchNormInference", 5, "per-channel normalisation with given statistics"
     inputs = (In("data", REAL, rank=(2, None)), In("gamma", "same:data", rank=1), In("beta", "same:data", rank=1),
               In("mean", "same:data", rank=1), In("variance", "same:data", rank=1))
     order = (0, 1, 2, 3, 4)
@@ -76,7 +76,7 @@ class GroupNormalization12(Op):
     """MVN over each group of channels (and every spatial dim), then a
     per-channel scale and bias."""
 
-    type, version, since_opset, family = "GroupNormalization", 12, 12, "normalization"
+    type, version, family = "GroupNormalization", 12, "normalization"
     summary = "normalisation over groups of channels, then scale and bias"
     inputs = (In("data", REAL, rank=(2, None)), In("scale", "same:data", rank=1), In("bias", "same:data", rank=1))
     attributes = {"num_groups": Attr("int", required=True, doc="channels are split into this many groups"),

@@ -148,7 +148,7 @@ class MVN1(Op):
 
 @register
 class MVN6(Op):
-    type, version, since_opset, family = "MVN", 6, 6, "normalization"
+    type, version, family = "MVN", 6, "normalization"
     summary = "(x - mean) / sqrt(variance + eps) (or sqrt(variance) + eps) over the axes input"
     inputs = (In("data", REAL), In("axes", INTEGRAL, rank=1, value=True))
     attributes = {"normalize_variance": Attr("bool", required=True, doc="divide by the standard deviation"),
@@ -191,21 +191,21 @@ class _Softmax(Op):
 
 @register
 class SoftMax1(_Softmax):
-    type, version, since_opset, summary = "SoftMax", 1, 1, "exp(x - max) / sum(exp(x - max)) along axis"
+    type, version, summary = "SoftMax", 1, "exp(x - max) / sum(exp(x - max)) along axis"
     attributes = {"axis": Attr("uint", 1, doc="the axis normalised")}
     kernel = staticmethod(SOFTMAX)
 
 
 @register
 class SoftMax8(_Softmax):
-    type, version, since_opset, summary = "SoftMax", 8, 8, "exp(x - max) / sum(exp(x - max)) along axis (negative counts from the end)"
+    type, version, summary = "SoftMax", 8, "exp(x - max) / sum(exp(x - max)) along axis (negative counts from the end)"
     attributes = {"axis": Attr("int", 1, doc="the axis normalised, in [-rank, rank-1]")}
     kernel = staticmethod(SOFTMAX)
 
 
 @register
 class LogSoftmax5(_Softmax):
-    type, version, since_opset, summary = "LogSoftmax", 5, 5, "x - max - log(sum(exp(x - max))) along axis"
+    type, version, summary = "LogSoftmax", 5, "x - max - log(sum(exp(x - max))) along axis"
     attributes = {"axis": Attr("int", 1, doc="the axis normalised, in [-rank, rank-1]")}
     kernel = staticmethod(LOG_SOFTMAX)
 

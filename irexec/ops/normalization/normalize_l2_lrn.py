@@ -14,7 +14,7 @@ from .mvn_softmax import _wide
 class NormalizeL2_1(Op):  # noqa: N801 (Type_version)
     """x / sqrt(sum of squares over axes (+ or max) eps); empty axes: 1 where x != 0."""
 
-    type, version, since_opset, family = "NormalizeL2", 1, 1, "normalization"
+    type, version, family = "NormalizeL2", 1, "normalization"
     summary = "x divided by its L2 norm over axes"
     inputs = (In("data", REAL), In("axes", INTEGRAL, rank=(0, 1), value=True))
     attributes = {"eps": Attr("float", required=True, doc="guards the division"),
@@ -52,7 +52,7 @@ class LRN1(Op):
     """x / (bias + alpha / size**len(axes) * sum of x**2 over the window)**beta;
     the window spans (size - 1) / 2 on each side along every axis."""
 
-    type, version, since_opset, family = "LRN", 1, 1, "normalization"
+    type, version, family = "LRN", 1, "normalization"
     summary = "local response normalisation over windows along axes"
     inputs = (In("data", REAL), In("axes", INTEGRAL, rank=1, value=True))
     attributes = {"alpha": Attr("float", required=True, doc="scale of the sum"),

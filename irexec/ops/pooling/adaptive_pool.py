@@ -111,7 +111,7 @@ def _pool(data: np.ndarray, plan: AdaptivePlan, is_max: bool):
 
 @register
 class AdaptiveAvgPool8(_Adaptive):
-    type, version, since_opset = "AdaptiveAvgPool", 8, 8
+    type, version = "AdaptiveAvgPool", 8
     summary = "mean over adaptive bins to a given spatial size"
 
     def infer(self, data: TensorInfo, out_shape: TensorInfo) -> Inference:
@@ -124,7 +124,7 @@ class AdaptiveAvgPool8(_Adaptive):
 
 @register
 class AdaptiveMaxPool8(_Adaptive):
-    type, version, since_opset = "AdaptiveMaxPool", 8, 8
+    type, version = "AdaptiveMaxPool", 8
     summary = "maximum over adaptive bins to a given spatial size, with its index"
     outputs = 2
     attributes = {"index_element_type": Enum("i64", "i32", doc="element type of the indices output")}

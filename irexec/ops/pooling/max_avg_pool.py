@@ -242,7 +242,7 @@ _POOL_ATTRS = {
 
 @register
 class MaxPool1(_Pool):
-    type, version, since_opset = "MaxPool", 1, 1
+    type, version = "MaxPool", 1
     summary = "maximum over sliding windows"
     attributes = dict(_POOL_ATTRS)
 
@@ -256,7 +256,7 @@ class MaxPool1(_Pool):
 
 @register
 class MaxPool8(_Pool):
-    type, version, since_opset = "MaxPool", 8, 8
+    type, version = "MaxPool", 8
     summary = "maximum over dilated sliding windows, with the index of each maximum"
     outputs = 2
     has_dilations = True
@@ -294,7 +294,7 @@ class MaxPool8(_Pool):
 
 @register
 class MaxPool14(MaxPool8):
-    type, version, since_opset = "MaxPool", 14, 14
+    type, version = "MaxPool", 14
     summary = "MaxPool-8 plus ceil_torch rounding (no window starts in the end padding)"
     attributes = {**MaxPool8.attributes,
                   "rounding_type": Enum("floor", "ceil", "ceil_torch", doc="output size rounding")}
@@ -328,7 +328,7 @@ def _avg_pool(op: _Pool, plan: PoolPlan, data: np.ndarray) -> np.ndarray:
 
 @register
 class AvgPool1(_Pool):
-    type, version, since_opset = "AvgPool", 1, 1
+    type, version = "AvgPool", 1
     summary = "mean over sliding windows"
     attributes = {**_POOL_ATTRS, "exclude-pad": Attr("bool", required=True, doc="do not count padding elements")}
 
@@ -346,6 +346,6 @@ class AvgPool1(_Pool):
 
 @register
 class AvgPool14(AvgPool1):
-    type, version, since_opset = "AvgPool", 14, 14
+    type, version = "AvgPool", 14
     summary = "AvgPool-1 plus ceil_torch rounding (no window starts in the end padding)"
     attributes = {**AvgPool1.attributes, "rounding_type": Enum("floor", "ceil", "ceil_torch", doc="output size rounding")}

@@ -29,7 +29,7 @@ _RANGES = ("input_low", "input_high", "output_low", "output_high")
 
 @register
 class FakeQuantize1(Op):
-    type, version, since_opset = "FakeQuantize", 1, 1
+    type, version = "FakeQuantize", 1
     family = "quantization"
     summary = "linear quantisation onto `levels` values between output_low and output_high"
     inputs = (In("data", REAL), *(In(name, same_as("data")) for name in _RANGES))

@@ -251,7 +251,7 @@ class RNNCell0(_Cell):
 
 @register
 class GRUCell3(_Cell):
-    type, version, since_opset = "GRUCell", 3, 3
+    type, version = "GRUCell", 3
     summary = "one step of a GRU cell (gates z, r, h), optionally linear before reset"
     gates = 3
     inputs = (In("X", REAL, rank=2), In("H_t", same_as("X"), rank=2), In("W", same_as("X"), rank=2),
@@ -262,7 +262,7 @@ class GRUCell3(_Cell):
 
 @register
 class LSTMCell4(_Cell):
-    type, version, since_opset = "LSTMCell", 4, 4
+    type, version = "LSTMCell", 4
     summary = "one step of an LSTM cell (gates f, i, c, o)"
     gates = 4
     has_cell_state = True
@@ -312,7 +312,7 @@ _SEQ = {**_COMMON, "direction": Enum("forward", "reverse", "bidirectional")}
 
 @register
 class RNNSequence5(_Sequence):
-    type, version, since_opset = "RNNSequence", 5, 5
+    type, version = "RNNSequence", 5
     summary = "a plain recurrent cell over a sequence, forward, reverse or both"
     inputs = (In("X", REAL, rank=3), In("initial_hidden_state", same_as("X"), rank=3),
               In("sequence_lengths", INTEGRAL, rank=1), In("W", same_as("X"), rank=3), In("R", same_as("X"), rank=3),
@@ -324,7 +324,7 @@ class RNNSequence5(_Sequence):
 
 @register
 class GRUSequence5(_Sequence):
-    type, version, since_opset = "GRUSequence", 5, 5
+    type, version = "GRUSequence", 5
     summary = "a GRU over a sequence (gates z, r, h), optionally linear before reset"
     gates = 3
     inputs = RNNSequence5.inputs
@@ -335,7 +335,7 @@ class GRUSequence5(_Sequence):
 
 @register
 class LSTMSequence5(_Sequence):
-    type, version, since_opset = "LSTMSequence", 5, 5
+    type, version = "LSTMSequence", 5
     summary = "an LSTM over a sequence (gates f, i, c, o), forward, reverse or both"
     gates = 4
     has_cell_state = True

@@ -23,7 +23,7 @@ DATA, AXIS = 0, 1
 
 @register
 class CumSum3(Op):
-    type, version, since_opset = "CumSum", 3, 3
+    type, version = "CumSum", 3
     family = "reduction"
     summary = "running sum along axis (exclusive: without the element itself; reverse: from the end)"
     inputs = (In("data", NUMERIC), In("axis", INTEGRAL, rank=0, optional=True, value=True))

@@ -30,9 +30,7 @@ def _scalar_value(info: TensorInfo, what: str, port: int) -> float | int | None:
     v = info.value()
     if v is None:
         return None
-    v = np.asarray(v).reshape(-1)
-    if v.size != 1:
-        raise op_error(f"{what} must hold one value, got {v.size}", "bad-input-rank", port)
+    v = np.asarray(v).reshape(-1)  # one value: the inputs are declared scalars
     x = v[0]
     if v.dtype.kind in "iub":
         return int(x)
@@ -114,7 +112,7 @@ def concrete_type(a: np.ndarray) -> TensorInfo:
 
 @register
 class Range1(_Range):
-    version, since_opset = 1, 1
+    version = 1
     summary = "start, start+step, ... up to stop (excluded), in the inputs' element type"
     inputs = (In("start", NUMERIC, rank=0, value=True), In("stop", same_as("start"), rank=0, value=True),
               In("step", same_as("start"), rank=0, value=True))
@@ -125,7 +123,7 @@ class Range1(_Range):
 
 @register
 class Range4(_Range):
-    version, since_opset = 4, 4
+    version = 4
     summary = "start, start+step, ... up to stop (excluded), as output_type"
     inputs = (In("start", NUMERIC, rank=0, value=True), In("stop", NUMERIC, rank=0, value=True),
               In("step", NUMERIC, rank=0, value=True))

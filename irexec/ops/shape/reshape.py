@@ -85,7 +85,7 @@ def _resolve_minus_one(in_dims: list[Dim], out_dims: list[Dim]) -> tuple[Dim, in
 
 @register
 class Reshape1(Op):
-    type, version, since_opset = "Reshape", 1, 1
+    type, version = "Reshape", 1
     family = "shape"
     summary = "same elements in a new shape; -1 infers one dim, 0 copies the input dim with special_zero"
     inputs = (In("data"), In("shape", INTEGRAL, rank=1, value=True))  # OpenVINO 2026 refuses a scalar pattern

@@ -10,12 +10,11 @@ import numpy as np
 from ... import dtypes
 from ...shapes import PartialShape
 from ..base import (
-    Attr,
     In,
+    IndexType,
     Inference,
     Op,
     TensorInfo,
-    op_error,
 )
 from ..helpers import shape_bounds
 from ..registry import register
@@ -52,17 +51,13 @@ class _ShapeOf(Op):
 
 @register
 class ShapeOf1(_ShapeOf):
-    version, since_opset = 1, 1
+    version = 1
     summary = "the input's shape as an i64 1-D tensor"
 
 
 @register
 class ShapeOf3(_ShapeOf):
-    version, since_opset = 3, 3
+    version = 3
     summary = "the input's shape as a 1-D tensor of output_type (i32 or i64)"
-    attributes = {"output_type": Attr("etype", _I64, doc="i32 or i64")}
+    attributes = {"output_type": IndexType()}
 
-    def validate(self) -> list:
-        if self.output_type.name not in ("i32", "i64"):
-            return [op_error(f"output_type must be i32 or i64, got {self.output_type.name}", "bad-attribute")]
-        return []

@@ -72,20 +72,20 @@ class _Squeeze(Op):
 
 @register
 class Squeeze1(_Squeeze):
-    version, since_opset = 1, 1
+    version = 1
     summary = "dims of 1 removed (those in axes, or all)"
 
 
 @register
 class Squeeze15(_Squeeze):
-    version, since_opset = 15, 15
+    version = 15
     summary = "Squeeze; allow_axis_skip keeps named axes that are not 1"
     attributes = {"allow_axis_skip": Attr("bool", False, doc="an axis whose dim is not 1 is kept instead of an error")}
 
 
 @register
 class Unsqueeze1(Op):
-    type, version, since_opset = "Unsqueeze", 1, 1
+    type, version = "Unsqueeze", 1
     family = "shape"
     summary = "dims of 1 inserted at axes (of the output)"
     inputs = (In("data"), In("axes", INTEGRAL, rank=(0, 1), value=True))

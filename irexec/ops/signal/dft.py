@@ -147,21 +147,21 @@ def _fit(x: np.ndarray, axes: tuple[int, ...], lengths: tuple[int, ...], half_la
 
 @register
 class DFT7(_Fourier):
-    type, version, since_opset = "DFT", 7, 7
+    type, version = "DFT", 7
     summary = "discrete Fourier transform along axes of complex data [..., 2]"
     kind = "dft"
 
 
 @register
 class IDFT7(_Fourier):
-    type, version, since_opset = "IDFT", 7, 7
+    type, version = "IDFT", 7
     summary = "inverse discrete Fourier transform (normalised) along axes of complex data [..., 2]"
     kind = "idft"
 
 
 @register
 class RDFT9(_Fourier):
-    type, version, since_opset = "RDFT", 9, 9
+    type, version = "RDFT", 9
     summary = "discrete Fourier transform of real data; the last axis keeps n//2+1 outputs"
     kind = "rdft"
     complex_in = False
@@ -169,7 +169,7 @@ class RDFT9(_Fourier):
 
 @register
 class IRDFT9(_Fourier):
-    type, version, since_opset = "IRDFT", 9, 9
+    type, version = "IRDFT", 9
     summary = "inverse of RDFT: real output from a half spectrum [..., 2]"
     kind = "irdft"
     complex_out = False

@@ -19,7 +19,7 @@ class STFT15(Op):
     the right, as OpenVINO's reference places it), then a real DFT of
     frame_size//2+1 bins.  np.fft in f64, one rounding."""
 
-    type, version, since_opset = "STFT", 15, 15
+    type, version = "STFT", 15
     family = "signal"
     summary = "short-time Fourier transform of real signals [batch?, samples] -> [..., frames, bins, 2]"
     inputs = (In("signal", REAL, rank=(1, 2)), In("window", same_as("signal"), rank=1),

@@ -6,25 +6,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import dtypes
-from ..base import NUMERIC, Attr, In, Inference, Op, TensorInfo
+from ..base import NUMERIC, Attr, In, IndexType, Inference, Op, TensorInfo
 from ..registry import register
-from .unique import _index_type
 
 
 @register
 class Bucketize3(Op):
-    type, version, since_opset = "Bucketize", 3, 3
+    type, version = "Bucketize", 3
     family = "sorting"
     summary = "index of the bucket (between sorted boundaries) each element falls into"
     inputs = (In("data", NUMERIC), In("buckets", NUMERIC, rank=1))
     attributes = {
-        "output_type": Attr("etype", dtypes.get("i64"), doc="i32 or i64"),
+        "output_type": IndexType(),
         "with_right_bound": Attr("bool", True, doc="buckets include their right boundary (else their left)"),
     }
-
-    def validate(self) -> list:
-        return _index_type(self.output_type, "output_type")
 
     def infer(self, data: TensorInfo, buckets: TensorInfo) -> Inference:
         return Inference([TensorInfo(data.shape, self.output_type)])

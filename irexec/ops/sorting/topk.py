@@ -15,9 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import dtypes
 from ...shapes import Dim, PartialShape
-from ..base import INTEGRAL, NUMERIC, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..base import INTEGRAL, NUMERIC, Attr, Enum, In, IndexType, Inference, Op, TensorInfo, normalize_axis, op_error
 from ..helpers import const_int, value_dims
 from ..registry import register
 
@@ -32,12 +31,12 @@ class _TopK(Op):
         "axis": Attr("int", required=True, doc="in [-rank, rank-1]"),
         "mode": Enum("max", "min", doc="largest or smallest"),
         "sort": Enum("value", "index", "none", doc="order of the k outputs"),
-        "index_element_type": Enum("i32", "i64", default="i32", doc="element type of the indices"),
+        "index_element_type": IndexType("i32", doc="element type of the indices"),
     }
     outputs = 2
 
     def infer(self, data: TensorInfo, k: TensorInfo) -> Inference:
-        index_type = dtypes.get(self.index_element_type)
+        index_type = self.index_element_type
         kval = const_int(k, "k", K)
         if kval is None:
             known = value_dims(k)
@@ -78,7 +77,7 @@ class _TopK(Op):
                 top = np.sort(top, axis=-1)
         top = np.moveaxis(top, -1, axis)
         values = np.take_along_axis(data, top, axis=axis)
-        return [values, top.astype(np.int32 if self.index_element_type == "i32" else np.int64)]
+        return [values, top.astype(self.index_element_type.dtype)]
 
 
 def _stable_order(rows: np.ndarray, largest: bool) -> np.ndarray:
@@ -108,15 +107,15 @@ def _select(rows: np.ndarray, k: int, largest: bool) -> np.ndarray:
 
 @register
 class TopK1(_TopK):
-    type, version, since_opset = "TopK", 1, 1
+    type, version = "TopK", 1
 
 
 @register
 class TopK3(_TopK):
-    type, version, since_opset = "TopK", 3, 3
+    type, version = "TopK", 3
 
 
 @register
 class TopK11(_TopK):
-    type, version, since_opset = "TopK", 11, 11
+    type, version = "TopK", 11
     attributes = {**_TopK.attributes, "stable": Attr("bool", False, doc="ties keep input order (always so here)")}

@@ -13,21 +13,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import dtypes
 from ...dtypes import BF16
 from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, NUMERIC, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..base import INDEX, NUMERIC, Attr, In, IndexType, Inference, Op, TensorInfo, normalize_axis, op_error
 from ..helpers import const_int
 from ..registry import register
-
-_INDEX_TYPES = ("i32", "i64")
-
-
-def _index_type(value: object, name: str) -> list:
-    if getattr(value, "name", None) not in _INDEX_TYPES:
-        return [op_error(f"{name}={value} must be i32 or i64", "bad-attribute")]
-    return []
-
 
 # ------------------------------------------------------------------ Bucketize-3
 
@@ -36,20 +26,16 @@ def _index_type(value: object, name: str) -> list:
 
 @register
 class Unique10(Op):
-    type, version, since_opset = "Unique", 10, 10
+    type, version = "Unique", 10
     family = "sorting"
     summary = "unique elements (or slices along axis), first indices, inverse indices and counts"
-    inputs = (In("data", NUMERIC), In("axis", INDEX, rank=(0, 1), optional=True, value=True))
+    inputs = (In("data", NUMERIC), In("axis", INDEX, rank=(0, 1), elements=1, optional=True, value=True))
     outputs = 4
     attributes = {
         "sorted": Attr("bool", True, doc="ascending order; else order of first occurrence"),
-        "index_element_type": Attr("etype", dtypes.get("i64"), doc="i32 or i64: outputs 1 and 2"),
-        "count_element_type": Attr("etype", dtypes.get("i64"), doc="i32 or i64: output 3"),
+        "index_element_type": IndexType(doc="i32 or i64: outputs 1 and 2"),
+        "count_element_type": IndexType(doc="i32 or i64: output 3"),
     }
-
-    def validate(self) -> list:
-        return (_index_type(self.index_element_type, "index_element_type")
-                + _index_type(self.count_element_type, "count_element_type"))
 
     def infer(self, data: TensorInfo, axis: TensorInfo | None = None) -> Inference:
         shape = data.shape
@@ -60,8 +46,6 @@ class Unique10(Op):
             rev = PartialShape((Dim(n, n),)) if n else PartialShape((DYNAMIC,))
             return Inference([TensorInfo(some, data.etype), TensorInfo(some, idx), TensorInfo(rev, idx),
                               TensorInfo(some, cnt)], None)
-        if axis.shape.rank == 1 and axis.shape[0].is_static and axis.shape[0].value != 1:
-            raise op_error(f"axis must hold one value, got shape {axis.shape}", "bad-input-rank", 1)
         if not axis.is_constant:
             raise op_error("axis must be a constant", "bad-value", 1)
         a = const_int(axis, "axis", 1)
