@@ -21,6 +21,7 @@ For each table it checks, as separate tests:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,6 +104,17 @@ class OpTable:
 
     def __str__(self) -> str:
         return self.id or f"{self.type}-{self.opset}"
+
+
+def stable_seed(table_id: str) -> int:
+    """A seed from a table's id that is the same on every run and machine
+    (Python's hash() of a str is salted per process)."""
+    return int.from_bytes(hashlib.sha256(table_id.encode()).digest()[:8], "little")
+
+
+def table_rng(table_id: str) -> np.random.Generator:
+    """A table's own generator: adding or changing a table never changes another's inputs."""
+    return np.random.default_rng(stable_seed(table_id))
 
 
 def random_arrays(rng: np.random.Generator) -> Callable[..., np.ndarray]:

@@ -8,18 +8,37 @@ from typing import Any
 import numpy as np
 
 from ...errors import Diagnostic
+from ...shapes import DYNAMIC, Dim, PartialShape
 from ..base import BOOLEAN, In, Inference, TensorInfo, op_error
 from ..registry import register
 from .body import Body
-from .subgraph import BodyInference, SubgraphOp, _check_body, _hull, _refuse_broken_body, _unknown
+from .subgraph import BodyInference, SubgraphOp, _check_body, _refuse_broken_body, _unknown
+
+
+def _either(a: PartialShape, b: PartialShape) -> PartialShape:
+    """An output that may come from either branch, as OpenVINO's If infers it
+    (``resolve_shape`` in its if.cpp): a dim not static in both is dynamic, two
+    different static dims give their interval; ranks that differ give a dynamic
+    rank (dynamic 1-D when both are at most 1)."""
+    if a.dims is None or b.dims is None:
+        return PartialShape(None)
+    if len(a.dims) != len(b.dims):
+        return PartialShape((DYNAMIC,)) if len(a.dims) <= 1 and len(b.dims) <= 1 else PartialShape(None)
+    dims = []
+    for x, y in zip(a.dims, b.dims):
+        if not (x.is_static and y.is_static):
+            dims.append(DYNAMIC)
+        else:
+            dims.append(Dim(min(x.lo, y.lo), max(x.lo, y.lo)))
+    return PartialShape(tuple(dims))
 
 
 @register
 class If8(SubgraphOp):
-    type, version, since_opset = "If", 8, 8
+    type, version = "If", 8
     summary = "runs then_body or else_body as the condition says"
     body_tags = ("then_body", "else_body")
-    inputs = (In("cond", BOOLEAN, rank=(0, 1), value=True), In("inputs", optional=True, variadic=True))
+    inputs = (In("cond", BOOLEAN, rank=(0, 1), elements=1, value=True), In("inputs", optional=True, variadic=True))
 
     def _branch(self, body: Body, inputs: Sequence[TensorInfo]) -> tuple[list[TensorInfo | None], list[Diagnostic]]:
         seeds = {bi.param: TensorInfo(inputs[bi.index].shape, inputs[bi.index].etype) for bi in body.inputs}
@@ -31,8 +50,6 @@ class If8(SubgraphOp):
         return outs, diags
 
     def infer(self, cond: TensorInfo, *inputs: TensorInfo) -> Inference:
-        if cond.shape.is_static and cond.shape.max_elements() != 1:
-            raise op_error(f"cond must hold one value, got shape {cond.shape}", "bad-input-rank", 0)
         everything = (cond, *inputs)
         then_outs, then_diags = self._branch(self._body(0), everything)
         else_outs, else_diags = self._branch(self._body(1), everything)
@@ -47,7 +64,7 @@ class If8(SubgraphOp):
             else:
                 if t.known_type and e.known_type and t.etype is not e.etype:
                     raise op_error(f"output {k}: then_body gives {t.etype.name}, else_body {e.etype.name}", "incompatible-inputs")
-                pick = TensorInfo(t.shape if t.shape == e.shape else _hull(t.shape, e.shape), t.etype)
+                pick = TensorInfo(_either(t.shape, e.shape), t.etype)
             outs.append(pick if pick is not None else _unknown())
         return BodyInference(outs, None, then_diags + else_diags)
 
