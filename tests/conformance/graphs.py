@@ -24,13 +24,13 @@ import numpy as np
 import pytest
 
 ov = pytest.importorskip("openvino")
-from lxml import etree
-from oracle import core, run_ir, save
+from lxml import etree  # noqa: E402
+from oracle import core, run_ir, save  # noqa: E402
 
-import irexec
-from irexec.shapes import parse_partial_shape
+import irexec  # noqa: E402
+from irexec.shapes import parse_partial_shape  # noqa: E402
 
-from .harness import ASPECTS, Tol, assert_close, table_rng
+from .harness import ASPECTS, REGISTERED, Tol, assert_close, table_rng  # noqa: E402
 
 # variant ("static", "dynamic", "interval", "dynamic-rank") -> the outer model with Parameters of that kind
 Build = Callable[[str], "ov.Model"]
@@ -51,7 +51,8 @@ class BrokenFile:
 @dataclass
 class GraphTable:
     id: str
-    op_type: str  # the op under test: the model's layer named "op0"
+    type: str  # the op under test: the model's layer named "op0"
+    opset: str
     build: Build
     feeds: Feeds
     reference: Reference  # outputs in the model's Result order
@@ -161,6 +162,8 @@ assert tuple(CHECKS) == ASPECTS
 
 
 def graph_conformance(tables: Sequence[GraphTable]) -> Callable[..., None]:
+    REGISTERED.extend(tables)
+
     @pytest.mark.parametrize("aspect", ASPECTS)
     @pytest.mark.parametrize("table", tables, ids=str)
     def test_conformance(table: GraphTable, aspect: str, tmp_path: Path) -> None:

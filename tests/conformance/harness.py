@@ -149,8 +149,14 @@ def attr_ints(attrs: dict[str, Any], name: str, n: int, default: int) -> list[in
 ASPECTS = ("reference", "openvino-values", "openvino-shapes", "declared-dims", "errors")
 
 
+# Every table a conformance module hands to ``conformance()`` (or, for ops with
+# bodies, to ``graphs.graph_conformance()``): what test_coverage.py checks against the registry.
+REGISTERED: list[Any] = []
+
+
 def conformance(tables: Sequence[OpTable]) -> Callable[..., None]:
     """A pytest test function running every aspect of every table."""
+    REGISTERED.extend(tables)
 
     @pytest.mark.parametrize("aspect", ASPECTS)
     @pytest.mark.parametrize("table", tables, ids=str)

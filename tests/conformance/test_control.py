@@ -122,11 +122,11 @@ def ti_reference(feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
 
 
 TABLES = [
-    GraphTable("If-8-then", "If", if_model, if_feeds(True), if_reference, errors=IF_ERRORS),
-    GraphTable("If-8-else", "If", if_model, if_feeds(False), if_reference),
-    GraphTable("Loop-5", "Loop", loop_model, loop_feeds, loop_reference,
+    GraphTable("If-8-then", "If", "opset8", if_model, if_feeds(True), if_reference, errors=IF_ERRORS),
+    GraphTable("If-8-else", "If", "opset8", if_model, if_feeds(False), if_reference),
+    GraphTable("Loop-5", "Loop", "opset5", loop_model, loop_feeds, loop_reference,
                errors=[BrokenFile("no-port-map", _drop("port_map"), "bad-port-map")]),
-    GraphTable("TensorIterator-1", "TensorIterator", ti_model, ti_feeds, ti_reference,
+    GraphTable("TensorIterator-1", "TensorIterator", "opset1", ti_model, ti_feeds, ti_reference,
                errors=[BrokenFile("no-body", _drop("body"), "missing-element")]),
 ]
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, NUMERIC, REAL, Attr, In, IndexType, Inference, Op, TensorInfo, op_error
+from ..base import INDEX, NUMERIC, REAL, Attr, Enum, In, IndexType, Inference, Op, TensorInfo, op_error
 from ..helpers import const_int, const_ints, shape_from_input
 from ..registry import register
 
@@ -57,7 +57,9 @@ class RandomUniform8(Op):
     summary = "uniform random values in [minval, maxval) of output_type (values differ from OpenVINO's)"
     inputs = (In("shape", INDEX, rank=1, value=True), In("minval", NUMERIC, rank=(0, 1), elements=1, value=True),
               In("maxval", NUMERIC, rank=(0, 1), elements=1, value=True))
-    attributes = {"output_type": Attr("etype", required=True, doc="element type of the output"), **_SEEDS}
+    attributes = {"output_type": Attr("etype", required=True, doc="element type of the output"), **_SEEDS,
+                  # OpenVINO's generator layout (its default: tensorflow); irexec draws other values either way
+                  "alignment": Enum("tensorflow", "pytorch", doc="whose random sequence OpenVINO reproduces")}
 
     def validate(self) -> list:
         if not self.output_type.is_numeric:
