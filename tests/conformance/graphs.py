@@ -162,7 +162,7 @@ assert tuple(CHECKS) == ASPECTS
 
 
 def graph_conformance(tables: Sequence[GraphTable]) -> Callable[..., None]:
-    REGISTERED.extend(tables)
+    REGISTERED.append(tables)
 
     @pytest.mark.parametrize("aspect", ASPECTS)
     @pytest.mark.parametrize("table", tables, ids=str)

@@ -23,7 +23,7 @@ for _info in pkgutil.iter_modules(conformance.__path__):
         importlib.import_module(f"conformance.{_info.name}")
 
 TABLES: dict[type[Op], object] = {}
-for _table in REGISTERED:
+for _table in (t for tables in REGISTERED for t in tables):
     _cls = resolve(_table.type, _table.opset)
     assert _cls is not None, f"table {_table} names no registered op"
     TABLES.setdefault(_cls, _table)
