@@ -1,4 +1,4 @@
-"""What TensorIterator-1, Loop-5 and If-8 share: ops whose bodies are graphs of their own.
+"""TensorIterator-1, Loop-5 and If-8: ops whose bodies are graphs of their own.
 
 A body is the layer's ``<body>`` (If: ``<then_body>``/``<else_body>``), read
 with the layer and bound like the main graph (see ``body.py``), so it is
@@ -20,7 +20,8 @@ import numpy as np
 from ... import dtypes
 from ...errors import Diagnostic, ModelError, OpError
 from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import Inference, Op, TensorInfo, op_error
+from ..base import BOOLEAN, INDEX, In, Inference, Op, TensorInfo, op_error
+from ..registry import register
 from .body import Body, BodyInput, BodyOutput
 
 # Bodies that feed back into themselves may change a merged input's shape;
@@ -263,3 +264,151 @@ class SubgraphOp(Op):
         return np.zeros(dims, dtype=res.etype.dtype)
 
 
+@register
+class TensorIterator1(SubgraphOp):
+    type, version = "TensorIterator", 1
+    summary = "runs its body once per slice of its sliced inputs; back edges carry values between iterations"
+    inputs = (In("inputs", optional=True, variadic=True),)
+
+    def _iterations(self, body: Body, inputs: Sequence[TensorInfo]) -> Dim:
+        n: Dim | None = None
+        for bi in body.inputs:
+            if bi.axis is None:
+                continue
+            shape = inputs[bi.index].shape
+            if shape.dims is None:
+                continue
+            if not -len(shape.dims) <= bi.axis < len(shape.dims):
+                raise op_error(f"port map axis {bi.axis} is out of range for input shape {shape}", "axis-out-of-range", bi.index)
+            k = _num_slices(shape.dims[bi.axis], bi)
+            if n is not None and n.is_static and k.is_static and n.value != k.value:
+                raise op_error(f"sliced inputs give different iteration counts ({n} and {k})", "incompatible-inputs", bi.index)
+            n = k if n is None or not n.is_static else n
+        return n if n is not None else Dim.of(1)
+
+    def infer(self, *inputs: TensorInfo) -> Inference:
+        body = self._body()
+        n = self._iterations(body, inputs)
+        inference = self._iterate_shapes(body, inputs, n, {})
+        inference.plan = IterPlan(n.value if n.is_static else None)
+        return inference
+
+    def compute(self, plan: IterPlan, *arrays: np.ndarray) -> list[np.ndarray]:
+        return self._run_iterations(self._body(), arrays, plan.iterations)
+
+
+@register
+class Loop5(SubgraphOp):
+    type, version = "Loop", 5
+    summary = "runs its body while the condition holds, up to the trip count (-1: no limit)"
+    inputs = (In("trip_count", INDEX, rank=(0, 1), elements=1, value=True),
+              In("execution_condition", BOOLEAN, rank=(0, 1), elements=1, value=True),
+              In("inputs", optional=True, variadic=True))
+
+    @classmethod
+    def input_range(cls) -> tuple[int, int | None]:
+        return 2, None
+
+    def _iterations(self, body: Body, trip: TensorInfo, cond: TensorInfo) -> Dim:
+        t, c = trip.value(), cond.value()
+        if c is not None and np.asarray(c).size and not bool(np.asarray(c).reshape(-1)[0]):
+            return Dim.of(0)
+        if t is None or not np.asarray(t).size:
+            return DYNAMIC
+        n = int(np.asarray(t).reshape(-1)[0])
+        if c is None or n < 0:
+            return DYNAMIC if n < 0 else Dim(0, n)
+        if body.condition is None:
+            return Dim.of(n)
+        src = body.model.graph.producer.get((body.condition, 0))
+        op = body.model.ops.get(src[0]) if src is not None else None
+        from ..io import Const1
+
+        if isinstance(op, Const1):  # a constant body condition: all trip-count iterations, or just one
+            v = op.infer()[0].value()
+            if v is not None and np.asarray(v).size:
+                return Dim.of(n if bool(np.asarray(v).reshape(-1)[0]) else min(n, 1))
+        return Dim(min(n, 1), n)
+
+    def infer(self, trip: TensorInfo, cond: TensorInfo, *inputs: TensorInfo) -> Inference:
+        body = self._body()
+        n = self._iterations(body, trip, cond)
+        extra = {}
+        if body.current_iteration is not None and all(bi.param != body.current_iteration for bi in body.inputs):
+            extra[body.current_iteration] = _param_info(body, body.current_iteration)
+        everything = (trip, cond, *inputs)
+        inference = self._iterate_shapes(body, everything, n, extra)
+        inference.plan = IterPlan(None)
+        return inference
+
+    def compute(self, plan: IterPlan, trip: np.ndarray, cond: np.ndarray, *arrays: np.ndarray) -> list[np.ndarray]:
+        t = int(np.asarray(trip).reshape(-1)[0])
+        c = bool(np.asarray(cond).reshape(-1)[0])
+        return self._run_iterations(self._body(), (trip, cond, *arrays), None, t, c)
+
+
+def _either(a: PartialShape, b: PartialShape) -> PartialShape:
+    """An output that may come from either branch, as OpenVINO's If infers it
+    (``resolve_shape`` in its if.cpp): a dim not static in both is dynamic, two
+    different static dims give their interval; ranks that differ give a dynamic
+    rank (dynamic 1-D when both are at most 1)."""
+    if a.dims is None or b.dims is None:
+        return PartialShape(None)
+    if len(a.dims) != len(b.dims):
+        return PartialShape((DYNAMIC,)) if len(a.dims) <= 1 and len(b.dims) <= 1 else PartialShape(None)
+    dims = []
+    for x, y in zip(a.dims, b.dims):
+        if not (x.is_static and y.is_static):
+            dims.append(DYNAMIC)
+        else:
+            dims.append(Dim(min(x.lo, y.lo), max(x.lo, y.lo)))
+    return PartialShape(tuple(dims))
+
+
+@register
+class If8(SubgraphOp):
+    type, version = "If", 8
+    summary = "runs then_body or else_body as the condition says"
+    body_tags = ("then_body", "else_body")
+    inputs = (In("cond", BOOLEAN, rank=(0, 1), elements=1, value=True), In("inputs", optional=True, variadic=True))
+
+    def _branch(self, body: Body, inputs: Sequence[TensorInfo]) -> tuple[list[TensorInfo | None], list[Diagnostic]]:
+        seeds = {bi.param: TensorInfo(inputs[bi.index].shape, inputs[bi.index].etype) for bi in body.inputs}
+        found, diags = _check_body(body, seeds)
+        outs: list[TensorInfo | None] = [None] * self.num_outputs(len(inputs))
+        for bo in body.outputs:
+            if bo.index < len(outs):
+                outs[bo.index] = found.get(bo.result)
+        return outs, diags
+
+    def infer(self, cond: TensorInfo, *inputs: TensorInfo) -> Inference:
+        everything = (cond, *inputs)
+        then_outs, then_diags = self._branch(self._body(0), everything)
+        else_outs, else_diags = self._branch(self._body(1), everything)
+        c = cond.value()
+        taken = None if c is None or not np.asarray(c).size else bool(np.asarray(c).reshape(-1)[0])
+        outs = []
+        for k, (t, e) in enumerate(zip(then_outs, else_outs)):
+            if taken is True or (taken is None and e is None):
+                pick = t
+            elif taken is False or t is None:
+                pick = e
+            else:
+                if t.known_type and e.known_type and t.etype is not e.etype:
+                    raise op_error(f"output {k}: then_body gives {t.etype.name}, else_body {e.etype.name}", "incompatible-inputs")
+                pick = TensorInfo(_either(t.shape, e.shape), t.etype)
+            outs.append(pick if pick is not None else _unknown())
+        return BodyInference(outs, None, then_diags + else_diags)
+
+    def compute(self, plan: Any, cond: np.ndarray, *arrays: np.ndarray) -> list[np.ndarray]:
+        body = self._body(0 if bool(np.asarray(cond).reshape(-1)[0]) else 1)
+        _refuse_broken_body(body, "body")
+        everything = (cond, *arrays)
+        feeds = {bi.param: everything[bi.index] for bi in body.inputs}
+        values = body.run(feeds, sorted({o.result for o in body.outputs}))
+        outs: list[np.ndarray | None] = [None] * self.num_outputs(len(everything))
+        for bo in body.outputs:
+            outs[bo.index] = values[bo.result]
+        if any(o is None for o in outs):
+            raise op_error("the branch taken gives no value for some outputs of the layer", "bad-port-map")
+        return outs  # type: ignore[return-value]

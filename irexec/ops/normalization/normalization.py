@@ -1,5 +1,5 @@
-"""Normalisations over axes: MVN-1/6, SoftMax-1/8, LogSoftmax-5 (the row machinery is
-shared with batch_group_norm.py and normalize_l2_lrn.py).
+"""Normalisations over axes: MVN-1/6, SoftMax-1/8, LogSoftmax-5; and
+BatchNormInference-1/5, GroupNormalization-12, NormalizeL2-1 and LRN-1.
 
 Each works on rows: the reduced axes are made the last ones (a free view
 when they already are, the usual case), and the rows are processed in blocks
@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ... import parallel
+from ...shapes import PartialShape
 from ..base import INTEGRAL, REAL, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
 from ..helpers import const_axes, normalize_axes
 from ..registry import register
@@ -217,3 +218,173 @@ def _wide(x: np.ndarray) -> np.ndarray:
     return x if x.dtype == np.float64 else x.astype(np.float64)
 
 
+def _channel_param(info: TensorInfo, data: TensorInfo, name: str, port: int) -> None:
+    """A 1-D input as long as data's channel dim (1)."""
+    if data.shape.rank is None or info.shape.rank is None:
+        return
+    c, n = data.shape[1], info.shape[0]
+    if c.intersect(n) is None:
+        raise op_error(f"{name} has {n} values but the data {data.shape} has {c} channels (dim 1)",
+                       "incompatible-inputs", port)
+
+
+class _BatchNorm(Op):
+    """gamma * (x - mean) / sqrt(variance + epsilon) + beta per channel (dim 1),
+    computed in f64 and rounded once."""
+
+    family = "normalization"
+    attributes = {"epsilon": Attr("float", required=True, doc="added to the variance")}
+    order: tuple[int, int, int, int, int]  # ports of data, gamma, beta, mean, variance
+
+    def validate(self) -> list:
+        if not self.epsilon >= 0:  # type: ignore[attr-defined]
+            return [op_error(f"epsilon must be >= 0, got {self.epsilon}", "bad-attribute")]  # type: ignore[attr-defined]
+        return []
+
+    def infer(self, *ins: TensorInfo) -> Inference:
+        d, *params = (ins[i] for i in self.order)
+        for name, k, info in zip(("gamma", "beta", "mean", "variance"), self.order[1:], params):
+            _channel_param(info, d, name, k)
+        shape = d.shape
+        if shape.dims is not None:  # the channel dim is what data and every parameter agree on
+            c = shape[1]
+            for info in params:
+                if info.shape.dims is not None:
+                    c = c.intersect(info.shape[0]) or c
+            shape = PartialShape((shape[0], c) + tuple(shape.dims[2:]))
+        return Inference([TensorInfo(shape, d.etype)])
+
+    def compute(self, plan: object, *arrays: np.ndarray) -> list[np.ndarray]:
+        x, gamma, beta, mean, var = (arrays[i] for i in self.order)
+        shape = (-1,) + (1,) * (x.ndim - 2)
+        with np.errstate(all="ignore"):
+            scale = _wide(gamma) / np.sqrt(_wide(var) + self.epsilon)  # type: ignore[attr-defined]
+            out = (_wide(x) - _wide(mean).reshape(shape)) * scale.reshape(shape) + _wide(beta).reshape(shape)
+        return [out.astype(x.dtype)]
+
+
+@register
+class BatchNormInference1(_BatchNorm):
+    type, version, summary = "BatchNormInference", 1, "per-channel normalisation with given statistics"
+    inputs = (In("gamma", REAL, rank=1), In("beta", "same:gamma", rank=1), In("data", "same:gamma", rank=(2, None)),
+              In("mean", "same:gamma", rank=1), In("variance", "same:gamma", rank=1))
+    order = (2, 0, 1, 3, 4)
+
+
+@register
+class BatchNormInference5(_BatchNorm):
+    type, version, summary = "BatchNormInference", 5, "per-channel normalisation with given statistics"
+    inputs = (In("data", REAL, rank=(2, None)), In("gamma", "same:data", rank=1), In("beta", "same:data", rank=1),
+              In("mean", "same:data", rank=1), In("variance", "same:data", rank=1))
+    order = (0, 1, 2, 3, 4)
+
+
+@register
+class GroupNormalization12(Op):
+    """MVN over each group of channels (and every spatial dim), then a
+    per-channel scale and bias."""
+
+    type, version, family = "GroupNormalization", 12, "normalization"
+    summary = "normalisation over groups of channels, then scale and bias"
+    inputs = (In("data", REAL, rank=(2, None)), In("scale", "same:data", rank=1), In("bias", "same:data", rank=1))
+    attributes = {"num_groups": Attr("int", required=True, doc="channels are split into this many groups"),
+                  "epsilon": Attr("float", required=True, doc="added to the variance")}
+
+    def validate(self) -> list:
+        if self.num_groups < 1:  # type: ignore[attr-defined]
+            return [op_error(f"num_groups must be >= 1, got {self.num_groups}", "bad-attribute")]  # type: ignore[attr-defined]
+        return []
+
+    def infer(self, data: TensorInfo, scale: TensorInfo, bias: TensorInfo) -> Inference:
+        _channel_param(scale, data, "scale", 1)
+        _channel_param(bias, data, "bias", 2)
+        if data.shape.rank is not None:
+            c = data.shape[1]
+            if c.is_static and c.value % self.num_groups:
+                raise op_error(f"the {c.value} channels of data {data.shape} do not split into num_groups="
+                               f"{self.num_groups}", "incompatible-inputs", 0)
+        return Inference([TensorInfo(data.shape, data.etype)])
+
+    def compute(self, plan: object, data: np.ndarray, scale: np.ndarray, bias: np.ndarray) -> list[np.ndarray]:
+        n, c = data.shape[:2]
+        g = self.num_groups
+        work = _work_dtype(data.dtype)
+        x = data.astype(work, copy=False)  # f16/bf16: one rounding at the end, not after the MVN
+        grouped = x.reshape((n, g, -1)) if data.size else x.reshape((n, g, 0))
+        normed = over_rows(grouped, (2,), mvn_kernel(True, self.epsilon, True)).reshape(data.shape)
+        shape = (-1,) + (1,) * (data.ndim - 2)
+        out = normed * scale.astype(work).reshape(shape) + bias.astype(work).reshape(shape)
+        return [out.astype(data.dtype, copy=False)]
+
+
+@register
+class NormalizeL2_1(Op):  # noqa: N801 (Type_version)
+    """x / sqrt(sum of squares over axes (+ or max) eps); empty axes: 1 where x != 0."""
+
+    type, version, family = "NormalizeL2", 1, "normalization"
+    summary = "x divided by its L2 norm over axes"
+    inputs = (In("data", REAL), In("axes", INTEGRAL, rank=(0, 1), value=True))
+    attributes = {"eps": Attr("float", required=True, doc="guards the division"),
+                  "eps_mode": Enum("add", "max", doc="sqrt(sum + eps) or sqrt(max(sum, eps))")}
+
+    def infer(self, data: TensorInfo, axes: TensorInfo) -> Inference:
+        values = const_axes(axes, data.shape.rank, "axes", 1)
+        plan = None if values is None or data.shape.rank is None else tuple(sorted(set(values)))
+        return Inference([TensorInfo(data.shape, data.etype)], plan)
+
+    def compute(self, plan: tuple[int, ...], data: np.ndarray, axes: np.ndarray) -> list[np.ndarray]:
+        if not plan:
+            return [(data != 0).astype(data.dtype)]
+        x = _wide(data)
+        with np.errstate(all="ignore"):
+            total = np.sum(x * x, axis=plan, keepdims=True)
+            total = total + self.eps if self.eps_mode == "add" else np.maximum(total, self.eps)
+            return [(x / np.sqrt(total)).astype(data.dtype)]
+
+
+def _box_sum(x: np.ndarray, axis: int, half: int) -> np.ndarray:
+    """Sum over [i - half, i + half] along axis (clipped to the dim)."""
+    n = x.shape[axis]
+    c = np.cumsum(x, axis=axis)
+    zero = np.zeros_like(np.take(c, [0], axis=axis))
+    c = np.concatenate([zero, c], axis=axis)
+    idx = np.arange(n)
+    hi = np.minimum(idx + half + 1, n)
+    lo = np.maximum(idx - half, 0)
+    return np.take(c, hi, axis=axis) - np.take(c, lo, axis=axis)
+
+
+@register
+class LRN1(Op):
+    """x / (bias + alpha / size**len(axes) * sum of x**2 over the window)**beta;
+    the window spans (size - 1) / 2 on each side along every axis."""
+
+    type, version, family = "LRN", 1, "normalization"
+    summary = "local response normalisation over windows along axes"
+    inputs = (In("data", REAL), In("axes", INTEGRAL, rank=1, value=True))
+    attributes = {"alpha": Attr("float", required=True, doc="scale of the sum"),
+                  "beta": Attr("float", required=True, doc="exponent"),
+                  "bias": Attr("float", required=True, doc="added to the scaled sum"),
+                  "size": Attr("uint", required=True, doc="window length along each axis")}
+
+    def validate(self) -> list:
+        if self.size < 1:  # type: ignore[attr-defined]
+            return [op_error("size must be >= 1", "bad-attribute")]
+        return []
+
+    def infer(self, data: TensorInfo, axes: TensorInfo) -> Inference:
+        values = const_axes(axes, data.shape.rank, "axes", 1, unique=True)
+        plan = None if values is None or data.shape.rank is None else tuple(sorted(values))
+        return Inference([TensorInfo(data.shape, data.etype)], plan)
+
+    def compute(self, plan: tuple[int, ...], data: np.ndarray, axes: np.ndarray) -> list[np.ndarray]:
+        x = _wide(data)
+        sq = x * x
+        half = (self.size - 1) // 2  # type: ignore[attr-defined]
+        for a in plan:
+            if sq.shape[a]:
+                sq = _box_sum(sq, a, half)
+        scale = self.alpha / float(self.size) ** len(plan)  # type: ignore[attr-defined]
+        with np.errstate(all="ignore"):
+            out = x / np.power(self.bias + scale * sq, self.beta)  # type: ignore[attr-defined]
+        return [out.astype(data.dtype)]
