@@ -11,7 +11,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, attr_ints, conformance
+from conformance.harness import Case, ErrorCase, OpTable, Tol, attr_ints, conformance, table_rng
 
 rng = np.random.default_rng(20261124)
 
@@ -73,6 +73,7 @@ def conv_attrs(strides: str, dilations: str, pb: str, pe: str, auto_pad: str = "
 
 
 A2 = conv_attrs("1,1", "1,1", "0,0", "0,0")
+rng = table_rng("Convolution-1")  # each table its own generator
 CONV = OpTable("Convolution", "opset1", reference=ref_conv, tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("2d-plain", [rand((1, 3, 6, 7)), rand((4, 3, 3, 3))], A2, const=(1,)),
     Case("2d-stride-pad-dilation", [rand((2, 4, 9, 10)), rand((6, 4, 3, 2))],
@@ -101,11 +102,13 @@ CONV = OpTable("Convolution", "opset1", reference=ref_conv, tol=Tol(rtol=1e-5, a
               code="bad-attribute"),
     ErrorCase("integer-filters", [rand((1, 3, 5, 5)), rand((4, 3, 3, 3), np.int32)], A2, const=(1,), code="bad-input-type"),
 ])
+rng = table_rng("Convolution-1")  # each table its own generator
 CONV_F16 = OpTable("Convolution", "opset1", id="Convolution-opset1-f16", reference=ref_conv, tol=Tol(rtol=2e-3, atol=2e-3),
                    cases=[Case("f16", [rand((1, 3, 6, 6), np.float16), rand((4, 3, 3, 3), np.float16)], A2, const=(1,)),
                           Case("bf16", [rand((1, 3, 6, 6), ml_dtypes.bfloat16), rand((4, 3, 3, 3), ml_dtypes.bfloat16)], A2,
                                const=(1,), ov="OpenVINO CPU has no bf16 convolution on this machine")])
 
+rng = table_rng("GroupConvolution-1")  # each table its own generator
 GCONV = OpTable("GroupConvolution", "opset1", reference=lambda x, a: ref_conv(x, a, True), tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("groups-2", [rand((1, 6, 7, 8)), rand((2, 3, 3, 3, 3))], conv_attrs("1,1", "1,1", "1,1", "1,1"), const=(1,)),
     Case("depthwise-stride", [rand((2, 8, 9, 9)), rand((8, 1, 1, 3, 3))], conv_attrs("2,2", "1,1", "1,1", "1,1"), const=(1,)),
@@ -211,6 +214,7 @@ MAXPOOL_ERRORS = [
     ErrorCase("bad-rounding", [rand((1, 2, 5, 5))], pool_attrs("2,2", "1,1", "0,0", "0,0", rounding_type="up"),
               code="bad-attribute"),
 ]
+rng = table_rng("MaxPool-1")  # each table its own generator
 MAXPOOL1 = OpTable("MaxPool", "opset1", reference=lambda x, a: ref_max_pool(x, a, False), cases=MAXPOOL_CASES,
                    errors=MAXPOOL_ERRORS)
 def with_dilations(c: Case) -> Case:
@@ -220,6 +224,7 @@ def with_dilations(c: Case) -> Case:
     return Case(c.id, c.inputs, {"dilations": ",".join(["1"] * n), **c.attrs}, c.const, c.ov, c.ov_shapes, c.expect)
 
 
+rng = table_rng("MaxPool-8")  # each table its own generator
 MAXPOOL8 = OpTable("MaxPool", "opset8", reference=ref_max_pool, cases=[*map(with_dilations, [
     *MAXPOOL_CASES,
     Case("dilations-axis-0", [rand((2, 3, 9, 8))], pool_attrs("2,3", "2,1", "1,0", "1,1", dilations="2,1", axis=0)),
@@ -231,6 +236,7 @@ MAXPOOL8 = OpTable("MaxPool", "opset8", reference=ref_max_pool, cases=[*map(with
 ])], errors=[*MAXPOOL_ERRORS,
            ErrorCase("axis-out-of-range", [rand((1, 2, 5, 5))], pool_attrs("2,2", "1,1", "0,0", "0,0", axis=4),
                      code="axis-out-of-range")])
+rng = table_rng("MaxPool-14")  # each table its own generator
 MAXPOOL14 = OpTable("MaxPool", "opset14", reference=ref_max_pool, cases=[*map(with_dilations, [
     Case("ceil-torch-trims", [rand((1, 4, 13, 13))], pool_attrs("2,2", "2,2", "1,1", "1,1", rounding_type="ceil_torch")),
     Case("ceil-torch-keeps", [rand((1, 4, 13, 13))], pool_attrs("3,3", "2,2", "0,0", "0,0", rounding_type="ceil_torch")),
@@ -281,8 +287,10 @@ AVG_ERRORS = [
     ErrorCase("strides-count", [rand((1, 2, 5, 5))], pool_attrs("2,2", "1", "0,0", "0,0", **{"exclude-pad": True}),
               code="bad-attribute"),
 ]
+rng = table_rng("AvgPool-1")  # each table its own generator
 AVGPOOL1 = OpTable("AvgPool", "opset1", reference=ref_avg_pool, tol=Tol(rtol=1e-6, atol=1e-6), cases=AVG_CASES,
                    errors=AVG_ERRORS)
+rng = table_rng("AvgPool-14")  # each table its own generator
 AVGPOOL14 = OpTable("AvgPool", "opset14", reference=ref_avg_pool, tol=Tol(rtol=1e-6, atol=1e-6), cases=[
     *AVG_CASES[:3],
     Case("ceil-torch", [rand((2, 3, 10, 10))], pool_attrs("2,2", "3,3", "1,1", "1,1", rounding_type="ceil_torch",
@@ -316,6 +324,7 @@ def qkv(b: tuple[int, ...], bk: tuple[int, ...], L: int, S: int, E: int, Ev: int
 
 masked = rng.random((5, 7)) > 0.3
 masked[:, 0] = True
+rng = table_rng("ScaledDotProductAttention-13")  # each table its own generator
 SDPA = OpTable("ScaledDotProductAttention", "opset13", reference=ref_sdpa, tol=Tol(rtol=1e-5, atol=1e-6), cases=[
     Case("plain", qkv((2, 3), (2, 3), 5, 7, 8, 4), {"causal": False}),
     Case("causal", qkv((2, 3), (2, 3), 6, 6, 8, 8), {"causal": True}),
@@ -330,6 +339,7 @@ SDPA = OpTable("ScaledDotProductAttention", "opset13", reference=ref_sdpa, tol=T
     Case("all-masked-row", [*qkv((1,), (1,), 3, 4, 8, 4), np.array([[True] * 4, [False] * 4, [True, False] * 2])],
          {"causal": False}, const=(3,)),
 ])
+rng = table_rng("ScaledDotProductAttention-13")  # each table its own generator
 SDPA_F16 = OpTable("ScaledDotProductAttention", "opset13", id="ScaledDotProductAttention-opset13-f16", reference=ref_sdpa,
                    tol=Tol(rtol=2e-3, atol=2e-3), cases=[
     Case("f16-causal", qkv((2, 2), (2, 2), 5, 5, 8, 4, np.float16), {"causal": True}),

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, attr_ints, conformance
+from conformance.harness import Case, ErrorCase, OpTable, Tol, attr_ints, conformance, table_rng
 
 rng = np.random.default_rng(20261125)
 
@@ -66,6 +66,7 @@ def attrs(strides: str, dilations: str, pb: str, pe: str, auto_pad: str = "expli
 
 A2 = attrs("1,1", "1,1", "0,0", "0,0")
 S2 = attrs("2,2", "1,1", "1,1", "1,1", op="1,1")
+rng = table_rng("ConvolutionBackpropData-1")  # each table its own generator
 DECONV = OpTable("ConvolutionBackpropData", "opset1", reference=ref_deconv, tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("2d-plain", [rand((1, 3, 4, 5)), rand((3, 2, 3, 3))], A2, const=(1,)),
     Case("2d-stride-pads-output-padding", [rand((2, 4, 5, 4)), rand((4, 3, 3, 3))], S2, const=(1,)),
@@ -93,6 +94,7 @@ DECONV = OpTable("ConvolutionBackpropData", "opset1", reference=ref_deconv, tol=
               code="bad-shape"),
 ])
 
+rng = table_rng("GroupConvolutionBackpropData-1")  # each table its own generator
 GDECONV = OpTable("GroupConvolutionBackpropData", "opset1", reference=lambda x, a: ref_deconv(x, a, True),
                   tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("groups-2", [rand((1, 4, 4, 5)), rand((2, 2, 3, 3, 3))], attrs("2,1", "1,1", "1,0", "0,1"), const=(1,)),
@@ -147,6 +149,7 @@ def shape_of(*v: int, dtype: Any = np.int64) -> np.ndarray:
     return np.array(v, dtype)
 
 
+rng = table_rng("AdaptiveAvgPool-8")  # each table its own generator
 AAVG = OpTable("AdaptiveAvgPool", "opset8", reference=ref_adaptive_avg, tol=Tol(rtol=1e-5, atol=1e-6), cases=[
     Case("2d-down-uneven", [rand((2, 3, 7, 9)), shape_of(3, 4)], const=(1,)),
     Case("2d-global", [rand((1, 4, 5, 6)), shape_of(1, 1)], const=(1,)),
@@ -161,6 +164,7 @@ AAVG = OpTable("AdaptiveAvgPool", "opset8", reference=ref_adaptive_avg, tol=Tol(
 ])
 
 I32 = {"index_element_type": "i32"}
+rng = table_rng("AdaptiveMaxPool-8")  # each table its own generator
 AMAX = OpTable("AdaptiveMaxPool", "opset8", reference=ref_adaptive_max, tol=Tol.EXACT, cases=[
     Case("2d-down-uneven", [rand((2, 3, 7, 9)), shape_of(3, 4)], I32, const=(1,)),
     Case("2d-global-i64", [rand((1, 4, 5, 6)), shape_of(1, 1)], const=(1,),
@@ -338,6 +342,7 @@ def f32(*v: float) -> np.ndarray:
 
 IMG = rand((1, 2, 4, 5))
 NONE = np.array([1], np.int64)  # sizes unused in scales mode
+rng = table_rng("Interpolate-4")  # each table its own generator
 INTERP4 = OpTable("Interpolate", "opset4", reference=ref_interp, tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("nearest-up-asymmetric-floor", [IMG, shape_of(8, 10), f32(2, 2), shape_of(2, 3)],
          interp("nearest", ctm="asymmetric", nearest="floor"), const=(1, 2, 3)),
@@ -376,6 +381,7 @@ INTERP4 = OpTable("Interpolate", "opset4", reference=ref_interp, tol=Tol(rtol=1e
               code="bad-attribute"),
 ])
 
+rng = table_rng("Interpolate-11")  # each table its own generator
 INTERP11 = OpTable("Interpolate", "opset11", reference=lambda x, a: ref_interp(x, a, True),
                    tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("nearest-sizes", [IMG, shape_of(8, 3), shape_of(2, 3)], interp("nearest", nearest="round_prefer_ceil"),
@@ -395,6 +401,7 @@ INTERP11 = OpTable("Interpolate", "opset11", reference=lambda x, a: ref_interp(x
 
 # Pillow modes (OpenVINO CPU runs them at rank 2 to 4 with constant inputs)
 PIL_DOWN = rand((1, 2, 11, 13))
+rng = table_rng("Interpolate-11")  # each table its own generator
 INTERP11_PILLOW = OpTable("Interpolate", "opset11", id="Interpolate-opset11-pillow",
                           reference=lambda x, a: ref_interp(x, a, True), tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("bilinear-up-sizes", [IMG, shape_of(7, 9), shape_of(2, 3)], interp("bilinear_pillow"), const=(1, 2)),
@@ -447,6 +454,7 @@ def interp1(mode: str, axes: str = "2,3", align: bool = True, **more: Any) -> di
     return {"axes": axes, "mode": mode, "align_corners": align, **more}
 
 
+rng = table_rng("Interpolate-1")  # each table its own generator
 INTERP1 = OpTable("Interpolate", "opset1", reference=ref_interp1, tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("nearest-up-align-corners", [IMG, shape_of(8, 10)], interp1("nearest"), const=(1,)),
     Case("nearest-down-asymmetric", [rand((1, 1, 9, 7)), shape_of(4, 3)], interp1("nearest", align=False),

@@ -9,7 +9,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance
+from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
 rng = np.random.default_rng(20261124)
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -196,6 +196,7 @@ for _op, _fn in [("LogicalAnd", np.logical_and), ("LogicalOr", np.logical_or), (
         Case("zero-size", [rand((0, 2), bool), rand((2,), bool)]),
     ], errors=[ErrorCase("not-boolean", [rand((2,)), rand((2,))], code="bad-input-type")]))
 
+rng = table_rng("LogicalNot-1")  # each table its own generator
 TABLES.append(OpTable("LogicalNot", "opset1", reference=lambda x, a: [np.logical_not(x[0])], cases=[
     Case("values", [np.array([[True, False], [False, False]])]),
     Case("zero-size", [rand((3, 0), bool)]),
@@ -211,6 +212,7 @@ for _op, _fn in [("BitwiseAnd", np.bitwise_and), ("BitwiseOr", np.bitwise_or), (
         Case("zero-size", [rand((0,), np.int16), rand((1,), np.int16)]),
     ], errors=[ErrorCase("float", [rand((2,)), rand((2,))], code="bad-input-type")]))
 
+rng = table_rng("BitwiseNot-13")  # each table its own generator
 TABLES.append(OpTable("BitwiseNot", "opset13", reference=lambda x, a: [np.invert(x[0])], cases=[
     Case("boolean", [rand((2, 3), bool)]),
     Case("i32", [rand((3, 4), np.int32, -1000, 1000)]),

@@ -9,7 +9,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance
+from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
 rng = np.random.default_rng(20261125)
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -201,6 +201,7 @@ def prelu_ref(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [np.where(d64 < 0, d64 * s64, d64).astype(data.dtype)]
 
 
+rng = table_rng("PReLU-1")  # each table its own generator
 TABLES.append(OpTable("PReLU", "opset1", reference=prelu_ref, cases=[
     Case("per-channel", [rand((2, 3, 4)), rand((3,))]),
     Case("broadcast-last", [rand((2, 3, 4)), rand((4,))], ov_shapes="OpenVINO takes a 1-D slope as per-channel only"),

@@ -10,7 +10,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance
+from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
 rng = np.random.default_rng(20261126)
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -48,6 +48,7 @@ def ref_matmul(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [np.asarray(wrapped(wide) if np.ndim(wide) else wrapped(np.array(wide, object)), a.dtype)]
 
 
+rng = table_rng("MatMul-1")  # each table its own generator
 MATMUL = OpTable("MatMul", "opset1", reference=ref_matmul, tol=F32_ACC, cases=[
     Case("2d", [rand((3, 4)), rand((4, 5))]),
     Case("transpose-a", [rand((4, 3)), rand((4, 5))], attrs={"transpose_a": True}),
@@ -177,6 +178,7 @@ def ref_mvn1(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
 
 
 MVN_ACC = Tol(rtol=1e-5, atol=3e-6)
+rng = table_rng("MVN-6")  # each table its own generator
 MVN6 = OpTable("MVN", "opset6", reference=ref_mvn6, tol=MVN_ACC, ov_tol=Tol(rtol=1e-4, atol=1e-5), cases=[
     Case("last-axis", [rand((2, 3, 8)) * 5 + 3, np.array([-1], np.int64)],
          attrs={"normalize_variance": True, "eps": 1e-5, "eps_mode": "inside_sqrt"}, const=(1,)),
@@ -200,6 +202,7 @@ MVN6 = OpTable("MVN", "opset6", reference=ref_mvn6, tol=MVN_ACC, ov_tol=Tol(rtol
     ErrorCase("integer-data", [rand((2, 3), np.int32), np.array([1], np.int64)], const=(1,),
               attrs={"normalize_variance": True, "eps": 1e-5, "eps_mode": "inside_sqrt"}, code="bad-input-type"),
 ])
+rng = table_rng("MVN-2")  # each table its own generator
 MVN1 = OpTable("MVN", "opset2", reference=ref_mvn1, tol=MVN_ACC, ov_tol=Tol(rtol=1e-4, atol=1e-5), cases=[
     Case("per-channel", [rand((2, 3, 4, 4))], attrs={"normalize_variance": True, "eps": 1e-9, "across_channels": False}),
     Case("across", [rand((2, 3, 4))], attrs={"normalize_variance": True, "eps": 1e-5, "across_channels": True}),

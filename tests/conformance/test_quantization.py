@@ -9,7 +9,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance
+from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
 rng = np.random.default_rng(20261125)
 
@@ -54,6 +54,7 @@ def per_channel(c: int, dtype: Any = np.float32) -> list[np.ndarray]:
 
 
 ties = np.array([-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5, np.inf, -np.inf, np.nan], np.float32)
+rng = table_rng("FakeQuantize-1")  # each table its own generator
 FAKE_QUANTIZE = OpTable("FakeQuantize", "opset1", reference=ref_fq, tol=Tol.EXACT,
                         # OpenVINO CPU multiplies by precomputed scales: an element may round to a neighbouring level
                         ov_tol=Tol(rtol=1e-5, atol=0.05), cases=[

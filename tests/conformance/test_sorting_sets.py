@@ -8,7 +8,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, conformance
+from conformance.harness import Case, ErrorCase, OpTable, conformance, table_rng
 
 rng = np.random.default_rng(20261126)
 
@@ -33,6 +33,7 @@ def ref_bucketize(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray
 
 # OpenVINO requires output_type in IR (the spec gives it a default, i64, which irexec accepts)
 I64 = {"output_type": "i64"}
+rng = table_rng("Bucketize-3")  # each table its own generator
 BUCKETIZE = OpTable("Bucketize", "opset3", reference=ref_bucketize, cases=[
     Case("f32-right", [rng.uniform(-5, 5, (3, 4)).astype(np.float32), np.array([-2, 0, 0.5, 3], np.float32)], attrs=I64, const=(1,)),
     Case("on-boundaries-right", [np.array([-2, 0, 0.5, 3, 4, -3], np.float32), np.array([-2, 0, 0.5, 3], np.float32)],
@@ -93,6 +94,7 @@ def axis(a: int) -> np.ndarray:
 
 
 rows = np.array([[1, 2, 1, 2], [3, 3, 3, 3], [1, 2, 1, 2], [0, 5, 0, 5]], np.float32)
+rng = table_rng("Unique-10")  # each table its own generator
 UNIQUE = OpTable("Unique", "opset10", reference=ref_unique, cases=[
     Case("flat-sorted", [ints((3, 5), 0, 6)]),
     Case("flat-unsorted", [ints((12,), -3, 3, np.int64)], attrs={"sorted": False}),
@@ -131,6 +133,7 @@ def i64(v: Any) -> np.ndarray:
     return np.array(v, np.int64)
 
 
+rng = table_rng("Eye-9")  # each table its own generator
 EYE = OpTable("Eye", "opset9", reference=ref_eye, cases=[
     Case("square", [i64(3), i64(3), i64(0)], attrs={"output_type": "f32"}, const=(0, 1, 2)),
     Case("wide-shifted", [i64(2), i64(5), i64(2)], attrs={"output_type": "i8"}, const=(0, 1, 2)),

@@ -9,7 +9,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, conformance
+from conformance.harness import Case, ErrorCase, OpTable, conformance, table_rng
 
 rng = np.random.default_rng(20261123)
 BF16 = ml_dtypes.bfloat16
@@ -117,6 +117,7 @@ def sparse(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
     return (rand(shape, np.float32) * (rng.random(shape) < 0.4)).astype(dtype)
 
 
+rng = table_rng("NonZero-3")  # each table its own generator
 TABLES.append(OpTable("NonZero", "opset3", reference=ref_nonzero, cases=[
     Case("f32", [sparse((3, 4))]),
     Case("i32-out", [sparse((2, 3, 4), np.int32)], attrs={"output_type": "i32"}),
@@ -146,6 +147,7 @@ def ref_onehot(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
 
 
 ON, OFF = np.float32(2.5), np.float32(-1.0)
+rng = table_rng("OneHot-1")  # each table its own generator
 TABLES.append(OpTable("OneHot", "opset1", reference=ref_onehot, cases=[
     Case("last-axis", [np.array([0, 2, 1, 3], np.int64), i64(4), ON, OFF], attrs={"axis": -1}, const=(1, 2, 3)),
     Case("axis0-i32", [rand((2, 3), np.int32, 0, 5), np.array(5, np.int32), np.int32(7), np.int32(0)],
@@ -191,6 +193,7 @@ def ref_convert_like(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndar
     return [data.astype(like.dtype)]
 
 
+rng = table_rng("ConvertLike-1")  # each table its own generator
 TABLES.append(OpTable("ConvertLike", "opset1", reference=ref_convert_like, cases=[
     Case("f32-to-f16", [rand((3, 4)), np.zeros((1,), np.float16)]),
     Case("f32-to-i32", [rand((5,)) * 100, np.zeros((2, 2), np.int32)], const=(1,)),
@@ -222,6 +225,7 @@ def ref_reverse(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [out]
 
 
+rng = table_rng("Reverse-1")  # each table its own generator
 TABLES.append(OpTable("Reverse", "opset1", reference=ref_reverse, cases=[
     Case("index", [rand((3, 4, 2)), i64([0, 2])], attrs={"mode": "index"}, const=(1,)),
     Case("index-negative-i32", [rand((2, 5), np.int32), np.array([-1], np.int32)], attrs={"mode": "index"}, const=(1,)),
@@ -307,9 +311,11 @@ BLOCK_ERRORS = [
     ErrorCase("block-0", [rand((1, 4, 2, 2))], attrs={"mode": "blocks_first", "block_size": 0}, code="bad-attribute"),
     ErrorCase("mode", [rand((1, 4, 2, 2))], attrs={"mode": "first", "block_size": 2}, code="bad-attribute"),
 ]
+rng = table_rng("DepthToSpace-1")  # each table its own generator
 TABLES.append(OpTable("DepthToSpace", "opset1", reference=ref_depth_to_space, cases=block_cases(True), errors=[
     *BLOCK_ERRORS,
     ErrorCase("channels", [rand((1, 6, 2, 2))], attrs={"mode": "blocks_first", "block_size": 2}, code="incompatible-inputs")]))
+rng = table_rng("SpaceToDepth-1")  # each table its own generator
 TABLES.append(OpTable("SpaceToDepth", "opset1", reference=ref_space_to_depth, cases=block_cases(False), errors=[
     *BLOCK_ERRORS,
     ErrorCase("spatial", [rand((1, 2, 3, 2))], attrs={"mode": "blocks_first", "block_size": 2}, code="incompatible-inputs")]))
@@ -330,6 +336,7 @@ def ref_shuffle(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [out]
 
 
+rng = table_rng("ShuffleChannels-3")  # each table its own generator
 TABLES.append(OpTable("ShuffleChannels", "opset3", reference=ref_shuffle, cases=[
     Case("default", [rand((1, 6, 2))], attrs={"group": 3}),
     Case("axis-neg", [rand((2, 3, 8), np.int32)], attrs={"axis": -1, "group": 4}),
@@ -348,6 +355,7 @@ TABLES.append(OpTable("ShuffleChannels", "opset3", reference=ref_shuffle, cases=
 # --------------------------------------------------------------- Identity
 
 
+rng = table_rng("Identity-16")  # each table its own generator
 TABLES.append(OpTable("Identity", "opset16", reference=lambda x, attrs: [x[0].copy()], cases=[
     Case("f32", [rand((2, 3))]),
     Case("i8-scalar", [np.int8(-5)]),
