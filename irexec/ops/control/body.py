@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from ...errors import ERROR, Diagnostic
-from ...ir.reader import IRDocument, Layer, MapEntry, PortMap
 from ..base import Op, TensorInfo
+
+if TYPE_CHECKING:  # the reader (and lxml) is loaded by whoever reads a model, not by `irexec ops`
+    from ...ir.reader import IRDocument, Layer, MapEntry, PortMap
 
 
 class BodyModel(Protocol):
@@ -104,6 +106,8 @@ def read_bodies(path: str, body_tags: Sequence[str], layer: Layer, bind: Callabl
                 services: BodyServices) -> list[Body]:
     """The op's bodies, in ``body_tags`` order, from what the reader found in the
     layer; a missing body is an empty one with a ``missing-element`` finding."""
+    from ...ir.reader import IRDocument
+
     where = {"layer_id": layer.id, "layer_name": layer.name, "op": layer.display}
     found = layer.bodies or {}
     maps = layer.port_maps or {}
