@@ -51,8 +51,8 @@ except ImportError:  # a fresh clone, not installed
     import irexec
 from irexec import parallel
 from irexec.execute import run_model
-from irexec.ir.writer import IRBuilder, Out
 from irexec.ops.registry import resolve
+from irexec.writer import IRBuilder, Out
 
 try:
     import openvino as ov

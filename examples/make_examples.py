@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from irexec.ir.writer import IRBuilder
+from irexec.writer import IRBuilder
 
 SEED = 20210707
 OUTPUT = "output"

@@ -5,31 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 
 from . import dtypes
+from .binding import Model
 from .errors import ERROR, NOTE, Diagnostic, IRExecError
+from .ir.declared import declared_shape, declared_text, shape_of_dims
 from .ir.reader import Layer, Port
-from .model import Model
 from .ops.base import TensorInfo
 from .ops.io import Parameter1
-from .shapes import DYNAMIC, Dim, PartialShape, format_dims
+from .shapes import PartialShape
 from .variables import PAIRING_CODES
-
-
-def declared_shape(port: Port, trust_empty_as_scalar: bool = False) -> PartialShape:
-    """What a port's ``<dim>``s say.  No ``<dim>`` is a scalar *or* a dynamic rank
-    (OpenVINO writes both that way), so it is dynamic rank unless told otherwise."""
-    if not port.dims and not trust_empty_as_scalar:
-        return PartialShape(None)
-    return _shape_of_dims(port.dims)
-
-
-@lru_cache(maxsize=4096)
-def _shape_of_dims(dims: tuple[int, ...]) -> PartialShape:
-    """Shapes are immutable and real models repeat a few dims lists on
-    thousands of ports: build each once."""
-    return PartialShape(tuple(DYNAMIC if d < 0 else Dim(d, d) for d in dims))
 
 
 def _fits_declared(inferred: PartialShape, port: Port) -> PartialShape | None:
@@ -37,7 +23,7 @@ def _fits_declared(inferred: PartialShape, port: Port) -> PartialShape | None:
     if not port.dims:
         # declared scalar-or-dynamic-rank: fine unless a known rank says otherwise
         return inferred if inferred.rank in (None, 0) else None
-    declared = _shape_of_dims(port.dims)
+    declared = shape_of_dims(port.dims)
     # the shared declared shape when equal, so the consumer's check is an identity test
     return declared if inferred is declared or inferred == declared else inferred.intersect(declared)
 
@@ -52,6 +38,13 @@ class CheckResult:
     @property
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity == ERROR]
+
+
+def check_body(model: Model, parameters: Mapping[int, TensorInfo]) -> tuple[dict[tuple[int, int], TensorInfo], list[Diagnostic]]:
+    """A sub-graph body checked on the tensors its op feeds its Parameters: every
+    inferred tensor and the findings (a ``BodyServices.check``)."""
+    result = check_model(model, parameters=parameters)
+    return result.tensors, result.diagnostics
 
 
 def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = None, *,
@@ -209,7 +202,7 @@ def _check_input_port(
                               f"{info.etype.name}", ERROR, **model.where(layer, port.id, "input", port.line)))
     if not port.dims:
         return info  # no dims: scalar or dynamic rank, nothing to hold against the producer
-    declared = _shape_of_dims(port.dims)
+    declared = shape_of_dims(port.dims)
     shape = info.shape
     refined = shape if shape is declared or shape == declared else shape.intersect(declared)
     if refined is None:
@@ -219,10 +212,3 @@ def _check_input_port(
     if refined is shape or refined == shape:
         return info
     return info.with_shape(refined)
-
-
-def declared_text(port: Port) -> str:
-    """A port's <dim>s as diagnostics print them: [4,?,3]."""
-    if not port.dims:
-        return "no dims (a scalar)"
-    return format_dims(port.dims)

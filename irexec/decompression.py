@@ -36,7 +36,7 @@ from .ops.io import Const1
 from .shapes import PartialShape
 
 if TYPE_CHECKING:
-    from .model import Model
+    from .binding import Model
 
 # Weights whose chains OpenVINO never folds (MarkDequantization's precisions in 2026.4's CPU plugin, measured):
 # their f16 arithmetic becomes f32 whatever reads the chain.

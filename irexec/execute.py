@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -12,14 +13,14 @@ import ml_dtypes
 import numpy as np
 
 from . import blas, decompression, dtypes, limits
-from .checker import declared_shape, declared_text
+from .binding import BLOCKS_RUN, Model
 from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError
+from .ir.declared import declared_shape, declared_text
 from .ir.reader import Layer
-from .model import BLOCKS_RUN, Model
 from .naming import cast_hint, parameter_label, parameter_list
 from .ops.base import Inference, Op, TensorInfo
 from .ops.io import Const1, Result1
-from .ops.state import ReadValue3, ReadValue6, Variable, _Assign
+from .ops.state import AssignOp, ReadValue3, ReadValue6, Variable
 from .shapes import PartialShape, format_shape
 
 # Called after each layer with (layer, its output arrays, seconds spent).
@@ -404,7 +405,7 @@ def _plan_run(model: Model, stop_at: str | None, outputs: Sequence[str] | None) 
     keep = {stop_layer.id} if stop_layer is not None else set()
     reads = tuple((lid, op.variable, bool(model.layers[lid].inputs)) for lid in order
                   if isinstance(op := model.ops[lid], (ReadValue3, ReadValue6)) and op.variable is not None)
-    writes = tuple((lid, model.ops[lid].variable_id) for lid in sinks if isinstance(model.ops[lid], _Assign))  # type: ignore[union-attr]
+    writes = tuple((lid, model.ops[lid].variable_id) for lid in sinks if isinstance(model.ops[lid], AssignOp))  # type: ignore[union-attr]
     return RunPlan(stop_layer, names, targets, live, _steps(model, order, keep), reads=reads, writes=writes)
 
 
@@ -557,10 +558,16 @@ class _Folded:
         self.derived_nbytes += size
 
 
+# What every run of a model shares (folded Const-only layers, run orders), kept
+# here for as long as the model lives.
+_RUN_CACHE: weakref.WeakKeyDictionary[Model, _Folded] = weakref.WeakKeyDictionary()
+
+
 def _folded(model: Model) -> _Folded:
-    if model.run_cache is None:
-        model.run_cache = _Folded(model)
-    return model.run_cache
+    found = _RUN_CACHE.get(model)
+    if found is None:
+        found = _RUN_CACHE[model] = _Folded(model)
+    return found
 
 
 def _note_undeclared_shape(model: Model, layer: Layer, index: int, shape: tuple[int, ...], out: list[Diagnostic],

@@ -4,13 +4,12 @@ networkx DAG of it is built when something asks for one."""
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .errors import ERROR, WARNING, Diagnostic
 from .ir.reader import Edge, IRDocument, Layer
-from .ops.io import Parameter1, Result1
-from .ops.registry import resolve
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -48,7 +47,14 @@ class Graph:
         return [self.producer.get((layer_id, p.index)) for p in layer.inputs]
 
 
-def build_graph(doc: IRDocument) -> tuple[Graph, list[Diagnostic]]:
+def _role_by_name(layer: Layer) -> str:
+    low = layer.type.lower()
+    return "sink" if low == "assign" else low
+
+
+def build_graph(doc: IRDocument, role: Callable[[Layer], str] = _role_by_name) -> tuple[Graph, list[Diagnostic]]:
+    """``role`` tells a Result layer ("result") and a Parameter ("parameter") from
+    the rest: the binding layer asks the op registry, which knows their versions."""
     diags: list[Diagnostic] = []
 
     def add(code: str, msg: str, line: int | None, layer: Layer | None = None, severity: str = ERROR, **kw: object) -> None:
@@ -75,12 +81,12 @@ def build_graph(doc: IRDocument) -> tuple[Graph, list[Diagnostic]]:
     del edge_lines
 
     for layer in layers.values():
-        is_result = resolve(layer.type, layer.version) is Result1
-        if is_result and not layer.inputs:
+        result = role(layer) == "result"
+        if result and not layer.inputs:
             add("result-without-input", "Result layer declares no input port", layer.line, layer)
         for port in layer.inputs:
             if (layer.id, port.index) not in graph.producer:
-                code = "result-without-input" if is_result else "unconnected-input"
+                code = "result-without-input" if result else "unconnected-input"
                 add(code, f"input port {port.id} is not fed by any edge", port.line, layer, port=port.id, port_kind="input")
 
     # A topological sort is linear; nx.find_cycle over the whole graph is
@@ -95,7 +101,7 @@ def build_graph(doc: IRDocument) -> tuple[Graph, list[Diagnostic]]:
         add("cycle", f"the graph has a cycle: {path}", first.line, first)
         graph.order = []
     else:
-        _flag_unreachable(graph, add)
+        _flag_unreachable(graph, add, role)
     return graph, diags
 
 
@@ -177,7 +183,7 @@ def _add_edge(graph: Graph, e: Edge, edge_lines: dict[tuple[int, int], int], add
     producer[key] = out_key
 
 
-def _flag_unreachable(graph: Graph, add) -> None:  # type: ignore[no-untyped-def]
+def _flag_unreachable(graph: Graph, add, role: Callable[[Layer], str]) -> None:  # type: ignore[no-untyped-def]
     """Layers no Result or sink (Assign) depends on are dropped by OpenVINO; say so."""
     layers, producer = graph.layers, graph.producer
     live: set[int] = set()
@@ -185,8 +191,7 @@ def _flag_unreachable(graph: Graph, add) -> None:  # type: ignore[no-untyped-def
     # marks every producer of a live layer before that producer is visited
     for lid in reversed(graph.order):
         layer = layers[lid]
-        cls = resolve(layer.type, layer.version)
-        if lid in live or cls is Result1 or getattr(cls, "sink", False):  # an Assign executes: a sink
+        if lid in live or role(layer) in ("result", "sink"):  # an Assign executes: a sink
             live.add(lid)
             for port in layer.inputs:
                 src = producer.get((lid, port.index))
@@ -194,5 +199,5 @@ def _flag_unreachable(graph: Graph, add) -> None:  # type: ignore[no-untyped-def
                     live.add(src[0])
     for lid in graph.order:
         layer = layers[lid]
-        if lid not in live and resolve(layer.type, layer.version) is not Parameter1:
+        if lid not in live and role(layer) != "parameter":
             add("unreachable-layer", "no Result depends on this layer; it is never executed", layer.line, layer, severity=WARNING)

@@ -1,103 +1,26 @@
-"""A loaded model: the document, its weights, an op per layer and the graph."""
+"""Loading a model: read the document, open its weights, bind an op to every
+layer (``binding.Model``), and give sub-graph ops the engines' body services."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
-from functools import cache
-from typing import Any
+from dataclasses import replace
 
 from . import files, limits
 from . import ops as _ops  # noqa: F401  (registers every op)
-from .errors import ERROR, WARNING, Diagnostic, IRExecError, ModelError
-from .graph import Graph, build_graph
-from .ir.reader import IRDocument, Layer, read_document
+from .binding import BLOCKS_RUN, Model, bind_model
+from .checker import check_body
+from .errors import ERROR, Diagnostic, IRExecError, ModelError
+from .execute import run_bound
+from .ir.reader import read_document
 from .ir.weights import Weights
-from .ops.base import Op
-from .ops.io import Const1, Parameter1, Result1
-from .ops.registry import resolve, unsupported_reason
-from .ops.state import Variable
-from .ops.subgraph import attach_bodies
+from .ops.control.body import BodyServices
+from .ops.io import Const1, Parameter1
 from .shapes import PartialShape, format_dims
 from .variables import link as link_variables
 
-# Findings that a check reports as warnings (the layer is trusted as declared)
-# but that make a run of that layer impossible: a run refuses them only when a
-# requested output depends on the layer.
-BLOCKS_RUN = frozenset({"unsupported-op", "unsupported-element-type"})
-
-
-@dataclass
-class Model:
-    path: str
-    doc: IRDocument
-    weights: Weights
-    graph: Graph
-    ops: dict[int, Op | None]  # None: layer that irexec cannot execute
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    # a stateful model's variables by variable_id (see irexec/variables.py)
-    variables: dict[str, Variable] = field(default_factory=dict)
-    # what every run shares (folded Const-only layers, run orders): see execute._folded
-    run_cache: Any = field(default=None, repr=False, compare=False)
-    _by_class: dict[type, tuple[Layer, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
-
-    @property
-    def layers(self) -> dict[int, Layer]:
-        return self.graph.layers
-
-    @property
-    def parameters(self) -> list[Layer]:
-        return self._layers_of(Parameter1)
-
-    @property
-    def results(self) -> list[Layer]:
-        return self._layers_of(Result1)
-
-    def _layers_of(self, cls: type[Op]) -> list[Layer]:
-        """Layers of one op class (also those whose attributes are bad), in document order;
-        found once per model (a run asks for the Results every time)."""
-        found = self._by_class.get(cls)
-        if found is None:
-            found = self._by_class[cls] = tuple(sorted((l for l in self.layers.values() if resolve(l.type, l.version) is cls),
-                                                       key=lambda l: l.index))
-        return list(found)
-
-    @property
-    def errors(self) -> list[Diagnostic]:
-        return [d for d in self.diagnostics if d.severity == ERROR]
-
-    def find_layer(self, key: str) -> Layer | None:
-        """A layer by id or by name."""
-        if key.isdigit() and len(key) <= 20 and int(key) in self.layers:  # no int() of 5000 digits
-            return self.layers[int(key)]
-        for layer in self.layers.values():
-            if layer.name == key:
-                return layer
-        return None
-
-    def where(self, layer: Layer, port: int | None = None, port_kind: str | None = None, line: int | None = None) -> dict:
-        return {
-            "file": self.path,
-            "line": line or layer.line,
-            "layer_id": layer.id,
-            "layer_name": layer.name,
-            "op": layer.display,
-            "port": port,
-            "port_kind": port_kind,
-        }
-
-    def locate(self, diags: list[Diagnostic], layer: Layer) -> list[Diagnostic]:
-        """Diagnostics an op raised, located at ``layer``.  Ops speak of input
-        *indices*; the file (and so the user) speaks of XML port ids and lines."""
-        fixed = []
-        for d in diags:
-            if d.port is not None and d.port_kind == "input" and d.port < len(layer.inputs):
-                d = replace(d, port=layer.inputs[d.port].id, line=d.line or layer.inputs[d.port].line)
-            fixed.append(d.located(**self.where(layer)))
-        return fixed
-
-    def close(self) -> None:
-        self.weights.close()
+# How a sub-graph op checks and runs its bodies: the engines' own entry points.
+BODY_SERVICES = BodyServices(check=check_body, run=run_bound)
 
 
 def _fold_weights_findings(diags: list[Diagnostic], weights: Weights, explicit: bool) -> list[Diagnostic]:
@@ -163,18 +86,12 @@ def read_model(path: str, weights: str | None = None, *, follow_symlinks: bool |
     if weights is not None and not os.path.isfile(weights):
         raise ModelError(f"weights file {weights} cannot be opened", code="missing-weights", file=path)
     w = Weights(wpath, explicit=weights is not None)
-    diags = list(doc.diagnostics)
-    graph, graph_diags = build_graph(doc)
-    ops: dict[int, Op | None] = {}
-    for layer in graph.layers.values():
-        ops[layer.id] = _bind_op(path, layer, w, diags)
-    attach_bodies(path, graph, ops, w)
-    diags = _fold_weights_findings(diags, w, explicit=weights is not None)
-    diags.extend(graph_diags)
-    _check_port_counts(path, graph, ops, diags)
-    variables = link_variables(path, graph, ops, diags)
+    model = bind_model(path, doc, w, BODY_SERVICES)
+    diags = _fold_weights_findings(model.diagnostics, w, explicit=weights is not None)
+    model.variables = link_variables(path, model.graph, model.ops, diags)
     diags.sort(key=lambda d: (d.line or 0))
-    return Model(path, doc, w, graph, ops, diags, variables=variables)
+    model.diagnostics = diags
+    return model
 
 
 def load(path: str, weights: str | None = None, max_memory: int | None = None, *,
@@ -213,46 +130,4 @@ def _over_memory_limit(model: Model, limit: int) -> list[Diagnostic]:
     return found
 
 
-def _bind_op(path: str, layer: Layer, weights: Weights, diags: list[Diagnostic]) -> Op | None:
-    cls = resolve(layer.type, layer.version)
-    if cls is None:
-        diags.append(Diagnostic("unsupported-op", unsupported_reason(layer.type, layer.version), WARNING, op=layer.display,
-                                file=path, line=layer.line, layer_id=layer.id, layer_name=layer.name))
-        return None
-    layer.display = _display(cls)
-    op, errors = cls.build(layer, layer.data, weights)
-    if op is not None:
-        return op
-    data_where = {"file": path, "line": layer.data_line or layer.line, "layer_id": layer.id, "layer_name": layer.name,
-                  "op": layer.display}
-    for e in errors:
-        for d in e.diagnostics:
-            severity = WARNING if d.code in BLOCKS_RUN else d.severity
-            diags.append(replace(d.located(**data_where), severity=severity))
-    return None
-
-
-@cache  # one string per op class, not one per layer
-def _display(cls: type[Op]) -> str:
-    return cls.display()
-
-
-def _check_port_counts(path: str, graph: Graph, ops: dict[int, Op | None], diags: list[Diagnostic]) -> None:
-    for lid, op in ops.items():
-        if op is None:
-            continue
-        layer = graph.layers[lid]
-        n_in, n_out = len(layer.inputs), len(layer.outputs)
-        fewest, most = op.input_range()
-        if not (fewest <= n_in and (most is None or n_in <= most)):
-            want = str(fewest) if fewest == most else f"{fewest} or more" if most is None else f"{fewest} to {most}"
-            names = ", ".join(i.name + ("..." if i.variadic else "") for i in op.inputs) or "none"
-            diags.append(Diagnostic("wrong-port-count", f"declares {n_in} input ports but {layer.display} takes {want} ({names})",
-                                    ERROR, path, layer.line, lid, layer.name, layer.display))
-        expected = op.num_outputs(n_in)
-        if n_out != expected:
-            diags.append(Diagnostic("wrong-port-count", f"declares {n_out} output ports but {layer.display} has {expected}",
-                                    ERROR, path, layer.line, lid, layer.name, layer.display))
-
-
-__all__ = ["Model", "read_model", "load", "IRExecError"]
+__all__ = ["BLOCKS_RUN", "Model", "read_model", "load", "IRExecError"]

@@ -35,9 +35,9 @@ from .finite import FiniteCheck
 from .ir.reader import Layer
 from .model import Model, load
 from .ops.state import Variable
-from .profile import Profiler, ProfileReport
 from .progress import ProgressBar
 from .random_inputs import random_inputs
+from .report.profile import Profiler, ProfileReport
 from .shapes import PartialShape
 from .tensorfile import load_npz, save_npz
 

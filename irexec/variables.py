@@ -10,7 +10,7 @@ from .errors import ERROR, Diagnostic
 from .graph import Graph
 from .ir.reader import Layer
 from .ops.base import Op
-from .ops.state import ReadValue3, ReadValue6, Variable, _Assign, _StateOp
+from .ops.state import AssignOp, ReadValue3, ReadValue6, StateOp, Variable
 from .shapes import DYNAMIC, Dim, PartialShape
 
 # A break of the pairing is the model's, not the layer's: the layer itself is still checked.
@@ -25,8 +25,8 @@ def link(path: str, graph: Graph, ops: dict[int, Op | None], diags: list[Diagnos
     writers: dict[str, list[int]] = {}
     for lid in sorted(graph.layers, key=lambda l: graph.layers[l].index):
         op = ops.get(lid)
-        if isinstance(op, _StateOp):
-            (writers if isinstance(op, _Assign) else readers).setdefault(op.variable_id, []).append(lid)
+        if isinstance(op, StateOp):
+            (writers if isinstance(op, AssignOp) else readers).setdefault(op.variable_id, []).append(lid)
     variables: dict[str, Variable] = {}
 
     def add(code: str, message: str, lid: int) -> None:

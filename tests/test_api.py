@@ -11,8 +11,8 @@ import pytest
 
 import irexec
 from irexec.dump import load_dump
-from irexec.ir.writer import IRBuilder
 from irexec.progress import ProgressBar
+from irexec.writer import IRBuilder
 
 
 def _model(write_ir, shape="2,3") -> str:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from irexec.ir.writer import IRBuilder, Out
 from irexec.ops.registry import resolve
+from irexec.writer import IRBuilder, Out
 
 SHAPE = (2, 6)
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

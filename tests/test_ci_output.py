@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from irexec.ir.writer import IRBuilder
+from irexec.writer import IRBuilder
 
 SHAPE = (2, 6)
 

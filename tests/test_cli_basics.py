@@ -11,7 +11,7 @@ from lxml import etree
 
 import irexec
 from irexec.cli import main
-from irexec.ir.writer import IRBuilder
+from irexec.writer import IRBuilder
 
 
 def _identity_model(write_ir, shape="2,3", etype="f32", name="x") -> str:

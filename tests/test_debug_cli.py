@@ -15,8 +15,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from irexec.ir.writer import IRBuilder
 from irexec.ops.registry import resolve
+from irexec.writer import IRBuilder
 
 
 def _two_output_model(write_ir, shape="2,3") -> str:

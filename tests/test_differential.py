@@ -42,7 +42,7 @@ from oracle import (
 )
 
 import irexec
-from irexec.ir.writer import IRBuilder
+from irexec.writer import IRBuilder
 
 SEED = 20260707
 CASES = int(os.environ.get("IREXEC_DIFF_CASES", "800"))

@@ -12,10 +12,10 @@ import pytest
 import irexec
 from irexec import dtypes
 from irexec.errors import InternalError, ModelError, OpError, UsageError
-from irexec.ir.writer import IRBuilder
 from irexec.ops.base import In, Inference, Op, TensorInfo
 from irexec.ops.registry import all_ops
 from irexec.shapes import Dim, PartialShape, broadcast_numpy, parse_partial_shape
+from irexec.writer import IRBuilder
 
 I64 = np.int64
 
@@ -32,14 +32,14 @@ def test_every_op_declares_its_family_and_inputs():
 
 def test_unknown_input_type_is_never_an_error():
     """A tensor from a layer irexec does not infer has an unknown type: checked where known, never refused."""
-    from irexec.ops.gather import Gather8
+    from irexec.ops.movement.gather import Gather8
 
     out = Gather8(attrs={"batch_dims": 0}).inference([info("4,5"), info("3", "undefined"), info("", "i64", np.array(1))])
     assert str(out.outputs[0].shape) == "[4,3]"
 
 
 def test_declared_rules_give_coded_errors_naming_the_input():
-    from irexec.ops.roll import Roll7
+    from irexec.ops.movement.roll import Roll7
 
     with pytest.raises(OpError) as e:
         Roll7().inference([info("4"), info("2", "f32"), info("1", "i64")])
@@ -60,7 +60,7 @@ def test_bad_enum_attribute_lists_the_choices(write_ir, builder):
 
 
 def test_plans_are_cached_per_input_signature():
-    from irexec.ops.roll import Roll7
+    from irexec.ops.movement.roll import Roll7
 
     op = Roll7()
     data, shift, axes = np.zeros((4, 3), np.float32), np.array([1], I64), np.array([0], I64)
@@ -121,8 +121,8 @@ def test_dim_interval_arithmetic():
 def test_bounds_flow_through_concat_and_gather():
     """Value bounds (a shape computed at run time) pass through data movement untouched."""
     from irexec.ops.base import UNBOUNDED
-    from irexec.ops.concat import Concat1
-    from irexec.ops.gather import Gather8
+    from irexec.ops.movement.concat import Concat1
+    from irexec.ops.movement.gather import Gather8
 
     dims = TensorInfo(PartialShape.static((2,)), dtypes.get("i64"), None,
                       (np.array([0, 3], I64), np.array([UNBOUNDED, 8], I64)))

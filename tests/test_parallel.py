@@ -12,11 +12,11 @@ import pytest
 from irexec import parallel
 from irexec.kernels import windows
 from irexec.kernels.windows import conv_nd
-from irexec.ops import gather as gather_module
-from irexec.ops import roll as roll_module
+from irexec.ops.movement import gather as gather_module
+from irexec.ops.movement import roll as roll_module
+from irexec.ops.movement.roll import Roll7
+from irexec.ops.movement.transpose import Transpose1
 from irexec.ops.registry import resolve
-from irexec.ops.roll import Roll7
-from irexec.ops.slicing import Transpose1
 
 
 @pytest.mark.parametrize("n, parts", [(0, 3), (1, 4), (7, 3), (8, 8), (5, 1), (100, 7), (3, 10)])

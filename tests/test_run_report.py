@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec.ir.writer import IRBuilder
+from irexec.writer import IRBuilder
 
 jsonschema = pytest.importorskip("jsonschema")
 

@@ -15,12 +15,12 @@ from ..errors import ERROR, Diagnostic, InternalError, IRExecError, UsageError
 from ..naming import did_you_mean
 from ..report.check_report import FileReport
 from .base import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, cli, fail
+from .config import FORMATS
 
 if TYPE_CHECKING:
     from ..report.check_report import CheckReport
     from ..shapes import PartialShape
 
-FORMATS = ("auto", "text", "json", "github", "gitlab", "junit", "sarif")
 
 
 @cli.command()

@@ -36,6 +36,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 FILE = "pyproject.toml"
+FORMATS = ("auto", "text", "json", "github", "gitlab", "junit", "sarif")  # of `irexec check --format`
 TABLE = "tool.irexec"
 
 
@@ -75,7 +76,6 @@ def _jobs(value: Any) -> int:
 
 
 def _format(value: Any) -> str:
-    from .check_cmd import FORMATS
 
     if value not in FORMATS:
         raise TypeError(f"one of {', '.join(FORMATS)}")

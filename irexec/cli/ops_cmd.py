@@ -2,23 +2,38 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from .base import cli
 
 
 @cli.command()
-def ops() -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: one object per op, with its family and the module that defines it.")
+def ops(fmt: str) -> None:
     """List the ops irexec implements and the opsets that select them.
 
     \b
     Example:
       irexec ops
+      irexec ops --format json
     """
     from .. import ops as _ops  # noqa: F401
-    from ..ops.registry import all_ops, opset_range
+    from ..ops.registry import all_ops, defined_in, opset_range
     from ..report.tables import render_table
 
+    if fmt == "json":
+        entries = []
+        for cls in all_ops():
+            lo, hi = opset_range(cls)
+            module = defined_in(cls)
+            entries.append({"op": cls.display(), "type": cls.type, "version": cls.version, "family": cls.family,
+                            "opsets": [lo, hi], "attributes": list(cls.attributes), "summary": cls.summary,
+                            "module": module, "file": module.replace(".", "/") + ".py"})
+        click.echo(json.dumps(entries, indent=2))
+        return
     rows = []
     for cls in all_ops():
         lo, hi = opset_range(cls)

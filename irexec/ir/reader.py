@@ -95,6 +95,10 @@ class Layer:
     outputs: list[Port] = field(default_factory=list)
     display: str = ""  # "Gather-8" once resolved, else "Gather/opset8"
     rt_info: frozenset[str] = frozenset()  # names of the layer's rt_info attributes
+    # a sub-graph layer's nested parts, by tag: <body>/<then_body>/<else_body> read
+    # as documents, <port_map>/<then_port_map>/<else_port_map>/<back_edges> as records
+    bodies: dict[str, IRDocument] | None = None
+    port_maps: dict[str, PortMap] | None = None
 
     def input_index(self, port_id: int) -> int | None:
         return _port_index(self.inputs, port_id)
@@ -187,6 +191,26 @@ class EdgeTable(Sequence[Edge]):
 
     def __repr__(self) -> str:
         return f"EdgeTable({list(self)!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class MapEntry:
+    """One child of a ``<port_map>`` (``<input>``/``<output>``) or of ``<back_edges>``
+    (``<edge>``), its attributes as written: what they mean is the op's business."""
+
+    tag: str
+    attrs: dict[str, str]
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class PortMap:
+    line: int
+    entries: tuple[MapEntry, ...]
+
+
+_BODY_TAGS = frozenset({"body", "then_body", "else_body"})
+_MAP_TAGS = frozenset({"port_map", "then_port_map", "else_port_map", "back_edges"})
 
 
 @dataclass
@@ -513,6 +537,8 @@ def _read_layer(el: etree._Element, index: int, diag: _Collector) -> Layer | Non
             first_output = child if first_output is None else first_output
         elif tag == "rt_info":
             rt = child if rt is None else rt
+        elif tag in _BODY_TAGS or tag in _MAP_TAGS:
+            _read_nested(layer, child, diag.path)
     if rt is not None:
         names = frozenset(_short(a.get("name", "")) for a in rt.iterchildren("attribute"))
         layer.rt_info = _shared(_rt_sets, names)
@@ -529,6 +555,24 @@ def _read_layer(el: etree._Element, index: int, diag: _Collector) -> Layer | Non
     if first_output is not None:
         _read_ports(first_output, "output", layer.outputs, diag, lid, name)
     return layer
+
+
+def _read_nested(layer: Layer, el: etree._Element, path: str) -> None:
+    """A sub-graph layer's body (read once, here, with its own findings: they are
+    the body's) or port map; the first of each tag counts."""
+    tag = el.tag
+    if tag in _BODY_TAGS:
+        bodies = layer.bodies if layer.bodies is not None else {}
+        layer.bodies = bodies
+        if tag not in bodies:
+            diag = _Collector(path)
+            bodies[tag] = IRDocument(path, 11, tag, _read_layers(el, diag), _read_edges(el, diag), diag.items)
+    else:
+        maps = layer.port_maps if layer.port_maps is not None else {}
+        layer.port_maps = maps
+        if tag not in maps:
+            entries = tuple(MapEntry(c.tag, dict(c.items()), c.sourceline) for c in el if isinstance(c.tag, str))
+            maps[tag] = PortMap(el.sourceline, entries)
 
 
 def _read_ports(sect: etree._Element, kind: str, ports: list[Port], diag: _Collector, lid: int, name: str) -> None:

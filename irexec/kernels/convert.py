@@ -19,7 +19,7 @@ CHUNK_ELEMENTS = 1 << 18
 
 
 def convert_array(data: np.ndarray, dst: np.dtype) -> np.ndarray:
-    """``data`` as ``dst`` with Convert-1's rules (see irexec/ops/convert.py)."""
+    """``data`` as ``dst`` with Convert-1's rules (see irexec/ops/convert/convert.py)."""
     dst = np.dtype(dst)
     if lowbit.name_of(data.dtype) is not None:
         data = lowbit.to_number(data)  # exact: narrow integers as (u)int8, nf4 and small floats as f32

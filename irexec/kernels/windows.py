@@ -78,14 +78,14 @@ def fit_length(x: np.ndarray, need: Sequence[int], value: float | int) -> np.nda
 MIN_PARALLEL_MACS = 1 << 22
 
 
-def _parts(macs: int, limit: int) -> int:
+def product_parts(macs: int, limit: int) -> int:
     """How many independent pieces to cut a product of ``macs`` multiply-adds into."""
     if macs < MIN_PARALLEL_MACS or limit <= 1:
         return 1
     return max(1, min(parallel.num_threads() * 2, limit, macs // MIN_PARALLEL_MACS))
 
 
-def _run(tasks: list, parts: int) -> None:
+def run_tasks(tasks: list, parts: int) -> None:
     # the output size is what parallel.run weighs; these tasks are compute bound
     parallel.run(tasks, parallel.MIN_PARALLEL_BYTES if parts > 1 else 0)
 
@@ -136,14 +136,14 @@ def _product(wm: np.ndarray, cols: np.ndarray, res: np.ndarray) -> None:
     BLAS call too narrow."""
     og, k, p = wm.shape[-2], wm.shape[-1], cols.shape[-1]
     by_rows = og > p
-    parts = _parts(math.prod(cols.shape[:-2]) * og * k * p, og if by_rows else p)
+    parts = product_parts(math.prod(cols.shape[:-2]) * og * k * p, og if by_rows else p)
     if parts == 1:
         np.matmul(wm, cols, out=res)
     elif by_rows:
-        _run([lambda a=a, b=b: np.matmul(wm[..., a:b, :], cols, out=res[..., a:b, :])
+        run_tasks([lambda a=a, b=b: np.matmul(wm[..., a:b, :], cols, out=res[..., a:b, :])
               for a, b in parallel.spans(og, parts)], parts)
     else:
-        _run([lambda a=a, b=b: np.matmul(wm, cols[..., a:b], out=res[..., a:b])
+        run_tasks([lambda a=a, b=b: np.matmul(wm, cols[..., a:b], out=res[..., a:b])
               for a, b in parallel.spans(p, parts)], parts)
 
 
@@ -240,7 +240,7 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
 
     # by output size only: weighing by the passes (to thread mid-size layers) made MobileNet's 3x slower
     parts = parallel_parts(out.nbytes, c)
-    _run([lambda a=a, b=b: channels(a, b) for a, b in parallel.spans(c, parts)], parts)
+    run_tasks([lambda a=a, b=b: channels(a, b) for a, b in parallel.spans(c, parts)], parts)
     full = total.reshape(n, c, out_spatial[0], *phase_dims[1:])
     out[...] = full[(slice(None), slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial[1:])]
 
@@ -321,7 +321,7 @@ def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations
     rest = math.prod(out_spatial[1:])
     per_row = n * c * rest * k * acc.itemsize
     rows = max(1, TILE_BYTES // max(per_row, 1))
-    parts = _parts(n * g * og * cg * k * math.prod(out_spatial), out_spatial[0])
+    parts = product_parts(n * g * og * cg * k * math.prod(out_spatial), out_spatial[0])
     rows = min(rows, -(-out_spatial[0] // parts))
     xg = win.reshape(n, g, cg, *win.shape[2:]) if win.shape[1] == c else win
     # [G, Cg, *k, N, rows, *rest]: the contraction axes (Cg, k) contiguous per group
@@ -335,4 +335,4 @@ def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations
         out[:, :, r0:r1, ...] = res.reshape(g * og, n, r1 - r0, *out_spatial[1:]).swapaxes(0, 1)
 
     tasks = [lambda r0=r0: tile(r0, min(out_spatial[0], r0 + rows)) for r0 in range(0, out_spatial[0], rows)]
-    _run(tasks, len(tasks))
+    run_tasks(tasks, len(tasks))

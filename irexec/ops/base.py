@@ -26,298 +26,28 @@ infer) is never an error: whatever is known is checked.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from functools import cache, cached_property, lru_cache
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .. import dtypes, limits
-from ..dtypes import ElementType
+from .. import dtypes
 from ..errors import OpError
-from ..shapes import PartialShape, ShapeSyntaxError, parse_partial_shape, parse_static_shape
 
 if TYPE_CHECKING:
     from ..ir.reader import Layer
     from ..ir.weights import Weights
 
-# A value computed from Consts is folded only while it stays this small, so a
-# check never materialises a big tensor just to learn that it is constant.
-FOLD_LIMIT_ELEMENTS = 1 << 16
+from .declare import ANY, BOOLEAN, COMPARABLE, INDEX, INTEGRAL, NUMERIC, REAL, Attr, Enum, In, IndexType, same_as
+from .tensor import _UNKNOWN_TYPES, FOLD_LIMIT_ELEMENTS, LOWEST, UNBOUNDED, Inference, TensorInfo, concrete_info
 
-# Value bounds are int64 arrays; this upper bound means "unbounded".
-UNBOUNDED = np.iinfo(np.int64).max
-LOWEST = np.iinfo(np.int64).min
+# An op module imports the whole vocabulary from here: the declaration language
+# (declare.py), the tensors inference passes (tensor.py) and ``Op``.
+__all__ = ["ANY", "BOOLEAN", "COMPARABLE", "FOLD_LIMIT_ELEMENTS", "INDEX", "INTEGRAL", "LOWEST", "NUMERIC", "REAL", "UNBOUNDED", "Attr",
+           "Enum", "In", "IndexType", "Inference", "Op", "TensorInfo", "concrete_info", "normalize_axis", "op_error", "require",
+           "same_as"]
 
-_UNKNOWN_TYPES = frozenset({"dynamic", "undefined"})
-
-
-class TensorInfo:
-    """What inference knows about one tensor: partial shape, element type and,
-    when it is a compile-time constant, a lazily computed value.  A tensor
-    computed at run time from shapes (ShapeOf -> Gather -> Concat) may carry
-    ``bounds``: int64 arrays of the lowest and highest value of each element
-    (``UNBOUNDED`` above), so a Reshape downstream still learns what is known."""
-
-    __slots__ = ("shape", "etype", "_value", "_thunk", "_bounds")
-
-    def __init__(
-        self,
-        shape: PartialShape,
-        etype: ElementType,
-        value: np.ndarray | Callable[[], np.ndarray | None] | None = None,
-        bounds: tuple[np.ndarray, np.ndarray] | None = None,
-    ):
-        self.shape = shape
-        self.etype = etype
-        if callable(value):
-            self._thunk: Callable[[], np.ndarray | None] | None = value
-            self._value: np.ndarray | None = None
-        else:
-            self._thunk = None
-            self._value = value
-        self._bounds = bounds
-
-    @property
-    def is_constant(self) -> bool:
-        return self._thunk is not None or self._value is not None
-
-    @property
-    def known_type(self) -> bool:
-        """False when the producer is a layer whose output type is not known."""
-        return self.etype.name not in _UNKNOWN_TYPES
-
-    def value(self) -> np.ndarray | None:
-        """The constant value, or None when it is only known at run time."""
-        if self._thunk is not None:
-            thunk, self._thunk = self._thunk, None
-            self._value = thunk()
-        return self._value
-
-    def bounds(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """(lowest, highest) int64 value arrays of an integer tensor, from its
-        constant value or from what propagated; None when nothing is known."""
-        if self._bounds is not None:
-            return self._bounds
-        if self.is_constant and (self.etype.is_integral or self.etype.name == "boolean"):
-            v = self.value()
-            if v is not None and v.size <= FOLD_LIMIT_ELEMENTS:
-                exact = _as_int64(v)
-                if exact is not None:
-                    self._bounds = (exact, exact)
-        return self._bounds
-
-    def with_shape(self, shape: PartialShape) -> TensorInfo:
-        return TensorInfo(shape, self.etype, self._value if self._thunk is None else self._thunk, self._bounds)
-
-    def __repr__(self) -> str:
-        extra = ", const" if self.is_constant else (", bounds" if self._bounds is not None else "")
-        return f"TensorInfo({self.etype}{self.shape}{extra})"
-
-
-def _as_int64(v: np.ndarray) -> np.ndarray | None:
-    v = np.asarray(v)
-    if v.dtype == np.uint64 and v.size and int(v.max()) > UNBOUNDED:
-        return None
-    return v.astype(np.int64)
-
-
-@dataclass
-class Inference:
-    """What ``infer`` decides: the outputs, and a plan (normalised axes,
-    permutation, output shape...) that the kernel uses as it is."""
-
-    outputs: list[TensorInfo]
-    plan: Any = None
-
-    @cached_property
-    def output_nbytes(self) -> int | None:
-        """Bytes of the outputs (exact, Python ints), None when a shape is not static.
-        Cached: a run asks once per layer, and inferences are cached per signature."""
-        total = 0
-        for info in self.outputs:
-            if not info.shape.is_static:
-                return None
-            total += limits.nbytes(info.shape.to_tuple(), info.etype.itemsize)
-        return total
-
-
-# ------------------------------------------------------------ input rules
-
-# Element-type classes an input may declare.
-ANY = "any"
-NUMERIC = "numeric"  # integral or real
-INTEGRAL = "integral"  # integer types, not boolean
-REAL = "real"  # f16, bf16, f32, f64
-BOOLEAN = "boolean"
-COMPARABLE = "comparable"  # any but the storage-only u3, u6, nf4 (Const, Convert and data movement only)
-INDEX = ("i32", "i64")  # a tuple: exactly these element types
-
-
-def same_as(name: str) -> str:
-    """The element type of the named input."""
-    return f"same:{name}"
-
-
-@dataclass(frozen=True)
-class In:
-    """One declared input: its name, allowed element types, rank and whether
-    the op reads its *value* during inference (axes, shapes, shifts)."""
-
-    name: str
-    types: str | tuple[str, ...] = ANY
-    rank: int | tuple[int, int | None] | None = None  # exact, (lo, hi) with hi None unbounded, or any
-    optional: bool = False  # may be left unconnected (only trailing inputs)
-    variadic: bool = False  # any number >= 1 of these (last input only)
-    value: bool = False  # inference reads its value: run-time plans are cached per value
-
-    def type_ok(self, et: ElementType) -> bool:
-        t = self.types
-        if isinstance(t, tuple):
-            return et.name in t
-        if t == ANY or t.startswith("same:"):
-            return True
-        if t == NUMERIC:
-            return et.is_numeric
-        if t == INTEGRAL:
-            return et.is_integral
-        if t == REAL:
-            return et.is_real
-        if t == BOOLEAN:
-            return et.name == "boolean"
-        if t == COMPARABLE:
-            return not et.storage_only
-        raise AssertionError(f"unknown element-type class {t!r}")
-
-    def type_text(self) -> str:
-        t = self.types
-        if isinstance(t, tuple):
-            return "element type " + " or ".join(t)
-        return {NUMERIC: "a numeric element type", INTEGRAL: "an integer element type",
-                REAL: "a floating-point element type", BOOLEAN: "element type boolean",
-                COMPARABLE: "an element type other than u3, u6, nf4"}.get(t, t)
-
-    def rank_ok(self, rank: int) -> bool:
-        r = self.rank
-        if r is None:
-            return True
-        if isinstance(r, int):
-            return rank == r
-        lo, hi = r
-        return rank >= lo and (hi is None or rank <= hi)
-
-    def rank_text(self) -> str:
-        r = self.rank
-        if isinstance(r, int):
-            return {0: "be a scalar", 1: "be 1-D"}.get(r, f"have rank {r}")
-        assert r is not None
-        lo, hi = r
-        if (lo, hi) == (0, 1):
-            return "be a scalar or 1-D"
-        return f"have rank {lo} or more" if hi is None else f"have rank {lo} to {hi}"
-
-
-# ---------------------------------------------------------------- attributes
-
-_INT_RE = re.compile(r"^\s*[-+]?[0-9]{1,100}\s*$")  # capped: see ir/reader.py
-_UINT_RE = re.compile(r"^\s*[0-9]{1,100}\s*$")
-_FLOAT_RE = re.compile(r"^\s*[-+]?(?:[0-9]{1,400}\.?[0-9]{0,400}|\.[0-9]{1,400})(?:[eE][-+]?[0-9]{1,5})?\s*$"
-                       r"|^\s*[-+]?(?:inf|infinity|nan)\s*$", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class Attr:
-    """A ``<data>`` attribute with its kind and default.
-
-    kinds: int, uint, bool, float, str, enum (``choices``), ints and floats
-    (comma-separated lists, ``strides="2,2"``), etype, pshape, shape."""
-
-    kind: str
-    default: Any = None
-    required: bool = False
-    doc: str = ""
-    choices: tuple[str, ...] = ()
-
-    def parse(self, name: str, raw: str) -> Any:
-        kind = self.kind
-        if kind == "int":
-            return _parse_int(name, raw, raw)
-        if kind == "uint":
-            if raw.isascii() and raw.isdigit() and len(raw) <= 100:  # the common case, without the regex
-                return int(raw)
-            if not _UINT_RE.match(raw):
-                raise OpError(f"attribute {name}={raw!r} is not an unsigned integer", code="bad-attribute")
-            return int(raw)
-        if kind == "bool":
-            low = raw.strip().lower()
-            if low in ("true", "1"):
-                return True
-            if low in ("false", "0"):
-                return False
-            raise OpError(f"attribute {name}={raw!r} is not a boolean (true/false)", code="bad-attribute")
-        if kind == "float":
-            return _parse_float(name, raw, raw)
-        if kind == "enum":
-            value = raw.strip().lower()
-            if value not in self.choices:
-                raise OpError(f"attribute {name}={raw!r} is not one of {', '.join(self.choices)}", code="bad-attribute")
-            return value
-        if kind in ("ints", "floats"):
-            text = raw.strip()
-            if text == "":
-                return ()
-            parse = _parse_int if kind == "ints" else _parse_float
-            return tuple(parse(name, part, raw) for part in text.split(","))
-        if kind == "etype":
-            return _parse_etype(name, raw)
-        if kind in ("pshape", "shape"):
-            try:
-                return parse_partial_shape(raw) if kind == "pshape" else _static_shape(raw)
-            except ShapeSyntaxError as e:
-                raise OpError(f"attribute {name}={raw!r}: {e}", code="bad-shape") from None
-        return raw
-
-
-def _parse_int(name: str, part: str, raw: str) -> int:
-    if not _INT_RE.match(part):
-        raise OpError(f"attribute {name}={raw!r} is not an integer" + (" list" if part != raw else ""), code="bad-attribute")
-    value = int(part)
-    if not -limits.INT64_MAX - 1 <= value <= limits.INT64_MAX:
-        raise OpError(f"attribute {name}={raw!r} does not fit in int64", code="bad-attribute")
-    return value
-
-
-def _parse_float(name: str, part: str, raw: str) -> float:
-    if not _FLOAT_RE.match(part):
-        raise OpError(f"attribute {name}={raw!r} is not a number" + (" list" if part != raw else ""), code="bad-attribute")
-    return float(part)
-
-
-def Enum(*choices: str, default: str | None = None, doc: str = "") -> Attr:  # noqa: N802 (reads like a type)
-    return Attr("enum", default if default is not None else choices[0], doc=doc, choices=tuple(choices))
-
-
-# Static shapes are immutable tuples and a model repeats a few shape strings on
-# thousands of Consts: parse each once.
-_static_shape = lru_cache(maxsize=4096)(parse_static_shape)
-
-
-def _parse_etype(name: str, raw: str) -> ElementType:
-    etype = dtypes.lookup(raw)
-    if etype is None:
-        raise OpError(f"attribute {name}={raw!r} is not an IR element type", code="bad-element-type")
-    if not etype.supported:
-        raise OpError(
-            f"element type {etype.name} is valid IR but not supported by irexec "
-            f"(supported: {', '.join(dtypes.supported_names())})",
-            code="unsupported-element-type",
-        )
-    return etype
-
-
-# ---------------------------------------------------------------------- ops
 
 
 class Op:
@@ -327,7 +57,9 @@ class Op:
     type: ClassVar[str]
     version: ClassVar[int]
     family: ClassVar[str]  # for listings and pictures: movement, shape, elementwise, reduction, ...
-    since_opset: ClassVar[int] = 1  # first opset whose `version="opsetN"` means this op version
+    # first opset whose `version="opsetN"` means this op version; the op's own
+    # version unless it says otherwise (RNNCell-0 is opset1's, MVN-1 opset2's)
+    since_opset: ClassVar[int] = 1
     inputs: ClassVar[tuple[In, ...]] = ()
     outputs: ClassVar[int] = 1  # fixed output count; override num_outputs when it depends on attributes
     attributes: ClassVar[dict[str, Attr]] = {}
@@ -336,6 +68,12 @@ class Op:
     # it on their lower and on their upper bounds gives the output's bounds.
     # True: every input; the others must be exact constants (indices, axes).
     moves_values: ClassVar[bool | tuple[int, ...]] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__
+        if "version" in own and "since_opset" not in own:
+            cls.since_opset = own["version"]
 
     def __init__(self, layer: Layer | None = None, attrs: dict[str, Any] | None = None, weights: Weights | None = None):
         self.layer = layer
@@ -449,20 +187,26 @@ class Op:
         first_of: dict[str, TensorInfo] = {}
         for index, info in enumerate(inputs):
             spec, allowed, same, rank = rules[index if index < last else last]
-            first_of.setdefault(spec.name, info)
+            seen = first_of.get(spec.name)
+            if seen is None or (not seen.known_type and info.known_type):
+                first_of[spec.name] = info  # same_as compares with the first input of that name whose type is known
             name = info.etype.name
             if allowed is not None and name not in allowed and name not in _UNKNOWN_TYPES:
                 raise op_error(f"{spec.name} must have {spec.type_text()}, got {name}", "bad-input-type", index)
             if same is not None and name not in _UNKNOWN_TYPES:
                 other = first_of.get(same)
                 if other is not None and other.known_type and other.etype is not info.etype:
-                    raise op_error(f"{spec.name} must have the element type of {same} ({other.etype.name}), got {name}",
+                    raise op_error(f"every {spec.name} must have one element type ({other.etype.name}), got {name}"
+                                   if same == spec.name else
+                                   f"{spec.name} must have the element type of {same} ({other.etype.name}), got {name}",
                                    "bad-input-type", index)
             if rank is not None:
                 r = info.shape.rank
                 if r is not None and not (rank[0] <= r and (rank[1] is None or r <= rank[1])):
                     raise op_error(f"{spec.name} must {spec.rank_text()}, got rank {r} (shape {info.shape})",
                                    "bad-input-rank", index)
+            if spec.elements is not None and not spec.elements_ok(info.shape):
+                raise op_error(f"{spec.name} must {spec.elements_text()}, got shape {info.shape}", "bad-input-rank", index)
 
     # ---- constant folding and value bounds, for the checker
     def fold(self, inputs: Sequence[TensorInfo], inference: Inference) -> list[TensorInfo]:
@@ -548,7 +292,7 @@ def _rules(specs: tuple[In, ...]) -> tuple[tuple[In, frozenset[str] | None, str 
         r = spec.rank
         rank = None if r is None else (r, r) if isinstance(r, int) else r
         out.append((spec, allowed, same, rank))
-    if all(a is None and s is None and r is None for _, a, s, r in out):
+    if all(a is None and s is None and r is None and spec.elements is None for spec, a, s, r in out):
         return None
     return tuple(out)
 
@@ -565,16 +309,12 @@ def _value_inputs(cls: type[Op]) -> Callable[[int], bool] | None:
     return lambda i: flags[i if i < last else last]
 
 
-def concrete_info(a: np.ndarray, with_value: bool) -> TensorInfo:
-    """A run-time input as inference sees it."""
-    etype = dtypes.from_dtype(a.dtype)
-    if etype is None:
-        etype = dtypes.get("undefined")
-    return TensorInfo(_static_pshape(a.shape), etype, a if with_value else None)
-
-
-# Shapes are immutable and a run repeats a few shapes on every layer: build each once.
-_static_pshape = lru_cache(maxsize=4096)(PartialShape.static)
+def require(cond: object, code: str, message: str | Callable[[], str], port: int | None = None) -> None:
+    """Raise ``op_error(message, code, port)`` unless ``cond`` holds: one line
+    per rule in ``infer``, as OpenVINO's NODE_VALIDATION_CHECK.  ``message`` may
+    be a function, so a rule checked on every layer builds its text only when it fails."""
+    if not cond:
+        raise op_error(message() if callable(message) else message, code, port)
 
 
 def op_error(message: str, code: str, port: int | None = None) -> OpError:

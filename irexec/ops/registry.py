@@ -27,14 +27,25 @@ def _key(op_type: str) -> str:
 
 
 def register(cls: type[Op]) -> type[Op]:
+    """Add an op; one defined in irexec must live in the subpackage of its
+    family (``irexec.ops.<family>.<module>``)."""
     if not getattr(cls, "family", None):
         raise RuntimeError(f"{cls.display()} declares no family")
+    parts = cls.__module__.split(".")
+    if parts[:2] == ["irexec", "ops"] and (len(parts) < 4 or parts[2] != cls.family):
+        raise RuntimeError(f"{cls.display()} declares family {cls.family!r} but is defined in {cls.__module__}: "
+                           f"it belongs in irexec/ops/{cls.family}/")
     versions = _REGISTRY.setdefault(_key(cls.type), {})
     if cls.version in versions:
         raise RuntimeError(f"{cls.display()} registered twice")
     versions[cls.version] = cls
     resolve.cache_clear()
     return cls
+
+
+def defined_in(cls: type[Op]) -> str:
+    """The module that defines the op (for a factory-made op, the one with its line)."""
+    return cls.__module__
 
 
 def all_ops() -> list[type[Op]]:

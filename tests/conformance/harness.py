@@ -25,6 +25,7 @@ For each table it checks, as separate tests:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,9 +41,9 @@ from oracle import compile_ir, core, infer, raw_bits
 import irexec
 from irexec import dtypes
 from irexec.errors import IRExecError
-from irexec.ir.writer import IRBuilder, Out
 from irexec.ops.registry import resolve
 from irexec.shapes import parse_partial_shape
+from irexec.writer import IRBuilder, Out
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,17 @@ class OpTable:
         return self.id or f"{self.type}-{self.opset}"
 
 
+def stable_seed(table_id: str) -> int:
+    """A seed from a table's id that is the same on every run and machine
+    (Python's hash() of a str is salted per process)."""
+    return int.from_bytes(hashlib.sha256(table_id.encode()).digest()[:8], "little")
+
+
+def table_rng(table_id: str) -> np.random.Generator:
+    """A table's own generator: adding or changing a table never changes another's inputs."""
+    return np.random.default_rng(stable_seed(table_id))
+
+
 def random_arrays(rng: np.random.Generator) -> Callable[..., np.ndarray]:
     """``rand(shape, dtype=np.float32)``: booleans, integers in [-100, 100] (as
     far as the type holds them) or normal floats scaled by 10, drawn from ``rng``."""
@@ -187,8 +199,15 @@ def attr_ints(attrs: dict[str, Any], name: str, n: int, default: int) -> list[in
 ASPECTS = ("reference", "openvino-values", "openvino-shapes", "declared-dims", "errors")
 
 
+# Every table a conformance module hands to ``conformance()`` (or, for ops with
+# bodies, to ``graphs.graph_conformance()``): what test_coverage.py checks against the registry.
+# (the lists themselves: a module may append tables after the call, as pytest reads them at collection)
+REGISTERED: list[Sequence[Any]] = []
+
+
 def conformance(tables: Sequence[OpTable]) -> Callable[..., None]:
     """A pytest test function running every aspect of every table."""
+    REGISTERED.append(tables)
 
     @pytest.mark.parametrize("aspect", ASPECTS)
     @pytest.mark.parametrize("table", tables, ids=str)

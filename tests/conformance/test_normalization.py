@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance
+from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
 rng = np.random.default_rng(20261127)
 ACC = Tol(rtol=1e-5, atol=1e-5)
@@ -38,6 +38,7 @@ def ref_einsum(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [np.asarray(out).astype(x[0].dtype)]
 
 
+rng = table_rng("Einsum-7")  # each table its own generator
 EINSUM = OpTable("Einsum", "opset7", reference=ref_einsum, tol=ACC, cases=later_shapes_same([
     Case("matmul", [rand(2, 3), rand(3, 4)], attrs={"equation": "ij,jk->ik"}),
     Case("implicit", [rand(2, 3), rand(3, 4)], attrs={"equation": "ij,jk"}),
@@ -106,6 +107,7 @@ def ref_gn(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [(normed * scale.reshape(shape) + bias.reshape(shape)).astype(x[0].dtype)]
 
 
+rng = table_rng("GroupNormalization-12")  # each table its own generator
 GROUPNORM = OpTable("GroupNormalization", "opset12", reference=ref_gn, tol=ACC, ov_tol=Tol(rtol=1e-4, atol=1e-5),
                     cases=later_shapes_same([
                         Case("two-groups", [rand(2, 4, 3, 3), rand(4), rand(4)], attrs={"num_groups": 2, "epsilon": 1e-5}),
@@ -136,6 +138,7 @@ def ref_l2(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [(d / np.sqrt(s)).astype(data.dtype)]
 
 
+rng = table_rng("NormalizeL2-1")  # each table its own generator
 NORML2 = OpTable("NormalizeL2", "opset1", reference=ref_l2, tol=Tol(ulps=1), ov_tol=ACC, cases=later_shapes_same([
     Case("channels", [rand(2, 3, 4), np.array([1], np.int64)], attrs={"eps": 1e-10, "eps_mode": "add"}, const=(1,)),
     Case("spatial-max", [rand(2, 3, 4, 4), np.array([2, 3], np.int64)], attrs={"eps": 1e-6, "eps_mode": "max"}, const=(1,)),
@@ -169,6 +172,7 @@ def ref_lrn(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
 
 
 LRN_ATTRS = {"alpha": 1e-4, "beta": 0.75, "bias": 1.0, "size": 5}
+rng = table_rng("LRN-1")  # each table its own generator
 LRN = OpTable("LRN", "opset1", reference=ref_lrn, tol=Tol(ulps=1), ov_tol=ACC, cases=later_shapes_same([
     Case("channels", [rand(2, 7, 3, 3) * 10, np.array([1], np.int64)], attrs=LRN_ATTRS, const=(1,)),
     Case("spatial", [rand(1, 2, 5, 5) * 10, np.array([2, 3], np.int64)], attrs={**LRN_ATTRS, "size": 3, "alpha": 0.01},

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance
+from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
 rng = np.random.default_rng(20261127)
 
@@ -92,6 +92,7 @@ RDFT_SIGNAL = ("OpenVINO CPU fails on RDFT with a signal_size input (above the i
                "-1: 'cannot create std::vector larger than max_size()')")
 OV_TOL = Tol(rtol=1e-4, atol=1e-4)  # OpenVINO CPU transforms in f32
 
+rng = table_rng("DFT-7")  # each table its own generator
 DFT = OpTable("DFT", "opset7", reference=ref_dft(False), tol=TOL, ov_tol=OV_TOL, cases=[
     Case("1d", [rand((8, 2)), i64([0])], const=(1,)),
     Case("2d-axes", [rand((2, 5, 6, 2)), i64([1, 2])], const=(1,)),
@@ -110,6 +111,7 @@ DFT = OpTable("DFT", "opset7", reference=ref_dft(False), tol=TOL, ov_tol=OV_TOL,
     ErrorCase("integer-data", [np.zeros((4, 2), np.int32), i64([0])], const=(1,), code="bad-input-type"),
 ])
 
+rng = table_rng("IDFT-7")  # each table its own generator
 IDFT = OpTable("IDFT", "opset7", reference=ref_dft(True), tol=TOL, ov_tol=OV_TOL, cases=[
     Case("1d", [rand((8, 2)), i64([0])], const=(1,)),
     Case("2d-axes", [rand((2, 5, 6, 2)), i64([2, 1])], const=(1,)),
@@ -119,6 +121,7 @@ IDFT = OpTable("IDFT", "opset7", reference=ref_dft(True), tol=TOL, ov_tol=OV_TOL
     ErrorCase("last-dim-not-2", [rand((4, 1)), i64([0])], const=(1,), code="bad-shape"),
 ])
 
+rng = table_rng("RDFT-9")  # each table its own generator
 RDFT = OpTable("RDFT", "opset9", reference=ref_rdft, tol=TOL, ov_tol=OV_TOL, cases=[
     Case("1d", [rand((8,)), i64([0])], const=(1,)),
     Case("odd", [rand((3, 7)), i64([1])], const=(1,)),
@@ -131,6 +134,7 @@ RDFT = OpTable("RDFT", "opset9", reference=ref_rdft, tol=TOL, ov_tol=OV_TOL, cas
     ErrorCase("axis-out-of-range", [rand((2, 5, 6)), i64([3])], const=(1,), code="axis-out-of-range"),
 ])
 
+rng = table_rng("IRDFT-9")  # each table its own generator
 IRDFT = OpTable("IRDFT", "opset9", reference=ref_irdft, tol=TOL, ov_tol=OV_TOL, cases=[
     Case("1d", [rand((5, 2)), i64([0])], const=(1,)),
     Case("2d-axes", [rand((2, 5, 6, 2)), i64([1, 2])], const=(1,)),
@@ -165,6 +169,7 @@ def ints(v: int) -> np.ndarray:
     return np.array(v, np.int64)
 
 
+rng = table_rng("STFT-15")  # each table its own generator
 STFT = OpTable("STFT", "opset15", reference=ref_stft, tol=TOL, ov_tol=OV_TOL, cases=[
     Case("batch", [rand((2, 48)), rand((16,)), ints(16), ints(4)], attrs={"transpose_frames": False}, const=(2, 3)),
     Case("transposed", [rand((2, 48)), rand((16,)), ints(16), ints(4)], attrs={"transpose_frames": True}, const=(2, 3)),

@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from irexec import parallel
 from irexec.kernels import blocks
-from irexec.ops.concat import Concat1
-from irexec.ops.padding import Pad12
-from irexec.ops.slicing import Slice8, Transpose1
-from irexec.ops.strided_slice import StridedSlice1
+from irexec.ops.movement.concat import Concat1
+from irexec.ops.movement.pad_tile import Pad12
+from irexec.ops.movement.slice import Slice8
+from irexec.ops.movement.strided_slice import StridedSlice1
+from irexec.ops.movement.transpose import Transpose1
 
 # Thresholds lowered so that small tensors take each path.
 PATHS = {

@@ -14,11 +14,11 @@ import pytest
 import irexec
 from irexec import dtypes, parallel
 from irexec.errors import IRExecError
-from irexec.ir.writer import IRBuilder
 from irexec.kernels.special import erf, normal_tail
 from irexec.ops.base import TensorInfo
 from irexec.ops.registry import resolve
 from irexec.shapes import parse_partial_shape
+from irexec.writer import IRBuilder
 
 
 def op(type_: str, opset: int, **attrs: str):

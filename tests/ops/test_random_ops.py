@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from irexec import dtypes
-from irexec.ops.random_ops import Multinomial13, RandomUniform8
+from irexec.ops.generation.random import Multinomial13, RandomUniform8
 
 
 def uniform(out: str, lo, hi, shape, g=3, o=4):
@@ -62,7 +62,7 @@ def test_multinomial_without_replacement_draws_distinct_classes():
 
 def test_uniform_shape_from_a_parameter_is_checked_and_run(tmp_path):
     import irexec
-    from irexec.ir.writer import IRBuilder
+    from irexec.writer import IRBuilder
 
     b = IRBuilder()
     shape = b.parameter("shape", [2], "i64")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from irexec.ir.writer import IRBuilder
+from irexec.writer import IRBuilder
 
 # A DOCTYPE this far into the file is past the prefilter's look-ahead, so the
 # parser's own handling is what gets tested.

@@ -16,7 +16,7 @@ import pytest
 
 import irexec
 from irexec.errors import IRExecError, ModelError, UsageError
-from irexec.ir.writer import IRBuilder
+from irexec.writer import IRBuilder
 
 ROOT = Path(__file__).resolve().parents[2]
 

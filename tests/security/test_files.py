@@ -19,9 +19,9 @@ from click.testing import CliRunner
 import irexec
 from irexec.cli import cli
 from irexec.errors import InputError, ModelError
-from irexec.ir.writer import IRBuilder
 from irexec.model import load
 from irexec.tensorfile import load_npz
+from irexec.writer import IRBuilder
 
 SECRET = b"hunter2!" + b"PRIVATE-KEY-MATERIAL" * 4
 

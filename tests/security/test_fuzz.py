@@ -27,10 +27,10 @@ from irexec import dtypes
 from irexec.cli import cli
 from irexec.errors import IRExecError
 from irexec.execute import run_model
-from irexec.ir.writer import IRBuilder
 from irexec.model import load
 from irexec.ops.registry import resolve
 from irexec.random_inputs import random_inputs
+from irexec.writer import IRBuilder
 
 EXAMPLES = int(os.environ.get("IREXEC_FUZZ_EXAMPLES", "0"))
 RANDOM = bool(os.environ.get("IREXEC_FUZZ_RANDOM"))
@@ -278,7 +278,7 @@ def test_mutated_models_through_the_cli(case: tuple[str, bytes, bytes]) -> None:
 def test_control_a_kernel_bug_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The property can fail: a kernel raising IndexError escapes as a bug."""
     from irexec.errors import InternalError
-    from irexec.ops.convert import Convert1
+    from irexec.ops.convert.convert import Convert1
 
     def buggy(self, *args):  # type: ignore[no-untyped-def]
         raise IndexError("index 3 is out of bounds")

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from irexec.errors import InputError
-from irexec.ir.writer import IRBuilder
 from irexec.tensorfile import load_npz
+from irexec.writer import IRBuilder
 
 
 class _CreatesFile:

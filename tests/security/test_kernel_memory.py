@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec.ir.writer import IRBuilder
 from irexec.kernels import convert as convert_kernel
 from irexec.kernels.convert import convert_array
-from irexec.ops import gather as gather_module
+from irexec.ops.movement import gather as gather_module
+from irexec.writer import IRBuilder
 
 ROOT = Path(__file__).resolve().parents[2]
 MiB = 1 << 20

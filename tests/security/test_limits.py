@@ -14,10 +14,10 @@ import irexec
 from irexec import limits
 from irexec.errors import InputError, IRExecError, ModelError
 from irexec.execute import run_model
-from irexec.ir.writer import IRBuilder
 from irexec.model import load
-from irexec.ops.convert import Convert1
+from irexec.ops.convert.convert import Convert1
 from irexec.tensorfile import load_npz
+from irexec.writer import IRBuilder
 
 # ------------------------------------------------------------------ sizes
 

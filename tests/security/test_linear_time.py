@@ -16,7 +16,7 @@ import numpy as np
 import irexec
 from irexec.errors import InputError
 from irexec.execute import bind_feeds
-from irexec.ir.writer import IRBuilder
+from irexec.writer import IRBuilder
 
 SCALE = 10
 MAX_RATIO = 30

@@ -12,9 +12,9 @@ import pytest
 
 from irexec.cli import main
 from irexec.errors import OpError
-from irexec.ir.writer import IRBuilder
-from irexec.ops.convert import Convert1
+from irexec.ops.convert.convert import Convert1
 from irexec.tensorfile import save_npz
+from irexec.writer import IRBuilder
 
 OLD = b"an output of an earlier run"
 

@@ -17,7 +17,7 @@ import pytest
 
 import irexec
 from irexec import atomic
-from irexec.ir.writer import IRBuilder
+from irexec.writer import IRBuilder
 
 ROOT = Path(__file__).resolve().parents[2]
 

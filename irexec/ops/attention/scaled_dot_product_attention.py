@@ -1,0 +1,123 @@
+"""ScaledDotProductAttention-13: softmax(Q Kᵀ · scale + bias) V over the last
+two axes, the leading axes broadcast NumPy-style between query, key, value
+and mask (a key/value with one head serves every query head).
+
+Computed in f32 (f64 for f64; f16/bf16 accumulate in f32 and round once):
+two BLAS matmuls and a max-subtracted softmax.  A row whose every score is
+masked to -inf is NaN (0/0), as the spec's formula gives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...kernels.windows import accumulator
+from ...shapes import DYNAMIC, Dim, PartialShape, broadcast_dim, broadcast_numpy
+from ..base import ANY, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..registry import register
+
+QUERY, KEY, VALUE, MASK, SCALE = range(5)
+
+
+@dataclass(frozen=True)
+class AttentionPlan:
+    use_mask: bool
+    use_scale: bool
+
+
+def _merge(a: Dim, b: Dim) -> Dim | None:
+    return broadcast_dim(a, b)
+
+
+@register
+class ScaledDotProductAttention13(Op):
+    type, version = "ScaledDotProductAttention", 13
+    family = "attention"
+    summary = "softmax(query keyᵀ scale + mask) value, optionally causal"
+    inputs = (In("query", REAL, rank=(3, None)), In("key", same_as("query"), rank=(3, None)),
+              In("value", same_as("query"), rank=(3, None)), In("attention_mask", ANY, optional=True),
+              In("scale", same_as("query"), rank=(0, 1), elements=1, optional=True))
+    attributes = {"causal": Attr("bool", required=True, doc="mask every key after the query's position; "
+                                                            "the attention_mask input is then ignored")}
+
+    def infer(self, *ins: TensorInfo) -> Inference:
+        q, k, v = ins[:3]
+        mask = ins[MASK] if len(ins) > MASK else None
+        scale = ins[SCALE] if len(ins) > SCALE else None
+        etype = next((i.etype for i in (q, k, v) if i.known_type), q.etype)
+        if mask is not None and mask.known_type and not self.causal:
+            if mask.etype.name != "boolean" and mask.etype is not etype and etype.name not in ("dynamic", "undefined"):
+                raise op_error(f"attention_mask must be boolean or {etype.name}, got {mask.etype.name}",
+                               "bad-input-type", MASK)
+        if q.shape.dims is None:
+            return Inference([TensorInfo(PartialShape(None), etype)], None)
+        lead = PartialShape(q.shape.dims[:-2])
+        l_dim, e_dim = q.shape.dims[-2], q.shape.dims[-1]
+        s_dim: Dim = DYNAMIC
+        ev_dim: Dim = DYNAMIC
+
+        def fold_lead(info: TensorInfo, port: int, what: str) -> None:
+            nonlocal lead
+            merged = broadcast_numpy(lead, PartialShape(info.shape.dims[:-2]))  # type: ignore[index]
+            if merged is None:
+                raise op_error(f"{what} {info.shape} does not broadcast with query {q.shape} in its leading dims",
+                               "incompatible-inputs", port)
+            lead = merged
+
+        if k.shape.dims is not None:
+            fold_lead(k, KEY, "key")
+            e = _merge(e_dim, k.shape.dims[-1])
+            if e is None:
+                raise op_error(f"key {k.shape} and query {q.shape} differ in their last dim", "incompatible-inputs", KEY)
+            e_dim, s_dim = e, k.shape.dims[-2]
+        if v.shape.dims is not None:
+            fold_lead(v, VALUE, "value")
+            s = _merge(s_dim, v.shape.dims[-2])
+            if s is None:
+                raise op_error(f"value {v.shape} and key {k.shape} differ in their sequence dim (-2)",
+                               "incompatible-inputs", VALUE)
+            s_dim, ev_dim = s, v.shape.dims[-1]
+        if mask is not None and not self.causal and mask.shape.dims is not None and len(mask.shape.dims) != 0:
+            md = mask.shape.dims
+            if len(md) < 2:
+                raise op_error(f"attention_mask must be a scalar or of rank >= 2, got {mask.shape}", "bad-input-rank", MASK)
+            lm, sm = _merge(l_dim, md[-2]), _merge(s_dim, md[-1])
+            if lm is None or sm is None:
+                raise op_error(f"attention_mask {mask.shape} does not broadcast to [..., L={l_dim}, S={s_dim}]",
+                               "incompatible-inputs", MASK)
+            l_dim, s_dim = lm, sm
+            if len(md) >= 3:
+                fold_lead(mask, MASK, "attention_mask")
+        if lead.dims is None:
+            return Inference([TensorInfo(PartialShape(None), etype)], None)
+        shape = PartialShape((*lead.dims, l_dim, ev_dim))
+        plan = AttentionPlan(mask is not None and not self.causal, scale is not None)
+        return Inference([TensorInfo(shape, etype)], plan)
+
+    def compute(self, plan: AttentionPlan, query: np.ndarray, key: np.ndarray, value: np.ndarray,
+                *rest: np.ndarray) -> list[np.ndarray]:
+        acc = accumulator(query.dtype)
+        q, k, v = (a.astype(acc, copy=False) for a in (query, key, value))
+        if plan.use_scale:
+            scale = np.asarray(rest[1], acc).reshape(())
+        else:
+            scale = acc.type(1.0 / np.sqrt(np.float64(q.shape[-1])))
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            scores = np.matmul(q, np.swapaxes(k, -1, -2))
+            scores *= scale
+            L, S = scores.shape[-2:]
+            if self.causal:
+                scores = scores + np.triu(np.full((L, S), -np.inf, acc), 1)
+            elif plan.use_mask:
+                mask = rest[0]
+                if mask.dtype == np.bool_:
+                    scores = np.where(mask, scores, acc.type(-np.inf))
+                else:
+                    scores = scores + mask.astype(acc, copy=False)
+            scores = scores - scores.max(axis=-1, keepdims=True)
+            np.exp(scores, out=scores)
+            scores /= scores.sum(axis=-1, keepdims=True)
+            out = np.matmul(scores, v)
+        return [out.astype(query.dtype, copy=False)]

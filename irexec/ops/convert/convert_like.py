@@ -1,0 +1,38 @@
+"""ConvertLike-1: Convert-1 to the element type of a second input (only its
+type is read), with Convert's rules for values out of range."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...kernels.convert import convert_array
+from ..base import UNBOUNDED, In, Inference, Op, TensorInfo
+from ..registry import register
+
+
+@register
+class ConvertLike1(Op):
+    type, version = "ConvertLike", 1
+    family = "convert"
+    summary = "element-wise conversion to the element type of like"
+    inputs = (In("data"), In("like"))
+
+    def infer(self, data: TensorInfo, like: TensorInfo) -> Inference:
+        return Inference([TensorInfo(data.shape, like.etype)], like.etype.dtype)
+
+    def fold(self, inputs: Sequence[TensorInfo], inference: Inference) -> list[TensorInfo]:
+        outs = super().fold(inputs, inference)
+        bounds = inputs[0].bounds() if not outs[0].is_constant else None
+        target = outs[0].etype
+        if bounds is None or not inputs[0].etype.is_integral or not target.is_integral:
+            return outs
+        info = np.iinfo(target.dtype)
+        highs = bounds[1][bounds[1] != UNBOUNDED]  # unbounded stays unbounded
+        if (bounds[0].size and int(bounds[0].min()) < info.min) or (highs.size and int(highs.max()) > info.max):
+            return outs  # the values would wrap: their bounds say nothing
+        return [TensorInfo(outs[0].shape, target, None, bounds)]  # shape arithmetic changing int width
+
+    def compute(self, plan: np.dtype, data: np.ndarray, like: np.ndarray) -> Sequence[np.ndarray]:
+        return [convert_array(data, like.dtype)]

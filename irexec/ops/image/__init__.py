@@ -1,0 +1,1 @@
+"""Ops of the `image` family: one module per op type or small group of related types."""

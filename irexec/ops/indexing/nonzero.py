@@ -1,0 +1,43 @@
+"""NonZero-3: the indices of the non-zero elements, one row per data axis,
+in row-major order.  The output's second dim is the count of non-zero
+elements, known only at run time: inference gives ``[rank, 0..elements]``
+as OpenVINO does.  NaN and -0.0 follow IEEE comparison with zero: NaN is
+non-zero, -0.0 is zero.  A scalar is treated as a one-element 1-D tensor
+(output ``[1, 0 or 1]``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...shapes import DYNAMIC, Dim, PartialShape
+from ..base import In, IndexType, Inference, Op, TensorInfo
+from ..registry import register
+
+
+@register
+class NonZero3(Op):
+    type, version = "NonZero", 3
+    family = "indexing"
+    summary = "indices of the non-zero elements, [rank, count]"
+    inputs = (In("data"),)
+    attributes = {"output_type": IndexType(doc="element type of the indices")}
+
+    def infer(self, data: TensorInfo) -> Inference:
+        etype = self.output_type
+        shape = data.shape
+        if shape.dims is None:
+            out = PartialShape((DYNAMIC, DYNAMIC))
+        elif shape.rank == 0:
+            out = PartialShape((Dim(1, 1), Dim(0, 1)))  # OpenVINO infers [?,?]: this is narrower and true
+        else:
+            most = shape.max_elements()
+            out = PartialShape((Dim(len(shape.dims), len(shape.dims)), Dim(0, most)))
+        return Inference([TensorInfo(out, etype)])
+
+    def compute(self, plan: None, data: np.ndarray) -> Sequence[np.ndarray]:
+        flat = data.reshape(-1) if data.ndim == 0 else data
+        mask = flat != 0 if flat.dtype.kind != "V" else flat.astype(np.float32) != 0
+        index = np.stack(np.nonzero(mask)) if mask.ndim else np.zeros((1, 0), np.int64)
+        return [index.astype(self.output_type.dtype).reshape(mask.ndim, -1)]

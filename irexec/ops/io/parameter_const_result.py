@@ -1,0 +1,140 @@
+"""Parameter-1, Const-1 and Result-1: where tensors enter, live and leave."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from ... import limits, lowbit
+from ...errors import OpError
+from ...shapes import PartialShape, format_dims
+from ..base import Attr, In, Op, TensorInfo
+from ..registry import register
+
+
+@register
+class Parameter1(Op):
+    type, version = "Parameter", 1
+    family = "io"
+    summary = "model input; its shape attribute may hold dynamic, interval and dynamic-rank dims"
+    attributes = {
+        "shape": Attr("pshape", required=True, doc="partial shape, e.g. 1,?,2..5 or ..."),
+        "element_type": Attr("etype", required=True),
+    }
+
+    def validate(self) -> list[OpError]:
+        """Dims no int64 runtime can hold, or shapes no address space can."""
+        return _too_large(self.shape, self.element_type.itemsize)
+
+    def infer(self) -> list[TensorInfo]:
+        return [TensorInfo(self.shape, self.element_type)]
+
+    def compute(self, plan: None) -> Sequence[np.ndarray]:
+        raise OpError("a Parameter has no value until it is fed", code="input-mismatch")
+
+
+def _too_large(shape: PartialShape | tuple[int, ...], itemsize: int) -> list[OpError]:
+    if isinstance(shape, PartialShape):
+        bounds = [d.hi if d.hi is not None else d.lo for d in shape.dims or ()]
+    else:
+        bounds = shape
+    if bounds and max(bounds) > limits.INT64_MAX:
+        return [OpError(f"shape {_shape_text(shape)} has a dim larger than 2^63-1", code="bad-shape")]
+    if len(bounds) > limits.MAX_RANK:
+        return [OpError(f"shape {_shape_text(shape)} has {len(bounds)} dims; irexec holds tensors of at most "
+                        f"{limits.MAX_RANK}", code="shape-too-large")]
+    need = limits.nbytes([d for d in bounds if d], itemsize)  # NumPy refuses [0, 2^63-1] too: every dim counts
+    if need > limits.MAX_TENSOR_BYTES:
+        return [OpError(f"shape {_shape_text(shape)} needs {limits.format_bytes(need)}, "
+                        "more than any 64-bit address space holds", code="shape-too-large")]
+    return []
+
+
+def _shape_text(shape: PartialShape | tuple[int, ...]) -> str:  # built only for a finding
+    return format_dims(shape)
+
+
+# Shapes are immutable and a model repeats a few Const shapes thousands of times: build each once.
+_static_pshape = lru_cache(maxsize=4096)(PartialShape.static)
+
+
+@register
+class Const1(Op):
+    type, version = "Const", 1
+    family = "io"
+    summary = "constant tensor stored in the .bin (memory-mapped, read only when needed)"
+    attributes = {
+        "element_type": Attr("etype", required=True),
+        "shape": Attr("shape", required=True, doc="static shape, e.g. 16, 16"),
+        "offset": Attr("uint", required=True),
+        "size": Attr("uint", required=True),
+    }
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the value takes in the .bin (a low-bit type packs several elements a byte)."""
+        count = math.prod(map(int, self.shape))  # Python ints: exact, no wrap-around
+        et = self.element_type
+        return lowbit.packed_nbytes(count, et.name, et.bits) if et.packed else count * et.itemsize
+
+    def validate(self) -> list[OpError]:
+        """Checks that need only the .bin's length, never its bytes."""
+        shape = tuple(map(int, self.shape))  # Python ints: exact, no wrap-around
+        itemsize = self.element_type.itemsize
+        too_large = _too_large(shape, itemsize)
+        if too_large:
+            return too_large
+        need = self.nbytes
+        if self.size < need:
+            packing = f" at {self.element_type.bits} bits an element" if self.element_type.packed else ""
+            return [
+                OpError(
+                    f"size={self.size} bytes is less than shape {list(self.shape)} x {self.element_type}{packing} "
+                    f"needs ({need} bytes)",
+                    code="const-size-mismatch",
+                )
+            ]
+        if need == 0:
+            return []  # OpenVINO writes empty Consts with size="1"; no bytes are read
+        assert self.weights is not None
+        if not self.weights.exists:
+            where = self.weights.path or "(none)"
+            return [OpError(f"needs {need} bytes from the weights file, but {where} does not exist", code="missing-weights")]
+        total = self.weights.size or 0
+        if self.offset + self.size > total:
+            return [
+                OpError(
+                    f"offset={self.offset} + size={self.size} = {self.offset + self.size} is past the end "
+                    f"of the {total}-byte weights file {self.weights.path}",
+                    code="weights-out-of-bounds", values={"end": self.offset + self.size},
+                )
+            ]
+        return []
+
+    def _value(self) -> np.ndarray:
+        assert self.weights is not None
+        return self.weights.array(self.offset, tuple(self.shape), self.element_type)
+
+    def infer(self) -> list[TensorInfo]:
+        return [TensorInfo(_static_pshape(tuple(self.shape)), self.element_type, self._value)]
+
+    def compute(self, plan: None) -> Sequence[np.ndarray]:
+        return [self._value()]
+
+
+@register
+class Result1(Op):
+    type, version = "Result", 1
+    family = "io"
+    summary = "model output"
+    inputs = (In("data"),)
+    outputs = 0
+
+    def infer(self, data: TensorInfo) -> list[TensorInfo]:
+        return []
+
+    def compute(self, plan: None, data: np.ndarray) -> Sequence[np.ndarray]:
+        return [data]

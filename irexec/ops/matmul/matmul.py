@@ -1,0 +1,101 @@
+"""MatMul-1: batched matrix product with optional transposes, 1-D operands
+and NumPy broadcasting of the batch dims.
+
+f32 and f64 go through BLAS (``np.matmul``); f16 and bf16 are multiplied in
+f32 and rounded once; integers are exact and wrap as in C.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import parallel
+from ...dtypes import BF16
+from ...kernels.windows import product_parts, run_tasks
+from ...shapes import Dim, PartialShape, broadcast_numpy
+from ..base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..registry import register
+
+A, B = 0, 1
+
+
+@register
+class MatMul1(Op):
+    type, version, family = "MatMul", 1, "matmul"
+    summary = "matrix product of the last two dims, batch dims broadcast"
+    inputs = (In("a", NUMERIC, rank=(1, None)), In("b", same_as("a"), rank=(1, None)))
+    attributes = {"transpose_a": Attr("bool", False, doc="use a's last two dims swapped"),
+                  "transpose_b": Attr("bool", False, doc="use b's last two dims swapped")}
+
+    def infer(self, a: TensorInfo, b: TensorInfo) -> Inference:
+        plan = (self.transpose_a and a.shape.rank not in (None, 1), self.transpose_b and b.shape.rank not in (None, 1))
+        if a.shape.dims is None or b.shape.dims is None:
+            return Inference([TensorInfo(PartialShape(None), a.etype)], plan)
+        da, db = list(a.shape.dims), list(b.shape.dims)
+        one = Dim(1, 1)
+        a_vec, b_vec = len(da) == 1, len(db) == 1
+        if a_vec:
+            da = [one] + da
+        elif self.transpose_a:
+            da[-2], da[-1] = da[-1], da[-2]
+        if b_vec:
+            db = db + [one]
+        elif self.transpose_b:
+            db[-2], db[-1] = db[-1], db[-2]
+        if da[-1].intersect(db[-2]) is None:
+            raise op_error(f"the inner dims differ: a {a.shape} gives K={da[-1]}, b {b.shape} gives K={db[-2]} "
+                           f"(transpose_a={str(self.transpose_a).lower()}, transpose_b={str(self.transpose_b).lower()})",
+                           "incompatible-inputs", B)
+        batch = broadcast_numpy(PartialShape(tuple(da[:-2])), PartialShape(tuple(db[:-2])))
+        if batch is None:
+            raise op_error(f"batch dims of a {a.shape} and b {b.shape} cannot be broadcast together",
+                           "incompatible-inputs", B)
+        dims = list(batch.dims or ())
+        if not a_vec:
+            dims.append(da[-2])
+        if not b_vec:
+            dims.append(db[-1])
+        return Inference([TensorInfo(PartialShape(tuple(dims)), a.etype)], plan)
+
+    def compute(self, plan: tuple[bool, bool], a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
+        ta, tb = plan
+        if ta:
+            a = np.swapaxes(a, -1, -2)
+        if tb:
+            b = np.swapaxes(b, -1, -2)
+        dtype = a.dtype
+        if dtype.kind == "f" and dtype.itemsize < 4 or dtype == BF16:
+            return [np.asarray(_product(a.astype(np.float32), b.astype(np.float32))).astype(dtype)]
+        if dtype.kind == "f":
+            return [np.asarray(_product(a, b))]  # 1-D by 1-D gives a NumPy scalar
+        with np.errstate(all="ignore"):
+            return [np.asarray(_product(a, b), dtype)]
+
+
+def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.matmul``, with a batch of rows times one matrix (a linear layer)
+    done as a single 2-D product: NumPy would call BLAS once per batch item."""
+    if b.ndim == 2 and a.ndim > 2 and a.flags.c_contiguous:
+        return _linear(a.reshape(-1, a.shape[-1]), b).reshape(*a.shape[:-1], b.shape[-1])
+    if b.ndim == 2 and a.ndim == 2:
+        return _linear(a, b)
+    return np.matmul(a, b)
+
+
+def _linear(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A 2-D product; a big one (an LLM's output projection: 49,152 columns) is cut
+    along b's columns into pieces for irexec/parallel.py's threads, as the
+    convolutions are: BLAS itself runs on the calling thread (see irexec/blas.py).
+    Each output element is the same dot product either way."""
+    m, k = a.shape
+    n = b.shape[1]
+    parts = product_parts(m * k * n, n // 256)
+    if parts <= 1 or a.dtype not in (np.float32, np.float64):
+        return np.matmul(a, b)
+    out = np.empty((m, n), np.result_type(a, b))
+
+    def piece(lo: int, hi: int) -> None:
+        out[:, lo:hi] = np.matmul(a, b[:, lo:hi])
+
+    run_tasks([lambda lo=lo, hi=hi: piece(lo, hi) for lo, hi in parallel.spans(n, parts)], parts)
+    return out
