@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irexec.ops.matmul import MatMul1
+from irexec.ops.matmul.matmul import MatMul1
 
 
 @pytest.mark.parametrize("threads", ["1", "2", "4"])

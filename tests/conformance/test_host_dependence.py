@@ -17,7 +17,7 @@ import pytest
 
 from conformance import harness
 from conformance.harness import COMPARE_NAN, ISFINITE_DENORMAL, MINMAX_NAN, OpTable, is_denormal
-from conformance.test_arithmetic import TABLES
+from conformance.test_elementwise_binary import TABLES
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "openvino-divergences.md"
 
