@@ -277,11 +277,11 @@ def _compact(model: Model, plan: RunPlan) -> tuple[dict[tuple[int, int], np.ndar
     None until the first run has kept them all; False if some cannot be."""
     folded = _folded(model)
     kept = folded.outputs
-    fixed = [step for step in plan.steps if step[0] in folded.foldable]
-    if any(step[0] not in kept for step in fixed):
-        return False if folded.full else None
-    fixed_ids = {step[0] for step in fixed}
+    fixed_ids = {step[0] for step in plan.steps if step[0] in folded.foldable}
     rest = [step for step in plan.steps if step[0] not in fixed_ids]
+    # only the kept layers the other steps read must be kept (not a weight only its decompression chain read)
+    if any(src[0] not in kept for step in rest for src in step[3] if src is not None and src[0] in fixed_ids):
+        return False if folded.full else None
     preset = {src: kept[src[0]][src[1]] for step in rest for src in step[3] if src is not None and src[0] in fixed_ids}
     return preset, rest, sum(a.nbytes for a in preset.values())
 
@@ -464,8 +464,15 @@ class _Folded:
         self.graph = model.graph
         self.model_ops = model.ops
         # weight decompression chains: their last layer computes the chain in f32 from its Consts
+        chains = decompression.find(model)
         self.rewired: dict[int, tuple[list[tuple[int, int]], Op]] = {
-            end: (chain.leaves, decompression.DecompressionChain(model, chain)) for end, chain in decompression.find(model).items()}
+            end: (chain.leaves, decompression.DecompressionChain(model, chain)) for end, chain in chains.items()}
+        # unpacked low-bit weights that only their chains read: not kept, the chain's value is
+        in_chains = {lid for chain in chains.values() for lid in chain.layers}
+        self.chain_only = {src[0] for chain in chains.values() for src in chain.leaves
+                           if getattr(model.ops[src[0]], "element_type", None) is not None
+                           and model.ops[src[0]].element_type.packed  # type: ignore[union-attr]
+                           and all(reader in in_chains for reader, _ in model.graph.consumers.get(src, []))}
         const: set[int] = set()
         for lid in model.graph.order:
             op = model.ops[lid]
@@ -522,7 +529,7 @@ class _Folded:
         """Keep a folded layer's outputs for later runs, within FOLD_BYTES and an
         eighth of the run's memory limit: the rest of a run must fit beside them
         (a weight that does not fit is computed again by each run)."""
-        if lid not in self.foldable:
+        if lid not in self.foldable or lid in self.chain_only:
             return
         # a Const is a view of the mapped weights, no memory of its own, unless unpacked from a low-bit type
         op = model.ops[lid]

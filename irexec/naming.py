@@ -7,7 +7,6 @@ import difflib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from . import lowbit
 from .errors import shorten
 
 if TYPE_CHECKING:
@@ -54,6 +53,8 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
 
 def cast_hint(dtype: np.dtype) -> str:
     """The NumPy call that converts an array to ``dtype``: ``x.astype(np.float32)``."""
+    from . import lowbit  # here: the CLI's --help and `irexec ops` load this module without NumPy
+
     low = lowbit.STRUCTURED.get(dtype)
     if low is not None:  # no NumPy type: the values are the uint8 codes
         return f"irexec.lowbit.from_codes(x.astype(np.uint8), {low!r})"

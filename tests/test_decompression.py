@@ -291,3 +291,19 @@ def test_which_chains_openvino_keeps_in_f32(etype: str, layout: str, marked: boo
     ours = irexec.run(xml, feeds)["y"]
     theirs = _openvino(xml, feeds)["y"]
     assert _relative(ours, theirs) < 1e-6
+
+
+def test_later_runs_keep_the_decompressed_weights_not_the_packed_ones(tmp_path: Path) -> None:
+    """After the first run every chain's f32 value is kept and later runs skip
+    the chains; the unpacked u4/i4 weights that only their chains read are let go."""
+    xml, feeds = llm_like(tmp_path)
+    model = irexec.load(xml)
+    first = irexec.run(model, feeds)["logits"]
+    folded = _folded(model)
+    chains = decompression.find(model)
+    assert set(chains) <= set(folded.outputs)
+    packed = {lid for lid, op in model.ops.items() if getattr(op, "element_type", None) is not None
+              and op.element_type.packed and model.layers[lid].type == "Const"}
+    assert packed and folded.chain_only == packed and not packed & set(folded.outputs)
+    np.testing.assert_array_equal(irexec.run(model, feeds)["logits"], first)
+    assert all(plan.compact for plan in folded.runs.values())
