@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, limits
 from ..errors import ERROR, Diagnostic, ModelError, OpError
 from ..shapes import DYNAMIC, Dim, PartialShape
 from .base import BOOLEAN, INDEX, In, Inference, Op, TensorInfo, op_error
@@ -416,6 +416,10 @@ class SubgraphOp(Op):
             a = arrays[bi.index]
             n = _num_slices(Dim.of(a.shape[bi.axis % a.ndim]), bi).value  # type: ignore[operator]
             limit = n if limit is None else min(limit, n)
+        # the concatenated parts and the values carried to the next iteration
+        # count against the run's memory limit, checked after every iteration
+        run_limit, outer = limits.accounting() or (limits.default_max_memory(), 0)
+        parts_bytes = carried = 0
         i = 0
         go_on = cond_in
         while go_on and (limit is None or i < limit):
@@ -426,9 +430,14 @@ class SubgraphOp(Op):
                 feeds[bi.param] = np.take(a, np.arange(begin, begin + bi.part_size), axis=axis)
             if body.current_iteration is not None and all(bi.param != body.current_iteration for bi in body.inputs):
                 feeds[body.current_iteration] = np.full(ci_shape, i, dtype=ci_dtype)
-            values = run_bound(model, feeds, targets)
+            with limits.charged(run_limit, outer + parts_bytes + carried):
+                values = run_bound(model, feeds, targets)
             for rid, arrs in collected.items():
                 arrs.append(values[rid])
+                parts_bytes += values[rid].nbytes
+            carried = sum({id(a): a.nbytes for a in values.values()}.values())
+            if outer + parts_bytes + carried > run_limit:
+                limits.require(parts_bytes + carried, f"iteration {i + 1}: the outputs of the iterations so far")
             last = values
             for bi in body.inputs:
                 if bi.merged is not None:
@@ -437,6 +446,10 @@ class SubgraphOp(Op):
                 go_on = bool(np.asarray(values[body.condition]).reshape(-1)[0])
             i += 1
         outs: list[np.ndarray | None] = [None] * self.num_outputs(len(arrays))
+        joined = sum(a.nbytes for bo in body.outputs if bo.axis is not None for a in collected[bo.result])
+        if joined:  # the concatenated outputs, while their parts are still alive
+            with limits.charged(run_limit, outer + parts_bytes + carried):
+                limits.require(joined, f"the concatenated outputs of {i} iterations")
         for bo in body.outputs:
             if bo.axis is not None:
                 parts = collected[bo.result]
