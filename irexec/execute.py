@@ -592,6 +592,8 @@ def _compute(model: Model, layer: Layer, op: Op, args: list[np.ndarray], values:
         in_use = held if need is None or op.family == "subgraph" else held + need
         with limits.charged(limit, in_use):
             outs = list(op.compute_unread(unread, inference.plan, *args) if unread else op.compute(inference.plan, *args))
+        # NumPy hands back scalars, not arrays, for many operations on 0-d arrays
+        outs = [o if type(o) is np.ndarray else np.asarray(o) for o in outs]
     except IRExecError as e:
         raise type(e)(model.locate(e.diagnostics, layer)) from None
     except MemoryError:
