@@ -105,7 +105,8 @@ class _GatherND(Op):
         b, k, out_shape = plan
         nb = math.prod(data.shape[:b])
         dims = np.array(data.shape[b:b + k], np.int64)
-        idx = _wrap(indices.reshape(nb, -1, k), dims, "index", INDICES)
+        tuples = math.prod(indices.shape[b:-1])  # (not -1: with k = 0 the indices hold no element)
+        idx = _wrap(indices.reshape(nb, tuples, k), dims, "index", INDICES)
         # one linear position per tuple, over the batch and the k indexed dims
         strides = np.array([math.prod(data.shape[b + j + 1:b + k]) for j in range(k)], np.int64)
         lin = (idx * strides).sum(-1) + np.arange(nb, dtype=np.int64)[:, None] * math.prod(data.shape[b:b + k])
@@ -177,6 +178,12 @@ class _ScatterElements(Op):
         a = const_int(axis, "axis", AXIS)
         if a is not None and d is not None:
             a = normalize_axis(a, len(d), "axis", "axis-out-of-range", AXIS)
+            if i is not None and len(i) == len(d):
+                # off the axis, an index's position is its place in indices: it must be a place in data
+                for k, (x, y) in enumerate(zip(i, d)):
+                    if k != a and y.hi is not None and x.lo > y.hi:
+                        raise op_error(f"indices {indices.shape} are larger than data {data.shape} in dim {k} "
+                                       f"(only the axis {a} may differ)", "incompatible-inputs", INDICES)
         return Inference([TensorInfo(data.shape, data.etype)], a)
 
     def compute(self, plan: int, data: np.ndarray, indices: np.ndarray, updates: np.ndarray, axis: np.ndarray) -> Sequence[np.ndarray]:
