@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from ..errors import IRExecError
-from .base import EXIT_FINDINGS, cli, fail
+from .base import EXIT_FINDINGS, cli, fail, holds_workflow_commands
 
 
 @cli.command()
@@ -43,6 +43,7 @@ from .base import EXIT_FINDINGS, cli, fail
               help="Bytes of tensors a run may hold, e.g. 8GiB (default: $IREXEC_MAX_MEMORY or half the RAM).")
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
+@holds_workflow_commands()
 def run(model: str, inputs_path: str | None, output_path: str | None, weights: str | None, compare_path: str | None,
         atol: tuple[str, ...], rtol: tuple[str, ...], dump_dir: str | None, stop_at: str | None, seed: int,
         input_shapes: tuple[str, ...], val_ranges: tuple[str, ...], save_inputs: str | None, profile: bool, repeat: int,
