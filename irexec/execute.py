@@ -590,8 +590,11 @@ def _compute(model: Model, layer: Layer, op: Op, args: list[np.ndarray], values:
             refuse_over_memory_limit(model, layer, inference, values, results, limit, held, outside, bound)
         # what the kernel (and a body: its layers) may still allocate; a body makes the outputs itself
         in_use = held if need is None or op.family == "subgraph" else held + need
-        with limits.charged(limit, in_use):
+        token = limits.IN_USE.set((limit, in_use))  # (limits.charged without a generator's cost per layer)
+        try:
             outs = list(op.compute_unread(unread, inference.plan, *args) if unread else op.compute(inference.plan, *args))
+        finally:
+            limits.IN_USE.reset(token)
         # NumPy hands back scalars, not arrays, for many operations on 0-d arrays
         outs = [o if type(o) is np.ndarray else np.asarray(o) for o in outs]
     except IRExecError as e:

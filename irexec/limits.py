@@ -112,22 +112,22 @@ def over_limit(need: int, limit: int) -> str | None:
 # outputs).  A body run by If, Loop or TensorIterator starts from it instead of
 # from zero, and a kernel whose temporaries or output size only the data or an
 # attribute decides asks ``require`` before allocating them.
-_IN_USE: ContextVar[tuple[int, int] | None] = ContextVar("irexec_in_use", default=None)
+IN_USE: ContextVar[tuple[int, int] | None] = ContextVar("irexec_in_use", default=None)
 
 
 def accounting() -> tuple[int, int] | None:
     """(limit, bytes in use) of the layer running now, or None outside a run."""
-    return _IN_USE.get()
+    return IN_USE.get()
 
 
 @contextmanager
 def charged(limit: int, in_use: int) -> Iterator[None]:
     """Run the block as a layer whose run has ``limit`` bytes and uses ``in_use``."""
-    token = _IN_USE.set((limit, in_use))
+    token = IN_USE.set((limit, in_use))
     try:
         yield
     finally:
-        _IN_USE.reset(token)
+        IN_USE.reset(token)
 
 
 def require(need: int, what: str) -> None:
@@ -135,7 +135,7 @@ def require(need: int, what: str) -> None:
     fit next to what the run already uses (outside a run: the default limit)."""
     from .errors import OpError
 
-    state = _IN_USE.get()
+    state = IN_USE.get()
     limit, used = state if state is not None else (default_max_memory(), 0)
     if need + used > limit:
         also = f", with {format_bytes(used)} already in use," if used else ""
