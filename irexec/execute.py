@@ -320,12 +320,13 @@ class _Replay:
 
 def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], limit: int, on_layer: LayerHook | None,
              keep_all: bool, preset: Mapping[tuple[int, int], np.ndarray] | None = None, preset_bytes: int = 0,
-             replay: _Replay | None = None,
+             replay: _Replay | None = None, outside: int = 0,
              ) -> tuple[dict[tuple[int, int], np.ndarray], dict[int, np.ndarray], dict[int, float], list[Diagnostic]]:
     """Run the steps, starting from the tensors in ``preset``; every tensor is
     released after its last reader unless ``keep_all``.  The loop every run
     and every sub-graph iteration goes through, so it does per layer only
-    what a run needs."""
+    what a run needs.  ``outside``: bytes a body's caller already uses, the
+    arrays in ``bound`` among them."""
     folded = _folded(model)
     kept, foldable, shapes_ok = folded.outputs, folded.foldable, folded.shapes_ok
     shape_of, derived, derived_outs = folded.shape_of, folded.shape_derived, folded.derived
@@ -334,8 +335,11 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     results: dict[int, np.ndarray] = {}
     times: dict[int, float] = {}  # of the layers stepped through
     warnings: list[Diagnostic] = []
-    # bytes of `values` and `results`, aliases counted twice: an upper bound
-    held = preset_bytes
+    # bytes of `values` and `results`, the fold cache and `outside`, aliases
+    # counted twice: an upper bound
+    held = preset_bytes + folded.nbytes + outside
+    if outside:
+        held -= sum(a.nbytes for a in bound.values())  # counted by the caller, added again as the Parameters step
     clock = time.perf_counter
     shown = keep_all or reads_values(on_layer)  # every output must be real, not a stand-in
     run_key = replay.key(bound) if replay is not None else None
@@ -353,11 +357,13 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                     outs = derived_outs.get((lid, signature))
                 if outs is None:
                     keep = lid in foldable or lid in derived  # kept outputs must be real, not stand-ins
+                    cached = folded.nbytes
                     outs, inferences[index] = _compute(model, layer, op, [values[src] for src in sources], values,
                                                        results, limit, held, None if shown or keep else unread,
-                                                       inferences[index])
+                                                       inferences[index], outside, bound)
+                    held += folded.nbytes - cached  # the fold cache let go to make room
                     if lid in foldable:
-                        folded.offer(model, lid, outs, limit)
+                        held += folded.offer(model, lid, outs, limit)
                     elif lid in derived:
                         folded.keep_derived(lid, signature, outs)
                     elif lid in shape_of:
@@ -485,6 +491,8 @@ class _Folded:
         self.foldable = const
         self.outputs: dict[int, list[np.ndarray]] = {}
         self.nbytes = 0
+        self.dropped = False  # the cache gave way to a run once: Consts only from then on
+        self.model_ops = model.ops
         self.full = False  # some foldable layer's outputs were too big to keep
         # Layers computed from the output of ShapeOf layers (and Consts) alone:
         # the shape arithmetic of a converted model (ShapeOf -> Gather -> Concat,
@@ -525,22 +533,41 @@ class _Folded:
             self.runs.clear()  # a caller asking for ever new targets: keep the cache small
         self.runs[key] = plan
 
-    def offer(self, model: Model, lid: int, outs: list[np.ndarray], limit: int) -> None:
+    def offer(self, model: Model, lid: int, outs: list[np.ndarray], limit: int) -> int:
         """Keep a folded layer's outputs for later runs, within FOLD_BYTES and an
         eighth of the run's memory limit: the rest of a run must fit beside them
-        (a weight that does not fit is computed again by each run)."""
+        (a weight that does not fit is computed again by each run).  The bytes it
+        now holds (the cache counts against --max-memory like any tensor)."""
         if lid not in self.foldable or lid in self.chain_only:
-            return
-        # a Const is a view of the mapped weights, no memory of its own, unless unpacked from a low-bit type
-        op = model.ops[lid]
-        size = 0 if isinstance(op, Const1) and not op.element_type.packed else sum(a.nbytes for a in outs)
-        if self.nbytes + size > min(FOLD_BYTES, limit // FOLD_SHARE):
+            return 0
+        size = 0 if self._mapped(lid) else sum(a.nbytes for a in outs)
+        if self.nbytes + size > min(FOLD_BYTES, limit // FOLD_SHARE) or self.dropped and size:
             self.full = True
-            return
+            return 0
         for a in outs:
             a.flags.writeable = False  # shared by every later run
         self.outputs[lid] = outs
         self.nbytes += size
+        return size
+
+    def _mapped(self, lid: int) -> bool:
+        """A Const is a view of the mapped weights, no memory of its own, unless unpacked from a low-bit type."""
+        op = self.model_ops[lid]
+        return isinstance(op, Const1) and not op.element_type.packed
+
+    def drop(self) -> bool:
+        """Let go of every kept output that has memory of its own, for good: a
+        run that needs the room comes first (the cache counts against
+        --max-memory like any tensor).  Whether there was anything to drop."""
+        if not self.nbytes:
+            return False
+        for lid in [lid for lid in self.outputs if not self._mapped(lid)]:
+            del self.outputs[lid]
+        self.nbytes = 0
+        self.dropped = self.full = True
+        for plan in self.runs.values():
+            plan.compact = None  # its preset holds kept outputs
+        return True
 
 
     def signature(self, before: int, lid: int, shape: np.ndarray) -> int:
@@ -634,7 +661,8 @@ _verify = os.environ.get(VERIFY_ENV, "") not in ("", "0")
 
 def _compute(model: Model, layer: Layer, op: Op, args: list[np.ndarray], values: Mapping[tuple[int, int], np.ndarray],
              results: Mapping[int, np.ndarray], limit: int, held: int, unread: frozenset[int] | None = None,
-             inference: Inference | None = None) -> tuple[list[np.ndarray], Inference]:
+             inference: Inference | None = None, outside: int = 0,
+             bound: Mapping[int, np.ndarray] | None = None) -> tuple[list[np.ndarray], Inference]:
     """Infer on the concrete inputs (cached per signature; ``inference`` when
     the caller knows it already), refuse an output over the memory limit, then
     run the kernel on the plan (told which outputs no layer reads, if any)."""
@@ -643,8 +671,16 @@ def _compute(model: Model, layer: Layer, op: Op, args: list[np.ndarray], values:
             inference = op.plan_for(args)
         need = inference.output_nbytes
         if (need is not None and need + held > limit) and not isinstance(op, _NO_ALLOCATION):
-            refuse_over_memory_limit(model, layer, inference, values, results, limit, held)
-        outs = list(op.compute_unread(unread, inference.plan, *args) if unread else op.compute(inference.plan, *args))
+            refuse_over_memory_limit(model, layer, inference, values, results, limit, held, outside, bound)
+        # what the kernel (and a body: its layers) may still allocate; a body makes the outputs itself
+        in_use = held if need is None or op.family == "control" else held + need
+        token = limits.IN_USE.set((limit, in_use))  # (limits.charged without a generator's cost per layer)
+        try:
+            outs = list(op.compute_unread(unread, inference.plan, *args) if unread else op.compute(inference.plan, *args))
+        finally:
+            limits.IN_USE.reset(token)
+        # NumPy hands back scalars, not arrays, for many operations on 0-d arrays
+        outs = [o if type(o) is np.ndarray else np.asarray(o) for o in outs]
     except IRExecError as e:
         raise type(e)(model.locate(e.diagnostics, layer)) from None
     except MemoryError:
@@ -677,6 +713,8 @@ def refuse_over_memory_limit(
     results: Mapping[int, np.ndarray],
     limit: int,
     held: int,
+    outside: int = 0,
+    bound: Mapping[int, np.ndarray] | None = None,
 ) -> None:
     """Before a kernel runs: refuse the layer (``memory-limit``) if its inferred
     outputs and the tensors still alive would exceed ``limit`` bytes.  Nothing
@@ -687,18 +725,34 @@ def refuse_over_memory_limit(
         return  # the op cannot say before computing (NonZero...); nothing to hold it to
     if need + held <= limit:
         return  # even counting the mapped Consts and any aliases twice, it fits
-    distinct: dict[int, int] = {}  # exact: each array once, mapped Consts not at all
-    for (src, _), a in values.items():
-        if not isinstance(model.ops[src], _NO_ALLOCATION):
-            distinct[id(a)] = a.nbytes
-    for a in results.values():
-        distinct[id(a)] = a.nbytes
-    alive = sum(distinct.values())
+    alive = _alive(model, values, results, outside, bound)
+    if need + alive > limit and _folded(model).drop():  # the fold cache gives way to the run
+        alive = _alive(model, values, results, outside, bound)
     why = limits.over_limit(need + alive, limit)
     if why:
         shapes = ", ".join(f"{i.etype.name}{i.shape}" for i in inference.outputs)
         also = f" plus {limits.format_bytes(alive)} of tensors still in use" if alive else ""
         raise IRExecError(f"output {shapes}{also} {why}", code="memory-limit", **model.where(layer))
+
+
+def _alive(model: Model, values: Mapping[tuple[int, int], np.ndarray], results: Mapping[int, np.ndarray],
+           outside: int, bound: Mapping[int, np.ndarray] | None) -> int:
+    """Exact bytes in use: each array once, mapped Consts not at all, the fold
+    cache included; a body's feeds are in ``outside`` already."""
+    distinct: dict[int, int] = {}
+    for lid, outs in _folded(model).outputs.items():
+        if not isinstance(model.ops[lid], Const1):
+            for a in outs:
+                distinct[id(a)] = a.nbytes
+    for (src, _), a in values.items():
+        if not isinstance(model.ops[src], _NO_ALLOCATION):
+            distinct[id(a)] = a.nbytes
+    for a in results.values():
+        distinct[id(a)] = a.nbytes
+    if outside and bound:
+        for a in bound.values():
+            distinct.pop(id(a), None)
+    return outside + sum(distinct.values())
 
 
 def _port_key(layer: Layer, index: int) -> str:
@@ -710,7 +764,9 @@ def run_bound(model: Model, bound: Mapping[int, np.ndarray], targets: Sequence[i
               max_memory: int | None = None) -> dict[int, np.ndarray]:
     """Run the layers ``targets`` (Result layer ids) need, the Parameters given
     by layer id, and return each target's value: how a sub-graph op runs its
-    body, through the same plans, loop and kernels as a model."""
+    body, through the same plans, loop and kernels as a model.  Inside a
+    running layer (no ``max_memory``), the body runs under that layer's run:
+    its limit, counting from the bytes the run already uses."""
     folded = _folded(model)
     key = ("bound", tuple(targets))
     plan = folded.runs.get(key)
@@ -718,6 +774,8 @@ def run_bound(model: Model, bound: Mapping[int, np.ndarray], targets: Sequence[i
         _, order = _execution_order(model, list(targets))
         plan = RunPlan(None, {}, list(targets), set(order), _steps(model, order, set()))
         folded.remember(key, plan)
-    _, results, _, _ = _execute(model, plan.steps, bound, limits.resolve(max_memory), None, False,
-                                replay=plan.replay(model, plan.steps))
+    outer = limits.accounting() if max_memory is None else None
+    limit, in_use = outer if outer is not None else (limits.resolve(max_memory), 0)
+    _, results, _, _ = _execute(model, plan.steps, bound, limit, None, False, replay=plan.replay(model, plan.steps),
+                                outside=in_use)
     return {lid: results[lid] for lid in targets}

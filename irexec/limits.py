@@ -13,7 +13,9 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 # OpenVINO stores dims and element counts as int64 / size_t; no tensor a real
 # runtime can address has more bytes than this.
@@ -102,3 +104,40 @@ def over_limit(need: int, limit: int) -> str | None:
     if need <= limit:
         return None
     return f"needs {format_bytes(need)}, more than the memory limit of {format_bytes(limit)} (raise it with --max-memory)"
+
+
+# ------------------------------------------------------------ the run's accounting
+# While a layer runs: (the run's limit, bytes already in use: the live tensors
+# of the run and of every sub-graph op around this layer, plus the layer's own
+# outputs).  A body run by If, Loop or TensorIterator starts from it instead of
+# from zero, and a kernel whose temporaries or output size only the data or an
+# attribute decides asks ``require`` before allocating them.
+IN_USE: ContextVar[tuple[int, int] | None] = ContextVar("irexec_in_use", default=None)
+
+
+def accounting() -> tuple[int, int] | None:
+    """(limit, bytes in use) of the layer running now, or None outside a run."""
+    return IN_USE.get()
+
+
+@contextmanager
+def charged(limit: int, in_use: int) -> Iterator[None]:
+    """Run the block as a layer whose run has ``limit`` bytes and uses ``in_use``."""
+    token = IN_USE.set((limit, in_use))
+    try:
+        yield
+    finally:
+        IN_USE.reset(token)
+
+
+def require(need: int, what: str) -> None:
+    """Refuse (``memory-limit``) ``need`` more bytes for ``what`` when they do not
+    fit next to what the run already uses (outside a run: the default limit)."""
+    from .errors import OpError
+
+    state = IN_USE.get()
+    limit, used = state if state is not None else (default_max_memory(), 0)
+    if need + used > limit:
+        also = f", with {format_bytes(used)} already in use," if used else ""
+        raise OpError(f"{what} needs {format_bytes(need)}{also} more than the memory limit of {format_bytes(limit)} "
+                      "(raise it with --max-memory)", code="memory-limit")

@@ -81,3 +81,11 @@ class Cli:
 @pytest.fixture
 def run_cli() -> Cli:
     return Cli()
+
+
+@pytest.fixture(autouse=True)
+def _outside_github_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite behaves the same inside and outside GitHub Actions: under it,
+    irexec's human output is framed by stop-commands lines (tests that want
+    that set GITHUB_ACTIONS themselves)."""
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import os
+import secrets
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -37,6 +42,41 @@ class TensorFileHints(click.Command):
                 hint = (f"hint: inputs come with --inputs IN.npz, an .npz keyed by input name; save this array in one with "
                         f"np.savez('in.npz', NAME=np.load('{extra[0]}'))")
             raise click.UsageError(f"{e.message}\n{hint}", ctx=e.ctx) from None
+
+
+_held: list[str] = []  # the token that resumes workflow commands, while they are held
+
+
+def hold_workflow_commands() -> None:
+    """Under GitHub Actions, tell the runner to read no workflow command
+    (``::error ...::``) in what follows until ``resume_workflow_commands``:
+    human-readable output repeats names and paths from untrusted files, which
+    could otherwise forge annotations, masks or outputs.  The token is random,
+    so no file can end the hold."""
+    if os.environ.get("GITHUB_ACTIONS") and not _held:
+        _held.append(secrets.token_hex(16))
+        click.echo(f"::stop-commands::{_held[0]}")
+
+
+def resume_workflow_commands() -> None:
+    if _held:
+        click.echo(f"::{_held.pop()}::")
+
+
+def holds_workflow_commands(when: Callable[[dict[str, Any]], bool] = lambda kw: True) -> Callable:
+    """Decorate a command whose output is for people: workflow commands are
+    held from its start (when ``when`` says so, given its arguments) to its end."""
+    def wrap(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            if when(kwargs):
+                hold_workflow_commands()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                resume_workflow_commands()
+        return command
+    return wrap
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

@@ -14,7 +14,8 @@ import click
 from ..errors import ERROR, Diagnostic, InternalError, IRExecError, UsageError
 from ..naming import did_you_mean
 from ..report.check_report import FileReport
-from .base import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, cli, fail
+from ..report.encoding import encodable
+from .base import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, cli, fail, hold_workflow_commands, holds_workflow_commands
 from .config import FORMATS
 
 if TYPE_CHECKING:
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
               help="Colour the text report; auto: only when stdout is a terminal and NO_COLOR is not set.")
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
+@holds_workflow_commands(lambda kw: False)  # held once the format is known to be text
 def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bool, exit_zero: bool,
           input_shapes: tuple[str, ...], weights: str | None, quiet: int, silent: bool, verbose: bool,
           select: tuple[str, ...], ignore: tuple[str, ...], include_notes: bool, statistics: bool, jobs: int,
@@ -139,6 +141,7 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
         # -q changes what the human formats print; the machine formats are whole or nothing
         text = _render(report, fmt, quiet=quiet if fmt in ("text", "github") else 0, verbose=verbose or include_notes,
                        colour=colour)
+    text = encodable(text, fmt)  # a file name that is not UTF-8
     if output_file:
         from ..atomic import cannot_write, write_atomically
 
@@ -149,6 +152,8 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
         if not quiet:
             click.echo(report.summary_line())
     elif text and quiet < 2:
+        if fmt == "text":
+            hold_workflow_commands()  # paths and names from the files, under GitHub Actions
         click.echo(text, nl=False, color=colour)  # click would strip the codes when stdout is no terminal
 
     unused = sorted(set(pins) - used)

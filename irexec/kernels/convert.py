@@ -27,7 +27,7 @@ def convert_array(data: np.ndarray, dst: np.dtype) -> np.ndarray:
     if target is not None:
         return _to_lowbit(data, target)
     if dst.kind == "b":
-        return np.not_equal(data, 0)
+        return np.asarray(np.not_equal(data, 0))  # a 0-d input gives a NumPy scalar
     if dst.kind in "iu" and (data.dtype.kind == "f" or data.dtype == BF16):
         out = np.empty(data.shape, dst)
         flat_in, flat_out = np.ravel(data), out.reshape(-1)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .. import parallel
+from .. import limits, parallel
 from ..dtypes import BF16
 
 # The column matrix of one im2col tile stays below this many bytes.
@@ -40,7 +40,9 @@ def pad_spatial(x: np.ndarray, begin: Sequence[int], end: Sequence[int], value: 
     if not any(begin) and not any(end):
         return x
     # the borders filled, the data copied in: np.pad costs ~0.1 ms of Python per call
-    out = np.empty(x.shape[:lead] + tuple(n + b + e for n, b, e in zip(x.shape[lead:], begin, end)), x.dtype)
+    shape = x.shape[:lead] + tuple(n + b + e for n, b, e in zip(x.shape[lead:], begin, end))
+    limits.require(math.prod(shape) * x.dtype.itemsize, f"the input padded to {list(shape[lead:])}")  # pads are attributes
+    out = np.empty(shape, x.dtype)
     for i, (b, e) in enumerate(zip(begin, end)):
         axis = (slice(None),) * (lead + i)
         if b:
@@ -117,7 +119,8 @@ def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], d
         out[...] = 0
         return out
     begin = tuple(pads[0]) if pads is not None else (0,) * len(kernel)
-    if cg * og <= 4 and k <= 64 and k > 1 and min(begin) >= 0:
+    # (the depthwise kernel splits the input into prod(strides) phases: huge strides go to im2col)
+    if cg * og <= 4 and k <= 64 and k > 1 and min(begin) >= 0 and math.prod(strides) <= 256:
         _conv_depthwise(x, w, strides, dilations, begin, out, acc)  # pads as it splits the phases
         return out
     if pads is not None:
@@ -197,6 +200,7 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
     # the farthest tap's shift plus a run may pass the phase's end: zeros there
     tail = max(0, sum((kk - 1) * d // s * f for kk, d, s, f in zip(kernel, dilations, strides, flat)) + run - size)
     wc = w.reshape(c, cg, *kernel).astype(acc, copy=False)  # weight of output channel (group, o), input ci, tap
+    limits.require((n * c * run + n * cg * g * (size + tail)) * acc.itemsize, f"the padded phases of {list(reach)} positions")
     total = np.empty((n, c, run), acc)
 
     def phase(xs: np.ndarray, res: tuple[int, ...]) -> np.ndarray:
@@ -272,7 +276,9 @@ def _depthwise_channels_last(x: np.ndarray, w: np.ndarray, strides: Sequence[int
     one thread.)"""
     n, g, og, cg, kernel, out_spatial = _depthwise_geometry(x, w, out)
     r, c = len(kernel), g * og
-    xc = np.zeros((n, *_reach(out_spatial, strides, kernel, dilations), x.shape[1]), acc)
+    reach = _reach(out_spatial, strides, kernel, dilations)
+    limits.require(n * math.prod(reach) * x.shape[1] * acc.itemsize, f"the input padded to {list(reach)}")
+    xc = np.zeros((n, *reach, x.shape[1]), acc)
     src, dst = [slice(None), slice(None)], [slice(None)]
     for b, length, m in zip(begin, x.shape[2:], xc.shape[1:-1]):
         take = max(0, min(length, m - b))  # data past the last window is not read

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import ERROR, NOTE, WARNING
 from .check_report import CheckReport
+from .encoding import path_bytes
 
 _SEVERITY = {ERROR: "major", WARNING: "minor", NOTE: "info"}
 
@@ -23,10 +24,10 @@ def gitlab_list(report: CheckReport) -> list[dict[str, Any]]:
             subject = d.subject
             description = f"{subject}: {d.message}" if subject else d.message
             key = "\0".join([path, d.code, description, str(d.line or 0)])
-            fingerprint = hashlib.sha256(key.encode("utf-8")).hexdigest()
+            fingerprint = hashlib.sha256(path_bytes(key)).hexdigest()  # a non-UTF-8 file name too
             n = 1
             while fingerprint in seen:  # the same finding twice at one place still needs two ids
-                fingerprint = hashlib.sha256(f"{key}\0{n}".encode()).hexdigest()
+                fingerprint = hashlib.sha256(path_bytes(f"{key}\0{n}")).hexdigest()
                 n += 1
             seen.add(fingerprint)
             issues.append({

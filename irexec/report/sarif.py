@@ -14,6 +14,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..errors import ERROR, NOTE, WARNING, Diagnostic
 from .check_report import CheckReport
+from .encoding import path_bytes
 from .rules import RULES, rule
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -22,9 +23,9 @@ _LEVEL = {ERROR: "error", WARNING: "warning", NOTE: "note"}
 
 def artifact_uri(path: str) -> str:
     """A relative path stays relative (resolved against the checkout); an absolute one is a file: URI."""
-    posix = path.replace("\\", "/")
+    posix = path_bytes(path.replace("\\", "/"))  # quoted as the bytes on disk, UTF-8 or not
     if os.path.isabs(path):
-        return "file://" + quote(posix if posix.startswith("/") else "/" + posix)
+        return "file://" + quote(posix if posix.startswith(b"/") else b"/" + posix)
     return quote(posix)
 
 

@@ -394,3 +394,70 @@ def test_hostile_files_through_the_cli(case: tuple[bytes, bytes, str, str, int])
             named_a_directory = case[2:4] == ("xml", "directory") and "is a directory" in r.output  # click's usage error
             assert r.exit_code in (0, 1) or named_a_directory, r.output
             assert "SECRET" not in r.output
+
+
+# ------------------------------------------------------------------ ops x edge inputs
+# One layer of every op on 0-d, empty and one-element inputs of every element
+# type, holding NaN, infinities and the type's limits (see op_edges.py).  The
+# default suite draws a fixed sample; IREXEC_FUZZ_EXAMPLES draws more, and
+# IREXEC_FUZZ_SWEEP=1 runs every op on every element type and edge shape
+# (about 13,000 models, a few minutes).
+
+from op_edges import OPS as EDGE_OPS  # noqa: E402
+from op_edges import SHAPES as EDGE_SHAPES  # noqa: E402
+from op_edges import TYPES as EDGE_TYPES  # noqa: E402
+from op_edges import Case, build, cases, uniform_case  # noqa: E402
+
+SWEEP = os.environ.get("IREXEC_FUZZ_SWEEP", "") not in ("", "0")
+
+
+def run_if_clean(case: Case, directory: Path) -> bool:
+    """Check the one-layer model; when it is clean, run it: only IRExecError
+    may come out of the run.  Whether it was clean."""
+    built = build(case, directory)
+    if built is None:
+        return False
+    xml, feeds = built
+    if irexec.check(str(xml)).errors:
+        return False
+    model = load(str(xml), max_memory=MAX_MEMORY)
+    try:
+        run_model(model, feeds, max_memory=MAX_MEMORY)
+    except IRExecError:
+        pass
+    finally:
+        model.close()
+    return True
+
+
+@_settings(ci_examples=400)
+@given(cases())
+def test_a_clean_op_on_edge_inputs_never_fails_inside(case: Case) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        run_if_clean(case, Path(d))
+
+
+_ZERO_D_SAMPLE = ["Tanh", "Erf", "Gelu", "Mish", "HSwish", "SquaredDifference", "Sigmoid", "Swish", "SoftPlus", "Exp",
+                  "Log", "Sqrt", "Power", "Divide", "ConvertLike", "Convert", "Clamp", "Elu", "Selu", "HSigmoid"]
+
+
+@pytest.mark.parametrize("op", [c for c in EDGE_OPS if c.type in _ZERO_D_SAMPLE], ids=lambda c: f"{c.type}-{c.version}")
+@pytest.mark.parametrize("const", [False, True], ids=["param", "const"])
+def test_elementwise_ops_on_0d_tensors(op: type, const: bool, tmp_path: Path) -> None:
+    """Tanh, Erf, Gelu, Mish, HSwish and SquaredDifference of 0-d tensors used
+    to end in an internal error (NumPy gives scalars where the kernels write
+    with out=), at run time and when check folded them."""
+    ran = 0
+    for et in ("f32", "f16", "bf16", "f64"):
+        if run_if_clean(uniform_case(op, dtypes.get(et), (), const), tmp_path):
+            ran += 1
+    assert ran, "no element type was accepted"
+
+
+@pytest.mark.skipif(not SWEEP, reason="set IREXEC_FUZZ_SWEEP=1 to run every op on every element type and edge shape")
+@pytest.mark.parametrize("op", EDGE_OPS if SWEEP else EDGE_OPS[:1], ids=lambda c: f"{c.type}-{c.version}")
+def test_sweep_every_op_every_type_every_edge_shape(op: type, tmp_path: Path) -> None:
+    for et in EDGE_TYPES:
+        for shape in EDGE_SHAPES:
+            for const in (False, True):
+                run_if_clean(uniform_case(op, et, shape, const), tmp_path)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...kernels.windows import accumulator
-from ...shapes import DYNAMIC, Dim, PartialShape, broadcast_dim, broadcast_numpy
+from ...shapes import DYNAMIC, Dim, PartialShape, broadcast_numpy
 from ..base import ANY, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from ..registry import register
 
@@ -27,8 +27,11 @@ class AttentionPlan:
     use_scale: bool
 
 
-def _merge(a: Dim, b: Dim) -> Dim | None:
-    return broadcast_dim(a, b)
+def _onto(target: Dim, m: Dim) -> Dim | None:
+    """A mask dim broadcast onto L or S: 1 or equal (it never widens them)."""
+    if m.is_static and m.value == 1:
+        return target
+    return target.intersect(m)
 
 
 @register
@@ -68,13 +71,13 @@ class ScaledDotProductAttention13(Op):
 
         if k.shape.dims is not None:
             fold_lead(k, KEY, "key")
-            e = _merge(e_dim, k.shape.dims[-1])
+            e = e_dim.intersect(k.shape.dims[-1])  # equal, not broadcast: the matmul's inner dim
             if e is None:
                 raise op_error(f"key {k.shape} and query {q.shape} differ in their last dim", "incompatible-inputs", KEY)
             e_dim, s_dim = e, k.shape.dims[-2]
         if v.shape.dims is not None:
             fold_lead(v, VALUE, "value")
-            s = _merge(s_dim, v.shape.dims[-2])
+            s = s_dim.intersect(v.shape.dims[-2])  # equal, not broadcast: the matmul's inner dim
             if s is None:
                 raise op_error(f"value {v.shape} and key {k.shape} differ in their sequence dim (-2)",
                                "incompatible-inputs", VALUE)
@@ -83,7 +86,7 @@ class ScaledDotProductAttention13(Op):
             md = mask.shape.dims
             if len(md) < 2:
                 raise op_error(f"attention_mask must be a scalar or of rank >= 2, got {mask.shape}", "bad-input-rank", MASK)
-            lm, sm = _merge(l_dim, md[-2]), _merge(s_dim, md[-1])
+            lm, sm = _onto(l_dim, md[-2]), _onto(s_dim, md[-1])
             if lm is None or sm is None:
                 raise op_error(f"attention_mask {mask.shape} does not broadcast to [..., L={l_dim}, S={s_dim}]",
                                "incompatible-inputs", MASK)
@@ -103,7 +106,8 @@ class ScaledDotProductAttention13(Op):
         if plan.use_scale:
             scale = np.asarray(rest[1], acc).reshape(())
         else:
-            scale = acc.type(1.0 / np.sqrt(np.float64(q.shape[-1])))
+            with np.errstate(divide="ignore"):  # E = 0: an infinite scale of empty products
+                scale = acc.type(1.0 / np.sqrt(np.float64(q.shape[-1])))
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             scores = np.matmul(q, np.swapaxes(k, -1, -2))
             scores *= scale
@@ -116,6 +120,9 @@ class ScaledDotProductAttention13(Op):
                     scores = np.where(mask, scores, acc.type(-np.inf))
                 else:
                     scores = scores + mask.astype(acc, copy=False)
+            if S == 0:  # no key to attend to: the weights are empty and the weighted sum is 0
+                return [np.zeros(np.broadcast_shapes(scores.shape[:-1], v.shape[:-2] + (1,))[:-1] + (L, v.shape[-1]),
+                                 query.dtype)]
             scores = scores - scores.max(axis=-1, keepdims=True)
             np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import dtypes
+from ... import dtypes, limits
 from ...errors import Diagnostic, ModelError, OpError
 from ...shapes import DYNAMIC, Dim, PartialShape
 from ..base import BOOLEAN, INDEX, In, Inference, Op, TensorInfo, op_error
@@ -49,6 +49,34 @@ def _num_slices(dim: Dim, bi: BodyInput) -> Dim:
     start = bi.start + n if bi.start < 0 else bi.start
     end = bi.end + n if bi.end < 0 else bi.end
     return Dim.of((abs(end - start) + 1) // bi.part_size)
+
+
+def _check_slices(bi: BodyInput, shape: PartialShape) -> None:
+    """Every slice a sliced input gives lies inside its dim and runs from start
+    towards end: OpenVINO's reference splits the whole axis into parts of
+    part_size, walked forwards or backwards by the stride's sign, so a stride
+    other than +-part_size, or a start and end the stride walks away from,
+    reads outside the tensor or wraps around."""
+    if shape.dims is None or bi.axis is None:
+        return
+    if not -len(shape.dims) <= bi.axis < len(shape.dims):
+        raise op_error(f"port map axis {bi.axis} is out of range for input shape {shape}", "axis-out-of-range", bi.index)
+    dim = shape.dims[bi.axis]
+    if abs(bi.stride) != bi.part_size:
+        raise op_error(f"port map stride={bi.stride} with part_size={bi.part_size}: the stride must be part_size or "
+                       "-part_size (each iteration takes the next part)", "bad-port-map", bi.index)
+    if not dim.is_static:
+        return
+    n = dim.value
+    start = bi.start + n if bi.start < 0 else bi.start
+    end = bi.end + n if bi.end < 0 else bi.end
+    count = (abs(end - start) + 1) // bi.part_size
+    first, last = _slice_begin(n, bi, 0), _slice_begin(n, bi, count - 1) if count else 0
+    if not (0 <= start < n and 0 <= end < n) or (bi.stride > 0) != (end >= start) and start != end \
+            or count and not (0 <= min(first, last) and max(first, last) + bi.part_size <= n):
+        raise op_error(f"port map start={bi.start}, end={bi.end}, stride={bi.stride}, part_size={bi.part_size} do not "
+                       f"walk inside dim {n} of axis {bi.axis} (input shape {shape}; start and end must be inside it, "
+                       "and the stride must lead from start to end)", "bad-port-map", bi.index)
 
 
 def _slice_begin(n: int, bi: BodyInput, i: int) -> int:
@@ -147,6 +175,7 @@ class SubgraphOp(Op):
         seeds = dict(extra)
         for bi in body.inputs:
             info = inputs[bi.index]
+            _check_slices(bi, info.shape)
             if bi.axis is not None:
                 info = TensorInfo(_with_dim(info.shape, bi.axis, Dim.of(bi.part_size)), info.etype)
             else:
@@ -212,6 +241,10 @@ class SubgraphOp(Op):
             a = arrays[bi.index]
             n = _num_slices(Dim.of(a.shape[bi.axis % a.ndim]), bi).value  # type: ignore[operator]
             limit = n if limit is None else min(limit, n)
+        # the concatenated parts and the values carried to the next iteration
+        # count against the run's memory limit, checked after every iteration
+        run_limit, outer = limits.accounting() or (limits.default_max_memory(), 0)
+        parts_bytes = carried = 0
         i = 0
         go_on = cond_in
         while go_on and (limit is None or i < limit):
@@ -222,9 +255,14 @@ class SubgraphOp(Op):
                 feeds[bi.param] = np.take(a, np.arange(begin, begin + bi.part_size), axis=axis)
             if body.current_iteration is not None and all(bi.param != body.current_iteration for bi in body.inputs):
                 feeds[body.current_iteration] = np.full(ci_shape, i, dtype=ci_dtype)
-            values = body.run(feeds, targets)
+            with limits.charged(run_limit, outer + parts_bytes + carried):
+                values = body.run(feeds, targets)
             for rid, arrs in collected.items():
                 arrs.append(values[rid])
+                parts_bytes += values[rid].nbytes
+            carried = sum({id(a): a.nbytes for a in values.values()}.values())
+            if outer + parts_bytes + carried > run_limit:
+                limits.require(parts_bytes + carried, f"iteration {i + 1}: the outputs of the iterations so far")
             last = values
             for bi in body.inputs:
                 if bi.merged is not None:
@@ -233,6 +271,10 @@ class SubgraphOp(Op):
                 go_on = bool(np.asarray(values[body.condition]).reshape(-1)[0])
             i += 1
         outs: list[np.ndarray | None] = [None] * self.num_outputs(len(arrays))
+        joined = sum(a.nbytes for bo in body.outputs if bo.axis is not None for a in collected[bo.result])
+        if joined:  # the concatenated outputs, while their parts are still alive
+            with limits.charged(run_limit, outer + parts_bytes + carried):
+                limits.require(joined, f"the concatenated outputs of {i} iterations")
         for bo in body.outputs:
             if bo.axis is not None:
                 parts = collected[bo.result]

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import dtypes
+from ... import dtypes, limits
 from ...shapes import DYNAMIC, Dim, PartialShape
 from ..base import INDEX, INTEGRAL, REAL, Attr, Enum, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
 from ..registry import register
@@ -110,6 +110,9 @@ class _NMS(Op):
                 found.append(self._select(corners[bi], table, sc[bi, ci], limit, iou_t, score_t, sigma))
         counts = [len(f[0]) for f in found]
         total = sum(counts)
+        # the selection decides the outputs' size: held to the memory limit
+        # (with the index, score and sort arrays they are built from) first
+        limits.require(total * 136, f"NonMaxSuppression's {total} selected boxes")
         batch_idx = np.repeat(np.repeat(np.arange(n_batch), n_class), counts)
         class_idx = np.repeat(np.tile(np.arange(n_class), n_batch), counts)
         box_idx = np.concatenate([f[0] for f in found]) if found else np.zeros(0, np.int64)
@@ -296,6 +299,14 @@ class _ROIAlign(Op):
         else:
             sx, sy = np.ceil(bin_w).astype(np.int64), np.ceil(bin_h).astype(np.int64)
         avg = self.mode == "avg"
+        # sampling_ratio sizes the sample grids: held to the memory limit before any is made
+        most_y, most_x = int(sy.max()), int(sx.max())
+        if avg:
+            limits.require(8 * r * (ph * h + pw * w) + 8 * 6 * r * (ph * most_y + pw * most_x),
+                           f"ROIAlign's sample grids ({most_y}x{most_x} samples per bin)")
+        else:
+            limits.require(data.size * 8 + 8 * 4 * r * ph * most_y * pw * most_x * c + 8 * 6 * r * (ph * most_y + pw * most_x),
+                           f"ROIAlign's samples ({most_y}x{most_x} per bin, {c} channels)")
         if avg:
             # The average of bilinear samples on a separable grid is separable: out[r] = Wy[r] @ map @ Wx[r]^T
             # with Wy [PH, H] and Wx [PW, W] the per-row and per-column sample weights (invalid samples weigh 0).

@@ -266,9 +266,21 @@ unary("Mish", 4, _mish, precise=True, types=REAL, summary="x * tanh(softplus(x))
 unary("SoftSign", 9, _softsign, precise=True, types=REAL, summary="x / (1 + |x|)")
 unary("Elu", 1, _elu, precise=True, types=REAL, with_op=True, summary="x > 0 ? x : alpha * (e**x - 1)",
       attributes={"alpha": Attr("float", required=True, doc="scale of the negative part")})
-unary("Clamp", 1, _clamp, with_op=True, summary="min(max(x, min), max)",
-      attributes={"min": Attr("float", required=True, doc="lower bound"),
-                  "max": Attr("float", required=True, doc="upper bound")})
+Clamp1 = unary("Clamp", 1, _clamp, with_op=True, summary="min(max(x, min), max)",
+               attributes={"min": Attr("float", required=True, doc="lower bound"),
+                           "max": Attr("float", required=True, doc="upper bound")})
+
+
+def _clamp_bounds(self: Op) -> list:
+    """min <= max, as OpenVINO requires (a NaN bound is neither)."""
+    errors = Op.validate(self)
+    lo, hi = self.min, self.max  # type: ignore[attr-defined]
+    if not lo <= hi:
+        errors.append(op_error(f"min={lo} must not exceed max={hi} (and neither may be NaN)", "bad-attribute"))
+    return errors
+
+
+Clamp1.validate = _clamp_bounds  # type: ignore[method-assign]
 
 
 # ------------------------------------------- activations with parameter inputs
@@ -334,6 +346,10 @@ class PRelu1(Op):
         merged, _ = broadcast_shapes(ds, ss, "numpy")
         if ds.rank is not None and merged.rank is not None and merged.rank != ds.rank:
             raise op_error(f"slope {ss} does not broadcast onto data {ds}", "incompatible-inputs", 1)
+        if ds.dims is not None and ss.dims:
+            for x, y in zip(ds.dims[-len(ss.dims):], ss.dims):  # the output has the data's shape: no dim may widen
+                if not (y.is_static and y.value == 1) and x.intersect(y) is None:
+                    raise op_error(f"slope {ss} does not broadcast onto data {ds}", "incompatible-inputs", 1)
         return Inference([TensorInfo(ds, data.etype)], None)
 
     def compute(self, plan: object, data: np.ndarray, slope: np.ndarray) -> list[np.ndarray]:

@@ -50,6 +50,10 @@ AUTO_BROADCAST = {"auto_broadcast": Enum("numpy", "none", "pdpd", doc="broadcast
 
 def _apply(fn: Kernel, op: Op, with_op: bool, precise: bool, arrays: Sequence[np.ndarray], out_dtype: np.dtype,
            narrow: Kernel | None = None) -> np.ndarray:
+    if all(a.ndim == 0 for a in arrays):
+        # NumPy makes scalars, not arrays, of 0-d operands, and kernels write with out=: run on one element
+        one = _apply(fn, op, with_op, precise, [a.reshape(1) for a in arrays], out_dtype, narrow)
+        return one.reshape(())
     if precise and (arrays[0].dtype.kind == "f" or arrays[0].dtype == BF16):
         # f64 computation on private copies (the kernel may work in place), rounded once
         if narrow is not None and arrays[0].dtype != np.float64:

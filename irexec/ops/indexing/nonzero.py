@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ... import limits
 from ...shapes import DYNAMIC, Dim, PartialShape
 from ..base import In, IndexType, Inference, Op, TensorInfo
 from ..registry import register
@@ -39,5 +40,16 @@ class NonZero3(Op):
     def compute(self, plan: None, data: np.ndarray) -> Sequence[np.ndarray]:
         flat = data.reshape(-1) if data.ndim == 0 else data
         mask = flat != 0 if flat.dtype.kind != "V" else flat.astype(np.float32) != 0
-        index = np.stack(np.nonzero(mask)) if mask.ndim else np.zeros((1, 0), np.int64)
-        return [index.astype(self.output_type.dtype).reshape(mask.ndim, -1)]
+        dtype = self.output_type.dtype
+        count = int(np.count_nonzero(mask))
+        # the output's size is the data's to decide: counted, then held to the
+        # memory limit with the flat positions it is built from, then made
+        limits.require(count * (mask.ndim * dtype.itemsize + 16), f"NonZero's output of {count} indices per axis")
+        out = np.empty((mask.ndim, count), dtype)
+        rest = np.flatnonzero(mask)
+        for axis in range(mask.ndim - 1, 0, -1):  # row-major: the last axis varies fastest
+            out[axis] = rest % mask.shape[axis]
+            rest //= mask.shape[axis]
+        if mask.ndim:
+            out[0] = rest
+        return [out]

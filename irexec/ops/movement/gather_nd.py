@@ -48,7 +48,8 @@ class _GatherND(Op):
         b, k, out_shape = plan
         nb = math.prod(data.shape[:b])
         dims = np.array(data.shape[b:b + k], np.int64)
-        idx = _wrap(indices.reshape(nb, -1, k), dims, "index", INDICES)
+        tuples = math.prod(indices.shape[b:-1])  # (not -1: with k = 0 the indices hold no element)
+        idx = _wrap(indices.reshape(nb, tuples, k), dims, "index", INDICES)
         # one linear position per tuple, over the batch and the k indexed dims
         strides = np.array([math.prod(data.shape[b + j + 1:b + k]) for j in range(k)], np.int64)
         lin = (idx * strides).sum(-1) + np.arange(nb, dtype=np.int64)[:, None] * math.prod(data.shape[b:b + k])

@@ -85,6 +85,9 @@ class _Pad(Op):
         out = np.empty(out_shape, data.dtype)
         if out.size == 0:
             return [out]
+        if out.ndim == 0:  # a scalar has no axis to pad: it comes out as it is
+            out[()] = data
+            return [out]
         mode = self.pad_mode
         if not simple:  # a mirror reaching into a cropped part: one gather per axis
             x = data

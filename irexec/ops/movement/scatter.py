@@ -29,6 +29,13 @@ DATA, INDICES, UPDATES, AXIS = 0, 1, 2, 3
 def _wrap(idx: np.ndarray, dims: np.ndarray | int, what: str, port: int) -> np.ndarray:
     """Indices made non-negative against ``dims`` (broadcast along the last
     axis); an index outside [-dim, dim-1] is an error naming it."""
+    if idx.size and idx.dtype == np.uint64:
+        # range-checked as unsigned: cast first, 2^64-1 would read as -1, the last element
+        huge = idx > np.uint64(np.iinfo(np.int64).max)
+        if huge.any():
+            where = tuple(int(i) for i in np.argwhere(huge)[0])
+            d = int(np.broadcast_to(dims, idx.shape)[where])
+            raise op_error(f"{what} {int(idx[where])} at {list(where)} is out of range [0, {d - 1}]", "bad-value", port)
     idx = idx.astype(np.int64, copy=False)
     if idx.size == 0:
         return idx
@@ -115,6 +122,12 @@ class _ScatterElements(Op):
         a = const_int(axis, "axis", AXIS)
         if a is not None and d is not None:
             a = normalize_axis(a, len(d), "axis", "axis-out-of-range", AXIS)
+            if i is not None and len(i) == len(d):
+                # off the axis, an index's position is its place in indices: it must be a place in data
+                for k, (x, y) in enumerate(zip(i, d)):
+                    if k != a and y.hi is not None and x.lo > y.hi:
+                        raise op_error(f"indices {indices.shape} are larger than data {data.shape} in dim {k} "
+                                       f"(only the axis {a} may differ)", "incompatible-inputs", INDICES)
         return Inference([TensorInfo(data.shape, data.etype)], a)
 
     def compute(self, plan: int, data: np.ndarray, indices: np.ndarray, updates: np.ndarray, axis: np.ndarray) -> Sequence[np.ndarray]:

@@ -182,7 +182,7 @@ class _Recurrent(Op):
         c = c0.astype(ct, copy=False) if c0 is not None else None
         batch, steps = x.shape[0], x.shape[1]
         hs = h.shape[-1]
-        lens = np.full(batch, steps, np.int64) if lens is None else np.clip(lens.astype(np.int64), 0, steps)
+        lens = np.full(batch, steps, np.int64) if lens is None else _clip_lengths(lens, steps)
         t_idx = np.arange(steps)
         if reverse:  # each row reversed within its own length, as ReverseSequence does
             order = np.where(t_idx[None, :] < lens[:, None], lens[:, None] - 1 - t_idx[None, :], t_idx[None, :])
@@ -345,3 +345,11 @@ class LSTMSequence5(_Sequence):
     outputs = 3
     attributes = {**_SEQ, "activations": Attr("str", "")}
     default_activations = ("sigmoid", "tanh", "tanh")
+
+
+def _clip_lengths(lens: np.ndarray, steps: int) -> np.ndarray:
+    """Sequence lengths clipped to [0, steps], compared in their own type (a u64
+    length above 2^63 is long, not negative)."""
+    if lens.dtype.kind == "u":
+        return np.minimum(lens, steps).astype(np.int64)
+    return np.clip(lens.astype(np.int64), 0, steps)

@@ -55,6 +55,9 @@ class _Fourier(Op):
         elif not dims:
             raise op_error("data must have rank 1 or more, got a scalar", "bad-input-rank", DATA)
         rank = len(dims)
+        if self.kind in ("rdft", "irdft") and axes.shape.rank == 1 and axes.shape[0].hi == 0:
+            # the last axis named is the one halved (or restored): there must be one
+            raise op_error(f"axes is empty: {self.display()} needs at least one axis", "bad-value", AXES)
         values = const_ints(axes, "axes", AXES)
         sizes = const_ints(signal, "signal_size", SIGNAL) if signal is not None else None
         # OpenVINO passes a complex input's last dim through as it is declared

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ... import limits
 from ...dtypes import BF16
 from ...shapes import DYNAMIC, Dim, PartialShape
 from ..base import INDEX, NUMERIC, Attr, In, IndexType, Inference, Op, TensorInfo, normalize_axis, op_error
@@ -69,12 +70,15 @@ class Unique10(Op):
         else:
             moved = np.moveaxis(data, plan, 0)
             keys = moved.reshape(moved.shape[0], moved[:1].size)
+        # at most one output row per input row: the sort's working arrays and
+        # the four outputs at their largest, held to the memory limit first
+        idx, cnt = self.index_element_type.dtype, self.count_element_type.dtype
+        limits.require(keys.shape[0] * (56 + 2 * idx.itemsize + cnt.itemsize) + data.nbytes, "Unique's working arrays and outputs")
         first, inverse, counts = _unique_rows(keys, self.sorted)
         if plan is None:
             values = data.reshape(-1)[first]
         else:
             values = np.take(data, first, axis=plan)
-        idx, cnt = self.index_element_type.dtype, self.count_element_type.dtype
         return [values, first.astype(idx), inverse.astype(idx), counts.astype(cnt)]
 
 

@@ -1,0 +1,141 @@
+"""Ops x edge inputs: one layer of every registered op on inputs of unusual
+shapes (0-d, empty, one element), every element type and extreme values
+(NaN, infinities, the type's limits, u64 above 2^63), as Parameters or Consts.
+The property: a model that ``irexec check`` finds clean never ends its run
+in an internal error (a coded error is fine: data may break a run-time rule)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+from irexec.ir.writer import IRBuilder
+
+from irexec import dtypes
+from irexec.errors import IRExecError
+from irexec.ops.registry import all_ops
+
+# Attributes an op cannot do without, with plain values; the rest keep their defaults.
+REQUIRED: dict[str, dict[str, Any]] = {
+    "AvgPool": {"strides": "1", "kernel": "1", "exclude-pad": "false"},
+    "MaxPool": {"strides": "1", "kernel": "1"},
+    "BatchNormInference": {"epsilon": "0.001"},
+    "Clamp": {"min": "-1", "max": "1"},
+    "Concat": {"axis": "0"},
+    "Convert": {"destination_type": "i32"},
+    "Convolution": {"strides": "1", "dilations": "1", "pads_begin": "0", "pads_end": "0"},
+    "GroupConvolution": {"strides": "1", "dilations": "1", "pads_begin": "0", "pads_end": "0"},
+    "ConvolutionBackpropData": {"strides": "1", "dilations": "1", "pads_begin": "0", "pads_end": "0"},
+    "GroupConvolutionBackpropData": {"strides": "1", "dilations": "1", "pads_begin": "0", "pads_end": "0"},
+    "Einsum": {"equation": "i,i->"},
+    "Elu": {"alpha": "1"},
+    "Eye": {"output_type": "f32"},
+    "FakeQuantize": {"levels": "256"},
+    "GatherElements": {"axis": "0"},
+    "GroupNormalization": {"num_groups": "1", "epsilon": "0.001"},
+    "GRUCell": {"hidden_size": "1"}, "GRUSequence": {"hidden_size": "1"},
+    "LSTMCell": {"hidden_size": "1"}, "LSTMSequence": {"hidden_size": "1"},
+    "RNNCell": {"hidden_size": "1"}, "RNNSequence": {"hidden_size": "1"},
+    "Interpolate": {"axes": "0"},
+    "LRN": {"alpha": "1", "beta": "0.5", "bias": "1", "size": "1"},
+    "MVN": {"eps": "0.001", "normalize_variance": "true"},
+    "NormalizeL2": {"eps": "0.001"},
+    "OneHot": {"axis": "-1"},
+    "Range": {"output_type": "i64"},
+    "Reshape": {"special_zero": "false"},
+    "ROIAlign": {"pooled_h": "1", "pooled_w": "1", "sampling_ratio": "1", "spatial_scale": "1"},
+    "ScaledDotProductAttention": {"causal": "false"},
+    "Split": {"num_splits": "1"},
+    "STFT": {"transpose_frames": "false"},
+    "StridedSlice": {"begin_mask": "0", "end_mask": "0"},
+    "TopK": {"axis": "0", "k": "1"},
+}
+# Not one layer on plain inputs: graph ends, bodies, state, randomness.
+SKIPPED = {"Parameter", "Const", "Result", "If", "Loop", "TensorIterator", "ReadValue", "Assign", "RandomUniform", "Multinomial"}
+
+OPS = sorted((c for c in all_ops() if c.type not in SKIPPED), key=lambda c: (c.type, c.version))
+TYPES = sorted((et for et in dtypes.ELEMENT_TYPES.values() if et.supported and et.dtype is not None and et.name != "dynamic"),
+               key=lambda et: et.name)
+SHAPES: list[tuple[int, ...]] = [(), (0,), (1,), (3,), (2, 0), (2, 3), (1, 2, 3), (2, 1, 2, 2)]
+
+
+def extremes(dtype: np.dtype) -> list[Any]:
+    """Values at the edges of an element type."""
+    if dtype == np.bool_:
+        return [False, True]
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return [0, 1, 2, info.max, info.min, info.max - 1] + ([-1] if dtype.kind == "i" else [])
+    finfo = np.finfo(np.float32 if dtype.kind == "V" else dtype) if dtype.kind == "f" else None
+    big = float(finfo.max) if finfo is not None else 3.0e38
+    return [0.0, -0.0, 1.0, -1.5, float("nan"), float("inf"), float("-inf"), big, -big, 1e-45, 0.5]
+
+
+@dataclass(frozen=True)
+class Case:
+    op: type
+    inputs: tuple[tuple[str, tuple[int, ...], bool, bytes], ...]  # (element type, shape, as Const, raw values)
+
+    def describe(self) -> str:
+        parts = [f"{'const' if c else 'param'} {et}{list(s)}={np.frombuffer(raw, dtypes.get(et).dtype).tolist()[:6]}"
+                 for et, s, c, raw in self.inputs]
+        return f"{self.op.type}-{self.op.version}({', '.join(parts)})"
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> Case:
+    op = draw(st.sampled_from(OPS))
+    fewest, most = op.input_range()
+    count = draw(st.integers(fewest, min(most if most is not None else fewest + 2, fewest + 3)))
+    first_type = draw(st.sampled_from(TYPES))
+    inputs = []
+    for _ in range(count):
+        et = first_type if draw(st.booleans()) else draw(st.sampled_from(TYPES))
+        shape = draw(st.sampled_from(SHAPES))
+        pool = extremes(et.dtype)
+        n = int(np.prod(shape))
+        values = draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))
+        with np.errstate(all="ignore"):
+            arr = np.array(values, dtype=np.float64 if et.dtype.kind in "fV" else object).astype(et.dtype).reshape(shape)
+        inputs.append((et.name, shape, draw(st.booleans()), arr.tobytes()))
+    return Case(op, tuple(inputs))
+
+
+def build(case: Case, directory: Path) -> tuple[Path, dict[str, np.ndarray]] | None:
+    """The one-layer model, or None when its builder's own inference refuses it."""
+    b = IRBuilder()
+    feeds: dict[str, np.ndarray] = {}
+    outs = []
+    for k, (et, shape, const, raw) in enumerate(case.inputs):
+        arr = np.frombuffer(raw, dtypes.get(et).dtype).reshape(shape).copy()
+        if const:
+            outs.append(b.const(arr, et))
+        else:
+            outs.append(b.parameter(f"in{k}", list(shape), et))
+            feeds[f"in{k}"] = arr
+    try:
+        y = b.layer(case.op.type, f"opset{case.op.since_opset}", outs, REQUIRED.get(case.op.type, {}))
+    except IRExecError:
+        return None
+    for o in b.outputs_of(y):
+        b.result(o)
+    xml, _ = b.write(directory / "model.xml")
+    return Path(xml), feeds
+
+
+
+
+def uniform_case(op: type, et: Any, shape: tuple[int, ...], const: bool) -> Case:
+    """The op's fewest inputs, all of one element type and shape, cycling through its extremes."""
+    pool = extremes(et.dtype)
+    size = int(np.prod(shape))
+    inputs = []
+    for k in range(op.input_range()[0]):
+        values = [pool[(k + i) % len(pool)] for i in range(size)]
+        with np.errstate(all="ignore"):
+            arr = np.array(values, dtype=np.float64 if et.dtype.kind in "fV" else object).astype(et.dtype).reshape(shape)
+        inputs.append((et.name, shape, const, arr.tobytes()))
+    return Case(op, tuple(inputs))
