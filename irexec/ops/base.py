@@ -37,7 +37,7 @@ import numpy as np
 from .. import dtypes, limits
 from ..dtypes import ElementType
 from ..errors import OpError
-from ..shapes import PartialShape, ShapeSyntaxError, parse_partial_shape, parse_static_shape
+from ..shapes import Dim, PartialShape, ShapeSyntaxError, parse_partial_shape, parse_static_shape
 
 if TYPE_CHECKING:
     from ..ir.reader import Layer
@@ -45,7 +45,13 @@ if TYPE_CHECKING:
 
 # A value computed from Consts is folded only while it stays this small, so a
 # check never materialises a big tensor just to learn that it is constant.
+# The same holds for value bounds (two int64 arrays per tensor).  Both are
+# decided from inferred shapes *before* anything is computed.
 FOLD_LIMIT_ELEMENTS = 1 << 16
+# Past the element budget, the work of one fold: the elements a kernel reads,
+# writes and holds in temporaries (its padded input, im2col buffer, iteration
+# space), as ``Op.fold_work`` estimates them.  About 32 MiB of f64 at most.
+FOLD_WORK_LIMIT = 1 << 22
 
 # Value bounds are int64 arrays; this upper bound means "unbounded".
 UNBOUNDED = np.iinfo(np.int64).max
@@ -332,6 +338,9 @@ class Op:
     # it on their lower and on their upper bounds gives the output's bounds.
     # True: every input; the others must be exact constants (indices, axes).
     moves_values: ClassVar[bool | tuple[int, ...]] = False
+    # False for ops whose outputs are not a function of their inputs (random
+    # generators): never folded, so a check infers the same on every run.
+    deterministic: ClassVar[bool] = True
 
     def __init__(self, layer: Layer | None = None, attrs: dict[str, Any] | None = None, weights: Weights | None = None):
         self.layer = layer
@@ -396,7 +405,16 @@ class Op:
         check and run share."""
         self._check_declared(inputs)
         result = self.infer(*inputs)
-        return result if isinstance(result, Inference) else Inference(list(result))
+        if not isinstance(result, Inference):
+            result = Inference(list(result))
+        outs = result.outputs
+        for k, info in enumerate(outs):
+            shape = info.shape
+            if shape.dims is not None:
+                held = held_shape(shape, info.etype.itemsize)
+                if held is not shape:
+                    outs[k] = info.with_shape(held)
+        return result
 
     def infer(self, *inputs: TensorInfo) -> Inference | list[TensorInfo]:
         raise NotImplementedError
@@ -466,13 +484,13 @@ class Op:
         (lazily) when all inputs are small constants; bounds through data
         movement.  Ops with their own rules for bounds override this."""
         outs = inference.outputs
+        if not self.deterministic:
+            return outs
         if not inputs or not all(i.is_constant for i in inputs):
             if self.moves_values:
                 return self._fold_bounds(inputs, inference)
             return outs
-        if any((i.shape.max_elements() or FOLD_LIMIT_ELEMENTS + 1) > FOLD_LIMIT_ELEMENTS for i in inputs):
-            return outs
-        if not all(o.shape.is_static for o in outs) or sum(math.prod(o.shape.to_tuple()) for o in outs) > FOLD_LIMIT_ELEMENTS:
+        if not self.foldable(inputs, inference):
             return outs
         computed: list[Sequence[np.ndarray] | None] = []
 
@@ -496,9 +514,40 @@ class Op:
 
         return [TensorInfo(o.shape, o.etype, nth(k)) for k, o in enumerate(outs)]
 
+    def foldable(self, inputs: Sequence[TensorInfo], inference: Inference) -> bool:
+        """Whether computing this layer during a check stays within the fold
+        budget: every input and the outputs (from their inferred shapes) of at
+        most FOLD_LIMIT_ELEMENTS, and the kernel's work within FOLD_WORK_LIMIT.
+        Decided before anything is computed; past a budget a value is unknown."""
+        if not self.deterministic:
+            return False
+        for info in inputs:
+            n = info.shape.max_elements()
+            if n is None or n > FOLD_LIMIT_ELEMENTS:
+                return False
+        if fold_elements(inference.outputs) is None:
+            return False
+        work = self.fold_work(inputs, inference)
+        return work is not None and work <= FOLD_WORK_LIMIT
+
+    def fold_work(self, inputs: Sequence[TensorInfo], inference: Inference) -> int | None:
+        """Elements the kernel touches on these inputs (None: cannot tell, never
+        folded).  The inputs and outputs, for a kernel whose work and
+        temporaries are proportional to them; ops whose attributes size a
+        temporary (pads, an iteration space) override this."""
+        total = fold_elements(inference.outputs)
+        if total is None:
+            return None
+        for info in inputs:
+            n = info.shape.max_elements()
+            if n is None:
+                return None
+            total += n
+        return total
+
     def _fold_bounds(self, inputs: Sequence[TensorInfo], inference: Inference) -> list[TensorInfo]:
         outs = inference.outputs
-        if not all(o.etype.is_integral for o in outs):
+        if not all(o.etype.is_integral for o in outs) or not self.foldable(inputs, inference):
             return outs
         los, his = [], []
         moves = self.moves_values
@@ -522,6 +571,68 @@ class Op:
             return outs
         return [TensorInfo(o.shape, o.etype, None, (np.asarray(lo[k], np.int64), np.asarray(hi[k], np.int64)))
                 for k, o in enumerate(outs)]
+
+
+@lru_cache(maxsize=4096)  # shapes are immutable and a model repeats a few of them on every layer
+def held_shape(shape: PartialShape, itemsize: int) -> PartialShape:
+    """A computed shape held to the limits a declared one is held to
+    (``irexec.limits``): at most MAX_RANK dims, no dim past 2^63-1 and no
+    more than 2^63 bytes (the dims that are not 0 multiplied out, as NumPy
+    counts them), so no Python integer of thousands of digits and no shape
+    NumPy cannot allocate leaves inference.  An interval's upper bound past
+    2^63-1 only means "unbounded".  OpError ``shape-too-large`` otherwise."""
+    dims = shape.dims
+    assert dims is not None
+    if len(dims) > limits.MAX_RANK:
+        raise OpError(f"the output would have {len(dims)} dims; irexec holds tensors of at most {limits.MAX_RANK}",
+                      code="shape-too-large")
+    need = max(itemsize, 1)
+    clamp = False
+    for d in dims:
+        if d.lo:
+            need *= d.lo
+        if d.hi is not None and d.hi > limits.INT64_MAX:
+            clamp = True
+    if need > limits.MAX_TENSOR_BYTES:
+        big = next((d.lo for d in dims if d.lo > limits.INT64_MAX), None)
+        what = (f"a dim of {_digits(big)}, more than 2^63-1" if big is not None else
+                f"{limits.format_bytes(need)}, more than any 64-bit address space holds")
+        raise OpError(f"the output shape {_short(shape)} would need {what}", code="shape-too-large")
+    if clamp:
+        return PartialShape(tuple(Dim(d.lo, None) if d.hi is not None and d.hi > limits.INT64_MAX else d for d in dims))
+    return shape
+
+
+def _digits(n: int) -> str:
+    """A huge integer as a message can hold it (str() of 5,000 digits and more raises)."""
+    return f"about 2^{n.bit_length() - 1}" if n.bit_length() > 64 else str(n)
+
+
+def _short(shape: PartialShape) -> str:
+    def one(d: Dim) -> str:
+        if d.is_static:
+            return _digits(d.lo)
+        lo = _digits(d.lo) if d.lo else ""
+        hi = str(d.hi) if d.hi is not None and d.hi <= limits.INT64_MAX else ""
+        return f"{lo}..{hi}" if lo or hi else "?"
+
+    dims = shape.dims or ()
+    if len(dims) > 8:
+        return "[" + ",".join(one(d) for d in dims[:8]) + f",...] ({len(dims)} dims)"
+    return "[" + ",".join(one(d) for d in dims) + "]"
+
+
+def fold_elements(outs: Sequence[TensorInfo]) -> int | None:
+    """Elements of the outputs when every one is static and, together, within
+    the fold budget; None otherwise."""
+    total = 0
+    for o in outs:
+        if not o.shape.is_static:
+            return None
+        total += math.prod(o.shape.to_tuple())
+        if total > FOLD_LIMIT_ELEMENTS:
+            return None
+    return total
 
 
 @cache  # one answer per op class's input tuple, asked once per layer
