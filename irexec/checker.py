@@ -13,6 +13,7 @@ from .ir.reader import Layer, Port
 from .model import Model
 from .ops.base import TensorInfo
 from .ops.io import Parameter1
+from .ops.subgraph import body_check_scope
 from .shapes import DYNAMIC, Dim, PartialShape, format_dims
 
 
@@ -53,6 +54,7 @@ class CheckResult:
         return [d for d in self.diagnostics if d.severity == ERROR]
 
 
+@body_check_scope  # one budget of sub-graph body checks for the whole document
 def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = None, *,
                 parameters: Mapping[int, TensorInfo] | None = None, keep_tensors: bool = True) -> CheckResult:
     """Infer every layer's outputs and compare them with the declared ports.

@@ -10,14 +10,16 @@ next iteration.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import dtypes
-from ..errors import ERROR, Diagnostic, ModelError, OpError
+from ..errors import ERROR, NOTE, Diagnostic, ModelError, OpError
 from ..shapes import DYNAMIC, Dim, PartialShape
 from .base import BOOLEAN, INDEX, In, Inference, Op, TensorInfo, op_error
 from .registry import register
@@ -30,8 +32,42 @@ if TYPE_CHECKING:
     from ..model import Model
 
 # Bodies that feed back into themselves may change a merged input's shape;
-# shape inference re-runs the body until the shapes settle, at most this often.
+# shape inference re-runs the body until the shapes settle, at most this often
+# (widening what changed, so the last round always settles).
 _SETTLE_ROUNDS = 4
+# One check of a document (or one sub-graph inference at run time) checks each
+# body at most this many times, whatever the nesting: the settling rounds of
+# an outer body re-check the bodies inside it, and without a bound 13 nested
+# Loops meant 4^13 checks of the innermost body.  Checks on the same shapes
+# are remembered, so this is reached only by bodies whose inputs keep
+# changing; past it the body's outputs are unknown (a note says so).
+BODY_CHECKS = 16
+
+
+@dataclass
+class _Budget:
+    checks: dict[int, int] = field(default_factory=dict)  # id(body) -> checks done
+    done: dict[tuple, tuple[dict[int, TensorInfo | None], list[Diagnostic]]] = field(default_factory=dict)
+
+
+_BUDGET: ContextVar[_Budget | None] = ContextVar("irexec_body_checks", default=None)
+
+
+def body_check_scope(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run ``fn`` with one body-check budget, unless one is already open (the
+    checker opens it for a whole document; a run for each sub-graph inference)."""
+
+    @functools.wraps(fn)
+    def scoped(*args: Any, **kw: Any) -> Any:
+        if _BUDGET.get() is not None:
+            return fn(*args, **kw)
+        token = _BUDGET.set(_Budget())
+        try:
+            return fn(*args, **kw)
+        finally:
+            _BUDGET.reset(token)
+
+    return scoped
 
 
 @dataclass(frozen=True)
@@ -277,6 +313,23 @@ def _hull(a: PartialShape, b: PartialShape) -> PartialShape:
     return PartialShape(tuple(dims))
 
 
+def _widen(seed: PartialShape, found: PartialShape) -> PartialShape:
+    """What a back edge's Parameter is fed from the second iteration on: the
+    seed when the body gives back a shape within it, otherwise the seed with
+    the side that moved left open (a dim that grew has no upper bound, one
+    that shrank none but 0 below), so shapes settle in a few rounds."""
+    if seed.dims is None:
+        return seed
+    if found.dims is None or len(found.dims) != len(seed.dims):
+        return PartialShape(None)
+    dims = []
+    for a, b in zip(seed.dims, found.dims):
+        lo = a.lo if b.lo >= a.lo else 0
+        hi = a.hi if a.hi is not None and b.hi is not None and b.hi <= a.hi else None
+        dims.append(a if (lo, hi) == (a.lo, a.hi) else Dim(lo, hi))
+    return PartialShape(tuple(dims))
+
+
 def _result_infos(model: Model, tensors: dict, results: Sequence[int]) -> dict[int, TensorInfo | None]:
     out = {}
     for rid in results:
@@ -285,16 +338,34 @@ def _result_infos(model: Model, tensors: dict, results: Sequence[int]) -> dict[i
     return out
 
 
+@body_check_scope
 def _check_body(body: Body, seeds: dict[int, TensorInfo]) -> tuple[dict[int, TensorInfo | None], list[Diagnostic]]:
     """Check the body on the tensors fed to its Parameters: each Result's
-    tensor (None when it could not be inferred) and the findings."""
+    tensor (None when it could not be inferred) and the findings.  Within one
+    budget (see BODY_CHECKS) a body checked on the same shapes and types is
+    not checked again, and a body checked BODY_CHECKS times is not checked at
+    all: every Result is unknown and a note says why."""
     from ..checker import check_model
 
+    budget = _BUDGET.get()
+    assert budget is not None
+    key = (id(body), tuple(sorted((lid, info.shape, info.etype.name) for lid, info in seeds.items())))
+    done = budget.done.get(key)
+    if done is not None:
+        return done
+    count = budget.checks.get(id(body), 0)
+    if count >= BODY_CHECKS:
+        return {}, [Diagnostic("skipped", f"a body was not checked again: it was checked {BODY_CHECKS} times on "
+                               "changing input shapes (the limit per document); its outputs are taken as unknown",
+                               NOTE, file=body.model.path)]
+    budget.checks[id(body)] = count + 1
     result = check_model(body.model, parameters=seeds)
     rids = [o.result for o in body.outputs] + [bi.merged for bi in body.inputs if bi.merged is not None]
     if body.condition is not None:
         rids.append(body.condition)
-    return _result_infos(body.model, result.tensors, rids), result.diagnostics
+    found = _result_infos(body.model, result.tensors, rids), result.diagnostics
+    budget.done[key] = found
+    return found
 
 
 def _param_info(body: Body, lid: int) -> TensorInfo:
@@ -355,21 +426,24 @@ class SubgraphOp(Op):
                 info = TensorInfo(info.shape, info.etype)  # its value is not the body's business
             seeds[bi.param] = info
         diags: list[Diagnostic] = []
-        for _ in range(_SETTLE_ROUNDS):
+        for settle in range(_SETTLE_ROUNDS):
             found, diags = _check_body(body, seeds)
             changed = False
             for bi in body.inputs:
-                if bi.merged is None:
-                    continue
-                res = found.get(bi.merged)
-                cur = seeds[bi.param]
+                res = found.get(bi.merged) if bi.merged is not None else None
                 if res is None:
                     continue
-                if res.shape != cur.shape:
-                    seeds[bi.param] = TensorInfo(_hull(cur.shape, res.shape), cur.etype)
-                    changed = seeds[bi.param].shape != cur.shape
+                cur = seeds[bi.param]
+                wider = _widen(cur.shape, res.shape)
+                if wider != cur.shape:
+                    seeds[bi.param] = TensorInfo(wider, cur.etype)
+                    changed = True
             if not changed:
                 break
+            if settle == _SETTLE_ROUNDS - 2:  # one round left: every back edge any shape, which settles
+                for bi in body.inputs:
+                    if bi.merged is not None:
+                        seeds[bi.param] = TensorInfo(PartialShape(None), seeds[bi.param].etype)
         outs: list[TensorInfo] = [_unknown()] * self.num_outputs(len(inputs))
         for bo in body.outputs:
             res = found.get(bo.result)
