@@ -247,3 +247,36 @@ def test_bounds_do_not_survive_a_wrapping_convert(tmp_path: Path) -> None:
 def test_bounds_survive_a_convert_that_holds_them(etype: str, tmp_path: Path) -> None:
     (dim,) = _tensor(files.narrowing_convert(tmp_path, etype), "y").shape.dims
     assert dim == Dim(256, 300)
+
+
+# ------------------------------------------------------- memory of the reader
+
+
+def test_millions_of_dims_are_read_in_little_memory(tmp_path: Path) -> None:
+    """Ports of 700,000 <dim>s each (2.1 million in 25 MB): the whole tree of
+    them took about 20x the file (the whole check 2.1 GB for 58 MB); read as
+    they stream by, the check fits in the capped address space."""
+    xml = files.many_dims(tmp_path, layers=1, dims_per_port=700_000)
+    assert xml.stat().st_size > 24 << 20
+    p = cli("check", "-q", str(xml))
+    out = _clean(p)
+    assert p.returncode == 1 and "error[shape-too-large]" in out, out[-2000:]  # rank 700,000 is refused, not built
+
+
+def test_streamed_dims_keep_their_values_and_lines(tmp_path: Path) -> None:
+    """A document large enough to be read while it is parsed: a bad <dim> deep
+    inside is reported at its own line, and the good ones reach the check."""
+    xml = files.many_dims(tmp_path, layers=50_000, dims_per_port=8)
+    lines = xml.read_text().split("\n")
+    target = 30_000 + 3  # layer 30000 is on this line (the declaration, <net> and the Parameter come first)
+    assert 'id="30000"' in lines[target - 1]
+    lines[target - 1] = lines[target - 1].replace("<dim>1</dim></port></input>", "<dim>x</dim></port></input>", 1)
+    other = 20_000 + 3  # a good dim that disagrees (before the bad one, whose layer stops the chain)
+    lines[other - 1] = lines[other - 1].replace("<dim>1</dim>", "<dim>3</dim>", 1)
+    xml.write_text("\n".join(lines))
+    assert xml.stat().st_size > 16 << 20
+    found = irexec.check(str(xml)).diagnostics
+    bad = [d for d in found if d.code == "bad-dim"]
+    assert [(d.line, d.layer_id) for d in bad] == [(target, 30000)], bad
+    mismatch = [d for d in found if d.code == "shape-mismatch"]
+    assert [(d.line, d.layer_id, d.port_kind) for d in mismatch] == [(other, 20000, "input")], mismatch
