@@ -411,6 +411,9 @@ class Op:
         for k, info in enumerate(outs):
             shape = info.shape
             if shape.dims is not None:
+                if len(shape.dims) > limits.MAX_RANK:  # before hashing millions of dims into the cache
+                    raise OpError(f"the output would have {len(shape.dims)} dims; irexec holds tensors of at most "
+                                  f"{limits.MAX_RANK}", code="shape-too-large")
                 held = held_shape(shape, info.etype.itemsize)
                 if held is not shape:
                     outs[k] = info.with_shape(held)

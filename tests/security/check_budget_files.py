@@ -277,3 +277,24 @@ def many_dims(directory: Path, layers: int, dims_per_port: int = 8) -> Path:
         f.write("</edges></net>\n")
     (directory / "model.bin").write_bytes(b"")
     return directory / "model.xml"
+
+
+# ----------------------------------------------------- shape-like inputs
+
+
+def long_shape_input(directory: Path, count: int = 40_000_000, op: str = "Reshape") -> Path:
+    """A Reshape's target shape (or a Tile's repeats) that is a Const of
+    ``count`` int64 values, read from a sparse .bin (320 MB that cost nothing
+    on disk)."""
+    b = IRBuilder()
+    x = b.parameter("x", [1], "f32")
+    attrs = {"special_zero": "false"} if op == "Reshape" else {}
+    y = b.layer(op, "opset1", [x, b.const(np.ones(1, np.int64))], attrs, outputs=[([1], "f32")])
+    b.result(y, name="y")
+    xml = _write(b, directory)
+    text = xml.read_text()
+    assert text.count('offset="0" size="8" shape="1"') == 1
+    xml.write_text(text.replace('offset="0" size="8" shape="1"', f'offset="0" size="{8 * count}" shape="{count}"'))
+    with open(directory / "model.bin", "r+b") as f:
+        f.truncate(8 * count)
+    return xml

@@ -280,3 +280,13 @@ def test_streamed_dims_keep_their_values_and_lines(tmp_path: Path) -> None:
     assert [(d.line, d.layer_id) for d in bad] == [(target, 30000)], bad
     mismatch = [d for d in found if d.code == "shape-mismatch"]
     assert [(d.line, d.layer_id, d.port_kind) for d in mismatch] == [(other, 20000, "input")], mismatch
+
+
+@pytest.mark.parametrize("op", ["Reshape", "Tile"])
+def test_a_shape_input_of_millions_of_values_is_refused_unread(op: str, tmp_path: Path) -> None:
+    """A target shape (or repeats) of 40 million values in a sparse .bin: read
+    as Python ints it took about 1 GB, and 40 million dynamic dims 320 MB."""
+    xml = files.long_shape_input(tmp_path, op=op)
+    p = cli("check", str(xml))
+    out = _clean(p)
+    assert p.returncode == 1 and ("error[shape-too-large]" in out or "error[bad-value]" in out), out[-2000:]
