@@ -131,6 +131,8 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
             key = (lid, port.index)
             accepted = _accepted_types(info, layer, inputs)
             checked = _check_output_port(model, layer, port, info, out, accepted)
+            if checked.etype is not info.etype:  # an unknown type taken from the declared precision
+                accepted = _only(checked.etype.name)
             if unread is None or key in consumers:
                 spellings[key] = accepted
                 tensors[key] = checked
@@ -172,6 +174,8 @@ def _check_output_port(model: Model, layer: Layer, port: Port, info: TensorInfo,
                               **model.where(layer, port.id, "output", port.line)))
         refined = shape  # carry on with the inferred shape so one error does not cascade
     if port.precision is not None and port.precision.name not in accepted:
+        if not info.known_type:  # not inferred (a body past its check budget): the declared type refines it
+            return TensorInfo(refined, port.precision)
         out.append(Diagnostic("type-mismatch", f"declared precision {port.precision.precision} ({port.precision.name}) "
                               f"but inferred {info.etype.name}", ERROR, **model.where(layer, port.id, "output", port.line)))
     # the same shape: the op's own record serves (one fewer object per tensor)

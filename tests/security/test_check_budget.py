@@ -23,7 +23,7 @@ import pytest
 
 import irexec
 import irexec.checker
-from irexec.ops import base
+from irexec.ops import base, subgraph
 from irexec.ops.base import TensorInfo
 from irexec.ops.einsum import Einsum7
 from irexec.shapes import Dim
@@ -178,6 +178,18 @@ def test_nested_bodies_are_checked_a_bounded_number_of_times(tmp_path: Path, mon
     # every level needs more than one round; each body is checked a few times in all, not 4^depth
     assert all(count <= 1 + 4 * depth for depth, count in counts.items()), counts
     assert counts[40] - counts[16] <= 4 * (40 - 16), counts
+
+
+def test_past_the_body_budget_outputs_are_unknown_not_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a budget of one check per body, the second round of each level
+    finds its inner body spent: a note, unknown outputs, no error."""
+    monkeypatch.setattr(subgraph, "BODY_CHECKS", 1)
+    xml = files.nested_loops(tmp_path, 3)
+    found = irexec.check(str(xml))
+    assert found.errors == []
+    notes = [d for d in found.diagnostics if d.code == "skipped"]
+    assert notes and all(d.severity == "note" and "checked 1 times" in d.message for d in notes), notes
+    assert _tensor(xml, "loop1").shape.dims == (Dim(0, None),)  # unknown, but for the declared rank ([2..] when checked)
 
 
 def test_thirteen_nested_loops_check_from_the_command_line(tmp_path: Path) -> None:
