@@ -90,6 +90,19 @@ def padded_convolution(directory: Path, pads: int = 10_000, op: str = "Convoluti
     return _write(b, directory)
 
 
+def padded_interpolate(directory: Path, pads: int = 200_000) -> Path:
+    """A Const 2x2 map padded by ``pads`` on every side and resized to 2x2."""
+    b = IRBuilder()
+    x = b.const(np.ones((1, 1, 2, 2), np.float32))
+    y = b.layer("Interpolate", "opset11", [x, b.const(np.array([1, 1, 2, 2], np.int64))],
+                {"mode": "nearest", "shape_calculation_mode": "sizes", "pads_begin": f"0,0,{pads},{pads}",
+                 "pads_end": f"0,0,{pads},{pads}"}, outputs=[([1, 1, 2, 2], "f32")])
+    flat = b.layer("Reshape", "opset1", [y, b.const(np.array([4], np.int64))], {"special_zero": "false"},
+                   outputs=[([4], "f32")])
+    _read_as_repeats(b, flat, 4)
+    return _write(b, directory)
+
+
 # ---------------------------------------------------------------- finding 3
 
 

@@ -74,6 +74,7 @@ BIG_FOLDS: dict[str, Callable[[Path], Path]] = {
     "convolution-pads-10000": files.padded_convolution,  # 1.6 GB of padded copy
     "convolution-pads-200000": lambda d: files.padded_convolution(d, 200_000),
     "max-pool-pads-200000": lambda d: files.padded_convolution(d, 200_000, "MaxPool"),
+    "interpolate-pads-200000": files.padded_interpolate,
     "einsum-of-five-256": files.einsum_of_five,  # 2^40 steps
 }
 
@@ -90,6 +91,11 @@ def test_check_of_a_big_fold_stays_small(build: Callable[[Path], Path], tmp_path
 def test_folding_past_the_budget_leaves_the_value_unknown(tmp_path: Path) -> None:
     tiled = _tensor(files.padded_convolution(tmp_path), "tiled")
     assert tiled.shape.dims is not None and all(not d.is_static for d in tiled.shape.dims)
+
+
+def test_interpolate_within_the_budget_still_folds(tmp_path: Path) -> None:
+    tiled = _tensor(files.padded_interpolate(tmp_path, 1), "tiled")  # nearest of a padded 4x4 to 2x2: folded
+    assert tiled.shape.is_static and set(tiled.shape.to_tuple()) <= {0, 1}
 
 
 def test_folding_within_the_budget_still_folds(tmp_path: Path) -> None:
