@@ -13,6 +13,7 @@ from .errors import ERROR, NOTE, Diagnostic, IRExecError
 from .ir.declared import declared_shape, declared_text, shape_of_dims
 from .ir.reader import Layer, Port
 from .ops.base import TensorInfo
+from .ops.control.body_checks import body_check_scope
 from .ops.io import Parameter1
 from .shapes import PartialShape
 from .variables import PAIRING_CODES
@@ -47,6 +48,7 @@ def check_body(model: Model, parameters: Mapping[int, TensorInfo]) -> tuple[dict
     return result.tensors, result.diagnostics
 
 
+@body_check_scope  # one budget of sub-graph body checks for the whole document
 def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = None, *,
                 parameters: Mapping[int, TensorInfo] | None = None, keep_tensors: bool = True) -> CheckResult:
     """Infer every layer's outputs and compare them with the declared ports.
@@ -138,6 +140,8 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
             key = (lid, port.index)
             accepted = _accepted_types(info, layer, inputs)
             checked = _check_output_port(model, layer, port, info, out, accepted)
+            if checked.etype is not info.etype:  # an unknown type taken from the declared precision
+                accepted = _only(checked.etype.name)
             if unread is None or key in consumers:
                 spellings[key] = accepted
                 tensors[key] = checked
@@ -188,6 +192,8 @@ def _check_output_port(model: Model, layer: Layer, port: Port, info: TensorInfo,
                               **model.where(layer, port.id, "output", port.line)))
         refined = shape  # carry on with the inferred shape so one error does not cascade
     if port.precision is not None and port.precision.name not in accepted:
+        if not info.known_type:  # not inferred (a body past its check budget): the declared type refines it
+            return TensorInfo(refined, port.precision)
         out.append(Diagnostic("type-mismatch", f"declared precision {port.precision.precision} ({port.precision.name}) "
                               f"but inferred {info.etype.name}", ERROR, **model.where(layer, port.id, "output", port.line)))
     # the same shape: the op's own record serves (one fewer object per tensor)

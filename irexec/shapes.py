@@ -10,6 +10,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from . import limits
+from .errors import OpError
+
 
 class ShapeSyntaxError(ValueError):
     pass
@@ -114,6 +117,9 @@ class PartialShape:
 
     @staticmethod
     def dynamic(rank: int | None = None) -> PartialShape:
+        if rank is not None and rank > limits.MAX_RANK:  # a rank read from a value: refused before it is built
+            raise OpError(f"the output would have {rank} dims; irexec holds tensors of at most {limits.MAX_RANK}",
+                          code="shape-too-large")
         return PartialShape(None if rank is None else (DYNAMIC,) * rank)
 
     @property

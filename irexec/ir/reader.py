@@ -423,8 +423,14 @@ def _read_streaming(path: str) -> IRDocument | None:
     # unexpanded, so it resolves internal ones (no file or network access), and
     # it never sees a DOCTYPE, so there are none to expand (libxml2 can crash
     # expanding hostile ones in push mode): a document with one is the tree reader's
-    parser = etree.XMLPullParser(events=("end",), tag=("layer", "edge", "net"), schema=ir_schema(),
+    parser = etree.XMLPullParser(events=("end",), tag=("layer", "edge", "net", "dim"), schema=ir_schema(),
                                  **{**_PARSE_OPTIONS, "resolve_entities": "internal"})  # type: ignore[arg-type]
+    # A top-level port's <dim>s are taken out of the tree as they end (their
+    # values and lines kept here until the layer is read): a port of millions
+    # of dims costs a list of ints, not millions of libxml2 nodes.
+    taken: dict[etree._Element, list[int | tuple[str, int]]] = {}
+    values: list[int | tuple[str, int]] | None = None  # the dims taken from the port of the last <dim>
+    port: etree._Element | None = None
     try:
         with open_regular(path, "model file") as f:
             unread = 0  # bytes fed since the last record: a token of many MiB parses far slower pushed than pulled
@@ -443,6 +449,17 @@ def _read_streaming(path: str) -> IRDocument | None:
                     root = parser.close()
                 for _, el in parser.read_events():
                     section = el.getparent()
+                    if el.tag == "dim":
+                        if section is not port:  # a port's dims come one after the other
+                            port = section
+                            values = taken.setdefault(port, []) if _top_level_port(port) else None
+                        if values is not None:
+                            text = el.text or ""
+                            values.append(int(text) if text.isascii() and text.isdigit() and len(text) < 19 else
+                                          (text, el.sourceline))
+                            section.remove(el)  # type: ignore[union-attr]
+                            unread = 0
+                        continue
                     if section is None:
                         closed = el.tag == "net"
                         continue
@@ -450,7 +467,11 @@ def _read_streaming(path: str) -> IRDocument | None:
                     if top is None or top.getparent() is not None:
                         continue  # a sub-graph body's layer, or one inside free-form rt_info: freed with its ancestor
                     if el.tag == "layer" and section.tag == "layers":
-                        layer = _read_layer(el, index, diag)
+                        layer = _read_layer(el, index, diag, taken)
+                        if taken:  # the dims of its ports, read or not, are done with
+                            for sect in el:
+                                for pel in sect:
+                                    taken.pop(pel, None)
                         index += 1
                         if layer is not None:
                             layers.append(layer)
@@ -473,6 +494,17 @@ def _read_streaming(path: str) -> IRDocument | None:
     if raw_version is None or not _UINT_RE.match(raw_version.strip()) or int(raw_version) not in SUPPORTED_IR_VERSIONS:
         return None
     return IRDocument(path, int(raw_version), root.get("name", ""), layers, edges, diag.items + edge_diag.items)
+
+
+def _top_level_port(port: etree._Element | None) -> bool:
+    """Whether ``port`` is a <port> of a layer of the main graph (not of a body)."""
+    if port is None or port.tag != "port":
+        return False
+    section = port.getparent()
+    layer = section.getparent() if section is not None else None
+    layers = layer.getparent() if layer is not None else None
+    net = layers.getparent() if layers is not None else None
+    return net is not None and net.getparent() is None and layers.tag == "layers" and layer.tag == "layer"  # type: ignore[union-attr]
 
 
 def _read_tree(path: str) -> IRDocument:
@@ -509,7 +541,8 @@ def _read_layers(root: etree._Element, diag: _Collector) -> list[Layer]:
     return layers
 
 
-def _read_layer(el: etree._Element, index: int, diag: _Collector) -> Layer | None:
+def _read_layer(el: etree._Element, index: int, diag: _Collector,
+                taken: dict[etree._Element, list[int | tuple[str, int]]] | None = None) -> Layer | None:
     line = el.sourceline
     get = el.get
     raw_id, name, op_type, version = get("id"), get("name"), get("type"), get("version")
@@ -551,9 +584,9 @@ def _read_layer(el: etree._Element, index: int, diag: _Collector) -> Layer | Non
         else:  # items() finds each value by a scan of the attributes: quadratic; XPath is linear
             layer.data = {a.attrname: str(a) for a in data.xpath("@*")}
     if first_input is not None:
-        _read_ports(first_input, "input", layer.inputs, diag, lid, name)
+        _read_ports(first_input, "input", layer.inputs, diag, lid, name, taken)
     if first_output is not None:
-        _read_ports(first_output, "output", layer.outputs, diag, lid, name)
+        _read_ports(first_output, "output", layer.outputs, diag, lid, name, taken)
     return layer
 
 
@@ -575,13 +608,14 @@ def _read_nested(layer: Layer, el: etree._Element, path: str) -> None:
             maps[tag] = PortMap(el.sourceline, entries)
 
 
-def _read_ports(sect: etree._Element, kind: str, ports: list[Port], diag: _Collector, lid: int, name: str) -> None:
+def _read_ports(sect: etree._Element, kind: str, ports: list[Port], diag: _Collector, lid: int, name: str,
+                taken: dict[etree._Element, list[int | tuple[str, int]]] | None = None) -> None:
     ids: list[int] = []  # a handful of ports: a list, and a set only for a long section
     seen: set[int] | None = None
     for pel in sect:  # cheaper than iterchildren("port"), which sets up a tag matcher per section
         if pel.tag != "port":
             continue
-        port = _read_port(pel, kind, len(ports), diag, lid, name)
+        port = _read_port(pel, kind, len(ports), diag, lid, name, taken.get(pel) if taken else None)
         if port is None:
             continue
         if seen is None and len(ids) > 16:
@@ -596,7 +630,8 @@ def _read_ports(sect: etree._Element, kind: str, ports: list[Port], diag: _Colle
         ports.append(port)
 
 
-def _read_port(pel: etree._Element, kind: str, index: int, diag: _Collector, lid: int, name: str) -> Port | None:
+def _read_port(pel: etree._Element, kind: str, index: int, diag: _Collector, lid: int, name: str,
+               taken: list[int | tuple[str, int]] | None = None) -> Port | None:
     line = pel.sourceline
     get = pel.get
     raw_id = get("id")
@@ -607,15 +642,22 @@ def _read_port(pel: etree._Element, kind: str, index: int, diag: _Collector, lid
         if pid is None:
             return None
     dims: list[int] = []
-    for d in pel:  # cheaper than iterchildren("dim"), which sets up a tag matcher per port
-        if d.tag != "dim":
+    # the values and lines the streaming reader took out of the tree, else the <dim> children
+    for d in taken if taken is not None else pel:  # cheaper than iterchildren("dim"), which sets up a tag matcher per port
+        if type(d) is int:
+            dims.append(d)
             continue
-        text = d.text or ""
-        if text.isascii() and text.isdigit() and len(text) < 19:  # the common case, < 2^63 by its length
-            dims.append(int(text))
+        if type(d) is tuple:
+            text, dim_line = d
+        elif d.tag != "dim":
             continue
+        else:
+            text, dim_line = d.text or "", d.sourceline
+            if text.isascii() and text.isdigit() and len(text) < 19:  # the common case, < 2^63 by its length
+                dims.append(int(text))
+                continue
         if not _DIM_RE.match(text) or not -1 <= int(text) <= _INT64_MAX:
-            diag.add("bad-dim", f"<dim>{text[:40]}</dim> must be an integer >= -1 (-1 = dynamic) and below 2^63", d.sourceline,
+            diag.add("bad-dim", f"<dim>{text[:40]}</dim> must be an integer >= -1 (-1 = dynamic) and below 2^63", dim_line,
                      **_port_where(pid, kind, lid, name))
             dims.append(-1)  # keep the port, so its edges and port counts raise no follow-on errors
             continue

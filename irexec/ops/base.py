@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, limits
 from ..errors import OpError
 
 if TYPE_CHECKING:
@@ -40,7 +40,13 @@ if TYPE_CHECKING:
     from ..ir.weights import Weights
 
 from .declare import ANY, BOOLEAN, COMPARABLE, INDEX, INTEGRAL, NUMERIC, REAL, Attr, Enum, In, IndexType, same_as
+from .shape_limits import held_shape
 from .tensor import _UNKNOWN_TYPES, FOLD_LIMIT_ELEMENTS, LOWEST, UNBOUNDED, Inference, TensorInfo, concrete_info
+
+# Past the element budget (FOLD_LIMIT_ELEMENTS), the work of one fold: the elements a kernel
+# reads, writes and holds in temporaries (its padded input, im2col buffer, iteration space),
+# as ``Op.fold_work`` estimates them.  About 32 MiB of f64 at most.
+FOLD_WORK_LIMIT = 1 << 22
 
 # An op module imports the whole vocabulary from here: the declaration language
 # (declare.py), the tensors inference passes (tensor.py) and ``Op``.
@@ -68,6 +74,9 @@ class Op:
     # it on their lower and on their upper bounds gives the output's bounds.
     # True: every input; the others must be exact constants (indices, axes).
     moves_values: ClassVar[bool | tuple[int, ...]] = False
+    # False for ops whose outputs are not a function of their inputs (random
+    # generators): never folded, so a check infers the same on every run.
+    deterministic: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -138,7 +147,19 @@ class Op:
         check and run share."""
         self._check_declared(inputs)
         result = self.infer(*inputs)
-        return result if isinstance(result, Inference) else Inference(list(result))
+        if not isinstance(result, Inference):
+            result = Inference(list(result))
+        outs = result.outputs
+        for k, info in enumerate(outs):
+            shape = info.shape
+            if shape.dims is not None:
+                if len(shape.dims) > limits.MAX_RANK:  # before hashing millions of dims into the cache
+                    raise OpError(f"the output would have {len(shape.dims)} dims; irexec holds tensors of at most "
+                                  f"{limits.MAX_RANK}", code="shape-too-large")
+                held = held_shape(shape, info.etype.itemsize)
+                if held is not shape:
+                    outs[k] = info.with_shape(held)
+        return result
 
     def infer(self, *inputs: TensorInfo) -> Inference | list[TensorInfo]:
         raise NotImplementedError
@@ -214,13 +235,13 @@ class Op:
         (lazily) when all inputs are small constants; bounds through data
         movement.  Ops with their own rules for bounds override this."""
         outs = inference.outputs
+        if not self.deterministic:
+            return outs
         if not inputs or not all(i.is_constant for i in inputs):
             if self.moves_values:
                 return self._fold_bounds(inputs, inference)
             return outs
-        if any((i.shape.max_elements() or FOLD_LIMIT_ELEMENTS + 1) > FOLD_LIMIT_ELEMENTS for i in inputs):
-            return outs
-        if not all(o.shape.is_static for o in outs) or sum(math.prod(o.shape.to_tuple()) for o in outs) > FOLD_LIMIT_ELEMENTS:
+        if not self.foldable(inputs, inference):
             return outs
         computed: list[Sequence[np.ndarray] | None] = []
 
@@ -244,9 +265,40 @@ class Op:
 
         return [TensorInfo(o.shape, o.etype, nth(k)) for k, o in enumerate(outs)]
 
+    def foldable(self, inputs: Sequence[TensorInfo], inference: Inference) -> bool:
+        """Whether computing this layer during a check stays within the fold
+        budget: every input and the outputs (from their inferred shapes) of at
+        most FOLD_LIMIT_ELEMENTS, and the kernel's work within FOLD_WORK_LIMIT.
+        Decided before anything is computed; past a budget a value is unknown."""
+        if not self.deterministic:
+            return False
+        for info in inputs:
+            n = info.shape.max_elements()
+            if n is None or n > FOLD_LIMIT_ELEMENTS:
+                return False
+        if fold_elements(inference.outputs) is None:
+            return False
+        work = self.fold_work(inputs, inference)
+        return work is not None and work <= FOLD_WORK_LIMIT
+
+    def fold_work(self, inputs: Sequence[TensorInfo], inference: Inference) -> int | None:
+        """Elements the kernel touches on these inputs (None: cannot tell, never
+        folded).  The inputs and outputs, for a kernel whose work and
+        temporaries are proportional to them; ops whose attributes size a
+        temporary (pads, an iteration space) override this."""
+        total = fold_elements(inference.outputs)
+        if total is None:
+            return None
+        for info in inputs:
+            n = info.shape.max_elements()
+            if n is None:
+                return None
+            total += n
+        return total
+
     def _fold_bounds(self, inputs: Sequence[TensorInfo], inference: Inference) -> list[TensorInfo]:
         outs = inference.outputs
-        if not all(o.etype.is_integral for o in outs):
+        if not all(o.etype.is_integral for o in outs) or not self.foldable(inputs, inference):
             return outs
         los, his = [], []
         moves = self.moves_values
@@ -270,6 +322,19 @@ class Op:
             return outs
         return [TensorInfo(o.shape, o.etype, None, (np.asarray(lo[k], np.int64), np.asarray(hi[k], np.int64)))
                 for k, o in enumerate(outs)]
+
+
+def fold_elements(outs: Sequence[TensorInfo]) -> int | None:
+    """Elements of the outputs when every one is static and, together, within
+    the fold budget; None otherwise."""
+    total = 0
+    for o in outs:
+        if not o.shape.is_static:
+            return None
+        total += math.prod(o.shape.to_tuple())
+        if total > FOLD_LIMIT_ELEMENTS:
+            return None
+    return total
 
 
 @cache  # one answer per op class's input tuple, asked once per layer

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import limits
 from ..shapes import DYNAMIC, Dim, PartialShape
-from .base import UNBOUNDED, TensorInfo, normalize_axis, op_error
+from .base import FOLD_LIMIT_ELEMENTS, UNBOUNDED, TensorInfo, normalize_axis, op_error
 
 
 def const_ints(info: TensorInfo, what: str, port: int) -> list[int] | None:
@@ -19,6 +20,9 @@ def const_ints(info: TensorInfo, what: str, port: int) -> list[int] | None:
     v = np.asarray(v)
     if v.dtype.kind not in "iub":
         raise op_error(f"{what} must hold integers, got {v.dtype}", "bad-input-type", port)
+    if v.size > FOLD_LIMIT_ELEMENTS:  # axes, shapes, pads: one per dim; never millions of Python ints
+        raise op_error(f"{what} holds {v.size} values; a shape-like input holds at most {FOLD_LIMIT_ELEMENTS}",
+                       "bad-value", port)
     return [int(x) for x in v.reshape(-1).tolist()]
 
 
@@ -96,6 +100,8 @@ def shape_from_input(info: TensorInfo) -> PartialShape:
         return PartialShape(tuple(Dim(d, d) if isinstance(d, int) and d >= 0 else
                                   (d if isinstance(d, Dim) else DYNAMIC) for d in dims))
     n = target_length(info)
+    if n is not None and n.lo > limits.MAX_RANK:  # refused before a tuple of millions of dims is built
+        raise op_error(f"a shape of {n.lo} dims; irexec holds tensors of at most {limits.MAX_RANK}", "shape-too-large")
     if n is not None and n.is_static:
         return PartialShape.dynamic(n.value)
     return PartialShape(None)

@@ -11,7 +11,7 @@ next iteration.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,13 +22,14 @@ from ...errors import Diagnostic, ModelError, OpError
 from ...shapes import DYNAMIC, Dim, PartialShape
 from ..base import BOOLEAN, INDEX, In, Inference, Op, TensorInfo, op_error
 from ..registry import register
-from .body import Body, BodyInput, BodyOutput
+from .body import Body, BodyOutput
+from .body_checks import _check_body
+from .slicing import _check_slices, _num_slices, _slice_begin
 
 # Bodies that feed back into themselves may change a merged input's shape;
-# shape inference re-runs the body until the shapes settle, at most this often.
+# shape inference re-runs the body until the shapes settle, at most this often
+# (widening what changed, so the last round always settles).
 _SETTLE_ROUNDS = 4
-
-
 class BodyInference(Inference):
     """An inference that also carries the findings of the bodies' checks."""
 
@@ -38,52 +39,6 @@ class BodyInference(Inference):
 
 
 # ------------------------------------------------------------ shared machinery
-
-
-def _num_slices(dim: Dim, bi: BodyInput) -> Dim:
-    """Iterations a sliced input gives: [start, end] both included, negative
-    values counted from the end (OpenVINO's rule)."""
-    if not dim.is_static:
-        return DYNAMIC
-    n = dim.value
-    start = bi.start + n if bi.start < 0 else bi.start
-    end = bi.end + n if bi.end < 0 else bi.end
-    return Dim.of((abs(end - start) + 1) // bi.part_size)
-
-
-def _check_slices(bi: BodyInput, shape: PartialShape) -> None:
-    """Every slice a sliced input gives lies inside its dim and runs from start
-    towards end: OpenVINO's reference splits the whole axis into parts of
-    part_size, walked forwards or backwards by the stride's sign, so a stride
-    other than +-part_size, or a start and end the stride walks away from,
-    reads outside the tensor or wraps around."""
-    if shape.dims is None or bi.axis is None:
-        return
-    if not -len(shape.dims) <= bi.axis < len(shape.dims):
-        raise op_error(f"port map axis {bi.axis} is out of range for input shape {shape}", "axis-out-of-range", bi.index)
-    dim = shape.dims[bi.axis]
-    if abs(bi.stride) != bi.part_size:
-        raise op_error(f"port map stride={bi.stride} with part_size={bi.part_size}: the stride must be part_size or "
-                       "-part_size (each iteration takes the next part)", "bad-port-map", bi.index)
-    if not dim.is_static:
-        return
-    n = dim.value
-    start = bi.start + n if bi.start < 0 else bi.start
-    end = bi.end + n if bi.end < 0 else bi.end
-    count = (abs(end - start) + 1) // bi.part_size
-    first, last = _slice_begin(n, bi, 0), _slice_begin(n, bi, count - 1) if count else 0
-    if not (0 <= start < n and 0 <= end < n) or (bi.stride > 0) != (end >= start) and start != end \
-            or count and not (0 <= min(first, last) and max(first, last) + bi.part_size <= n):
-        raise op_error(f"port map start={bi.start}, end={bi.end}, stride={bi.stride}, part_size={bi.part_size} do not "
-                       f"walk inside dim {n} of axis {bi.axis} (input shape {shape}; start and end must be inside it, "
-                       "and the stride must lead from start to end)", "bad-port-map", bi.index)
-
-
-def _slice_begin(n: int, bi: BodyInput, i: int) -> int:
-    start = bi.start + n if bi.start < 0 else bi.start
-    if bi.stride > 0:
-        return start + i * bi.stride
-    return start - i * -bi.stride - bi.part_size + 1
 
 
 def _with_dim(shape: PartialShape, axis: int, dim: Dim) -> PartialShape:
@@ -105,22 +60,21 @@ def _hull(a: PartialShape, b: PartialShape) -> PartialShape:
     return PartialShape(tuple(dims))
 
 
-def _result_infos(body: Body, tensors: Mapping[tuple[int, int], TensorInfo], results: Sequence[int]) -> dict[int, TensorInfo | None]:
-    out = {}
-    for rid in results:
-        src = body.model.graph.producer.get((rid, 0))
-        out[rid] = tensors.get(src) if src is not None else None
-    return out
-
-
-def _check_body(body: Body, seeds: dict[int, TensorInfo]) -> tuple[dict[int, TensorInfo | None], list[Diagnostic]]:
-    """Check the body on the tensors fed to its Parameters: each Result's
-    tensor (None when it could not be inferred) and the findings."""
-    tensors, diagnostics = body.check(seeds)
-    rids = [o.result for o in body.outputs] + [bi.merged for bi in body.inputs if bi.merged is not None]
-    if body.condition is not None:
-        rids.append(body.condition)
-    return _result_infos(body, tensors, rids), diagnostics
+def _widen(seed: PartialShape, found: PartialShape) -> PartialShape:
+    """What a back edge's Parameter is fed from the second iteration on: the
+    seed when the body gives back a shape within it, otherwise the seed with
+    the side that moved left open (a dim that grew has no upper bound, one
+    that shrank none but 0 below), so shapes settle in a few rounds."""
+    if seed.dims is None:
+        return seed
+    if found.dims is None or len(found.dims) != len(seed.dims):
+        return PartialShape(None)
+    dims = []
+    for a, b in zip(seed.dims, found.dims):
+        lo = a.lo if b.lo >= a.lo else 0
+        hi = a.hi if a.hi is not None and b.hi is not None and b.hi <= a.hi else None
+        dims.append(a if (lo, hi) == (a.lo, a.hi) else Dim(lo, hi))
+    return PartialShape(tuple(dims))
 
 
 def _param_info(body: Body, lid: int) -> TensorInfo:
@@ -182,21 +136,24 @@ class SubgraphOp(Op):
                 info = TensorInfo(info.shape, info.etype)  # its value is not the body's business
             seeds[bi.param] = info
         diags: list[Diagnostic] = []
-        for _ in range(_SETTLE_ROUNDS):
+        for settle in range(_SETTLE_ROUNDS):
             found, diags = _check_body(body, seeds)
             changed = False
             for bi in body.inputs:
-                if bi.merged is None:
-                    continue
-                res = found.get(bi.merged)
-                cur = seeds[bi.param]
+                res = found.get(bi.merged) if bi.merged is not None else None
                 if res is None:
                     continue
-                if res.shape != cur.shape:
-                    seeds[bi.param] = TensorInfo(_hull(cur.shape, res.shape), cur.etype)
-                    changed = seeds[bi.param].shape != cur.shape
+                cur = seeds[bi.param]
+                wider = _widen(cur.shape, res.shape)
+                if wider != cur.shape:
+                    seeds[bi.param] = TensorInfo(wider, cur.etype)
+                    changed = True
             if not changed:
                 break
+            if settle == _SETTLE_ROUNDS - 2:  # one round left: every back edge any shape, which settles
+                for bi in body.inputs:
+                    if bi.merged is not None:
+                        seeds[bi.param] = TensorInfo(PartialShape(None), seeds[bi.param].etype)
         outs: list[TensorInfo] = [_unknown()] * self.num_outputs(len(inputs))
         for bo in body.outputs:
             res = found.get(bo.result)

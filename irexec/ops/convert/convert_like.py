@@ -8,8 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...kernels.convert import convert_array
-from ..base import UNBOUNDED, In, Inference, Op, TensorInfo
+from ..base import In, Inference, Op, TensorInfo
 from ..registry import register
+from .convert import narrowed
 
 
 @register
@@ -28,11 +29,8 @@ class ConvertLike1(Op):
         target = outs[0].etype
         if bounds is None or not inputs[0].etype.is_integral or not target.is_integral:
             return outs
-        info = np.iinfo(target.dtype)
-        highs = bounds[1][bounds[1] != UNBOUNDED]  # unbounded stays unbounded
-        if (bounds[0].size and int(bounds[0].min()) < info.min) or (highs.size and int(highs.max()) > info.max):
-            return outs  # the values would wrap: their bounds say nothing
-        return [TensorInfo(outs[0].shape, target, None, bounds)]  # shape arithmetic changing int width
+        kept = narrowed(bounds, target)
+        return [TensorInfo(outs[0].shape, target, None, kept)] if kept is not None else outs
 
     def compute(self, plan: np.dtype, data: np.ndarray, like: np.ndarray) -> Sequence[np.ndarray]:
         return [convert_array(data, like.dtype)]

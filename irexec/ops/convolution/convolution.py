@@ -7,6 +7,8 @@ f64); integer data in its own type with wrap-around.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -90,6 +92,18 @@ class _ConvBase(Op):
             groups = fd[0].value if self.grouped else 1
             plan = ConvPlan(tuple(pb), tuple(pe), shape.to_tuple()[2:], groups)
         return Inference([TensorInfo(shape, etype)], plan)
+
+    def fold_work(self, inputs: Sequence[TensorInfo], inference: Inference) -> int | None:
+        """The pads size the padded copy and the windows the im2col tiles, not
+        the inputs: a 2x2 map with pads 10000 is a 20002x20002 copy."""
+        plan, base = inference.plan, super().fold_work(inputs, inference)
+        if not isinstance(plan, ConvPlan) or base is None:
+            return None
+        data, filters = (i.shape.to_tuple() for i in inputs)
+        n, c = data[:2]
+        padded = math.prod(max(0, d + b + e) for d, b, e in zip(data[2:], plan.pads_begin, plan.pads_end))
+        windows = math.prod(plan.out_spatial) * math.prod(filters[-len(plan.out_spatial):])
+        return base + n * c * (padded + windows)
 
     def compute(self, plan: ConvPlan, data: np.ndarray, filters: np.ndarray) -> list[np.ndarray]:
         w = filters if self.grouped else filters[None]

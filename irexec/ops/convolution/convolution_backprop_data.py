@@ -16,6 +16,7 @@ nothing.  Sums in f32 (f64 for f64 data), integers in their own type.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -139,6 +140,14 @@ class _DeconvBase(Op):
         if shape.is_static and len(pb) == n and data.shape.is_static and filters.shape.is_static:
             plan = DeconvPlan(tuple(pb), shape.to_tuple()[2:], fd[0].value if self.grouped else 1)
         return Inference([TensorInfo(shape, etype)], plan)
+
+    def fold_work(self, inputs: Sequence[TensorInfo], inference: Inference) -> int | None:
+        """Every (filter tap, input position) contribution is held at once."""
+        plan, base = inference.plan, super().fold_work(inputs, inference)
+        if not isinstance(plan, DeconvPlan) or base is None:
+            return None
+        data, filters = inputs[0].shape.to_tuple(), inputs[1].shape.to_tuple()
+        return base + 2 * math.prod(data) * math.prod(filters) + 2 * math.prod(inference.outputs[0].shape.to_tuple())
 
     def compute(self, plan: DeconvPlan, data: np.ndarray, filters: np.ndarray, *rest: np.ndarray) -> list[np.ndarray]:
         n, c = data.shape[:2]

@@ -273,6 +273,17 @@ class _ROIAlign(Op):
         """(added before scaling, added after, whether ROI sizes are at least 1)."""
         return 0.0, 0.0, True
 
+    def fold_work(self, inputs: Sequence[TensorInfo], inference: Inference) -> int | None:
+        """sampling_ratio sizes the sample grids (and 0 lets the ROI values
+        size them): never estimated from the shapes alone beyond a fixed ratio."""
+        base = super().fold_work(inputs, inference)
+        if base is None or self.sampling_ratio <= 0:
+            return None
+        n, c, h, w = inputs[0].shape.to_tuple()
+        r = inputs[1].shape.to_tuple()[0]
+        samples = r * (self.pooled_h + self.pooled_w) * self.sampling_ratio
+        return base + samples * (c + h + w) + r * self.pooled_h * self.pooled_w * self.sampling_ratio ** 2 * c
+
     def compute(self, plan: None, data: np.ndarray, rois: np.ndarray, indices: np.ndarray) -> Sequence[np.ndarray]:
         n, c, h, w = data.shape
         r = rois.shape[0]

@@ -116,7 +116,7 @@ class Binary(Op):
     def fold(self, inputs: Sequence[TensorInfo], inference: Inference) -> list[TensorInfo]:
         outs = super().fold(inputs, inference)
         bounds_fn = type(self).bounds_fn
-        if bounds_fn is None or outs[0].is_constant or not outs[0].etype.is_integral or not outs[0].shape.is_static:
+        if bounds_fn is None or outs[0].is_constant or not outs[0].etype.is_integral or not self.foldable(inputs, inference):
             return outs
         a, b = inputs[0].bounds(), inputs[1].bounds()
         if a is None or b is None:

@@ -54,6 +54,7 @@ def _below(x: np.ndarray) -> np.ndarray:
 class RandomUniform8(Op):
     type, version = "RandomUniform", 8
     family = "generation"
+    deterministic = False  # never folded, whatever the seeds (OpenVINO does not fold it either)
     summary = "uniform random values in [minval, maxval) of output_type (values differ from OpenVINO's)"
     inputs = (In("shape", INDEX, rank=1, value=True), In("minval", NUMERIC, rank=(0, 1), elements=1, value=True),
               In("maxval", NUMERIC, rank=(0, 1), elements=1, value=True))
@@ -104,6 +105,7 @@ class RandomUniform8(Op):
 class Multinomial13(Op):
     type, version = "Multinomial", 13
     family = "generation"
+    deterministic = False
     summary = "num_samples class indices per batch drawn from (log-)probabilities (values differ from OpenVINO's)"
     inputs = (In("probs", REAL, value=False), In("num_samples", INDEX, rank=(0, 1), elements=1, value=True))
     attributes = {

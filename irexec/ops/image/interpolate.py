@@ -21,6 +21,8 @@ data type.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,6 +88,20 @@ class _Interp(Op):
     def _resize(self, rank: int) -> Resize:
         return Resize(self.mode, self.coordinate_transformation_mode, self.nearest_mode, self.antialias,
                       self.cube_coeff)
+
+    def fold_work(self, inputs: Sequence[TensorInfo], inference: Inference) -> int | None:
+        """The pads size the padded copy and each resized axis a tensor as large
+        as the larger of input and output along every axis, one pass per tap
+        (antialiased downscaling takes about twice the scale's inverse taps)."""
+        plan, base = inference.plan, super().fold_work(inputs, inference)
+        if not isinstance(plan, InterpPlan) or base is None:
+            return None
+        data = inputs[self.data_port].shape.to_tuple()
+        padded = [d + b + e for d, b, e in zip(data, plan.pads_begin, plan.pads_end)]
+        out = inference.outputs[0].shape.to_tuple()
+        largest = math.prod(max(p, o) for p, o in zip(padded, out))
+        taps = 4 + max((2 * -(-padded[a] // max(m, 1)) for a, m in zip(plan.axes, plan.sizes)), default=0)
+        return base + math.prod(padded) + largest * max(len(plan.axes), 1) * taps
 
     def _pads(self, rank: int) -> tuple[list[int], list[int]]:
         pb = list(self.pads_begin)[:rank] + [0] * max(0, rank - len(self.pads_begin))

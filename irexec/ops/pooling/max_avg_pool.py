@@ -110,6 +110,18 @@ class _Pool(Op):
             plan = PoolPlan(tuple(pb), tuple(pe), shape.to_tuple()[2:], dil)
         return shape, plan
 
+    def fold_work(self, inputs: Sequence[TensorInfo], inference: Inference) -> int | None:
+        """The pads and the windows size the padded copy and the taps, not the input."""
+        plan, base = inference.plan, super().fold_work(inputs, inference)
+        if not isinstance(plan, PoolPlan) or base is None:
+            return None
+        data = inputs[0].shape.to_tuple()
+        padded = math.prod(max(0, d + b + e, (o - 1) * s + dl * (k - 1) + 1) for d, b, e, o, s, dl, k in
+                           zip(data[2:], plan.pads_begin, plan.pads_end, plan.out_spatial, self.strides, plan.dilations,
+                               self.kernel))
+        taps = math.prod(plan.out_spatial) * math.prod(self.kernel)
+        return base + data[0] * data[1] * (padded + taps)
+
     def _padded(self, data: np.ndarray, plan: PoolPlan, value: float | int) -> np.ndarray:
         """The input padded, then cut or extended at the end to exactly what
         the output windows read (ceil rounding may read past pads_end)."""

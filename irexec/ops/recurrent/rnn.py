@@ -10,6 +10,7 @@ once per output, f32 in f32, f64 in f64.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -288,6 +289,16 @@ class _Sequence(_Recurrent):
         y = TensorInfo(PartialShape((bat, d, steps, hid)), x.etype)
         state = TensorInfo(PartialShape((bat, d, hid)), x.etype)
         return Inference([y] + [state] * n)
+
+    def fold_work(self, inputs: Sequence[TensorInfo], inference: Inference) -> int | None:
+        """Every step multiplies the weights: steps x batch x (W and R)."""
+        base = super().fold_work(inputs, inference)
+        if base is None:
+            return None
+        n = 2 if self.has_cell_state else 1
+        batch, steps = inputs[0].shape.to_tuple()[:2]
+        weights = sum(math.prod(inputs[k].shape.to_tuple()) for k in (2 + n, 3 + n))
+        return base + batch * steps * weights
 
     def compute(self, plan: Any, *arrays: np.ndarray) -> list[np.ndarray]:
         x = arrays[0]

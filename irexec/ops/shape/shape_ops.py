@@ -320,7 +320,10 @@ def _range_length(start: float, stop: float, step: float) -> int:
         return 0
     if isinstance(start, int) and isinstance(stop, int) and isinstance(step, int):
         return -(-abs(stop - start) // abs(step))
-    return int(math.ceil(abs(stop - start) / abs(step)))
+    ratio = abs(stop - start) / abs(step)  # in f64, as OpenVINO computes it: ends 3.4e308 apart give inf
+    if not ratio < 2.0**63:
+        raise op_error(f"a range from {start} to {stop} by {step} has more than 2^63-1 elements", "shape-too-large")
+    return int(math.ceil(ratio))
 
 
 class _Range(Op):
