@@ -32,6 +32,12 @@ RULES: dict[str, Rule] = {
     "tensor-name-too-long": Rule("Tensor name too long", "An output or input name is longer than an .npz entry name can be."),
     "not-xml": Rule("Not an XML model", "The path given as the model is a weights file or an npz archive; pass the model's .xml."),
     "xml-syntax": Rule("Malformed XML", _FILE + " The XML is not well formed."),
+    "xml-leading-content": Rule("Content before the XML declaration",
+                                "Whitespace, text or comments come before `<?xml ...?>`. XML forbids it and most XML tools "
+                                "refuse the file; OpenVINO reads it, and so does irexec (a warning)."),
+    "xml-trailing-content": Rule("Content after </net>",
+                                 "Text or elements follow the root element. XML forbids it and most XML tools refuse the file; "
+                                 "OpenVINO ignores it as long as its tags pair up, and so does irexec (a warning)."),
     "xml-encoding": Rule("Not UTF-8", _FILE + " Its bytes are not valid UTF-8 (or do not match the declared encoding)."),
     "xml-limit": Rule("XML past parser limits", _FILE + " It goes past libxml2's depth or size limits."),
     "unsafe-xml": Rule("Unsafe DOCTYPE", "A DOCTYPE declares entities or names an external DTD; refused, never expanded or fetched."),
