@@ -175,6 +175,9 @@ def run_model(
         folded.remember(key, plan)
     stop_layer = plan.stop_layer
     bound = bind_feeds(model, feeds, plan.live)
+    pre = model.pre_process
+    if pre is not None and pre.parameter in bound:  # as OpenVINO's reader inserts it: input - mean, before any layer
+        bound[pre.parameter] = pre.apply(bound[pre.parameter])
     limit = limits.resolve(max_memory)
     _refuse_large_inputs(model, bound, limit)
     steps, preset, preset_bytes = plan.steps, None, 0

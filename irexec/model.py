@@ -17,6 +17,7 @@ from .ops.base import Op
 from .ops.io import Const1, Parameter1, Result1
 from .ops.registry import resolve, unsupported_reason
 from .ops.subgraph import attach_bodies
+from .preprocess import resolve as resolve_pre_process
 from .shapes import PartialShape, format_dims
 
 # Findings that a check reports as warnings (the layer is trusted as declared)
@@ -35,6 +36,8 @@ class Model:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # what every run shares (folded Const-only layers, run orders): see execute._folded
     run_cache: Any = field(default=None, repr=False, compare=False)
+    # the legacy <pre-process> mean values OpenVINO subtracts from an input as it reads the model
+    pre_process: Any = field(default=None, repr=False, compare=False)
     _by_class: dict[type, tuple[Layer, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -125,8 +128,11 @@ def read_model(path: str, weights: str | None = None, *, follow_symlinks: bool |
     attach_bodies(path, graph, ops, w)
     diags.extend(graph_diags)
     _check_port_counts(path, graph, ops, diags)
+    pre = resolve_pre_process(path, doc.pre_process, graph, ops, w, diags)
     diags.sort(key=lambda d: (d.line or 0))
-    return Model(path, doc, w, graph, ops, diags)
+    model = Model(path, doc, w, graph, ops, diags)
+    model.pre_process = pre
+    return model
 
 
 def load(path: str, weights: str | None = None, max_memory: int | None = None, *,

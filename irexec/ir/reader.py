@@ -191,6 +191,29 @@ class EdgeTable(Sequence[Edge]):
         return f"EdgeTable({list(self)!r})"
 
 
+@dataclass(frozen=True)
+class MeanChannel:
+    """One ``<pre-process><channel>``: its ``<mean>`` holds a ``value`` or an
+    ``offset``/``size`` blob in the .bin (the raw attribute texts)."""
+
+    id: str | None
+    line: int
+    has_mean: bool = False
+    value: str | None = None
+    offset: str | None = None
+    size: str | None = None
+
+
+@dataclass(frozen=True)
+class PreProcess:
+    """The legacy ``<pre-process>`` section: mean values OpenVINO subtracts
+    from one input as it reads the model."""
+
+    line: int
+    reference: str  # reference-layer-name, "" when absent
+    channels: tuple[MeanChannel, ...]
+
+
 @dataclass
 class IRDocument:
     path: str
@@ -199,6 +222,21 @@ class IRDocument:
     layers: list[Layer]
     edges: Sequence[Edge]  # an EdgeTable as read; a list where one is built by hand
     diagnostics: list[Diagnostic]
+    pre_process: PreProcess | None = None
+
+
+def read_pre_process(el: etree._Element | None) -> PreProcess | None:
+    if el is None:
+        return None
+    channels = []
+    for ch in el.iterchildren("channel"):
+        mean = ch.find("mean")
+        if mean is None:
+            channels.append(MeanChannel(ch.get("id"), ch.sourceline))
+        else:
+            channels.append(MeanChannel(ch.get("id"), ch.sourceline, True, mean.get("value"), mean.get("offset"),
+                                        mean.get("size")))
+    return PreProcess(el.sourceline, el.get("reference-layer-name", ""), tuple(channels))
 
 
 def unescape_names(raw: str) -> tuple[str, ...]:
@@ -452,7 +490,8 @@ def _read_streaming(path: str) -> IRDocument | None:
     # unexpanded, so it resolves internal ones (no file or network access), and
     # it never sees a DOCTYPE, so there are none to expand (libxml2 can crash
     # expanding hostile ones in push mode): a document with one is the tree reader's
-    parser = etree.XMLPullParser(events=("end",), tag=("layer", "edge", "net"), schema=ir_schema(),
+    pre_process = None
+    parser = etree.XMLPullParser(events=("end",), tag=("layer", "edge", "net", "pre-process"), schema=ir_schema(),
                                  **{**_PARSE_OPTIONS, "resolve_entities": "internal"})  # type: ignore[arg-type]
     try:
         with open_regular(path, "model file") as f:
@@ -476,6 +515,10 @@ def _read_streaming(path: str) -> IRDocument | None:
                         closed = el.tag == "net"
                         continue
                     top = section.getparent()
+                    if el.tag == "pre-process":
+                        if top is None and pre_process is None:
+                            pre_process = read_pre_process(el)
+                        continue
                     if top is None or top.getparent() is not None:
                         continue  # a sub-graph body's layer, or one inside free-form rt_info: freed with its ancestor
                     if el.tag == "layer" and section.tag == "layers":
@@ -501,7 +544,7 @@ def _read_streaming(path: str) -> IRDocument | None:
     raw_version = root.get("version")
     if raw_version is None or not _UINT_RE.match(raw_version.strip()) or int(raw_version) not in SUPPORTED_IR_VERSIONS:
         return None
-    return IRDocument(path, int(raw_version), root.get("name", ""), layers, edges, diag.items + edge_diag.items)
+    return IRDocument(path, int(raw_version), root.get("name", ""), layers, edges, diag.items + edge_diag.items, pre_process)
 
 
 def _read_tree(path: str) -> IRDocument:
@@ -524,7 +567,8 @@ def _read_tree(path: str) -> IRDocument:
     layers = _read_layers(root, diag)
     edges = _read_edges(root, diag)
     diag.items.extend(structure_diagnostics(tree, path, {d.line for d in diag.items}))
-    return IRDocument(path, int(raw_version), root.get("name", ""), layers, edges, diag.items)
+    return IRDocument(path, int(raw_version), root.get("name", ""), layers, edges, diag.items,
+                      read_pre_process(root.find("pre-process")))
 
 
 def _read_layers(root: etree._Element, diag: _Collector) -> list[Layer]:

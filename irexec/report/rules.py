@@ -44,6 +44,9 @@ RULES: dict[str, Rule] = {
     "not-ir": Rule("Not an IR document", "The root element is not <net>."),
     "unsupported-ir-version": Rule("Unsupported IR version", "The <net> version is not 10 or 11."),
     # structure
+    "bad-pre-process": Rule("Invalid <pre-process> section",
+                            "The legacy <pre-process> mean values cannot be applied: no such input, a dynamic shape, "
+                            "the wrong number of channels or blob size (OpenVINO refuses the file too)."),
     "bad-structure": Rule("Invalid document structure", "The document does not follow schemas/ir.xsd: a misspelt or misplaced element."),
     "missing-element": Rule("Missing element", "A mandatory element is absent."),
     "missing-attribute": Rule("Missing attribute", "A mandatory attribute is absent (layer id/name/type/version, port id, precision)."),
