@@ -74,6 +74,9 @@ RULES: dict[str, Rule] = {
     "missing-weights": Rule("Weights file missing", "A Const needs bytes from a .bin that does not exist."),
     "weights-out-of-bounds": Rule("Const past the end of the weights", "A Const's offset + size is past the end of the .bin."),
     # shapes and types
+    "ignored-port-map-entry": Rule("Port map entry ignored",
+                                   "A TensorIterator/Loop/If port map names an external_port_id twice; as OpenVINO does, "
+                                   "the first entry is used and this one ignored."),
     "shape-mismatch": Rule("Declared dims disagree with inference", "A port's declared dims disagree with shape inference."),
     "type-mismatch": Rule("Declared precision disagrees with inference", "A port's precision disagrees with type inference."),
     "bad-input-type": Rule("Op input of a wrong element type", "An op input has an element type its op does not allow."),
