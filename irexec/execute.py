@@ -510,8 +510,9 @@ def _note_undeclared_shape(model: Model, layer: Layer, index: int, shape: tuple[
             accepted.clear()  # a model fed ever new shapes: keep the set small
         accepted.add((layer.id, index, shape))
         return
-    out.append(Diagnostic("shape-mismatch", f"declared {declared_text(port)} but computed {format_shape(shape)}; the run goes on as "
-                          "OpenVINO's would (irexec check reports this as an error)", WARNING,
+    code, checked_as = ("legacy-body-dims", "a warning") if model.legacy_body else ("shape-mismatch", "an error")
+    out.append(Diagnostic(code, f"declared {declared_text(port)} but computed {format_shape(shape)}; the run goes on as "
+                          f"OpenVINO's would (irexec check reports this as {checked_as})", WARNING,
                           **model.where(layer, port.id, "output", port.line)))
 
 

@@ -19,6 +19,7 @@ from .ops.registry import resolve, unsupported_reason
 from .ops.subgraph import attach_bodies
 from .preprocess import resolve as resolve_pre_process
 from .shapes import PartialShape, format_dims
+from .v10_names import collisions as v10_collisions
 
 # Findings that a check reports as warnings (the layer is trusted as declared)
 # but that make a run of that layer impossible: a run refuses them only when a
@@ -38,6 +39,8 @@ class Model:
     run_cache: Any = field(default=None, repr=False, compare=False)
     # the legacy <pre-process> mean values OpenVINO subtracts from an input as it reads the model
     pre_process: Any = field(default=None, repr=False, compare=False)
+    # a sub-graph body of an IR v10 model: its declared dims are legacy (see checker.mismatch_finding)
+    legacy_body: bool = field(default=False, repr=False, compare=False)
     _by_class: dict[type, tuple[Layer, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -125,13 +128,15 @@ def read_model(path: str, weights: str | None = None, *, follow_symlinks: bool |
     ops: dict[int, Op | None] = {}
     for layer in graph.layers.values():
         ops[layer.id] = _bind_op(path, layer, w, diags)
-    attach_bodies(path, graph, ops, w)
+    attach_bodies(path, graph, ops, w, ir_version=doc.ir_version)
     diags.extend(graph_diags)
     _check_port_counts(path, graph, ops, diags)
     pre = resolve_pre_process(path, doc.pre_process, graph, ops, w, diags)
-    diags.sort(key=lambda d: (d.line or 0))
     model = Model(path, doc, w, graph, ops, diags)
     model.pre_process = pre
+    if doc.ir_version == 10:
+        diags.extend(v10_collisions(model))
+    diags.sort(key=lambda d: (d.line or 0))
     return model
 
 

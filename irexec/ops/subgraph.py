@@ -89,7 +89,7 @@ _BODY_TAGS = {"body": "port_map", "then_body": "then_port_map", "else_body": "el
 
 
 def attach_bodies(path: str, graph: Graph, ops: dict[int, Op | None], weights: Weights,
-                  elements: dict[int, etree._Element] | None = None) -> None:
+                  elements: dict[int, etree._Element] | None = None, ir_version: int = 11) -> None:
     """Give every sub-graph op of a graph its bodies.  The main graph's layer
     elements are found by parsing the document again (only when it has such
     an op); a body's own sub-graph ops get theirs from the body's element."""
@@ -105,7 +105,7 @@ def attach_bodies(path: str, graph: Graph, ops: dict[int, Op | None], weights: W
         el = elements.get(lid)
         op = ops[lid]
         assert isinstance(op, SubgraphOp)
-        op.bodies = [_read_body(path, el, tag, graph.layers[lid], weights) for tag in op.body_tags]
+        op.bodies = [_read_body(path, el, tag, graph.layers[lid], weights, ir_version) for tag in op.body_tags]
 
 
 def _layer_elements(section: etree._Element | None) -> dict[int, etree._Element]:
@@ -119,7 +119,7 @@ def _layer_elements(section: etree._Element | None) -> dict[int, etree._Element]
     return found
 
 
-def _read_body(path: str, el: etree._Element | None, tag: str, layer: Any, weights: Weights) -> Body:
+def _read_body(path: str, el: etree._Element | None, tag: str, layer: Any, weights: Weights, ir_version: int = 11) -> Body:
     from ..graph import build_graph
     from ..ir.reader import IRDocument, _Collector, _read_edges, _read_layers
     from ..model import Model, _bind_op, _check_port_counts
@@ -129,18 +129,19 @@ def _read_body(path: str, el: etree._Element | None, tag: str, layer: Any, weigh
     where = {"layer_id": layer.id, "layer_name": layer.name, "op": layer.display}
     if body_el is None:
         diag.add("missing-element", f"{layer.display} layer has no <{tag}>", layer.line, **where)
-        doc = IRDocument(path, 11, tag, [], [], diag.items)
+        doc = IRDocument(path, ir_version, tag, [], [], diag.items)
     else:
-        doc = IRDocument(path, 11, tag, _read_layers(body_el, diag), _read_edges(body_el, diag), diag.items)
+        doc = IRDocument(path, ir_version, tag, _read_layers(body_el, diag), _read_edges(body_el, diag), diag.items)
     diags = list(doc.diagnostics)
     graph, graph_diags = build_graph(doc)
     ops: dict[int, Op | None] = {lid: _bind_op(path, l, weights, diags) for lid, l in graph.layers.items()}
     if body_el is not None:
-        attach_bodies(path, graph, ops, weights, _layer_elements(body_el.find("layers")))
+        attach_bodies(path, graph, ops, weights, _layer_elements(body_el.find("layers")), ir_version)
     diags.extend(graph_diags)
     _check_port_counts(path, graph, ops, diags)
     diags.sort(key=lambda d: d.line or 0)
     body = Body(Model(path, doc, weights, graph, ops, diags))
+    body.model.legacy_body = ir_version == 10  # see checker.mismatch_finding
     map_el = el.find(_BODY_TAGS[tag]) if el is not None else None
     _read_port_map(body, map_el, el.find("back_edges") if el is not None and tag == "body" else None, layer, where)
     return body

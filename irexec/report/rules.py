@@ -47,6 +47,10 @@ RULES: dict[str, Rule] = {
     "bad-pre-process": Rule("Invalid <pre-process> section",
                             "The legacy <pre-process> mean values cannot be applied: no such input, a dynamic shape, "
                             "the wrong number of channels or blob size (OpenVINO refuses the file too)."),
+    "v10-name-collision": Rule("IR v10 operation name collides with a tensor name",
+                               "OpenVINO adds each input's and output's operation name to its tensor names when it reads "
+                               "IR v10, and refuses the model when such a name is taken by another input or output; convert "
+                               "the model again (IR v11)."),
     "bad-structure": Rule("Invalid document structure", "The document does not follow schemas/ir.xsd: a misspelt or misplaced element."),
     "missing-element": Rule("Missing element", "A mandatory element is absent."),
     "missing-attribute": Rule("Missing attribute", "A mandatory attribute is absent (layer id/name/type/version, port id, precision)."),
@@ -77,6 +81,10 @@ RULES: dict[str, Rule] = {
     "ignored-port-map-entry": Rule("Port map entry ignored",
                                    "A TensorIterator/Loop/If port map names an external_port_id twice; as OpenVINO does, "
                                    "the first entry is used and this one ignored."),
+    "legacy-body-dims": Rule("IR v10 body dims disagree with inference (warning)",
+                             "Inside a TensorIterator/Loop/If body of an IR v10 model, a port's declared dims disagree with "
+                             "shape inference. The old Model Optimizer wrote such dims and OpenVINO ignores them; the "
+                             "inferred shape is used. At the top level the same conflict is the error shape-mismatch."),
     "shape-mismatch": Rule("Declared dims disagree with inference", "A port's declared dims disagree with shape inference."),
     "type-mismatch": Rule("Declared precision disagrees with inference", "A port's precision disagrees with type inference."),
     "bad-input-type": Rule("Op input of a wrong element type", "An op input has an element type its op does not allow."),
