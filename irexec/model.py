@@ -15,7 +15,7 @@ from .ir.reader import IRDocument, Layer, read_document
 from .ir.weights import Weights
 from .ops.base import Op
 from .ops.io import Const1, Parameter1, Result1
-from .ops.registry import resolve, unsupported_reason
+from .ops.registry import core_accepts, resolve, unknown_version_reason, unsupported_reason
 from .ops.subgraph import attach_bodies
 from .preprocess import resolve as resolve_pre_process
 from .shapes import PartialShape, format_dims
@@ -178,6 +178,11 @@ def _over_memory_limit(model: Model, limit: int) -> list[Diagnostic]:
 
 def _bind_op(path: str, layer: Layer, weights: Weights, diags: list[Diagnostic]) -> Op | None:
     cls = resolve(layer.type, layer.version)
+    if cls is None and core_accepts(layer.type, layer.version) is False:
+        # a core op under a version OpenVINO has not got: a defect of the file, not an op irexec lacks
+        diags.append(Diagnostic("unknown-op-version", unknown_version_reason(layer.type, layer.version), ERROR,
+                                op=layer.display, file=path, line=layer.line, layer_id=layer.id, layer_name=layer.name))
+        return None
     if cls is None:
         diags.append(Diagnostic("unsupported-op", unsupported_reason(layer.type, layer.version), WARNING, op=layer.display,
                                 file=path, line=layer.line, layer_id=layer.id, layer_name=layer.name))

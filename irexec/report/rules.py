@@ -60,6 +60,10 @@ RULES: dict[str, Rule] = {
     "shape-too-large": Rule("Shape too large", "A shape's byte size overflows."),
     "bad-element-type": Rule("Invalid element type", "The precision or element type is not an IR element type."),
     "unsupported-element-type": Rule("Element type not executed", "A valid IR element type irexec does not execute."),
+    "unknown-op-version": Rule("Core op under a version OpenVINO has not got",
+                               "A layer of a core op type (Parameter, Add, ...) names a version OpenVINO's IR reader does "
+                               "not know for that type (version=\"wrongOpset\", opset0, an opset the op is not in); OpenVINO "
+                               "refuses the file. Ops of other types are extension ops: unsupported-op."),
     "unsupported-op": Rule("Op not implemented",
                            "irexec does not implement this op type and version; its declared output dims are trusted."),
     # graph
