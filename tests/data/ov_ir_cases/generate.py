@@ -151,7 +151,57 @@ def main() -> None:
     (HERE / "cases.json").write_text(json.dumps(CASES, indent=1, sort_keys=True) + "\n")
 
 
+def tensor_iterator(sliced: bool, back_edge: bool, shape=(1, 2, 4)) -> str:  # type: ignore[no-untyped-def]
+    """x -> TensorIterator(body: Negative) -> y; sliced along axis 2 or whole."""
+    d = dims(shape)
+    bshape = (1, 2, 1) if sliced else shape
+    bd = dims(bshape)
+    slicing = ' axis="2" part_size="1" stride="1"' if sliced else ""
+    back = '<back_edges><edge from-layer="1" to-layer="0"/></back_edges>' if back_edge else ""
+    text = ",".join(map(str, shape))
+    return f"""    <layers>
+        <layer id="0" name="x" type="Parameter" version="opset1">
+            <data element_type="f32" shape="{text}"/><output><port id="0" precision="FP32">{d}</port></output>
+        </layer>
+        <layer id="1" name="ti" type="TensorIterator" version="opset1">
+            <input><port id="0">{d}</port></input>
+            <output><port id="1" precision="FP32">{d}</port></output>
+            <port_map>
+                <input external_port_id="0" internal_layer_id="0"{slicing}/>
+                <output external_port_id="1" internal_layer_id="1"{slicing}/>
+            </port_map>
+            {back}
+            <body>
+                <layers>
+                    <layer id="0" name="b_in" type="Parameter" version="opset1">
+                        <data element_type="f32" shape="{",".join(map(str, bshape))}"/>
+                        <output><port id="0" precision="FP32">{bd}</port></output>
+                    </layer>
+                    <layer id="2" name="b_neg" type="Negative" version="opset1">
+                        <input><port id="0">{bd}</port></input><output><port id="1" precision="FP32">{bd}</port></output>
+                    </layer>
+                    <layer id="1" name="b_out" type="Result" version="opset1"><input><port id="0">{bd}</port></input></layer>
+                </layers>
+                <edges>
+                    <edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
+                    <edge from-layer="2" from-port="1" to-layer="1" to-port="0"/>
+                </edges>
+            </body>
+        </layer>
+        <layer id="2" name="y" type="Result" version="opset1"><input><port id="0">{d}</port></input></layer>
+    </layers>
+    <edges>
+        <edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>
+        <edge from-layer="1" from-port="1" to-layer="2" to-port="0"/>
+    </edges>
+"""
+
+
 def write_sub_graph_cases() -> None:
+    ti = "tensor_iterator_deserialization.cpp"
+    case("ti_merged_input", net(tensor_iterator(False, True)), "ok", [], f"{ti}: TensorIteratorMergedInput", run=True)
+    case("ti_sliced_input_with_back_edge", net(tensor_iterator(True, True)), "ok", [],
+         f"{ti}: TensorIteratorSlisedInput (an axis wins over the back edge)", run=True)
     import openvino as ov
     import openvino.opset8 as op
 
