@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
+from typing import Any
 
 from .errors import ERROR, WARNING, Diagnostic
 from .graph import Graph, build_graph
@@ -21,7 +22,7 @@ from .ops.base import Op
 from .ops.control.body import BodyServices, read_bodies
 from .ops.control.subgraph import SubgraphOp
 from .ops.io import Parameter1, Result1
-from .ops.registry import resolve, unsupported_reason
+from .ops.registry import core_accepts, resolve, unknown_version_reason, unsupported_reason
 from .ops.state import Variable
 
 # Findings that a check reports as warnings (the layer is trusted as declared)
@@ -40,6 +41,10 @@ class Model:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # a stateful model's variables by variable_id (see irexec/variables.py)
     variables: dict[str, Variable] = field(default_factory=dict)
+    # the legacy <pre-process> mean values OpenVINO subtracts from an input as it reads the model
+    pre_process: Any = field(default=None, repr=False)
+    # a sub-graph body of an IR v10 model: its declared dims are legacy (see checker.mismatch_finding)
+    legacy_body: bool = field(default=False, repr=False)
     _by_class: dict[type, tuple[Layer, ...]] = field(default_factory=dict, init=False, repr=False)
 
     @property
@@ -116,7 +121,7 @@ def bind_model(path: str, doc: IRDocument, weights: Weights, services: BodyServi
     ops: dict[int, Op | None] = {}
     for layer in graph.layers.values():
         ops[layer.id] = _bind_op(path, layer, weights, diags)
-    bind = _body_binder(path, weights, services)
+    bind = _body_binder(path, weights, services, doc.ir_version)
     for lid, op in ops.items():
         if isinstance(op, SubgraphOp):
             op.bodies = read_bodies(path, op.body_tags, graph.layers[lid], bind, services)
@@ -126,12 +131,22 @@ def bind_model(path: str, doc: IRDocument, weights: Weights, services: BodyServi
     return Model(path, doc, weights, graph, ops, diags)
 
 
-def _body_binder(path: str, weights: Weights, services: BodyServices) -> Callable[[IRDocument], Model]:
-    return lambda doc: bind_model(path, doc, weights, services)
+def _body_binder(path: str, weights: Weights, services: BodyServices, ir_version: int) -> Callable[[IRDocument], Model]:
+    """Binds a body as its document's IR version (a body of IR v10 has legacy declared dims)."""
+    def bind(doc: IRDocument) -> Model:
+        body = bind_model(path, replace(doc, ir_version=ir_version), weights, services)
+        body.legacy_body = ir_version == 10  # see checker.mismatch_finding
+        return body
+    return bind
 
 
 def _bind_op(path: str, layer: Layer, weights: Weights, diags: list[Diagnostic]) -> Op | None:
     cls = resolve(layer.type, layer.version)
+    if cls is None and core_accepts(layer.type, layer.version) is False:
+        # a core op under a version OpenVINO has not got: a defect of the file, not an op irexec lacks
+        diags.append(Diagnostic("unknown-op-version", unknown_version_reason(layer.type, layer.version), ERROR,
+                                op=layer.display, file=path, line=layer.line, layer_id=layer.id, layer_name=layer.name))
+        return None
     if cls is None:
         diags.append(Diagnostic("unsupported-op", unsupported_reason(layer.type, layer.version), WARNING, op=layer.display,
                                 file=path, line=layer.line, layer_id=layer.id, layer_name=layer.name))

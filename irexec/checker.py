@@ -9,7 +9,7 @@ from functools import cache
 
 from . import dtypes
 from .binding import Model
-from .errors import ERROR, NOTE, Diagnostic, IRExecError
+from .errors import ERROR, NOTE, WARNING, Diagnostic, IRExecError
 from .ir.declared import declared_shape, declared_text, shape_of_dims
 from .ir.reader import Layer, Port
 from .ops.base import TensorInfo
@@ -183,12 +183,28 @@ def _only(name: str) -> frozenset[str]:
     return frozenset((name,))
 
 
+LEGACY_BODY_DIMS = "legacy-body-dims"
+
+
+def mismatch_finding(model: Model) -> tuple[str, str, str]:
+    """(code, severity, note) of a declared-dims conflict.  Inside a body of an
+    IR v10 model it is a warning of its own: the old Model Optimizer wrote
+    body dims OpenVINO never reads (a Loop body's Unsqueeze declared [3,1,2]
+    but computing [1,1,2]), and OpenVINO runs such models.  Everywhere else it
+    is the error ``shape-mismatch``.  See docs/declared-dims.md."""
+    if model.legacy_body:
+        return LEGACY_BODY_DIMS, WARNING, (" (a sub-graph body of an IR v10 model: OpenVINO ignores these dims, which the "
+                                           "old Model Optimizer wrote; the inferred shape is used)")
+    return "shape-mismatch", ERROR, ""
+
+
 def _check_output_port(model: Model, layer: Layer, port: Port, info: TensorInfo, out: list[Diagnostic],
                        accepted: frozenset[str]) -> TensorInfo:
     shape = info.shape
     refined = _fits_declared(shape, port)
     if refined is None:
-        out.append(Diagnostic("shape-mismatch", f"declared {declared_text(port)} but inferred {shape}", ERROR,
+        code, severity, note = mismatch_finding(model)
+        out.append(Diagnostic(code, f"declared {declared_text(port)} but inferred {shape}{note}", severity,
                               **model.where(layer, port.id, "output", port.line)))
         refined = shape  # carry on with the inferred shape so one error does not cascade
     if port.precision is not None and port.precision.name not in accepted:
@@ -212,8 +228,9 @@ def _check_input_port(
     shape = info.shape
     refined = shape if shape is declared or shape == declared else shape.intersect(declared)
     if refined is None:
-        out.append(Diagnostic("shape-mismatch", f"declared {declared_text(port)} but the connected tensor is {info.shape}",
-                              ERROR, **model.where(layer, port.id, "input", port.line)))
+        code, severity, note = mismatch_finding(model)
+        out.append(Diagnostic(code, f"declared {declared_text(port)} but the connected tensor is {info.shape}{note}",
+                              severity, **model.where(layer, port.id, "input", port.line)))
         return info
     if refined is shape or refined == shape:
         return info

@@ -186,6 +186,9 @@ def run_model(
         folded.remember(key, plan)
     stop_layer = plan.stop_layer
     bound = bind_feeds(model, feeds, plan.live)
+    pre = model.pre_process
+    if pre is not None and pre.parameter in bound:  # as OpenVINO's reader inserts it: input - mean, before any layer
+        bound[pre.parameter] = pre.apply(bound[pre.parameter])
     limit = limits.resolve(max_memory)
     _refuse_large_inputs(model, bound, limit)
     if plan.reads:
@@ -615,8 +618,9 @@ def _note_undeclared_shape(model: Model, layer: Layer, index: int, shape: tuple[
             accepted.clear()  # a model fed ever new shapes: keep the set small
         accepted.add((layer.id, index, shape))
         return
-    out.append(Diagnostic("shape-mismatch", f"declared {declared_text(port)} but computed {format_shape(shape)}; the run goes on as "
-                          "OpenVINO's would (irexec check reports this as an error)", WARNING,
+    code, checked_as = ("legacy-body-dims", "a warning") if model.legacy_body else ("shape-mismatch", "an error")
+    out.append(Diagnostic(code, f"declared {declared_text(port)} but computed {format_shape(shape)}; the run goes on as "
+                          f"OpenVINO's would (irexec check reports this as {checked_as})", WARNING,
                           **model.where(layer, port.id, "output", port.line)))
 
 

@@ -16,7 +16,9 @@ from .ir.reader import read_document
 from .ir.weights import Weights
 from .ops.control.body import BodyServices
 from .ops.io import Const1, Parameter1
+from .preprocess import resolve as resolve_pre_process
 from .shapes import PartialShape, format_dims
+from .v10_names import collisions as v10_collisions
 from .variables import link as link_variables
 
 # How a sub-graph op checks and runs its bodies: the engines' own entry points.
@@ -89,8 +91,11 @@ def read_model(path: str, weights: str | None = None, *, follow_symlinks: bool |
     model = bind_model(path, doc, w, BODY_SERVICES)
     diags = _fold_weights_findings(model.diagnostics, w, explicit=weights is not None)
     model.variables = link_variables(path, model.graph, model.ops, diags)
-    diags.sort(key=lambda d: (d.line or 0))
+    model.pre_process = resolve_pre_process(path, doc.pre_process, model.graph, model.ops, w, diags)
     model.diagnostics = diags
+    if doc.ir_version == 10:
+        diags.extend(v10_collisions(model))
+    diags.sort(key=lambda d: (d.line or 0))
     return model
 
 

@@ -10,6 +10,7 @@ document that cannot be read at all raises.
 from __future__ import annotations
 
 import codecs
+import io
 import os
 import re
 import stat
@@ -23,8 +24,9 @@ from lxml import etree
 
 from .. import dtypes, limits
 from ..dtypes import ElementType
-from ..errors import ERROR, Diagnostic, ModelError
+from ..errors import ERROR, WARNING, Diagnostic, ModelError
 from ..files import kind_of, open_regular
+from . import lenient
 from .schema import ir_schema, structure_diagnostics
 
 SUPPORTED_IR_VERSIONS = (10, 11)
@@ -213,6 +215,29 @@ _BODY_TAGS = frozenset({"body", "then_body", "else_body"})
 _MAP_TAGS = frozenset({"port_map", "then_port_map", "else_port_map", "back_edges"})
 
 
+@dataclass(frozen=True)
+class MeanChannel:
+    """One ``<pre-process><channel>``: its ``<mean>`` holds a ``value`` or an
+    ``offset``/``size`` blob in the .bin (the raw attribute texts)."""
+
+    id: str | None
+    line: int
+    has_mean: bool = False
+    value: str | None = None
+    offset: str | None = None
+    size: str | None = None
+
+
+@dataclass(frozen=True)
+class PreProcess:
+    """The legacy ``<pre-process>`` section: mean values OpenVINO subtracts
+    from one input as it reads the model."""
+
+    line: int
+    reference: str  # reference-layer-name, "" when absent
+    channels: tuple[MeanChannel, ...]
+
+
 @dataclass
 class IRDocument:
     path: str
@@ -221,6 +246,21 @@ class IRDocument:
     layers: list[Layer]
     edges: Sequence[Edge]  # an EdgeTable as read; a list where one is built by hand
     diagnostics: list[Diagnostic]
+    pre_process: PreProcess | None = None
+
+
+def read_pre_process(el: etree._Element | None) -> PreProcess | None:
+    if el is None:
+        return None
+    channels = []
+    for ch in el.iterchildren("channel"):
+        mean = ch.find("mean")
+        if mean is None:
+            channels.append(MeanChannel(ch.get("id"), ch.sourceline))
+        else:
+            channels.append(MeanChannel(ch.get("id"), ch.sourceline, True, mean.get("value"), mean.get("offset"),
+                                        mean.get("size")))
+    return PreProcess(el.sourceline, el.get("reference-layer-name", ""), tuple(channels))
 
 
 def unescape_names(raw: str) -> tuple[str, ...]:
@@ -241,23 +281,74 @@ def _parser() -> etree.XMLParser:
 
 def parse_xml(path: str) -> etree._ElementTree:
     """Parse ``path`` safely, raising ModelError with the line of any defect."""
+    return parse_xml_tolerant(path)[0]
+
+
+def parse_xml_tolerant(path: str) -> tuple[etree._ElementTree, list[tuple[str, str, int]]]:
+    """``parse_xml``, plus what was tolerated as OpenVINO tolerates it (see
+    ``lenient``): (code, message, line) each."""
     _check_file(path)
+    notes: list[tuple[str, str, int]] = []
     try:
         with open_regular(path, "model file") as f:
             tree = etree.parse(f, _parser())
     except etree.XMLSyntaxError as e:
-        line = e.lineno if e.lineno else None
-        msg = e.msg if hasattr(e, "msg") and e.msg else str(e)
-        code = _syntax_code(msg)
-        if code == "xml-syntax" and _first_non_utf8(path) is not None:  # binary garbage: say so, not what libxml2 tripped on
-            raise _encoding_error(path) from None
-        raise ModelError(f"malformed XML: {msg}", code=code, file=path, line=line) from None
+        repaired = _parse_repaired(path) if any(m in (e.msg or "") for m in _REPAIRABLE) else None
+        if repaired is None:
+            raise _syntax_error(path, e) from None
+        tree, notes = repaired
     except OSError as e:
         if "encoding" in str(e):  # lxml reports undecodable bytes as an I/O error
             raise _encoding_error(path) from None
         raise ModelError(f"cannot read model file: {e.strerror or e}", code="file-not-found", file=path) from None
     _refuse_unsafe(tree, path)
-    return tree
+    return tree, notes
+
+
+def _syntax_error(path: str, e: etree.XMLSyntaxError) -> ModelError:
+    line = e.lineno if e.lineno else None
+    msg = e.msg if hasattr(e, "msg") and e.msg else str(e)
+    code = _syntax_code(msg)
+    if code == "xml-syntax" and _first_non_utf8(path) is not None:  # binary garbage: say so, not what libxml2 tripped on
+        return _encoding_error(path)
+    return ModelError(f"malformed XML: {msg}", code=code, file=path, line=line)
+
+
+# what libxml2 says about the content around the root element that pugixml skips
+_REPAIRABLE = ("XML declaration allowed only at the start", "Start tag expected, '<' not found",
+               "Extra content at the end of the document")
+
+
+def _parse_repaired(path: str) -> tuple[etree._ElementTree, list[tuple[str, str, int]]] | None:
+    """The document read as OpenVINO's parser reads it, when all that libxml2
+    refused is around the root element; None when that is not the problem
+    (the first error stands)."""
+    try:
+        with open_regular(path, "model file") as f:
+            data = f.read()
+    except OSError:
+        return None
+    notes: list[tuple[str, str, int]] = []
+    fixed = lenient.repair_prolog(data)
+    if fixed is not None:
+        data, notes = fixed.data, fixed.notes
+    cut = False
+    while True:
+        try:
+            return etree.parse(io.BytesIO(data), _parser()), notes
+        except etree.XMLSyntaxError as e:
+            msg = e.msg or str(e)
+            if cut or "Extra content at the end of the document" not in msg or not e.position:
+                if not notes:
+                    return None
+                raise _syntax_error(path, e) from None
+            try:
+                fixed = lenient.cut_tail(data, lenient.offset_of(data, *e.position))
+            except lenient.TailError as t:
+                raise ModelError(f"malformed XML: {t} (OpenVINO refuses it too)", code="xml-syntax", file=path,
+                                 line=t.line) from None
+            data, cut = fixed.data, True
+            notes = notes + fixed.notes
 
 
 def _check_file(path: str) -> None:
@@ -423,7 +514,8 @@ def _read_streaming(path: str) -> IRDocument | None:
     # unexpanded, so it resolves internal ones (no file or network access), and
     # it never sees a DOCTYPE, so there are none to expand (libxml2 can crash
     # expanding hostile ones in push mode): a document with one is the tree reader's
-    parser = etree.XMLPullParser(events=("end",), tag=("layer", "edge", "net", "dim"), schema=ir_schema(),
+    pre_process = None
+    parser = etree.XMLPullParser(events=("end",), tag=("layer", "edge", "net", "dim", "pre-process"), schema=ir_schema(),
                                  **{**_PARSE_OPTIONS, "resolve_entities": "internal"})  # type: ignore[arg-type]
     # A top-level port's <dim>s are taken out of the tree as they end (their
     # values and lines kept here until the layer is read): a port of millions
@@ -464,6 +556,10 @@ def _read_streaming(path: str) -> IRDocument | None:
                         closed = el.tag == "net"
                         continue
                     top = section.getparent()
+                    if el.tag == "pre-process":
+                        if top is None and pre_process is None:
+                            pre_process = read_pre_process(el)
+                        continue
                     if top is None or top.getparent() is not None:
                         continue  # a sub-graph body's layer, or one inside free-form rt_info: freed with its ancestor
                     if el.tag == "layer" and section.tag == "layers":
@@ -493,7 +589,7 @@ def _read_streaming(path: str) -> IRDocument | None:
     raw_version = root.get("version")
     if raw_version is None or not _UINT_RE.match(raw_version.strip()) or int(raw_version) not in SUPPORTED_IR_VERSIONS:
         return None
-    return IRDocument(path, int(raw_version), root.get("name", ""), layers, edges, diag.items + edge_diag.items)
+    return IRDocument(path, int(raw_version), root.get("name", ""), layers, edges, diag.items + edge_diag.items, pre_process)
 
 
 def _top_level_port(port: etree._Element | None) -> bool:
@@ -508,7 +604,7 @@ def _top_level_port(port: etree._Element | None) -> bool:
 
 
 def _read_tree(path: str) -> IRDocument:
-    tree = parse_xml(path)
+    tree, tolerated = parse_xml_tolerant(path)
     root = tree.getroot()
     if not isinstance(root.tag, str) or root.tag.lower() != "net":
         raise ModelError(f"root element is <{root.tag}>, not <net>: not an OpenVINO IR file", code="not-ir", file=path,
@@ -522,10 +618,13 @@ def _read_tree(path: str) -> IRDocument:
             line=root.sourceline,
         )
     diag = _Collector(path)
+    for code, message, line in tolerated:
+        diag.add(code, message, line, WARNING)
     layers = _read_layers(root, diag)
     edges = _read_edges(root, diag)
     diag.items.extend(structure_diagnostics(tree, path, {d.line for d in diag.items}))
-    return IRDocument(path, int(raw_version), root.get("name", ""), layers, edges, diag.items)
+    return IRDocument(path, int(raw_version), root.get("name", ""), layers, edges, diag.items,
+                      read_pre_process(root.find("pre-process")))
 
 
 def _read_layers(root: etree._Element, diag: _Collector) -> list[Layer]:

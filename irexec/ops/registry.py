@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 
 from .base import Op
+from .core_opsets import CORE_OP_VERSIONS, OPENVINO_VERSION
 
 # The newest opset OpenVINO 2026 writes; layers may name any opset up to it.
 NEWEST_OPSET = 16
@@ -70,15 +71,51 @@ def describe_versions(op_type: str) -> str:
     return ", ".join(parts)
 
 
+def core_accepts(op_type: str, version: str) -> bool | None:
+    """Whether OpenVINO's IR reader creates a core op of ``op_type`` from a layer
+    of this ``version``; None when ``op_type`` is no core op (an extension's op,
+    which OpenVINO reads only with that extension loaded)."""
+    entry = CORE_OP_VERSIONS.get(_key(op_type))
+    if entry is None:
+        return None
+    ranges, others = entry
+    if version in others:
+        return True
+    m = _OPSET_RE.match(version)
+    return m is not None and any(lo <= int(m.group(1)) <= hi for lo, hi in ranges)
+
+
+def core_versions_text(op_type: str) -> str:
+    ranges, others = CORE_OP_VERSIONS[_key(op_type)]
+    parts = [f"opset{lo}" if lo == hi else f"opset{lo}..opset{hi}" for lo, hi in ranges]
+    return ", ".join(parts + [repr(o) for o in others])
+
+
+def unknown_version_reason(op_type: str, version: str) -> str:
+    return (f"{op_type} has no version {version!r}: OpenVINO {OPENVINO_VERSION} refuses the file (it reads {op_type} "
+            f"from {core_versions_text(op_type)})")
+
+
 @lru_cache(maxsize=1024)  # a model repeats a few (type, version) pairs on thousands of layers
 def resolve(op_type: str, version: str) -> type[Op] | None:
-    """The op class a layer's type and version attribute name, or None."""
-    m = _OPSET_RE.match(version)
+    """The op class a layer's type and version attribute name, or None.  A
+    core op type takes the versions OpenVINO's reader takes (``opsetN`` as far
+    as the type is in that opset; ``experimental``/``extension`` for the few
+    ops OpenVINO reads as opset6); another type takes ``opset1``..``opset16``."""
     candidates = versions_of(op_type)
-    if not m or not candidates:
+    if not candidates:
         return None
-    opset = int(m.group(1))
-    if not 1 <= opset <= NEWEST_OPSET:
+    core = core_accepts(op_type, version)
+    if core is False:
+        return None
+    m = _OPSET_RE.match(version)
+    if m:
+        opset = int(m.group(1))
+        if not 1 <= opset <= NEWEST_OPSET and core is None:
+            return None
+    elif core:
+        opset = 6  # "experimental" / "extension": OpenVINO reads these from opset6
+    else:
         return None
     eligible = [c for c in candidates if c.since_opset <= opset]
     return eligible[-1] if eligible else None

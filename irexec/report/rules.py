@@ -32,12 +32,25 @@ RULES: dict[str, Rule] = {
     "tensor-name-too-long": Rule("Tensor name too long", "An output or input name is longer than an .npz entry name can be."),
     "not-xml": Rule("Not an XML model", "The path given as the model is a weights file or an npz archive; pass the model's .xml."),
     "xml-syntax": Rule("Malformed XML", _FILE + " The XML is not well formed."),
+    "xml-leading-content": Rule("Content before the XML declaration",
+                                "Whitespace, text or comments come before `<?xml ...?>`. XML forbids it and most XML tools "
+                                "refuse the file; OpenVINO reads it, and so does irexec (a warning)."),
+    "xml-trailing-content": Rule("Content after </net>",
+                                 "Text or elements follow the root element. XML forbids it and most XML tools refuse the file; "
+                                 "OpenVINO ignores it as long as its tags pair up, and so does irexec (a warning)."),
     "xml-encoding": Rule("Not UTF-8", _FILE + " Its bytes are not valid UTF-8 (or do not match the declared encoding)."),
     "xml-limit": Rule("XML past parser limits", _FILE + " It goes past libxml2's depth or size limits."),
     "unsafe-xml": Rule("Unsafe DOCTYPE", "A DOCTYPE declares entities or names an external DTD; refused, never expanded or fetched."),
     "not-ir": Rule("Not an IR document", "The root element is not <net>."),
     "unsupported-ir-version": Rule("Unsupported IR version", "The <net> version is not 10 or 11."),
     # structure
+    "bad-pre-process": Rule("Invalid <pre-process> section",
+                            "The legacy <pre-process> mean values cannot be applied: no such input, a dynamic shape, "
+                            "the wrong number of channels or blob size (OpenVINO refuses the file too)."),
+    "v10-name-collision": Rule("IR v10 operation name collides with a tensor name",
+                               "OpenVINO adds each input's and output's operation name to its tensor names when it reads "
+                               "IR v10, and refuses the model when such a name is taken by another input or output; convert "
+                               "the model again (IR v11)."),
     "bad-structure": Rule("Invalid document structure", "The document does not follow schemas/ir.xsd: a misspelt or misplaced element."),
     "missing-element": Rule("Missing element", "A mandatory element is absent."),
     "missing-attribute": Rule("Missing attribute", "A mandatory attribute is absent (layer id/name/type/version, port id, precision)."),
@@ -47,6 +60,10 @@ RULES: dict[str, Rule] = {
     "shape-too-large": Rule("Shape too large", "A shape's byte size overflows."),
     "bad-element-type": Rule("Invalid element type", "The precision or element type is not an IR element type."),
     "unsupported-element-type": Rule("Element type not executed", "A valid IR element type irexec does not execute."),
+    "unknown-op-version": Rule("Core op under a version OpenVINO has not got",
+                               "A layer of a core op type (Parameter, Add, ...) names a version OpenVINO's IR reader does "
+                               "not know for that type (version=\"wrongOpset\", opset0, an opset the op is not in); OpenVINO "
+                               "refuses the file. Ops of other types are extension ops: unsupported-op."),
     "unsupported-op": Rule("Op not implemented",
                            "irexec does not implement this op type and version; its declared output dims are trusted."),
     # graph
@@ -69,6 +86,13 @@ RULES: dict[str, Rule] = {
                                   "A Const's offset + size is past the end of the .bin; when several are, the .bin "
                                   "belongs to another model (one finding for all of them)."),
     # shapes and types
+    "ignored-port-map-entry": Rule("Port map entry ignored",
+                                   "A TensorIterator/Loop/If port map names an external_port_id twice; as OpenVINO does, "
+                                   "the first entry is used and this one ignored."),
+    "legacy-body-dims": Rule("IR v10 body dims disagree with inference (warning)",
+                             "Inside a TensorIterator/Loop/If body of an IR v10 model, a port's declared dims disagree with "
+                             "shape inference. The old Model Optimizer wrote such dims and OpenVINO ignores them; the "
+                             "inferred shape is used. At the top level the same conflict is the error shape-mismatch."),
     "shape-mismatch": Rule("Declared dims disagree with inference", "A port's declared dims disagree with shape inference."),
     "type-mismatch": Rule("Declared precision disagrees with inference", "A port's precision disagrees with type inference."),
     "bad-input-type": Rule("Op input of a wrong element type", "An op input has an element type its op does not allow."),

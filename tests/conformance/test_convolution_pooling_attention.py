@@ -254,17 +254,23 @@ MAXPOOL14 = OpTable("MaxPool", "opset14", reference=ref_max_pool, cases=[*map(wi
 def ref_avg_pool(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     data = x[0]
     kernel, strides, dil, pb, out = _pool_geometry(data, attrs)
+    _, pe = _pads(attrs, list(data.shape[2:]), kernel, strides, dil)
     dims = data.shape[2:]
     exclude = attrs.get("exclude-pad") in (True, "true")
     res = np.zeros(data.shape[:2] + tuple(out))
     for pos in itertools.product(*(range(o) for o in out)):
         total, count = 0.0, 0
         for offs in itertools.product(*(range(k) for k in kernel)):
-            coord = tuple(p * s - q + o for p, s, q, o in zip(pos, strides, pb, offs))
+            coord = tuple(p * s - q + o * d for p, s, q, o, d in zip(pos, strides, pb, offs, dil))
             inside = all(0 <= cc < d for cc, d in zip(coord, dims))
             if inside:
                 total = total + data[(slice(None), slice(None), *coord)].astype(np.float64)
-            count += 1 if inside or not exclude else 0
+            if exclude:
+                count += inside
+            elif all(d == 1 for d in dil):  # include-pad, undilated: the whole kernel, even past pads_end
+                count += 1
+            else:  # include-pad, dilated (AvgPool-16): the taps inside the padded input
+                count += all(-q <= cc < n + e for cc, q, n, e in zip(coord, pb, dims, pe))
         res[(slice(None), slice(None), *pos)] = total / count if count else 0.0
     return [res.astype(data.dtype)]
 
@@ -298,6 +304,30 @@ AVGPOOL14 = OpTable("AvgPool", "opset14", reference=ref_avg_pool, tol=Tol(rtol=1
     Case("ceil-torch-exclude", [rand((1, 2, 13, 13))], pool_attrs("2,2", "2,2", "1,1", "1,1", rounding_type="ceil_torch",
                                                                   **{"exclude-pad": True})),
 ], errors=AVG_ERRORS)
+
+# AvgPool-16: AvgPool-14 plus dilations (ONNX's AveragePool-19 and LpPool lower to it)
+AVGPOOL16 = OpTable("AvgPool", "opset16", reference=ref_avg_pool, tol=Tol(rtol=1e-6, atol=1e-6), cases=[
+    *(Case(c.id, c.inputs, {**c.attrs, "dilations": "1,1"}) for c in AVG_CASES[:3]),
+    Case("no-dilations-attribute", [rand((1, 2, 6, 6))], pool_attrs("2,2", "2,2", "0,0", "0,0", **{"exclude-pad": True}),
+         ov="OpenVINO CPU crashes (a segmentation fault) compiling AvgPool-16 without dilations"),
+    Case("dilated-2d", [rand((1, 2, 8, 8))], pool_attrs("2,2", "1,1", "0,0", "0,0", dilations="2,2",
+                                                        **{"exclude-pad": True})),
+    Case("dilated-3d-exclude-ceil", [rand((1, 1, 9, 9, 9))], pool_attrs("3,3,3", "2,2,2", "1,1,1", "1,1,1",
+                                                                        dilations="2,2,3", rounding_type="ceil",
+                                                                        **{"exclude-pad": True})),
+    Case("dilated-3d-include-ceil", [rand((1, 1, 9, 9, 9))], pool_attrs("3,3,3", "2,2,2", "1,1,1", "1,1,1",
+                                                                        dilations="2,2,3", rounding_type="ceil",
+                                                                        **{"exclude-pad": False})),
+    Case("dilated-include-floor", [rand((2, 3, 9, 8))], pool_attrs("3,2", "2,1", "1,0", "1,1", dilations="2,3",
+                                                                   **{"exclude-pad": False})),
+    Case("dilated-1d-ceil-torch", [rand((2, 2, 11))], pool_attrs("3", "2", "1", "1", dilations="2",
+                                                                  rounding_type="ceil_torch", **{"exclude-pad": True})),
+    Case("dilated-same-upper", [rand((1, 2, 7, 7))], pool_attrs("3,3", "1,1", "0,0", "0,0", dilations="2,2",
+                                                                auto_pad="same_upper", **{"exclude-pad": True})),
+], errors=AVG_ERRORS + [
+    ErrorCase("dilations-count", [rand((1, 2, 5, 5))], pool_attrs("2,2", "1,1", "0,0", "0,0", dilations="1",
+                                                                  **{"exclude-pad": True}), code="bad-attribute"),
+])
 
 
 # ------------------------------------------------------------------ ScaledDotProductAttention-13
@@ -356,5 +386,5 @@ SDPA_F16 = OpTable("ScaledDotProductAttention", "opset13", id="ScaledDotProductA
               {"causal": False}, code="bad-input-type"),
 ])
 
-TABLES = [CONV, CONV_F16, GCONV, MAXPOOL1, MAXPOOL8, MAXPOOL14, AVGPOOL1, AVGPOOL14, SDPA, SDPA_F16]
+TABLES = [CONV, CONV_F16, GCONV, MAXPOOL1, MAXPOOL8, MAXPOOL14, AVGPOOL1, AVGPOOL14, AVGPOOL16, SDPA, SDPA_F16]
 test_conformance = conformance(TABLES)

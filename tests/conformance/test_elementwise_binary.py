@@ -144,6 +144,13 @@ TABLES = [
         Case("f32-edges", [EDGE, EDGE_B], ov="OpenVINO CPU flushes denormals to zero"),
         Case("i32-floor", INT_DIV_EDGE, ov="OpenVINO CPU divides integers through f32"),
         Case("i32-trunc", INT_DIV_EDGE, attrs={"m_pythondiv": False}, ov="OpenVINO CPU divides integers through f32"),
+        # ONNX's test_div_int32_trunc as OpenVINO converts it: its IR says m_pythondiv="true", which OpenVINO's
+        # reference (constant folding) and irexec floor, while its CPU plugin ignores the attribute and truncates
+        Case("i32-onnx-trunc-as-written", [np.array([7, -7, 7, -7, 8, -8, 0, 5], np.int32),
+                                           np.array([2, 2, -2, -2, 3, 3, 3, -3], np.int32)],
+             ov="OpenVINO CPU ignores m_pythondiv and truncates; its reference floors"),
+        Case("i32-trunc-small", [np.array([7, -7, 7, -7, 8, -8, 0, 5], np.int32),
+                                 np.array([2, 2, -2, -2, 3, 3, 3, -3], np.int32)], attrs={"m_pythondiv": False}),
         Case("i64-const", [rand((3, 4), np.int64), np.array(3, np.int64)], const=(1,),
              ov="OpenVINO CPU narrows i64 to i32 and truncates the quotient"),
         Case("u8", [rand((4,), np.uint8, 0, 255), nonzero((4,), np.uint8)]),

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from ...errors import ERROR, Diagnostic
+from ...errors import ERROR, WARNING, Diagnostic
 from ..base import Op, TensorInfo
 
 if TYPE_CHECKING:  # the reader (and lxml) is loaded by whoever reads a model, not by `irexec ops`
@@ -160,6 +160,15 @@ def _read_port_map(body: Body, port_map: PortMap | None, back_edges: PortMap | N
                 else:
                     merged[dst] = src
             problems.extend((m, edge.line) for m in msgs)
+    # OpenVINO's reader (XmlDeserializer::parse_input/output_description): the
+    # entries are taken in the order of their external_port_id, the first of
+    # each id wins; an input's id is the position of the layer input it reads,
+    # while the outputs with an id >= 0 become the layer's outputs in the order
+    # of their ids, whatever the ids are (If-8 spec Example 1 maps port 4 with
+    # external_port_id="0")
+    seen: dict[tuple[str, int], MapEntry] = {}
+    ignored: list[tuple[str, int | None]] = []
+    outputs: list[tuple[int, BodyOutput, int]] = []
     for child in port_map.entries if port_map is not None else ():
         if child.tag not in ("input", "output"):
             continue
@@ -176,37 +185,49 @@ def _read_port_map(body: Body, port_map: PortMap | None, back_edges: PortMap | N
         has_axis = axis != -(1 << 62)
         if has_axis and (stride == 0 or (part or 0) <= 0):
             msgs.append(f"stride={stride} and part_size={part}: the stride must be non-zero and the part size positive")
+        first = seen.setdefault((child.tag, ext), child)
+        if first is not child and (ext >= 0 or child.tag == "output"):
+            # OpenVINO keeps the first entry of an id and drops this one without a word
+            ignored.append((f"external_port_id={ext} is mapped twice (first at line {first.line}): this entry is "
+                            "ignored, as OpenVINO ignores it", child.line))
+            continue
         if child.tag == "input":
             if not _is(model, internal, "Parameter"):
                 msgs.append(f"internal_layer_id={internal} is not a Parameter of the body")
             elif purpose == "current_iteration" or ext < 0:
                 body.current_iteration = internal
+            elif ext >= len(layer.inputs):
+                msgs.append(f"external_port_id={ext} is not an input of the layer: it names the input's position, "
+                            f"and the layer has {len(layer.inputs)} input(s)")
             else:
-                index = layer.input_index(ext)
-                if index is None:
-                    msgs.append(f"external_port_id={ext} is not an input port of the layer")
-                else:
-                    body.inputs.append(BodyInput(index, internal, axis if has_axis else None, start or 0,
-                                                 end if end is not None else -1, stride or 1, part or 1,
-                                                 merged.get(internal)))
+                body.inputs.append(BodyInput(ext, internal, axis if has_axis else None, start or 0,
+                                             end if end is not None else -1, stride or 1, part or 1,
+                                             merged.get(internal)))
         else:
             if not _is(model, internal, "Result"):
                 msgs.append(f"internal_layer_id={internal} is not a Result of the body")
-            elif purpose == "execution_condition" or ext < 0:
-                body.condition = internal
             else:
-                index = layer.output_index(ext)
-                if index is None:
-                    msgs.append(f"external_port_id={ext} is not an output port of the layer")
-                else:
-                    body.outputs.append(BodyOutput(index, internal, axis if has_axis else None, stride or 1, part or 1))
+                if purpose == "execution_condition" or (ext < 0 and purpose == "" and layer.type.lower() == "loop"
+                                                        and body.condition is None):
+                    body.condition = internal
+                if ext >= 0:
+                    outputs.append((ext, BodyOutput(-1, internal, axis if has_axis else None, stride or 1, part or 1),
+                                    child.line))
         problems.extend((m, child.line) for m in msgs)
+    for index, (ext, out, at) in enumerate(sorted(outputs, key=lambda o: o[0])):
+        if index >= len(layer.outputs):
+            problems.append((f"external_port_id={ext} maps output number {index + 1} of the body, but the layer declares "
+                             f"{len(layer.outputs)} output port(s)", at))
+        else:
+            body.outputs.append(BodyOutput(index, out.result, out.axis, out.stride, out.part_size))
     fed = {i.param for i in body.inputs}
     for dst in merged:
         if dst not in fed and dst != body.current_iteration:
             problems.append((f"back edge to body Parameter {dst}, which no input of the port map feeds", line))
     for msg, at in problems:
         model.diagnostics.append(Diagnostic("bad-port-map", msg, ERROR, file=model.path, line=at, **where))
+    for msg, at in ignored:
+        model.diagnostics.append(Diagnostic("ignored-port-map-entry", msg, WARNING, file=model.path, line=at, **where))
 
 
 def _is(model: BodyModel, lid: int, op_type: str) -> bool:

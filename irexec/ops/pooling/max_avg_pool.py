@@ -1,4 +1,4 @@
-"""MaxPool-1/8/14 and AvgPool-1/14 over the spatial axes of [N, C, *spatial]
+"""MaxPool-1/8/14 and AvgPool-1/14/16 over the spatial axes of [N, C, *spatial]
 (1-D to 3-D), by strided views of the padded input, one pass per kernel
 offset (no loop over output pixels).
 
@@ -327,8 +327,13 @@ def _avg_pool(op: _Pool, plan: PoolPlan, data: np.ndarray) -> np.ndarray:
     for i, n in enumerate(plan.out_spatial):
         dim = data.shape[2 + i]
         start = np.arange(n) * op.strides[i] - plan.pads_begin[i]
-        lo, hi = (0, dim) if op.exclude_pad else (-(1 << 62), 1 << 62)  # include-pad: the whole kernel
-        per = np.clip(start + op.kernel[i], lo, hi) - np.clip(start, lo, hi)
+        if plan.dilations[i] == 1:
+            lo, hi = (0, dim) if op.exclude_pad else (-(1 << 62), 1 << 62)  # include-pad: the whole kernel
+            per = np.clip(start + op.kernel[i], lo, hi) - np.clip(start, lo, hi)
+        else:  # the dilated taps that land inside the input, or inside the padded input
+            taps = start[:, None] + np.arange(op.kernel[i]) * plan.dilations[i]
+            lo, hi = (0, dim) if op.exclude_pad else (-plan.pads_begin[i], dim + plan.pads_end[i])
+            per = ((taps >= lo) & (taps < hi)).sum(axis=1)
         count = np.multiply.outer(count, per) if i else per.astype(np.float64)
     count = np.asarray(count, acc)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -361,3 +366,15 @@ class AvgPool14(AvgPool1):
     type, version = "AvgPool", 14
     summary = "AvgPool-1 plus ceil_torch rounding (no window starts in the end padding)"
     attributes = {**AvgPool1.attributes, "rounding_type": Enum("floor", "ceil", "ceil_torch", doc="output size rounding")}
+
+
+@register
+class AvgPool16(AvgPool14):
+    type, version, since_opset = "AvgPool", 16, 16
+    summary = "AvgPool-14 plus dilations (the kernel's taps spread apart; exclude-pad counts the taps inside the input)"
+    has_dilations = True
+    attributes = {**AvgPool14.attributes,
+                  "dilations": Attr("ints", (), doc="one positive dilation per spatial axis (default 1)")}
+
+    def _dilations(self) -> tuple[int, ...]:
+        return tuple(self.dilations) if self.dilations else (1,) * len(self.kernel)

@@ -111,7 +111,18 @@ def _max(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
 
 
 def _min(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
-    return np.fmin.reduce(data, axis=axes, keepdims=keep, initial=_highest(data.dtype))
+    # OpenVINO's reference starts from +inf where the type has one (an empty
+    # reduction gives +inf, as ONNX expects), else from the largest value; its
+    # ReduceMax starts from the lowest finite value, never -inf (see _max)
+    return np.fmin.reduce(data, axis=axes, keepdims=keep, initial=_min_start(data.dtype))
+
+
+def _min_start(dtype: np.dtype) -> Any:
+    if dtype.kind not in "iu":
+        inf = np.array(np.inf).astype(dtype)
+        if np.isinf(inf):
+            return inf
+    return _highest(dtype)
 
 
 def _mean(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
