@@ -112,7 +112,7 @@ def test_private_names_stay_in_their_folder():
 # ------------------------------------------------------------ the op layout
 
 OPS = ROOT / "ops"
-SHARED = {"__init__", "base", "declare", "tensor", "registry", "helpers", "spatial", "shape_limits", "core_opsets"}  # what every family uses
+SHARED = {"__init__", "base", "declare", "tensor", "registry", "helpers", "spatial", "shape_limits", "core_opsets"}  # shared by every family
 
 
 def test_ops_live_in_their_family_folder():
