@@ -12,7 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from irexec.ir.writer import IRBuilder, Out
+
+from irexec.writer import IRBuilder, Out
 
 
 def _write(b: IRBuilder, directory: Path) -> Path:

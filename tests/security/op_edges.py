@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 from hypothesis import strategies as st
-from irexec.ir.writer import IRBuilder
 
 from irexec import dtypes
 from irexec.errors import IRExecError
 from irexec.ops.registry import all_ops
+from irexec.writer import IRBuilder
 
 # Attributes an op cannot do without, with plain values; the rest keep their defaults.
 REQUIRED: dict[str, dict[str, Any]] = {

@@ -20,13 +20,13 @@ from pathlib import Path
 import check_budget_files as files
 import numpy as np
 import pytest
-from irexec.ops.einsum import Einsum7
 
 import irexec
 import irexec.checker
 from irexec.ops import base
 from irexec.ops.base import TensorInfo
 from irexec.ops.control import body_checks
+from irexec.ops.matmul.einsum import Einsum7
 from irexec.shapes import Dim
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from irexec.ir.writer import IRBuilder, Out
 
 from irexec.cli import cli
+from irexec.writer import IRBuilder, Out
 
 Maker = Callable[[IRBuilder, dict[str, np.ndarray]], tuple[Out, list[tuple[list[int], str]]]]
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from irexec.ir.writer import IRBuilder
+
+from irexec.writer import IRBuilder
 
 ROOT = Path(__file__).resolve().parents[2]
 FORMATS = ["text", "json", "sarif", "gitlab", "junit", "github"]

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from irexec.ir.writer import IRBuilder
 
 from irexec.cli import cli
+from irexec.writer import IRBuilder
 
 U64_MAX = np.iinfo(np.uint64).max
 
