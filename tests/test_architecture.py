@@ -112,7 +112,8 @@ def test_private_names_stay_in_their_folder():
 # ------------------------------------------------------------ the op layout
 
 OPS = ROOT / "ops"
-SHARED = {"__init__", "base", "declare", "tensor", "registry", "helpers", "spatial", "shape_limits", "core_opsets"}  # shared by every family
+SHARED = {"__init__", "base", "declare", "tensor", "registry", "helpers", "spatial",  # shared by every family
+          "shape_limits", "core_opsets"}
 
 
 def test_ops_live_in_their_family_folder():
