@@ -122,25 +122,5 @@ def test_progress_bar_only_on_a_terminal_and_for_long_runs(write_ir, monkeypatch
     assert "running" in long.stream.getvalue() and "10/10" in long.stream.getvalue()  # type: ignore[attr-defined]
 
 
-DOCS = __import__("pathlib").Path(__file__).resolve().parent.parent / "README.md"
 
 
-def test_documented_api_example_runs(monkeypatch, tmp_path, capsys):
-    """The Python example of the README, run against a model it fits."""
-    import re
-
-    text = DOCS.read_text()
-    block = re.search(r"## Python API.*?```python\n(.*?)```", text, re.DOTALL)
-    assert block, "no python example under '## Python API'"
-    b = IRBuilder()
-    x = b.parameter("x", "2,?", "f32")
-    g = b.layer("Gather", "opset8", [x, b.const(np.array([1], np.int64)), b.const(np.array(0, np.int64))],
-                {"batch_dims": 0}, name="Gather_7", names=["y"])
-    b.result(g)
-    b.write(tmp_path / "model.xml")
-    np.savez(tmp_path / "expected.npz", y=np.ones((1, 3), np.float32))
-    monkeypatch.chdir(tmp_path)
-    exec(compile(block.group(1), str(DOCS), "exec"), {})
-    out = capsys.readouterr().out
-    assert "['x'] ['y']" in out and "Gather_7 (2, 8) ['y']" in out
-    assert json.loads((tmp_path / "layers" / "index.json").read_text())["layers"][-1]["name"] == "Gather_7"

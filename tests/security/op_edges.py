@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from hypothesis import strategies as st
 
@@ -69,8 +70,15 @@ def extremes(dtype: np.dtype) -> list[Any]:
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         return [0, 1, 2, info.max, info.min, info.max - 1] + ([-1] if dtype.kind == "i" else [])
-    finfo = np.finfo(np.float32 if dtype.kind == "V" else dtype) if dtype.kind == "f" else None
-    big = float(finfo.max) if finfo is not None else 3.0e38
+    try:  # ml_dtypes knows its own types (bf16, f8, f4, int4...) and NumPy's
+        info = ml_dtypes.finfo(dtype)
+    except (TypeError, ValueError):
+        try:
+            info = ml_dtypes.iinfo(dtype)
+            return [0, 1, int(info.max), int(info.min)]
+        except (TypeError, ValueError):
+            info = None
+    big = float(info.max) if info is not None else 3.0e38
     return [0.0, -0.0, 1.0, -1.5, float("nan"), float("inf"), float("-inf"), big, -big, 1e-45, 0.5]
 
 

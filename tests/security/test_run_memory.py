@@ -235,7 +235,7 @@ def test_the_fold_cache_counts_in_the_accounting(tmp_path: Path) -> None:
     xml, _ = save(tmp_path, ov.Model([acc], [x], "fold"), x=np.ones(1, np.float32))
     model = load(str(xml))
     feeds = {"x": np.ones(1, np.float32)}
-    run_model(model, feeds, max_memory=64 * MiB)  # 4 MiB a branch: all three kept
+    run_model(model, feeds, max_memory=128 * MiB)  # 4 MiB a branch: all three kept (the cache takes up to an eighth)
     assert 3 * 4 * MiB <= _folded(model).nbytes < 13 * MiB
     again = run_model(model, feeds, max_memory=10 * MiB)  # the cache gives way instead of refusing
     assert _folded(model).nbytes <= 4 * MiB

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import ml_dtypes
 import numpy as np
 
 from ...dtypes import BF16
@@ -25,7 +26,15 @@ SQRT_2_PI = 0.7978845608028654
 
 
 def _is_float(x: np.ndarray) -> bool:
-    return x.dtype.kind == "f" or x.dtype == BF16
+    if x.dtype.kind == "f" or x.dtype == BF16:
+        return True
+    if x.dtype.kind in "iub":
+        return False
+    try:  # ml_dtypes' f8 and f4 types (kind "V"): NumPy's ufuncs run on them through f32
+        ml_dtypes.finfo(x.dtype)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 # ------------------------------------------------------------ exact ops
@@ -77,7 +86,7 @@ def _f64(fn, inplace: bool = False):
     def f(x: np.ndarray) -> np.ndarray:
         if _is_float(x):
             return fn(x, out=x) if inplace else fn(x)
-        info = np.iinfo(x.dtype)
+        info = ml_dtypes.iinfo(x.dtype)  # also int4/uint4
         r = np.rint(fn(x.astype(np.float64)))
         return np.clip(np.nan_to_num(r, nan=0.0), info.min, info.max).astype(x.dtype)
     return f
@@ -248,7 +257,7 @@ def _clamp(x: np.ndarray, op: Op) -> np.ndarray:
             return blockwise(x, [(np.maximum, lo), (np.minimum, hi)])
         return np.minimum(np.maximum(x, lo), hi)
     # integer data: the bounds rounded inward (ceil of min, floor of max), as OpenVINO
-    info = np.iinfo(x.dtype)
+    info = ml_dtypes.iinfo(x.dtype)  # also int4/uint4
     lo_i = int(max(min(np.ceil(lo), info.max), info.min))
     hi_i = int(max(min(np.floor(hi), info.max), info.min))
     return np.minimum(np.maximum(x, x.dtype.type(lo_i)), x.dtype.type(hi_i))
