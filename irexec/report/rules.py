@@ -86,6 +86,9 @@ RULES: dict[str, Rule] = {
                                   "A Const's offset + size is past the end of the .bin; when several are, the .bin "
                                   "belongs to another model (one finding for all of them)."),
     # shapes and types
+    "bad-port-map": Rule("Port map does not fit its body",
+                         "A TensorIterator/Loop/If port map or back edge names no body Parameter or Result, no input "
+                         "or output of the layer, or slices that do not walk inside the sliced dim."),
     "ignored-port-map-entry": Rule("Port map entry ignored",
                                    "A TensorIterator/Loop/If port map names an external_port_id twice; as OpenVINO does, "
                                    "the first entry is used and this one ignored."),
