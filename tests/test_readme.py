@@ -42,6 +42,15 @@ def _irexec(line: str, cwd: Path) -> subprocess.CompletedProcess:
                           env={**os.environ, "NO_COLOR": "1"})
 
 
+def _all_pass(commands: list[str], cwd: Path) -> list[subprocess.CompletedProcess]:
+    results = []
+    for line in commands:
+        result = _irexec(line, cwd)
+        assert result.returncode == 0, f"{line}: {result.stdout}{result.stderr}"
+        results.append(result)
+    return results
+
+
 @pytest.fixture
 def reader_dir(tmp_path: Path) -> Path:
     """A folder as a reader's: the shipped examples, and models/ holding some of them."""
@@ -66,9 +75,7 @@ def test_the_quick_start_is_two_commands_that_work(reader_dir: Path):
 def test_the_ci_commands_run_clean_on_clean_models(reader_dir: Path):
     commands = _commands(_section("Checking models in CI"))
     assert len(commands) >= 4
-    for line in commands:
-        result = _irexec(line, reader_dir)
-        assert result.returncode == 0, f"{line}: {result.stdout}{result.stderr}"
+    _all_pass(commands, reader_dir)
     assert (reader_dir / "irexec.sarif").is_file()
 
 
@@ -100,18 +107,14 @@ def test_the_pre_commit_hook_passes_over_xml_that_is_not_ir(reader_dir: Path):
 def test_the_debugging_commands_run(reader_dir: Path):
     commands = _commands(_section("Debugging a model"))
     assert len(commands) >= 3
-    for line in commands:
-        result = _irexec(line, reader_dir)
-        assert result.returncode == 0, f"{line}: {result.stdout}{result.stderr}"
+    _all_pass(commands, reader_dir)
     assert (reader_dir / "run.json").is_file() and (reader_dir / "out.npz").is_file()
 
 
 def test_the_stateful_commands_reproduce_openvino(reader_dir: Path):
     commands = _commands(_section("Stateful models and LLMs"))
     assert [c.split()[1] for c in commands] == ["run", "run", "generate", "generate"]
-    for line in commands:
-        result = _irexec(line, reader_dir)
-        assert result.returncode == 0, f"{line}: {result.stdout}{result.stderr}"
+    for line, result in zip(commands, _all_pass(commands, reader_dir)):
         assert "PASSED" in result.stdout or "--compare" not in line, result.stdout
     assert (reader_dir / "state.npz").is_file() and (reader_dir / "tokens.npy").is_file()
 

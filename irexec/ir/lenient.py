@@ -93,6 +93,11 @@ def _declares_other_encoding(decl: bytes) -> bool:
     return m is not None and m.group(1).strip().lower() not in (b"utf-8", b"utf8", b"us-ascii", b"ascii")
 
 
+# markup pugixml skips after the root element: (opening, closing, name), the longer openings first
+_DELIMITED = ((b"<!--", b"-->", "comment"), (b"<![CDATA[", b"]]>", "CDATA section"),
+              (b"<?", b"?>", "processing instruction"), (b"<!", b">", "declaration"))
+
+
 class TailError(ValueError):
     def __init__(self, message: str, line: int):
         super().__init__(message)
@@ -112,26 +117,13 @@ def check_tail(data: bytes, offset: int) -> None:
         if lt < 0:
             break
         line = _line_of(data, lt)
-        if data.startswith(b"<!--", lt):
-            end = data.find(b"-->", lt + 4)
+        markup = next((m for m in _DELIMITED if data.startswith(m[0], lt)), None)
+        if markup is not None:
+            opening, closing, what = markup
+            end = data.find(closing, lt + len(opening))
             if end < 0:
-                raise TailError("comment after </net> is not closed", line)
-            pos = end + 3
-        elif data.startswith(b"<![CDATA[", lt):
-            end = data.find(b"]]>", lt + 9)
-            if end < 0:
-                raise TailError("CDATA section after </net> is not closed", line)
-            pos = end + 3
-        elif data.startswith(b"<?", lt):
-            end = data.find(b"?>", lt + 2)
-            if end < 0:
-                raise TailError("processing instruction after </net> is not closed", line)
-            pos = end + 2
-        elif data.startswith(b"<!", lt):
-            end = data.find(b">", lt + 2)
-            if end < 0:
-                raise TailError("declaration after </net> is not closed", line)
-            pos = end + 1
+                raise TailError(f"{what} after </net> is not closed", line)
+            pos = end + len(closing)
         elif data.startswith(b"</", lt):
             m = _CLOSE_TAG.match(data, lt)
             if m is None:
