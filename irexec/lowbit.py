@@ -223,9 +223,9 @@ def from_float(x: np.ndarray, name: str) -> np.ndarray:
         codes = np.where(np.signbit(x), 0, codes)
         return codes.astype(np.uint8).view(dtype)
     if name == "nf4":
-        codes = np.searchsorted(NF4_MIDPOINTS, x, side="left").astype(np.uint8)
-        codes[np.isnan(x)] = 0  # every comparison false: OpenVINO's last branch
-        return codes.view(NF4)
+        codes = np.searchsorted(NF4_MIDPOINTS, x, side="left")  # a NumPy scalar, not an array, for 0-d x
+        # NaN: every comparison false, OpenVINO's last branch
+        return np.asarray(np.where(np.isnan(x), 0, codes), np.uint8).view(NF4)
     raise AssertionError(name)
 
 
