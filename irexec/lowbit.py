@@ -166,10 +166,10 @@ def to_number(arr: np.ndarray) -> np.ndarray:
     narrow integers as int8/uint8, nf4 and the small floats as float32."""
     dtype = arr.dtype
     name = STRUCTURED.get(dtype)
-    if name == "nf4":
-        return NF4_VALUES[arr.view(np.uint8).reshape(arr.shape)]
     if name is not None:
-        return arr.view(np.uint8).reshape(arr.shape)
+        # only the type's bits count (as codes_of and pack read them): a uint8 field may hold more
+        codes = arr.view(np.uint8).reshape(arr.shape) & np.uint8((1 << DTYPES[name][1]) - 1)
+        return NF4_VALUES[codes] if name == "nf4" else codes
     if dtype == DTYPES["i4"][0]:
         return arr.astype(np.int8)
     if dtype in (DTYPES["u1"][0], DTYPES["u2"][0], DTYPES["u4"][0]):
@@ -223,9 +223,9 @@ def from_float(x: np.ndarray, name: str) -> np.ndarray:
         codes = np.where(np.signbit(x), 0, codes)
         return codes.astype(np.uint8).view(dtype)
     if name == "nf4":
-        codes = np.searchsorted(NF4_MIDPOINTS, x, side="left").astype(np.uint8)
-        codes[np.isnan(x)] = 0  # every comparison false: OpenVINO's last branch
-        return codes.view(NF4)
+        codes = np.searchsorted(NF4_MIDPOINTS, x, side="left")  # a NumPy scalar, not an array, for 0-d x
+        # NaN: every comparison false, OpenVINO's last branch
+        return np.asarray(np.where(np.isnan(x), 0, codes), np.uint8).view(NF4)
     raise AssertionError(name)
 
 

@@ -71,6 +71,12 @@ def value_dims(info: TensorInfo) -> list[Dim | int] | None:
     element count or every bound is unknown."""
     b = info.bounds()
     if b is None:
+        v = info.value() if info.is_constant else None
+        if v is not None and v.dtype == np.uint64 and v.size and int(v.max()) > UNBOUNDED:
+            # a known u64 value no int64 holds: no dim or count is that large (never leave it unknown,
+            # which would leave the op without a plan at run time)
+            raise op_error(f"a dim or count of {int(v.max())}, past the largest irexec holds ({UNBOUNDED})",
+                           "shape-too-large")
         return None
     lo, hi = b
     out: list[Dim | int] = []

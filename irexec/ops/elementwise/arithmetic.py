@@ -10,6 +10,7 @@ are run-time errors.
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from ...kernels.elementwise import pick
@@ -24,9 +25,11 @@ from .factory import (
     subtract_bounds,
 )
 
+_NARROW_INTS = (np.dtype(ml_dtypes.int4), np.dtype(ml_dtypes.uint4))  # kind "V", integer arithmetic all the same
+
 
 def _is_int(a: np.ndarray) -> bool:
-    return a.dtype.kind in "iu"
+    return a.dtype.kind in "iu" or a.dtype in _NARROW_INTS
 
 
 def _check_nonzero(b: np.ndarray, what: str) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import dtypes
+from ... import dtypes, lowbit
 from ...dtypes import BF16
 from ...kernels.elementwise import apply_f64
 from ...shapes import PartialShape, broadcast_numpy, broadcast_pdpd
@@ -48,14 +48,21 @@ _BOOLEAN = dtypes.get("boolean")
 AUTO_BROADCAST = {"auto_broadcast": Enum("numpy", "none", "pdpd", doc="broadcasting rule of the two inputs")}
 
 
+def _wide_computed(dtype: np.dtype) -> bool:
+    """Whether a precise kernel computes ``dtype`` in f64: the NumPy floats,
+    bf16 and ml_dtypes' small floats (f8, f4: kind "V", not "f")."""
+    return dtype.kind == "f" or dtype == BF16 or lowbit.name_of(dtype) in lowbit.SMALL_FLOATS
+
+
 def _apply(fn: Kernel, op: Op, with_op: bool, precise: bool, arrays: Sequence[np.ndarray], out_dtype: np.dtype,
            narrow: Kernel | None = None) -> np.ndarray:
     if all(a.ndim == 0 for a in arrays):
         # NumPy makes scalars, not arrays, of 0-d operands, and kernels write with out=: run on one element
         one = _apply(fn, op, with_op, precise, [a.reshape(1) for a in arrays], out_dtype, narrow)
         return one.reshape(())
-    if precise and (arrays[0].dtype.kind == "f" or arrays[0].dtype == BF16):
-        # f64 computation on private copies (the kernel may work in place), rounded once
+    if precise and _wide_computed(arrays[0].dtype):
+        # f64 computation on private copies (the kernel may work in place: never on
+        # the input, which may be a read-only constant), rounded once
         if narrow is not None and arrays[0].dtype != np.float64:
             fn = narrow  # the result is rounded to at most 24 bits: a kernel accurate to 2**-29 will do (half an ulp is >= 2**-25)
         kernel = (lambda *xs: fn(*xs, op)) if with_op else fn

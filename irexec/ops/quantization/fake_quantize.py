@@ -93,4 +93,4 @@ def fake_quantize(x: np.ndarray, il: np.ndarray, ih: np.ndarray, ol: np.ndarray,
             q = q / lm1 * (oh - ol) + ol
         lo, hi = np.minimum(il, ih), np.maximum(il, ih)
         out = np.where(x <= lo, ol, np.where(x > hi, oh, q))
-    return np.ascontiguousarray(np.broadcast_to(out, x.shape)).astype(dt, copy=False)
+    return np.array(np.broadcast_to(out, x.shape), dt, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
