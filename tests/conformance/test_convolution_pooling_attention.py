@@ -13,8 +13,6 @@ import numpy as np
 
 from conformance.harness import Case, ErrorCase, OpTable, Tol, attr_ints, conformance, table_rng
 
-rng = np.random.default_rng(20261124)
-
 
 def rand(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
     dtype = np.dtype(dtype)
