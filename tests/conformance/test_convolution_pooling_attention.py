@@ -13,8 +13,6 @@ import numpy as np
 
 from conformance.harness import Case, ErrorCase, OpTable, Tol, attr_ints, conformance, table_rng
 
-rng = np.random.default_rng(20261124)
-
 
 def rand(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
     dtype = np.dtype(dtype)
@@ -102,7 +100,7 @@ CONV = OpTable("Convolution", "opset1", reference=ref_conv, tol=Tol(rtol=1e-5, a
               code="bad-attribute"),
     ErrorCase("integer-filters", [rand((1, 3, 5, 5)), rand((4, 3, 3, 3), np.int32)], A2, const=(1,), code="bad-input-type"),
 ])
-rng = table_rng("Convolution-1")  # each table its own generator
+rng = table_rng("Convolution-1-f16")  # each table its own generator
 CONV_F16 = OpTable("Convolution", "opset1", id="Convolution-opset1-f16", reference=ref_conv, tol=Tol(rtol=2e-3, atol=2e-3),
                    cases=[Case("f16", [rand((1, 3, 6, 6), np.float16), rand((4, 3, 3, 3), np.float16)], A2, const=(1,)),
                           Case("bf16", [rand((1, 3, 6, 6), ml_dtypes.bfloat16), rand((4, 3, 3, 3), ml_dtypes.bfloat16)], A2,
@@ -369,7 +367,7 @@ SDPA = OpTable("ScaledDotProductAttention", "opset13", reference=ref_sdpa, tol=T
     Case("all-masked-row", [*qkv((1,), (1,), 3, 4, 8, 4), np.array([[True] * 4, [False] * 4, [True, False] * 2])],
          {"causal": False}, const=(3,)),
 ])
-rng = table_rng("ScaledDotProductAttention-13")  # each table its own generator
+rng = table_rng("ScaledDotProductAttention-13-f16")  # each table its own generator
 SDPA_F16 = OpTable("ScaledDotProductAttention", "opset13", id="ScaledDotProductAttention-opset13-f16", reference=ref_sdpa,
                    tol=Tol(rtol=2e-3, atol=2e-3), cases=[
     Case("f16-causal", qkv((2, 2), (2, 2), 5, 5, 8, 4, np.float16), {"causal": True}),

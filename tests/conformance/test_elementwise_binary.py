@@ -11,7 +11,6 @@ import numpy as np
 
 from conformance.harness import COMPARE_NAN, ISFINITE_DENORMAL, MINMAX_NAN, Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
-rng = np.random.default_rng(20261124)
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
@@ -25,8 +24,8 @@ def rand(shape: tuple[int, ...], dtype: Any = np.float32, lo: int = -100, hi: in
     return (rng.standard_normal(shape) * 10).astype(dtype)
 
 
-def nonzero(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
-    x = rand(shape, dtype)
+def nonzero(shape: tuple[int, ...], dtype: Any, lo: int = -100, hi: int = 100) -> np.ndarray:
+    x = rand(shape, dtype, lo, hi)
     return np.where(x == 0, np.ones((), x.dtype), x)
 
 
@@ -129,64 +128,73 @@ small_exp = lambda shape, t: rand(shape, t, lo=-3, hi=5)  # noqa: E731
 
 INT_DIV_EDGE = [np.array([-7, 7, -7, 7, -2**31, 0], np.int32), np.array([2, -2, -2, 2, -1, 5], np.int32)]
 
-TABLES = [
-    table("Subtract", np.subtract, F + INT, ov_skip={"uint8": "OpenVINO CPU computes u8 in f32 and saturates",
-                                                        "int8": "OpenVINO CPU saturates i8 overflow",
-                                                        "bfloat16": "OpenVINO CPU rounds bf16 results differently in a few cases"}),
-    table("Multiply", np.multiply, F + INT, ov_skip={"uint8": "OpenVINO CPU computes u8 in f32 and saturates",
-                                                        "int8": "OpenVINO CPU saturates i8 overflow",
-                                                        "int32": "OpenVINO CPU saturates i32 overflow",
-                                                        "bfloat16": "OpenVINO CPU rounds bf16 results differently in a few cases"}),
-    OpTable("Divide", "opset1", reference=ref_divide, ov_tol=Tol(ulps=1), cases=[
-        Case("f32-broadcast", [rand((2, 3, 4)), nonzero((3, 1), np.float32)]),
-        Case("f16", [rand((2, 3), np.float16), nonzero((3,), np.float16)]),
-        Case("bf16", [rand((2, 3), BF16), nonzero((3,), BF16)], ov="OpenVINO CPU divides bf16 in f32 with its own rounding"),
-        Case("f32-edges", [EDGE, EDGE_B], ov="OpenVINO CPU flushes denormals to zero"),
-        Case("i32-floor", INT_DIV_EDGE, ov="OpenVINO CPU divides integers through f32"),
-        Case("i32-trunc", INT_DIV_EDGE, attrs={"m_pythondiv": False}, ov="OpenVINO CPU divides integers through f32"),
-        # ONNX's test_div_int32_trunc as OpenVINO converts it: its IR says m_pythondiv="true", which OpenVINO's
-        # reference (constant folding) and irexec floor, while its CPU plugin ignores the attribute and truncates
-        Case("i32-onnx-trunc-as-written", [np.array([7, -7, 7, -7, 8, -8, 0, 5], np.int32),
-                                           np.array([2, 2, -2, -2, 3, 3, 3, -3], np.int32)],
-             ov="OpenVINO CPU ignores m_pythondiv and truncates; its reference floors"),
-        Case("i32-trunc-small", [np.array([7, -7, 7, -7, 8, -8, 0, 5], np.int32),
-                                 np.array([2, 2, -2, -2, 3, 3, 3, -3], np.int32)], attrs={"m_pythondiv": False}),
-        Case("i64-const", [rand((3, 4), np.int64), np.array(3, np.int64)], const=(1,),
-             ov="OpenVINO CPU narrows i64 to i32 and truncates the quotient"),
-        Case("u8", [rand((4,), np.uint8, 0, 255), nonzero((4,), np.uint8)]),
-        Case("zero-size", [rand((0, 2)), nonzero((2,), np.float32)]),
-    ], errors=[
-        ErrorCase("bad-pythondiv", [rand((2,)), rand((2,))], attrs={"m_pythondiv": "maybe"}, code="bad-attribute"),
-        ErrorCase("incompatible", [rand((2, 3)), rand((4,))], code="incompatible-inputs"),
-    ]),
-    OpTable("Power", "opset1", reference=ref_power, tol=Tol(ulps=1), ov_tol=Tol(rtol=2e-6, atol=1e-30), cases=[
-        Case("f32", [np.abs(rand((2, 3, 4))), rand((3, 1)) / 4]),
-        Case("f16", [np.abs(rand((2, 3), np.float16)) / 4, small_exp((3,), np.float16)]),
-        Case("i32", [rand((3, 4), np.int32, -5, 5), small_exp((4,), np.int32)], ov="OpenVINO CPU raises integers through f32"),
-        Case("i64-negative-exponent", [np.array([1, -1, -1, 2, 5], np.int64), np.array([-3, -3, -2, -1, 3], np.int64)],
-             ov="OpenVINO CPU raises integers through f32"),
-        Case("f32-edges", [EDGE, EDGE_B], ov="OpenVINO CPU's pow differs on denormals and infinities"),
-        Case("zero-size", [rand((0, 3)), rand((3,))]),
-    ]),
-    table("Maximum", None, F + INT, reference=ref_max, ov_elements=[MINMAX_NAN]),
-    table("Minimum", None, F + INT, reference=ref_min, ov_elements=[MINMAX_NAN]),
-    table("Mod", ref_fmod, (np.float32, np.int32, np.int64, np.float16), make_b=nonzero,
-          ov_tol=Tol(rtol=1e-5, atol=1e-5), ov_skip={"edges": "OpenVINO CPU computes x - trunc(x / y) * y, not an exact fmod",
-                                                     "float16": "OpenVINO CPU computes x - trunc(x / y) * y in f16"},
-          extra=[Case("i32-signs", [np.array([-7, 7, -7, 7], np.int32), np.array([3, 3, -3, -3], np.int32)])],
-          errors=[ErrorCase("types-differ", [rand((2,)), rand((2,), np.int32)], code="bad-input-type")]),
-    table("FloorMod", np.remainder, (np.float32, np.int32, np.int64, np.float16), make_b=nonzero,
-          ov_tol=Tol(rtol=1e-5, atol=1e-5), ov_skip={"edges": "OpenVINO CPU computes x - floor(x / y) * y, not an exact remainder",
-                                                     "float16": "OpenVINO CPU computes x - floor(x / y) * y in f16"},
-          extra=[Case("i32-signs", [np.array([-7, 7, -7, 7], np.int32), np.array([3, 3, -3, -3], np.int32)])]),
-    table("SquaredDifference", lambda a, b: (a - b) * (a - b), F + (np.int32,), tol=Tol(ulps=1),
-          ov_tol=Tol(rtol=2e-7, atol=0), ov_skip={"bfloat16": "OpenVINO CPU rounds bf16 twice",
-                                                  "float16": "OpenVINO CPU rounds f16 twice"}),
-]
+TABLES: list[OpTable] = []
+rng = table_rng("Subtract-1")  # each table its own generator
+TABLES.append(table("Subtract", np.subtract, F + INT, ov_skip={"uint8": "OpenVINO CPU computes u8 in f32 and saturates",
+                                                    "int8": "OpenVINO CPU saturates i8 overflow",
+                                                    "bfloat16": "OpenVINO CPU rounds bf16 results differently in a few cases"}))
+rng = table_rng("Multiply-1")  # each table its own generator
+TABLES.append(table("Multiply", np.multiply, F + INT, ov_skip={"uint8": "OpenVINO CPU computes u8 in f32 and saturates",
+                                                    "int8": "OpenVINO CPU saturates i8 overflow",
+                                                    "int32": "OpenVINO CPU saturates i32 overflow",
+                                                    "bfloat16": "OpenVINO CPU rounds bf16 results differently in a few cases"}))
+rng = table_rng("Divide-1")  # each table its own generator
+TABLES.append(OpTable("Divide", "opset1", reference=ref_divide, ov_tol=Tol(ulps=1), cases=[
+    Case("f32-broadcast", [rand((2, 3, 4)), nonzero((3, 1), np.float32)]),
+    Case("f16", [rand((2, 3), np.float16), nonzero((3,), np.float16)]),
+    Case("bf16", [rand((2, 3), BF16), nonzero((3,), BF16)], ov="OpenVINO CPU divides bf16 in f32 with its own rounding"),
+    Case("f32-edges", [EDGE, EDGE_B], ov="OpenVINO CPU flushes denormals to zero"),
+    Case("i32-floor", INT_DIV_EDGE, ov="OpenVINO CPU divides integers through f32"),
+    Case("i32-trunc", INT_DIV_EDGE, attrs={"m_pythondiv": False}, ov="OpenVINO CPU divides integers through f32"),
+    # ONNX's test_div_int32_trunc as OpenVINO converts it: its IR says m_pythondiv="true", which OpenVINO's
+    # reference (constant folding) and irexec floor, while its CPU plugin ignores the attribute and truncates
+    Case("i32-onnx-trunc-as-written", [np.array([7, -7, 7, -7, 8, -8, 0, 5], np.int32),
+                                       np.array([2, 2, -2, -2, 3, 3, 3, -3], np.int32)],
+         ov="OpenVINO CPU ignores m_pythondiv and truncates; its reference floors"),
+    Case("i32-trunc-small", [np.array([7, -7, 7, -7, 8, -8, 0, 5], np.int32),
+                             np.array([2, 2, -2, -2, 3, 3, 3, -3], np.int32)], attrs={"m_pythondiv": False}),
+    Case("i64-const", [rand((3, 4), np.int64), np.array(3, np.int64)], const=(1,),
+         ov="OpenVINO CPU narrows i64 to i32 and truncates the quotient"),
+    Case("u8", [rand((4,), np.uint8, 0, 255), nonzero((4,), np.uint8)]),
+    Case("zero-size", [rand((0, 2)), nonzero((2,), np.float32)]),
+], errors=[
+    ErrorCase("bad-pythondiv", [rand((2,)), rand((2,))], attrs={"m_pythondiv": "maybe"}, code="bad-attribute"),
+    ErrorCase("incompatible", [rand((2, 3)), rand((4,))], code="incompatible-inputs"),
+]))
+rng = table_rng("Power-1")  # each table its own generator
+TABLES.append(OpTable("Power", "opset1", reference=ref_power, tol=Tol(ulps=1), ov_tol=Tol(rtol=2e-6, atol=1e-30), cases=[
+    Case("f32", [np.abs(rand((2, 3, 4))), rand((3, 1)) / 4]),
+    Case("f16", [np.abs(rand((2, 3), np.float16)) / 4, small_exp((3,), np.float16)]),
+    Case("i32", [nonzero((3, 4), np.int32, -5, 5), small_exp((4,), np.int32)], ov="OpenVINO CPU raises integers through f32"),
+    Case("i64-negative-exponent", [np.array([1, -1, -1, 2, 5], np.int64), np.array([-3, -3, -2, -1, 3], np.int64)],
+         ov="OpenVINO CPU raises integers through f32"),
+    Case("f32-edges", [EDGE, EDGE_B], ov="OpenVINO CPU's pow differs on denormals and infinities"),
+    Case("zero-size", [rand((0, 3)), rand((3,))]),
+]))
+rng = table_rng("Maximum-1")  # each table its own generator
+TABLES.append(table("Maximum", None, F + INT, reference=ref_max, ov_elements=[MINMAX_NAN]))
+rng = table_rng("Minimum-1")  # each table its own generator
+TABLES.append(table("Minimum", None, F + INT, reference=ref_min, ov_elements=[MINMAX_NAN]))
+rng = table_rng("Mod-1")  # each table its own generator
+TABLES.append(table("Mod", ref_fmod, (np.float32, np.int32, np.int64, np.float16), make_b=nonzero,
+      ov_tol=Tol(rtol=1e-5, atol=1e-5), ov_skip={"edges": "OpenVINO CPU computes x - trunc(x / y) * y, not an exact fmod",
+                                                 "float16": "OpenVINO CPU computes x - trunc(x / y) * y in f16"},
+      extra=[Case("i32-signs", [np.array([-7, 7, -7, 7], np.int32), np.array([3, 3, -3, -3], np.int32)])],
+      errors=[ErrorCase("types-differ", [rand((2,)), rand((2,), np.int32)], code="bad-input-type")]))
+rng = table_rng("FloorMod-1")  # each table its own generator
+TABLES.append(table("FloorMod", np.remainder, (np.float32, np.int32, np.int64, np.float16), make_b=nonzero,
+      ov_tol=Tol(rtol=1e-5, atol=1e-5), ov_skip={"edges": "OpenVINO CPU computes x - floor(x / y) * y, not an exact remainder",
+                                                 "float16": "OpenVINO CPU computes x - floor(x / y) * y in f16"},
+      extra=[Case("i32-signs", [np.array([-7, 7, -7, 7], np.int32), np.array([3, 3, -3, -3], np.int32)])]))
+rng = table_rng("SquaredDifference-1")  # each table its own generator
+TABLES.append(table("SquaredDifference", lambda a, b: (a - b) * (a - b), F + (np.int32,), tol=Tol(ulps=1),
+      ov_tol=Tol(rtol=2e-7, atol=0), ov_skip={"bfloat16": "OpenVINO CPU rounds bf16 twice",
+                                              "float16": "OpenVINO CPU rounds f16 twice"}))
 
 # comparisons: boolean out, every type in
 for _op, _fn in [("Equal", operator.eq), ("NotEqual", operator.ne), ("Less", operator.lt),
                  ("LessEqual", operator.le), ("Greater", operator.gt), ("GreaterEqual", operator.ge)]:
+    rng = table_rng(f"{_op}-1")  # each table its own generator
     TABLES.append(OpTable(_op, "opset1", reference=(lambda fn: lambda x, a: [np.asarray(fn(x[0], x[1]))])(_fn), cases=[
         Case("f32", [rand((2, 3, 4)), rand((3, 1))]),
         Case("i32-scalar", [rand((3, 4), np.int32, -2, 2), np.array(0, np.int32)], const=(1,)),
@@ -199,6 +207,7 @@ for _op, _fn in [("Equal", operator.eq), ("NotEqual", operator.ne), ("Less", ope
         ov_elements=[COMPARE_NAN] if _op in ("Greater", "GreaterEqual") else []))
 
 for _op, _fn in [("LogicalAnd", np.logical_and), ("LogicalOr", np.logical_or), ("LogicalXor", np.logical_xor)]:
+    rng = table_rng(f"{_op}-1")  # each table its own generator
     TABLES.append(OpTable(_op, "opset1", reference=(lambda fn: lambda x, a: [fn(x[0], x[1])])(_fn), cases=[
         Case("broadcast", [rand((2, 3, 4), bool), rand((3, 1), bool)]),
         Case("all-pairs", [np.array([True, True, False, False]), np.array([True, False, True, False])]),
@@ -212,6 +221,7 @@ TABLES.append(OpTable("LogicalNot", "opset1", reference=lambda x, a: [np.logical
 ], errors=[ErrorCase("not-boolean", [rand((2,), np.int32)], code="bad-input-type")]))
 
 for _op, _fn in [("BitwiseAnd", np.bitwise_and), ("BitwiseOr", np.bitwise_or), ("BitwiseXor", np.bitwise_xor)]:
+    rng = table_rng(f"{_op}-13")  # each table its own generator
     TABLES.append(OpTable(_op, "opset13", reference=(lambda fn: lambda x, a: [fn(x[0], x[1])])(_fn), cases=[
         Case("boolean", [rand((2, 3, 4), bool), rand((3, 1), bool)]),
         Case("i32", [rand((3, 4), np.int32, -1000, 1000), rand((4,), np.int32, -1000, 1000)]),
@@ -250,6 +260,7 @@ def ref_shift(left: bool) -> Any:
 
 
 for _op, _left in [("BitwiseLeftShift", True), ("BitwiseRightShift", False)]:
+    rng = table_rng(f"{_op}-15")  # each table its own generator
     TABLES.append(OpTable(_op, "opset15", reference=ref_shift(_left), cases=[
         Case("i32", [rand((2, 3), np.int32, -1000, 1000), rand((3,), np.int32, 0, 31)]),
         Case("u8", [rand((4,), np.uint8, 0, 255), rand((4,), np.uint8, 0, 7)]),
@@ -260,28 +271,34 @@ for _op, _left in [("BitwiseLeftShift", True), ("BitwiseRightShift", False)]:
     ], errors=[ErrorCase("float", [rand((2,)), rand((2,))], code="bad-input-type"),
                ErrorCase("boolean", [rand((2,), bool), rand((2,), bool)], code="bad-input-type")]))
 
-FLOAT_EDGE_CASES = [
-    Case("f32-edges", [EDGE]),
-    Case("f16", [np.array([np.inf, -np.inf, np.nan, 0, 65504, -1], np.float16)]),
-    Case("bf16", [np.array([np.inf, -np.inf, np.nan, 0, 1, -1], BF16)]),
-    Case("f64", [np.array([np.inf, -np.inf, np.nan, 0, 1e308, -1], np.float64)],
-         ov="OpenVINO CPU computes f64 in f32, where 1e308 is inf"),
-    Case("zero-size", [rand((0, 3))]),
-]
-TABLES += [
-    OpTable("IsNaN", "opset10", reference=lambda x, a: [np.isnan(x[0].astype(np.float64))], cases=FLOAT_EDGE_CASES,
-            errors=[ErrorCase("integer", [rand((2,), np.int32)], code="bad-input-type")]),
-    OpTable("IsFinite", "opset10", reference=lambda x, a: [np.isfinite(x[0].astype(np.float64))], cases=FLOAT_EDGE_CASES,
-            ov_elements=[ISFINITE_DENORMAL]),
-    OpTable("IsInf", "opset10", id="IsInf-both", reference=lambda x, a: [np.isinf(x[0].astype(np.float64))],
-            cases=FLOAT_EDGE_CASES),
-    OpTable("IsInf", "opset10", id="IsInf-one-side", reference=lambda x, a: [
-        (x[0].astype(np.float64) == np.inf) & a["detect_positive"] | (x[0].astype(np.float64) == -np.inf) & a["detect_negative"]],
-        cases=[Case("positive", [EDGE], attrs={"detect_negative": False, "detect_positive": True}),
-               Case("negative", [EDGE], attrs={"detect_negative": True, "detect_positive": False}),
-               Case("neither", [EDGE], attrs={"detect_negative": False, "detect_positive": False})],
-        errors=[ErrorCase("bad-flag", [EDGE], attrs={"detect_negative": "2"}, code="bad-attribute")]),
-]
+
+def float_edge_cases() -> list[Case]:
+    return [
+        Case("f32-edges", [EDGE]),
+        Case("f16", [np.array([np.inf, -np.inf, np.nan, 0, 65504, -1], np.float16)]),
+        Case("bf16", [np.array([np.inf, -np.inf, np.nan, 0, 1, -1], BF16)]),
+        Case("f64", [np.array([np.inf, -np.inf, np.nan, 0, 1e308, -1], np.float64)],
+             ov="OpenVINO CPU computes f64 in f32, where 1e308 is inf"),
+        Case("zero-size", [rand((0, 3))]),
+    ]
+
+
+rng = table_rng("IsNaN-10")  # each table its own generator
+TABLES.append(OpTable("IsNaN", "opset10", reference=lambda x, a: [np.isnan(x[0].astype(np.float64))], cases=float_edge_cases(),
+        errors=[ErrorCase("integer", [rand((2,), np.int32)], code="bad-input-type")]))
+rng = table_rng("IsFinite-10")  # each table its own generator
+TABLES.append(OpTable("IsFinite", "opset10", reference=lambda x, a: [np.isfinite(x[0].astype(np.float64))], cases=float_edge_cases(),
+        ov_elements=[ISFINITE_DENORMAL]))
+rng = table_rng("IsInf-both")  # each table its own generator
+TABLES.append(OpTable("IsInf", "opset10", id="IsInf-both", reference=lambda x, a: [np.isinf(x[0].astype(np.float64))],
+        cases=float_edge_cases()))
+rng = table_rng("IsInf-one-side")  # each table its own generator
+TABLES.append(OpTable("IsInf", "opset10", id="IsInf-one-side", reference=lambda x, a: [
+    (x[0].astype(np.float64) == np.inf) & a["detect_positive"] | (x[0].astype(np.float64) == -np.inf) & a["detect_negative"]],
+    cases=[Case("positive", [EDGE], attrs={"detect_negative": False, "detect_positive": True}),
+           Case("negative", [EDGE], attrs={"detect_negative": True, "detect_positive": False}),
+           Case("neither", [EDGE], attrs={"detect_negative": False, "detect_positive": False})],
+    errors=[ErrorCase("bad-flag", [EDGE], attrs={"detect_negative": "2"}, code="bad-attribute")]))
 
 # The factories share one shape inference: OpenVINO's is compared on the first
 # two cases of each table, which keeps the whole file fast.

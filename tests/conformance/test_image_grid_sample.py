@@ -10,8 +10,6 @@ import numpy as np
 
 from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
-rng = np.random.default_rng(20261129)
-
 
 def ref_grid_sample(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     data, grid = x

@@ -12,10 +12,9 @@ from typing import Any
 import numpy as np
 from oracle import reference_convert
 
-from conformance.harness import Case, ErrorCase, OpTable, conformance
+from conformance.harness import Case, ErrorCase, OpTable, conformance, table_rng
 from irexec import lowbit
 
-rng = np.random.default_rng(20261127)
 TYPES = list(lowbit.DTYPES)
 INTS = [t for t in TYPES if t in lowbit.NARROW_INTS]
 CPU_NO_CONVERT = "OpenVINO CPU has no Convert from this type at run time (compiled from a Const it folds it)"
@@ -84,10 +83,14 @@ def into_cases(dst: str) -> list[Case]:
     return cases
 
 
-TABLES = [OpTable("Convert", "opset1", reference=ref_convert, cases=from_cases(dst), id=f"Convert-from-lowbit-to-{dst}")
-          for dst in ("f32", "f16", "i32", "u8")]
-TABLES += [OpTable("Convert", "opset1", reference=ref_convert, cases=into_cases(dst), id=f"Convert-f32-to-{dst}")
-           for dst in TYPES]
+TABLES: list[OpTable] = []
+for _dst in ("f32", "f16", "i32", "u8"):
+    rng = table_rng(f"Convert-from-lowbit-to-{_dst}")  # each table its own generator
+    TABLES.append(OpTable("Convert", "opset1", reference=ref_convert, cases=from_cases(_dst),
+                          id=f"Convert-from-lowbit-to-{_dst}"))
+for _dst in TYPES:
+    rng = table_rng(f"Convert-f32-to-{_dst}")  # each table its own generator
+    TABLES.append(OpTable("Convert", "opset1", reference=ref_convert, cases=into_cases(_dst), id=f"Convert-f32-to-{_dst}"))
 
 
 def ref_wrap(fn: Any) -> Any:
@@ -109,6 +112,7 @@ def nibbles(dtype: Any, shape: tuple[int, ...]) -> np.ndarray:
 
 CPU_U4_SUBTRACT = "OpenVINO CPU gives 0 where a u4 Subtract goes below 0; irexec wraps modulo 16 as its Add does"
 for name, fn in (("Add", np.add), ("Subtract", np.subtract), ("Multiply", np.multiply), ("Maximum", np.maximum)):
+    rng = table_rng(f"{name}-4bit")  # each table its own generator
     TABLES.append(OpTable(name, "opset1", reference=ref_wrap(fn), id=f"{name}-4bit", cases=[
         Case("u4", [nibbles(U4, (3, 5)), nibbles(U4, (5,))], ov=CPU_U4_SUBTRACT if name == "Subtract" else True),
         Case("u4-const", [nibbles(U4, (2, 7)), nibbles(U4, (2, 7))], const=(1,),
@@ -123,6 +127,7 @@ def ref_reshape(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
 
 
 MOVABLE = ["u4", "i4", "nf4", "f4e2m1", "f8e4m3", "f8e5m2", "f8e8m0", "u2"]
+rng = table_rng("Reshape-lowbit")  # each table its own generator
 TABLES.append(OpTable("Reshape", "opset1", reference=ref_reshape, id="Reshape-lowbit", cases=[
     Case(etype, [codes(etype, 12).reshape(3, 4), np.array([2, 6], np.int64)], {"special_zero": False}, const=(1,))
     for etype in MOVABLE

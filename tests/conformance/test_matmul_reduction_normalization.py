@@ -12,7 +12,6 @@ import numpy as np
 
 from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
-rng = np.random.default_rng(20261126)
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F32_ACC = Tol(rtol=1e-5, atol=1e-5)  # f32 accumulation of unit-scale data
 F16_ACC = Tol(rtol=2e-3, atol=2e-3)  # one f16 rounding of an f32 accumulation
@@ -139,22 +138,30 @@ def reduce_table(op: str, fn: Any, opset: str = "opset1", *, tol: Tol = F32_ACC,
 
 
 EMPTY_OV = "OpenVINO CPU returns 0 for a reduction over a zero-size dim"
-TABLES = [
-    MATMUL,
-    reduce_table("ReduceSum", lambda d, a: np.sum(d, axis=a)),
-    reduce_table("ReduceProd", lambda d, a: np.prod(d, axis=a)),
-    reduce_table("ReduceMean", int_mean, zero_ov=EMPTY_OV),
-    reduce_table("ReduceMax", ref_max, tol=Tol.EXACT, exact=True, zero_ov=EMPTY_OV),
-    reduce_table("ReduceMin", ref_min, tol=Tol.EXACT, exact=True, zero_ov=EMPTY_OV, extra=[
-        # ONNX's test_reduce_min_empty_set: axes known only at run time, where OpenVINO CPU runs its reference (+inf)
-        Case("onnx-empty-set-runtime-axes", [rand((2, 0, 4)), np.array([1], np.int64)], attrs={"keep_dims": True}),
-    ]),
-    reduce_table("ReduceL1", lambda d, a: np.sum(np.abs(d), axis=a), "opset4"),
-    reduce_table("ReduceL2", lambda d, a: np.sqrt(np.sum(d.astype(np.float64) ** 2, axis=a)), "opset4",
-                 types=(np.float32, np.float32, np.float16)),
-    reduce_table("ReduceLogicalAnd", lambda d, a: np.all(d, axis=a), types=(bool, bool, bool)),
-    reduce_table("ReduceLogicalOr", lambda d, a: np.any(d, axis=a), types=(bool, bool, bool)),
-]
+TABLES: list[OpTable] = []
+TABLES.append(MATMUL)
+rng = table_rng("ReduceSum-1")  # each table its own generator
+TABLES.append(reduce_table("ReduceSum", lambda d, a: np.sum(d, axis=a)))
+rng = table_rng("ReduceProd-1")  # each table its own generator
+TABLES.append(reduce_table("ReduceProd", lambda d, a: np.prod(d, axis=a)))
+rng = table_rng("ReduceMean-1")  # each table its own generator
+TABLES.append(reduce_table("ReduceMean", int_mean, zero_ov=EMPTY_OV))
+rng = table_rng("ReduceMax-1")  # each table its own generator
+TABLES.append(reduce_table("ReduceMax", ref_max, tol=Tol.EXACT, exact=True, zero_ov=EMPTY_OV))
+rng = table_rng("ReduceMin-1")  # each table its own generator
+TABLES.append(reduce_table("ReduceMin", ref_min, tol=Tol.EXACT, exact=True, zero_ov=EMPTY_OV, extra=[
+    # ONNX's test_reduce_min_empty_set: axes known only at run time, where OpenVINO CPU runs its reference (+inf)
+    Case("onnx-empty-set-runtime-axes", [rand((2, 0, 4)), np.array([1], np.int64)], attrs={"keep_dims": True}),
+]))
+rng = table_rng("ReduceL1-4")  # each table its own generator
+TABLES.append(reduce_table("ReduceL1", lambda d, a: np.sum(np.abs(d), axis=a), "opset4"))
+rng = table_rng("ReduceL2-4")  # each table its own generator
+TABLES.append(reduce_table("ReduceL2", lambda d, a: np.sqrt(np.sum(d.astype(np.float64) ** 2, axis=a)), "opset4",
+             types=(np.float32, np.float32, np.float16)))
+rng = table_rng("ReduceLogicalAnd-1")  # each table its own generator
+TABLES.append(reduce_table("ReduceLogicalAnd", lambda d, a: np.all(d, axis=a), types=(bool, bool, bool)))
+rng = table_rng("ReduceLogicalOr-1")  # each table its own generator
+TABLES.append(reduce_table("ReduceLogicalOr", lambda d, a: np.any(d, axis=a), types=(bool, bool, bool)))
 
 # ------------------------------------------------------------------ normalisations
 
@@ -250,7 +257,13 @@ def softmax_table(op: str, opset: str, log: bool, negative: bool) -> OpTable:
     ])
 
 
-TABLES += [MVN6, MVN1, softmax_table("SoftMax", "opset1", False, False), softmax_table("SoftMax", "opset8", False, True),
-           softmax_table("LogSoftmax", "opset5", True, True)]
+TABLES.append(MVN6)
+TABLES.append(MVN1)
+rng = table_rng("SoftMax-1")  # each table its own generator
+TABLES.append(softmax_table("SoftMax", "opset1", False, False))
+rng = table_rng("SoftMax-8")  # each table its own generator
+TABLES.append(softmax_table("SoftMax", "opset8", False, True))
+rng = table_rng("LogSoftmax-5")  # each table its own generator
+TABLES.append(softmax_table("LogSoftmax", "opset5", True, True))
 
 test_conformance = conformance(TABLES)

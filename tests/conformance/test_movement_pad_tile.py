@@ -8,13 +8,9 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, conformance, i64, random_arrays
+from conformance.harness import Case, ErrorCase, OpTable, conformance, i64, random_arrays, table_rng
 
-rng = np.random.default_rng(20261201)
 BF16 = ml_dtypes.bfloat16
-
-
-rand = random_arrays(rng)
 
 
 # ---------------------------------------------------------------------- Pad
@@ -44,27 +40,29 @@ def ref_pad(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [out]
 
 
-PAD_CASES = [
-    Case("constant-zero", [rand((2, 3)), i64(1, 2), i64(0, 1)], attrs={"pad_mode": "constant"}, const=(1, 2)),
-    Case("constant-value", [rand((2, 3, 2), np.int8), i64(0, 1, 1), i64(1, 0, 2), np.array(7, np.int8)],
-         attrs={"pad_mode": "constant"}, const=(1, 2, 3)),
-    Case("value-parameter", [rand((3,)), i64(1), i64(2), np.array(-2.5, np.float32)], attrs={"pad_mode": "constant"},
-         const=(1, 2), ov="OpenVINO CPU pads zeros when pad_value is not a constant"),
-    Case("edge", [rand((3, 4), np.float16), i64(2, 1), i64(1, 3)], attrs={"pad_mode": "edge"}, const=(1, 2)),
-    Case("reflect", [rand((3, 4), BF16), i64(2, 1), i64(1, 3)], attrs={"pad_mode": "reflect"}, const=(1, 2)),
-    Case("symmetric", [rand((1, 3, 4), np.int64), i64(0, 3, 2), i64(1, 2, 4)], attrs={"pad_mode": "symmetric"},
-         const=(1, 2), ov="OpenVINO CPU narrows i64 to i32"),
-    Case("symmetric-i32", [rand((1, 3, 4), np.int32), i64(1, 3, 2), i64(0, 2, 4)], attrs={"pad_mode": "symmetric"},
-         const=(1, 2)),
-    Case("bool", [rand((4,), bool), np.array([2], np.int32), np.array([1], np.int32), np.array(True)],
-         attrs={"pad_mode": "constant"}, const=(1, 2, 3)),
-    Case("zero-size", [rand((0, 3)), i64(1, 0), i64(1, 1)], attrs={"pad_mode": "constant"}, const=(1, 2),
-         ov="OpenVINO CPU refuses a zero-size input"),
-    Case("f64", [rand((2, 2), np.float64), i64(1, 1), i64(1, 1)], attrs={"pad_mode": "edge"}, const=(1, 2),
-         ov="OpenVINO CPU computes f64 in f32"),
-]
+def pad_cases() -> list[Case]:
+    return [
+        Case("constant-zero", [rand((2, 3)), i64(1, 2), i64(0, 1)], attrs={"pad_mode": "constant"}, const=(1, 2)),
+        Case("constant-value", [rand((2, 3, 2), np.int8), i64(0, 1, 1), i64(1, 0, 2), np.array(7, np.int8)],
+             attrs={"pad_mode": "constant"}, const=(1, 2, 3)),
+        Case("value-parameter", [rand((3,)), i64(1), i64(2), np.array(-2.5, np.float32)], attrs={"pad_mode": "constant"},
+             const=(1, 2), ov="OpenVINO CPU pads zeros when pad_value is not a constant"),
+        Case("edge", [rand((3, 4), np.float16), i64(2, 1), i64(1, 3)], attrs={"pad_mode": "edge"}, const=(1, 2)),
+        Case("reflect", [rand((3, 4), BF16), i64(2, 1), i64(1, 3)], attrs={"pad_mode": "reflect"}, const=(1, 2)),
+        Case("symmetric", [rand((1, 3, 4), np.int64), i64(0, 3, 2), i64(1, 2, 4)], attrs={"pad_mode": "symmetric"},
+             const=(1, 2), ov="OpenVINO CPU narrows i64 to i32"),
+        Case("symmetric-i32", [rand((1, 3, 4), np.int32), i64(1, 3, 2), i64(0, 2, 4)], attrs={"pad_mode": "symmetric"},
+             const=(1, 2)),
+        Case("bool", [rand((4,), bool), np.array([2], np.int32), np.array([1], np.int32), np.array(True)],
+             attrs={"pad_mode": "constant"}, const=(1, 2, 3)),
+        Case("zero-size", [rand((0, 3)), i64(1, 0), i64(1, 1)], attrs={"pad_mode": "constant"}, const=(1, 2),
+             ov="OpenVINO CPU refuses a zero-size input"),
+        Case("f64", [rand((2, 2), np.float64), i64(1, 1), i64(1, 1)], attrs={"pad_mode": "edge"}, const=(1, 2),
+             ov="OpenVINO CPU computes f64 in f32"),
+    ]
 
-PAD1 = OpTable("Pad", "opset1", reference=ref_pad, cases=PAD_CASES, errors=[
+rand = random_arrays(table_rng("Pad-1"))  # each table its own generator
+PAD1 = OpTable("Pad", "opset1", reference=ref_pad, cases=pad_cases(), errors=[
     ErrorCase("negative", [rand((3,)), i64(-1), i64(0)], attrs={"pad_mode": "constant"}, const=(1, 2), code="bad-value"),
     ErrorCase("length", [rand((3, 2)), i64(1), i64(0)], attrs={"pad_mode": "constant"}, const=(1, 2),
               code="incompatible-inputs"),
@@ -72,7 +70,8 @@ PAD1 = OpTable("Pad", "opset1", reference=ref_pad, cases=PAD_CASES, errors=[
     ErrorCase("mode", [rand((3,)), i64(3), i64(0)], attrs={"pad_mode": "wrap"}, const=(1, 2), code="bad-attribute"),
 ])
 
-PAD12 = OpTable("Pad", "opset12", reference=ref_pad, cases=PAD_CASES[:4] + [
+rand = random_arrays(table_rng("Pad-12"))  # each table its own generator
+PAD12 = OpTable("Pad", "opset12", reference=ref_pad, cases=pad_cases()[:4] + [
     Case("crop", [rand((4, 5)), i64(-1, 2), i64(-2, -1)], attrs={"pad_mode": "constant"}, const=(1, 2)),
     Case("crop-edge", [rand((4, 5), np.int32), i64(-2, 1), i64(2, -3)], attrs={"pad_mode": "edge"}, const=(1, 2)),
     Case("crop-reflect", [rand((4,)), i64(-2), i64(2)], attrs={"pad_mode": "reflect"}, const=(1, 2)),
@@ -90,6 +89,7 @@ def ref_tile(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [np.tile(x[0], [int(v) for v in x[1]])]
 
 
+rand = random_arrays(table_rng("Tile-1"))  # each table its own generator
 TILE = OpTable("Tile", "opset1", reference=ref_tile, cases=[
     Case("same-rank", [rand((2, 3)), i64(2, 3)], const=(1,)),
     Case("more-repeats", [rand((2, 3), np.int16), i64(2, 1, 2)], const=(1,)),

@@ -10,13 +10,9 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, conformance, i64, random_arrays
+from conformance.harness import Case, ErrorCase, OpTable, conformance, i64, random_arrays, table_rng
 
-rng = np.random.default_rng(20261202)
 BF16 = ml_dtypes.bfloat16
-
-
-rand = random_arrays(rng)
 
 
 def idx(high: int, shape: tuple[int, ...], dtype: Any = np.int64, low: int | None = None) -> np.ndarray:
@@ -40,20 +36,31 @@ def ref_gather_nd(version: int):
     return ref
 
 
-GND_CASES = [
-    Case("elements", [rand((3, 4)), idx(3, (5, 2), low=0)]),
-    Case("slices", [rand((3, 4, 2), np.int8), idx(3, (2, 1), np.int32, low=0)]),
-    Case("negative", [rand((3, 4), np.float16), idx(3, (2, 2))]),
-    Case("batch", [rand((2, 3, 4), BF16), idx(3, (2, 5, 1), low=0)], attrs={"batch_dims": 1}),
-    Case("batch2", [rand((2, 3, 4, 2), np.int32), idx(2, (2, 3, 2, 2), low=0)], attrs={"batch_dims": 2}),
-    Case("bool", [rand((4, 2), bool), idx(4, (3, 1), low=0)]),
-]
-GND_ERRORS = [
-    ErrorCase("too-many", [rand((3, 4)), idx(3, (2, 3), low=0)], code="incompatible-inputs"),
-    ErrorCase("batch-too-big", [rand((3, 4)), idx(3, (3, 1), low=0)], attrs={"batch_dims": 2}, code="bad-attribute"),
-]
-GATHERND8 = OpTable("GatherND", "opset8", reference=ref_gather_nd(8), cases=GND_CASES, errors=GND_ERRORS)
-GATHERND5 = OpTable("GatherND", "opset5", reference=ref_gather_nd(5), cases=GND_CASES[:2] + GND_CASES[3:5])
+def gnd_cases() -> list[Case]:
+    return [
+        Case("elements", [rand((3, 4)), idx(3, (5, 2), low=0)]),
+        Case("slices", [rand((3, 4, 2), np.int8), idx(3, (2, 1), np.int32, low=0)]),
+        Case("negative", [rand((3, 4), np.float16), idx(3, (2, 2))]),
+        Case("batch", [rand((2, 3, 4), BF16), idx(3, (2, 5, 1), low=0)], attrs={"batch_dims": 1}),
+        Case("batch2", [rand((2, 3, 4, 2), np.int32), idx(2, (2, 3, 2, 2), low=0)], attrs={"batch_dims": 2}),
+        Case("bool", [rand((4, 2), bool), idx(4, (3, 1), low=0)]),
+    ]
+
+
+def gnd_errors() -> list[ErrorCase]:
+    return [
+        ErrorCase("too-many", [rand((3, 4)), idx(3, (2, 3), low=0)], code="incompatible-inputs"),
+        ErrorCase("batch-too-big", [rand((3, 4)), idx(3, (3, 1), low=0)], attrs={"batch_dims": 2}, code="bad-attribute"),
+    ]
+
+
+rng = table_rng("GatherND-8")  # each table its own generator
+rand = random_arrays(rng)
+GATHERND8 = OpTable("GatherND", "opset8", reference=ref_gather_nd(8), cases=gnd_cases(), errors=gnd_errors())
+rng = table_rng("GatherND-5")  # each table its own generator
+rand = random_arrays(rng)
+GND5_CASES = gnd_cases()
+GATHERND5 = OpTable("GatherND", "opset5", reference=ref_gather_nd(5), cases=GND5_CASES[:2] + GND5_CASES[3:5])
 
 
 # ------------------------------------------------------------- ScatterUpdate
@@ -69,6 +76,8 @@ def ref_scatter_update(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.nd
     return [out]
 
 
+rng = table_rng("ScatterUpdate-3")  # each table its own generator
+rand = random_arrays(rng)
 SCATTER_UPDATE = OpTable("ScatterUpdate", "opset3", reference=ref_scatter_update, cases=[
     Case("axis0", [rand((4, 3)), i64(2, 0), rand((2, 3)), np.array(0, np.int64)], const=(3,)),
     Case("axis1-2d-indices", [rand((2, 5), np.int16), idx(5, (2, 2), low=0), rand((2, 2, 2), np.int16), i64(-1)], const=(3,)),
@@ -116,6 +125,8 @@ def ref_scatter_elements(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.
     return [out]
 
 
+rng = table_rng("ScatterElementsUpdate-3")  # each table its own generator
+rand = random_arrays(rng)
 SEU3 = OpTable("ScatterElementsUpdate", "opset3", reference=ref_scatter_elements, cases=[
     Case("axis0", [rand((3, 3)), np.array([[1, 0, 2], [0, 2, 1]], np.int64), rand((2, 3)), np.array(0, np.int64)], const=(3,)),
     Case("axis1-negative", [rand((2, 4), np.int32), idx(4, (2, 2), np.int32), rand((2, 2), np.int32), np.array(-1, np.int64)],
@@ -132,6 +143,8 @@ def seu12(red: str, init: bool, dtype: Any, cid: str, ov: bool | str = True) -> 
                 attrs={"reduction": red, "use_init_val": init}, const=(3,), ov=ov)
 
 
+rng = table_rng("ScatterElementsUpdate-12")  # each table its own generator
+rand = random_arrays(rng)
 SEU12 = OpTable("ScatterElementsUpdate", "opset12", reference=ref_scatter_elements, cases=[
     seu12("none", True, np.float32, "none"),
     seu12("sum", True, np.int32, "sum-i32"),
@@ -161,20 +174,28 @@ def ref_scatter_nd(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarra
     return [out]
 
 
-SND_CASES = [
-    Case("spec-example", [rand((8,)), np.array([[4], [3], [1], [7]], np.int64), rand((4,))]),
-    Case("slices", [rand((4, 4, 4), np.int32), np.array([[0], [2]], np.int32), rand((2, 4, 4), np.int32)]),
-    Case("elements-2d", [rand((3, 4), np.float16), idx(3, (2, 3, 2), low=0), rand((2, 3), np.float16)], const=(1,)),
-    Case("duplicates", [rand((5,), BF16), i64(1, 1, 3).reshape(3, 1), rand((3,), BF16)], const=(1,)),
-    Case("negative", [rand((4, 2), np.uint8), i64(-1, -4).reshape(2, 1), rand((2, 2), np.uint8)], const=(1,)),
-    Case("bool", [rand((3, 2), bool), i64(2, 1).reshape(1, 2), rand((1,), bool)], const=(1,)),
-    Case("zero-updates", [rand((3,)), np.zeros((0, 1), np.int64), rand((0,))], const=(1,), ov="OpenVINO CPU refuses empty inputs"),
-]
-SND_ERRORS = [
-    ErrorCase("updates-shape", [rand((4, 3)), i64(1, 2).reshape(2, 1), rand((2, 4))], code="incompatible-inputs"),
-    ErrorCase("k-too-big", [rand((4,)), i64(1, 2).reshape(1, 2), rand((1,))], code="incompatible-inputs"),
-]
-SND3 = OpTable("ScatterNDUpdate", "opset4", reference=ref_scatter_nd, cases=SND_CASES, errors=SND_ERRORS)
+def snd_cases() -> list[Case]:
+    return [
+        Case("spec-example", [rand((8,)), np.array([[4], [3], [1], [7]], np.int64), rand((4,))]),
+        Case("slices", [rand((4, 4, 4), np.int32), np.array([[0], [2]], np.int32), rand((2, 4, 4), np.int32)]),
+        Case("elements-2d", [rand((3, 4), np.float16), idx(3, (2, 3, 2), low=0), rand((2, 3), np.float16)], const=(1,)),
+        Case("duplicates", [rand((5,), BF16), i64(1, 1, 3).reshape(3, 1), rand((3,), BF16)], const=(1,)),
+        Case("negative", [rand((4, 2), np.uint8), i64(-1, -4).reshape(2, 1), rand((2, 2), np.uint8)], const=(1,)),
+        Case("bool", [rand((3, 2), bool), i64(2, 1).reshape(1, 2), rand((1,), bool)], const=(1,)),
+        Case("zero-updates", [rand((3,)), np.zeros((0, 1), np.int64), rand((0,))], const=(1,), ov="OpenVINO CPU refuses empty inputs"),
+    ]
+
+
+def snd_errors() -> list[ErrorCase]:
+    return [
+        ErrorCase("updates-shape", [rand((4, 3)), i64(1, 2).reshape(2, 1), rand((2, 4))], code="incompatible-inputs"),
+        ErrorCase("k-too-big", [rand((4,)), i64(1, 2).reshape(1, 2), rand((1,))], code="incompatible-inputs"),
+    ]
+
+
+rng = table_rng("ScatterNDUpdate-4")  # each table its own generator
+rand = random_arrays(rng)
+SND3 = OpTable("ScatterNDUpdate", "opset4", reference=ref_scatter_nd, cases=snd_cases(), errors=snd_errors())
 
 
 def snd15(red: str, dtype: Any, cid: str, ov: bool | str = True) -> Case:
@@ -182,6 +203,8 @@ def snd15(red: str, dtype: Any, cid: str, ov: bool | str = True) -> Case:
                 attrs={"reduction": red}, const=(1,), ov=ov)
 
 
+rng = table_rng("ScatterNDUpdate-15")  # each table its own generator
+rand = random_arrays(rng)
 SND15 = OpTable("ScatterNDUpdate", "opset15", reference=ref_scatter_nd, cases=[
     snd15("none", np.float32, "none"),
     snd15("sum", np.float32, "sum-f32"),
@@ -190,7 +213,7 @@ SND15 = OpTable("ScatterNDUpdate", "opset15", reference=ref_scatter_nd, cases=[
     snd15("min", np.float16, "min-f16"),
     snd15("max", np.int64, "max-i64", ov="OpenVINO CPU narrows i64 to i32"),
     snd15("sum", bool, "sum-bool"),
-], errors=SND_ERRORS[:1])
+], errors=snd_errors()[:1])
 
 TABLES = [GATHERND8, GATHERND5, SCATTER_UPDATE, SEU3, SEU12, SND3, SND15]
 test_conformance = conformance(TABLES)

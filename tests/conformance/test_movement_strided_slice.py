@@ -10,7 +10,6 @@ import numpy as np
 
 from conformance.harness import Case, ErrorCase, OpTable, conformance, table_rng
 
-rng = np.random.default_rng(20261203)
 BF16 = ml_dtypes.bfloat16
 
 

@@ -11,8 +11,6 @@ import numpy as np
 
 from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
-rng = np.random.default_rng(20261125)
-
 
 def rand(shape: tuple[int, ...], dtype: Any = np.float32, scale: float = 2.0) -> np.ndarray:
     return (rng.standard_normal(shape) * scale).astype(dtype)

@@ -11,7 +11,6 @@ import numpy as np
 
 from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
-rng = np.random.default_rng(20261204)
 BF16 = ml_dtypes.bfloat16
 
 

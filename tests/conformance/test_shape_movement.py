@@ -10,13 +10,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, conformance, i64, random_arrays
-
-rng = np.random.default_rng(20261124)
-
-
-rand = random_arrays(rng)
-
+from conformance.harness import Case, ErrorCase, OpTable, conformance, i64, random_arrays, table_rng
 
 BF16 = ml_dtypes.bfloat16
 
@@ -27,6 +21,8 @@ def ref_shapeof(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [np.array(x[0].shape, np.int32 if attrs.get("output_type") == "i32" else np.int64)]
 
 
+rng = table_rng("ShapeOf-3")  # each table its own generator
+rand = random_arrays(rng)
 SHAPEOF3 = OpTable("ShapeOf", "opset3", reference=ref_shapeof, cases=[
     Case("f32-i64", [rand((2, 3, 4))], attrs={"output_type": "i64"}),
     Case("i8-i32", [rand((5, 1), np.int8)], attrs={"output_type": "i32"}),
@@ -35,6 +31,8 @@ SHAPEOF3 = OpTable("ShapeOf", "opset3", reference=ref_shapeof, cases=[
     Case("boolean", [rand((4,), bool)], attrs={"output_type": "i64"}),
 ], errors=[ErrorCase("bad-type", [rand((2,))], attrs={"output_type": "f32"}, code="bad-attribute")])
 
+rng = table_rng("ShapeOf-1")  # each table its own generator
+rand = random_arrays(rng)
 SHAPEOF1 = OpTable("ShapeOf", "opset1", reference=ref_shapeof, cases=[
     Case("bf16", [rand((2, 7), BF16)]),
     Case("u64-rank4", [rand((1, 2, 1, 3), np.uint64)]),
@@ -53,6 +51,8 @@ def ref_reshape(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [data.reshape(target)]
 
 
+rng = table_rng("Reshape-1")  # each table its own generator
+rand = random_arrays(rng)
 RESHAPE = OpTable("Reshape", "opset1", reference=ref_reshape, cases=[
     Case("spec-example", [rand((2, 5, 5, 0)), i64(0, 4)], attrs={"special_zero": False}, const=(1,),
          ov="OpenVINO CPU refuses a zero-size input"),
@@ -85,6 +85,8 @@ def ref_squeeze(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [np.squeeze(x[0], axis=tuple(int(a) for a in np.asarray(x[1]).reshape(-1)))]
 
 
+rng = table_rng("Squeeze-1")  # each table its own generator
+rand = random_arrays(rng)
 SQUEEZE1 = OpTable("Squeeze", "opset1", reference=ref_squeeze, cases=[
     Case("axes", [rand((1, 3, 1, 2)), i64(0, 2)], const=(1,)),
     Case("negative-axis", [rand((2, 1), np.int8), np.array(-1, np.int64)], const=(1,)),
@@ -97,6 +99,8 @@ SQUEEZE1 = OpTable("Squeeze", "opset1", reference=ref_squeeze, cases=[
     ErrorCase("axis-range", [rand((1, 3)), i64(2)], const=(1,), code="axis-out-of-range"),
 ])
 
+rng = table_rng("Squeeze-15")  # each table its own generator
+rand = random_arrays(rng)
 SQUEEZE15 = OpTable("Squeeze", "opset15", reference=None, cases=[
     Case("skip", [rand((1, 3, 1)), i64(0, 1)], attrs={"allow_axis_skip": True}, const=(1,),
          expect=None),
@@ -110,6 +114,8 @@ def ref_unsqueeze(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray
     return [np.expand_dims(x[0], tuple(int(a) for a in np.asarray(x[1]).reshape(-1)))]
 
 
+rng = table_rng("Unsqueeze-1")  # each table its own generator
+rand = random_arrays(rng)
 UNSQUEEZE = OpTable("Unsqueeze", "opset1", reference=ref_unsqueeze, cases=[
     Case("spec-example", [rand((2, 3)), i64(0, 3)], const=(1,)),
     Case("scalar", [np.array(7, np.int64), np.array(0, np.int64)], const=(1,)),
@@ -140,6 +146,8 @@ def ref_range(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [(s + np.arange(n).astype(t) * d).astype(t)]  # T(i) * step, + start, each rounded in T
 
 
+rng = table_rng("Range-4")  # each table its own generator
+rand = random_arrays(rng)
 RANGE4 = OpTable("Range", "opset4", reference=ref_range, cases=[
     Case("i64", [i64(0).reshape(()), i64(10).reshape(()), i64(3).reshape(())], attrs={"output_type": "i64"}, const=(0, 1, 2)),
     Case("f32-step", [np.array(1.0, np.float32), np.array(2.0, np.float32), np.array(0.1, np.float32)],
@@ -159,6 +167,8 @@ RANGE4 = OpTable("Range", "opset4", reference=ref_range, cases=[
               attrs={"output_type": "i64"}, const=(0, 1, 2), code="bad-input-rank"),
 ])
 
+rng = table_rng("Range-1")  # each table its own generator
+rand = random_arrays(rng)
 RANGE1 = OpTable("Range", "opset1", reference=ref_range, cases=[
     Case("i32", [np.array(2, np.int32), np.array(11, np.int32), np.array(3, np.int32)], const=(0, 1, 2)),
     Case("f32", [np.array(0, np.float32), np.array(1, np.float32), np.array(0.3, np.float32)], const=(0, 1, 2)),
@@ -181,6 +191,8 @@ def ref_broadcast(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray
     return [np.broadcast_to(data, target).copy()]
 
 
+rng = table_rng("Broadcast-3")  # each table its own generator
+rand = random_arrays(rng)
 BROADCAST3 = OpTable("Broadcast", "opset3", reference=ref_broadcast, cases=[
     Case("numpy", [rand((3, 1)), i64(2, 3, 4)], attrs={"mode": "numpy"}, const=(1,)),
     Case("numpy-scalar", [np.array(5, np.int8), i64(2, 2)], attrs={"mode": "numpy"}, const=(1,)),
@@ -197,6 +209,8 @@ BROADCAST3 = OpTable("Broadcast", "opset3", reference=ref_broadcast, cases=[
     ErrorCase("bad-mode", [rand((3,)), i64(3)], attrs={"mode": "sideways"}, const=(1,), code="bad-attribute"),
 ])
 
+rng = table_rng("Broadcast-1")  # each table its own generator
+rand = random_arrays(rng)
 BROADCAST1 = OpTable("Broadcast", "opset1", reference=ref_broadcast, cases=[
     Case("numpy", [rand((1, 4), np.int32), i64(3, 4)], attrs={"mode": "numpy"}, const=(1,)),
     Case("explicit", [rand((2,)), i64(2, 3), i64(0)], attrs={"mode": "explicit"}, const=(1, 2)),
@@ -210,6 +224,8 @@ def ref_transpose(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray
     return [np.transpose(x[0], order or None).copy()]
 
 
+rng = table_rng("Transpose-1")  # each table its own generator
+rand = random_arrays(rng)
 TRANSPOSE = OpTable("Transpose", "opset1", reference=ref_transpose, cases=[
     Case("f32", [rand((2, 3, 4)), i64(2, 0, 1)], const=(1,)),
     Case("empty-order", [rand((2, 3, 4), np.int16), np.zeros(0, np.int64)], const=(1,),
@@ -237,6 +253,8 @@ def ref_slice(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [data[tuple(index)].copy()]
 
 
+rng = table_rng("Slice-8")  # each table its own generator
+rand = random_arrays(rng)
 SLICE = OpTable("Slice", "opset8", reference=ref_slice, cases=[
     Case("basic", [rand((10,)), i64(1), i64(8), i64(2)], const=(1, 2, 3)),
     Case("negative-step", [rand((10,), np.int32), i64(9), i64(-11), i64(-3)], const=(1, 2, 3)),
@@ -265,6 +283,8 @@ def ref_vsplit(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [p.copy() for p in np.split(data, np.cumsum(lengths)[:-1], axis=axis)]
 
 
+rng = table_rng("VariadicSplit-1")  # each table its own generator
+rand = random_arrays(rng)
 VSPLIT = OpTable("VariadicSplit", "opset1", reference=ref_vsplit, cases=[
     Case("basic", [rand((6, 4)), np.array(0, np.int64), i64(1, 2, 3)], const=(1, 2)),
     Case("minus-one", [rand((2, 10), np.int32), np.array(-1, np.int64), i64(4, -1, 2)], const=(1, 2)),
@@ -286,6 +306,8 @@ def ref_gather_elements(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.n
     return [np.take_along_axis(data, idx.astype(np.int64), axis)]
 
 
+rng = table_rng("GatherElements-6")  # each table its own generator
+rand = random_arrays(rng)
 GATHER_ELEMENTS = OpTable("GatherElements", "opset6", reference=ref_gather_elements, cases=[
     Case("spec-example", [np.array([[1, 2], [3, 4]], np.int32), np.array([[0, 0], [1, 0]], np.int32)], attrs={"axis": 1},
          expect=[np.array([[1, 1], [4, 3]], np.int32)]),
@@ -307,6 +329,8 @@ def ref_select(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     return [np.where(c, a, b).astype(a.dtype)]
 
 
+rng = table_rng("Select-1")  # each table its own generator
+rand = random_arrays(rng)
 SELECT = OpTable("Select", "opset1", reference=ref_select, cases=[
     Case("numpy", [rand((2, 1, 4), bool), rand((3, 1)), rand((4,))]),
     Case("same-shape-i64", [rand((3, 2), bool), rand((3, 2), np.int64), rand((3, 2), np.int64)]),

@@ -10,8 +10,6 @@ import numpy as np
 
 from conformance.harness import Case, ErrorCase, OpTable, conformance, table_rng
 
-rng = np.random.default_rng(20261126)
-
 
 def ints(shape: tuple[int, ...], lo: int, hi: int, dtype: Any = np.int32) -> np.ndarray:
     return rng.integers(lo, hi, shape).astype(dtype)
