@@ -26,13 +26,11 @@ from OpenVINO's CPU plugin in [behaviour.md](behaviour.md).
 
 def render() -> str:
     import irexec.ops  # noqa: F401  (registers every op)
-    from irexec.ops.registry import all_ops, opset_range
+    from irexec.ops.registry import all_ops, opsets_text
 
     by_family: dict[str, list[str]] = defaultdict(list)
     for cls in all_ops():
-        lo, hi = opset_range(cls)
-        opsets = f"opset{lo}" + (f"..{hi}" if hi != lo else "")
-        by_family[cls.family].append(f"{cls.display()} ({opsets})")
+        by_family[cls.family].append(f"{cls.display()} ({opsets_text(cls)})")
     total = sum(len(v) for v in by_family.values())
     lines = [HEADER + f"{total} op versions in {len(by_family)} families.\n", "| family | ops |", "|---|---|"]
     for family in sorted(by_family):

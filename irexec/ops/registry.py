@@ -57,18 +57,31 @@ def versions_of(op_type: str) -> list[type[Op]]:
     return sorted(_REGISTRY.get(_key(op_type), {}).values(), key=lambda c: c.version)
 
 
-def opset_range(cls: type[Op]) -> tuple[int, int]:
-    """The opsets whose ``version="opsetN"`` resolve to ``cls``."""
-    later = [c.since_opset for c in versions_of(cls.type) if c.since_opset > cls.since_opset]
-    return cls.since_opset, (min(later) - 1 if later else NEWEST_OPSET)
+def opset_ranges(cls: type[Op]) -> tuple[list[tuple[int, int]], list[str]]:
+    """The ``version="opsetN"`` ranges (both ends included) and the other version
+    strings that select ``cls``, read from :func:`resolve` itself, so that what
+    ``irexec ops`` lists is exactly what a layer may name."""
+    ranges: list[tuple[int, int]] = []
+    for n in range(1, NEWEST_OPSET + 1):
+        if resolve(cls.type, f"opset{n}") is cls:
+            if ranges and ranges[-1][1] == n - 1:
+                ranges[-1] = (ranges[-1][0], n)
+            else:
+                ranges.append((n, n))
+    entry = CORE_OP_VERSIONS.get(_key(cls.type))
+    others = [v for v in (entry[1] if entry else ()) if resolve(cls.type, v) is cls]
+    return ranges, others
+
+
+def opsets_text(cls: type[Op], sep: str = "..") -> str:
+    """``opset1..opset16``, ``opset1, opset3..opset16``, ``'experimental'``; ``-`` when nothing selects it."""
+    ranges, others = opset_ranges(cls)
+    parts = [f"opset{lo}" if lo == hi else f"opset{lo}{sep}opset{hi}" for lo, hi in ranges]
+    return ", ".join(parts + [repr(o) for o in others]) or "-"
 
 
 def describe_versions(op_type: str) -> str:
-    parts = []
-    for cls in versions_of(op_type):
-        lo, hi = opset_range(cls)
-        parts.append(f"{cls.display()} (opset{lo}" + (f"..opset{hi})" if hi != lo else ")"))
-    return ", ".join(parts)
+    return ", ".join(f"{cls.display()} ({opsets_text(cls)})" for cls in versions_of(op_type))
 
 
 def core_accepts(op_type: str, version: str) -> bool | None:
