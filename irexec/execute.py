@@ -20,7 +20,7 @@ from .ir.reader import Layer
 from .naming import cast_hint, parameter_label, parameter_list
 from .ops.base import Inference, Op, TensorInfo
 from .ops.io import Const1, Result1
-from .ops.state import AssignOp, ReadValue3, ReadValue6, Variable
+from .ops.state import AssignOp, ReadValueOp, Variable
 from .shapes import PartialShape, format_shape
 
 # Called after each layer with (layer, its output arrays, seconds spent).
@@ -413,7 +413,7 @@ def _plan_run(model: Model, stop_at: str | None, outputs: Sequence[str] | None) 
     live, order = _execution_order(model, targets + sinks)
     keep = {stop_layer.id} if stop_layer is not None else set()
     reads = tuple((lid, op.variable, bool(model.layers[lid].inputs)) for lid in order
-                  if isinstance(op := model.ops[lid], (ReadValue3, ReadValue6)) and op.variable is not None)
+                  if isinstance(op := model.ops[lid], ReadValueOp) and op.variable is not None)
     writes = tuple((lid, model.ops[lid].variable_id) for lid in sinks if isinstance(model.ops[lid], AssignOp))  # type: ignore[union-attr]
     return RunPlan(stop_layer, names, targets, live, _steps(model, order, keep), reads=reads, writes=writes)
 
@@ -451,9 +451,6 @@ def _execution_order(model: Model, targets: list[int]) -> tuple[set[int], list[i
     return live, order
 
 
-# Non-deterministic ops are never folded, even on constant inputs.
-# Nor are a stateful model's ReadValue and Assign: a variable's value changes between runs.
-_NOT_FOLDED = frozenset({"RandomUniform", "Multinomial", "ReadValue", "Assign"})
 # At most this many bytes of folded tensors are kept per model, and at most
 # this share (1/FOLD_SHARE) of a run's memory limit.
 FOLD_BYTES = 1 << 30
@@ -487,7 +484,7 @@ class _Folded:
             op = model.ops[lid]
             if isinstance(op, Const1):
                 const.add(lid)
-            elif (op is not None and model.layers[lid].type not in _NOT_FOLDED and not isinstance(op, Result1)
+            elif (op is not None and op.deterministic and not isinstance(op, Result1)
                   and model.layers[lid].inputs
                   and all(src is not None and src[0] in const for src in self.inputs_of(lid))):
                 const.add(lid)
@@ -502,12 +499,12 @@ class _Folded:
         # Range...), the same for every run on inputs of the same shapes.  Their
         # outputs are kept per "shape signature": the values every ShapeOf
         # before them in the run order gave (see _execute).
-        self.shape_of = {lid for lid in model.graph.order if model.ops[lid] is not None and model.layers[lid].type == "ShapeOf"}
+        self.shape_of = {lid for lid in model.graph.order if (op := model.ops[lid]) is not None and op.shape_only}
         derived: set[int] = set()
         for lid in model.graph.order:
             op = model.ops[lid]
             if (op is None or lid in const or lid in self.shape_of or isinstance(op, Result1)
-                    or model.layers[lid].type in _NOT_FOLDED or not model.layers[lid].inputs):
+                    or not op.deterministic or not model.layers[lid].inputs):
                 continue
             srcs = self.inputs_of(lid)
             if all(s is not None and (s[0] in derived or s[0] in const or s[0] in self.shape_of) for s in srcs):

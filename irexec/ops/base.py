@@ -77,6 +77,9 @@ class Op:
     # False for ops whose outputs are not a function of their inputs (random
     # generators): never folded, so a check infers the same on every run.
     deterministic: ClassVar[bool] = True
+    # True for ops whose output is a function of their input's shape alone
+    # (ShapeOf): the executor keeps what is computed from them per input shapes.
+    shape_only: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -167,6 +167,7 @@ _I64 = dtypes.get("i64")
 
 class _ShapeOf(Op):
     type = "ShapeOf"
+    shape_only = True
     family = "shape"
     inputs = (In("data"),)
 

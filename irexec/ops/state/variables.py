@@ -21,7 +21,7 @@ from ... import dtypes
 from ...dtypes import ElementType
 from ...errors import OpError
 from ...shapes import PartialShape
-from ..base import Attr, In, Inference, Op, TensorInfo, op_error
+from ..base import Attr, In, Op, TensorInfo, op_error
 from ..registry import register
 
 _DYNAMIC_TYPES = ("dynamic", "undefined")
@@ -65,15 +65,17 @@ def _etype(name: str, raw: str) -> ElementType:
 
 class StateOp(Op):
     family = "state"
+    deterministic = False  # a variable's value changes between runs: never folded
     # set when the model is read (variables.link): the variable this layer reads or writes
     variable: Variable | None = None
 
-    def fold(self, inputs: Sequence[TensorInfo], inference: Inference) -> list[TensorInfo]:
-        return inference.outputs  # a variable's value is never a constant
+
+class ReadValueOp(StateOp):
+    """Every ReadValue version: the executor feeds it the variable's value."""
 
 
 @register
-class ReadValue3(StateOp):
+class ReadValue3(ReadValueOp):
     type, version, since_opset = "ReadValue", 3, 3
     summary = "a variable's value; its shape and type are those of init_value, which it gives on a reset state"
     inputs = (In("init_value"),)
@@ -87,7 +89,7 @@ class ReadValue3(StateOp):
 
 
 @register
-class ReadValue6(StateOp):
+class ReadValue6(ReadValueOp):
     type, version, since_opset = "ReadValue", 6, 6
     summary = "a variable's value; on a reset state init_value, or zeros (dynamic dims 0) without it"
     inputs = (In("init_value", optional=True),)
