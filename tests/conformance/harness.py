@@ -287,12 +287,24 @@ def _batch(table: OpTable, cases: Sequence[tuple[int, Case]], path: Path) -> str
 # ------------------------------------------------------------------ comparing
 
 def _ordered(a: np.ndarray) -> np.ndarray:
-    """Float bits mapped to integers whose order is the order of the values."""
-    bits = raw_bits(a).astype(np.int64)
+    """Float bits mapped to int64 integers whose order is the order of the values
+    (f64 included: its sign is the sign of the bits read as int64)."""
     width = a.dtype.itemsize * 8
-    sign = 1 << (width - 1)
-    mag = bits & (sign - 1)
-    return np.where(bits & sign, -mag, mag)
+    bits = raw_bits(a)
+    negative = bits.view(f"i{a.dtype.itemsize}") < 0
+    mag = (bits & bits.dtype.type((1 << (width - 1)) - 1)).astype(np.int64)
+    return np.where(negative, -mag, mag)
+
+
+def ulp_distance(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Units in the last place between two float arrays of one type; a distance
+    past int64 (opposite signs of huge f64 values) saturates rather than wraps."""
+    og, ow = _ordered(got), _ordered(want)
+    top = np.iinfo(np.int64).max
+    same_sign = (og >= 0) == (ow >= 0)
+    ag, aw = np.abs(og), np.abs(ow)
+    apart = np.where(ag > top - aw, top, ag + aw)  # opposite signs: the sum of magnitudes
+    return np.where(same_sign, np.abs(np.where(same_sign, og - ow, 0)), apart)
 
 
 def assert_close(got: np.ndarray, want: np.ndarray, tol: Tol, what: str) -> None:
@@ -309,7 +321,7 @@ def assert_close(got: np.ndarray, want: np.ndarray, tol: Tol, what: str) -> None
         g64, w64 = got.astype(np.float64), want.astype(np.float64)
         nan_g, nan_w = np.isnan(g64), np.isnan(w64)
         if tol.ulps is not None:
-            dist = np.abs(_ordered(got) - _ordered(want))
+            dist = ulp_distance(got, want)
             bad = (dist > tol.ulps) & ~(nan_g & nan_w)
         else:
             with np.errstate(invalid="ignore", over="ignore"):

@@ -461,3 +461,13 @@ def test_sweep_every_op_every_type_every_edge_shape(op: type, tmp_path: Path) ->
         for shape in EDGE_SHAPES:
             for const in (False, True):
                 run_if_clean(uniform_case(op, et, shape, const), tmp_path)
+
+
+def test_every_required_attribute_has_a_sweep_value():
+    """The edge-input sweep builds no case for an op whose required attribute it
+    lacks; so every required attribute of every swept op has a value in REQUIRED."""
+    from op_edges import OPS, REQUIRED
+
+    missing = sorted(f"{cls.display()}: {name}" for cls in OPS for name, attr in cls.attributes.items()
+                     if attr.required and name not in REQUIRED.get(cls.type, {}))
+    assert missing == [], "add these to REQUIRED in tests/security/op_edges.py: " + ", ".join(missing)
