@@ -91,7 +91,7 @@ __all__ = [
 ]
 
 
-def run(model, feeds, **options):  # type: ignore[no-untyped-def]
+def run(model, feeds, **options):
     """Run a loaded model (or a path) on a dict of NumPy arrays; returns a dict of outputs."""
     from .execute import run_model
     from .model import Model, load
@@ -101,7 +101,7 @@ def run(model, feeds, **options):  # type: ignore[no-untyped-def]
     return run_model(model, feeds, **options).outputs
 
 
-def check(path, weights=None, input_shapes=None, *, follow_symlinks=None):  # type: ignore[no-untyped-def]
+def check(path, weights=None, input_shapes=None, *, follow_symlinks=None):
     """Check a model file; returns a CheckResult listing every diagnostic.  A file
     reached through a symbolic link that leaves its folder is refused unless
     ``follow_symlinks`` (default: $IREXEC_FOLLOW_SYMLINKS) allows it."""

@@ -425,7 +425,7 @@ def _required(mask: np.ndarray, need: np.ndarray) -> float:
     return max(float(np.max(np.where(mask, need, 0.0), initial=0.0)), 0.0)
 
 
-def _passing(required: float, passes) -> float | None:  # type: ignore[no-untyped-def]
+def _passing(required: float, passes) -> float | None:
     """``required`` rounded up to three significant digits, nudged up until
     ``passes`` confirms it (floating-point sums can miss by an ulp); None when
     no finite value passes."""

@@ -110,7 +110,7 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray], needed: set[int] |
         if op is None:
             continue  # a Parameter of a type irexec cannot run: a run that needs it is refused before this
         arr = np.asarray(value)
-        etype, pshape = op.element_type, op.shape  # type: ignore[union-attr]
+        etype, pshape = op.element_type, op.shape
         coerced = _coerce(arr, etype)
         if coerced is None:
             problems.append(Diagnostic("input-mismatch", f"input {key!r} has dtype {arr.dtype} but the Parameter is {etype.name} "
@@ -128,7 +128,7 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray], needed: set[int] |
             continue
         if p.id not in bound and p.id not in reported:
             problems.append(Diagnostic("input-mismatch", f"no input given for Parameter {parameter_label(p)} "
-                                       f"({op.element_type.name}{op.shape})", ERROR, **model.where(p)))  # type: ignore[union-attr]
+                                       f"({op.element_type.name}{op.shape})", ERROR, **model.where(p)))
     if problems:
         raise InputError(problems)
     return bound

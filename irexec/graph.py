@@ -142,7 +142,7 @@ def _topological_order(graph: Graph) -> list[int] | None:
     return order if len(order) == len(pending) else None
 
 
-def _add_edge(graph: Graph, e: Edge, edge_lines: dict[tuple[int, int], int], add) -> None:  # type: ignore[no-untyped-def]
+def _add_edge(graph: Graph, e: Edge, edge_lines: dict[tuple[int, int], int], add) -> None:
     """Records ``e`` in the port maps, or reports why it is invalid."""
     layers = graph.layers
     src, dst = layers.get(e.from_layer), layers.get(e.to_layer)
@@ -183,7 +183,7 @@ def _add_edge(graph: Graph, e: Edge, edge_lines: dict[tuple[int, int], int], add
     producer[key] = out_key
 
 
-def _flag_unreachable(graph: Graph, add, role: Callable[[Layer], str]) -> None:  # type: ignore[no-untyped-def]
+def _flag_unreachable(graph: Graph, add, role: Callable[[Layer], str]) -> None:
     """Layers no Result or sink (Assign) depends on are dropped by OpenVINO; say so."""
     layers, producer = graph.layers, graph.producer
     live: set[int] = set()

@@ -122,12 +122,12 @@ def _over_memory_limit(model: Model, limit: int) -> list[Diagnostic]:
         layer = model.layers[lid]
         if not isinstance(op, (Const1, Parameter1)):
             continue
-        shape = op.shape  # type: ignore[attr-defined]
+        shape = op.shape
         if isinstance(shape, PartialShape):
             if not shape.is_static:
                 continue  # inputs of a dynamic shape are checked when they arrive
             shape = shape.to_tuple()
-        why = limits.over_limit(limits.nbytes(shape, op.element_type.itemsize), limit)  # type: ignore[attr-defined]
+        why = limits.over_limit(limits.nbytes(shape, op.element_type.itemsize), limit)
         if why:
             dims = format_dims(shape)
             found.append(Diagnostic("memory-limit", f"declared shape {dims} {why}", ERROR,

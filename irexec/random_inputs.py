@@ -242,7 +242,7 @@ def _fitting_defaults(model: Model, defaults: dict[str, tuple[int, ...]]) -> dic
     for size in _TRIAL_SIZES:
         trial = {}
         for name, shape in declared.items():
-            dims = tuple(d.lo if d.is_static else size for d in shape.dims)  # type: ignore[union-attr]
+            dims = tuple(d.lo if d.is_static else size for d in shape.dims)
             if _misfit(shape, dims):
                 break
             trial[name] = dims
@@ -279,8 +279,8 @@ def plan_inputs(
         op = model.ops[layer.id]
         if op is None:
             continue  # a type irexec cannot run: a run that needs this input is refused with unsupported-op
-        declared: PartialShape = op.shape  # type: ignore[union-attr]
-        etype = op.element_type  # type: ignore[union-attr]
+        declared: PartialShape = op.shape
+        etype = op.element_type
         where = model.where(layer)
         given_as = next((n for n in parameter_keys(layer) if n in shapes), None)
         if given_as is not None:

@@ -88,7 +88,7 @@ def generate(model: str, inputs_path: str, max_new_tokens: int, output_path: str
             sys.exit(EXIT_FINDINGS)
 
 
-def _load_tokens(path: str):  # type: ignore[no-untyped-def]
+def _load_tokens(path: str):
     import numpy as np
 
     from ..errors import InputError
@@ -104,7 +104,7 @@ def _load_tokens(path: str):  # type: ignore[no-untyped-def]
     return arr
 
 
-def _save_tokens(path: str, tokens) -> None:  # type: ignore[no-untyped-def]
+def _save_tokens(path: str, tokens) -> None:
     import numpy as np
 
     from ..atomic import atomic_file, cannot_write
@@ -116,7 +116,7 @@ def _save_tokens(path: str, tokens) -> None:  # type: ignore[no-untyped-def]
         raise cannot_write(path, e) from None
 
 
-def _first_difference(tokens, reference) -> str | None:  # type: ignore[no-untyped-def]
+def _first_difference(tokens, reference) -> str | None:
     """Where the generated tokens first differ from the reference, or None."""
     if tokens.shape[0] != reference.shape[0]:
         return f"{tokens.shape[0]} row(s) generated, the reference has {reference.shape[0]}"

@@ -93,7 +93,7 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None, all_nodes: b
         click.echo(f"{len(errors)} error(s): run `irexec check {model}`", err=True)
 
 
-def _draw(m, dot_path: str | None, svg_path: str | None, all_nodes: bool) -> None:  # type: ignore[no-untyped-def]
+def _draw(m, dot_path: str | None, svg_path: str | None, all_nodes: bool) -> None:
     """Layers labelled with name, Type-N and output shapes, coloured by op family."""
     from ..dot import folded_layers, render_svg, to_dot, write_dot
 
@@ -114,7 +114,7 @@ def _draw(m, dot_path: str | None, svg_path: str | None, all_nodes: bool) -> Non
         fail(e)
 
 
-def _shapes(m, fmt: str) -> None:  # type: ignore[no-untyped-def]
+def _shapes(m, fmt: str) -> None:
     """What flows through the model: every output port, inferred and declared."""
     import json
 

@@ -22,7 +22,7 @@ _ZIP = b"PK\x03\x04"
 _NPY = b"\x93NUMPY"
 
 
-def open_for_reading(path: str):  # type: ignore[no-untyped-def]
+def open_for_reading(path: str):
     """A seam for tests: as root, no permission bit makes a file unreadable."""
     return open(path, "rb")
 

@@ -276,7 +276,7 @@ _PARSE_OPTIONS = {"resolve_entities": False, "no_network": True, "load_dtd": Fal
 
 
 def _parser() -> etree.XMLParser:
-    return etree.XMLParser(dtd_validation=False, **_PARSE_OPTIONS)  # type: ignore[arg-type]
+    return etree.XMLParser(dtd_validation=False, **_PARSE_OPTIONS)
 
 
 def parse_xml(path: str) -> etree._ElementTree:
@@ -516,7 +516,7 @@ def _read_streaming(path: str) -> IRDocument | None:
     # expanding hostile ones in push mode): a document with one is the tree reader's
     pre_process = None
     parser = etree.XMLPullParser(events=("end",), tag=("layer", "edge", "net", "dim", "pre-process"), schema=ir_schema(),
-                                 **{**_PARSE_OPTIONS, "resolve_entities": "internal"})  # type: ignore[arg-type]
+                                 **{**_PARSE_OPTIONS, "resolve_entities": "internal"})
     # A top-level port's <dim>s are taken out of the tree as they end (their
     # values and lines kept here until the layer is read): a port of millions
     # of dims costs a list of ints, not millions of libxml2 nodes.
@@ -549,7 +549,7 @@ def _read_streaming(path: str) -> IRDocument | None:
                             text = el.text or ""
                             values.append(int(text) if text.isascii() and text.isdigit() and len(text) < 19 else
                                           (text, el.sourceline))
-                            section.remove(el)  # type: ignore[union-attr]
+                            section.remove(el)
                             unread = 0
                         continue
                     if section is None:
@@ -780,7 +780,7 @@ def _read_port(pel: etree._Element, kind: str, index: int, diag: _Collector, lid
     return Port(pid, index, kind, line, _shared(_dims_tuples, tuple(dims)), precision, names)
 
 
-def _port_where(pid: int, kind: str, lid: int, name: str) -> dict:  # type: ignore[type-arg]
+def _port_where(pid: int, kind: str, lid: int, name: str) -> dict:
     return {"port": pid, "port_kind": kind, "layer_id": lid, "layer_name": name}
 
 
@@ -800,7 +800,7 @@ def _read_edge(el: etree._Element, edges: EdgeTable, diag: _Collector) -> None:
     # the common case in one test: four non-empty ASCII digit strings, at most 100 digits in all
     joined = fl + fp + tl + tp if fl and fp and tl and tp else ""
     if joined.isascii() and joined.isdigit() and len(joined) <= 100:
-        vals: list[int | None] = [int(fl), int(fp), int(tl), int(tp)]  # type: ignore[arg-type]
+        vals: list[int | None] = [int(fl), int(fp), int(tl), int(tp)]
     else:
         vals = [_uint(el, a, diag, "<edge>") for a in ("from-layer", "from-port", "to-layer", "to-port")]
         if None in vals:

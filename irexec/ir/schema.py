@@ -37,7 +37,7 @@ def structure_diagnostics(tree: etree._ElementTree, path: str, reported_lines: C
         return []
     found: list[Diagnostic] = []
     seen: set[tuple[int, str]] = set()
-    for entry in schema.error_log:  # type: ignore[attr-defined]
+    for entry in schema.error_log:
         line = entry.line or None
         if line in reported_lines or (entry.line, entry.message) in seen:
             continue

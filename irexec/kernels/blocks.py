@@ -164,7 +164,7 @@ def _transpose_tiles(dst: np.ndarray, src: np.ndarray, k: int) -> bool:
             for a, n in zip(reversed(outer), reversed(outer_shape)):
                 u, index[a] = divmod(u, n)
             if batch is not None:
-                b0 = int(index[batch]) * gb  # type: ignore[call-overload]
+                b0 = int(index[batch]) * gb
                 index[batch] = slice(b0, b0 + gb)
             r0, c0 = r * span_r, c * span_c
             index[k], index[last] = slice(r0, r0 + span_r), slice(c0, c0 + span_c)

@@ -81,6 +81,11 @@ class Op:
     # (ShapeOf): the executor keeps what is computed from them per input shapes.
     shape_only: ClassVar[bool] = False
 
+    if TYPE_CHECKING:
+        # Declared attributes (``attributes``) become instance attributes when a
+        # layer is bound; their names are data, so the type checker sees them here.
+        def __getattr__(self, name: str) -> Any: ...
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         own = cls.__dict__

@@ -81,7 +81,7 @@ def _param_info(body: Body, lid: int) -> TensorInfo:
     op = body.model.ops.get(lid)
     if op is None:
         return TensorInfo(PartialShape(None), dtypes.get("dynamic"))
-    return TensorInfo(op.shape, op.element_type)  # type: ignore[attr-defined]
+    return TensorInfo(op.shape, op.element_type)
 
 
 def _unknown() -> TensorInfo:
@@ -187,8 +187,8 @@ class SubgraphOp(Op):
             if bi.axis is None:
                 feeds[bi.param] = arrays[bi.index]
         ci_op = model.ops.get(body.current_iteration) if body.current_iteration is not None else None
-        ci_dtype = ci_op.element_type.dtype if ci_op is not None else np.int64  # type: ignore[attr-defined]
-        ci_shape = ci_op.shape.to_tuple() if ci_op is not None and ci_op.shape.is_static else ()  # type: ignore[attr-defined]
+        ci_dtype = ci_op.element_type.dtype if ci_op is not None else np.int64
+        ci_shape = ci_op.shape.to_tuple() if ci_op is not None and ci_op.shape.is_static else ()
         targets = sorted({o.result for o in body.outputs} | {bi.merged for bi in body.inputs if bi.merged is not None}
                          | ({body.condition} if body.condition is not None else set()))
         collected: dict[int, list[np.ndarray]] = {o.result: [] for o in body.outputs if o.axis is not None}

@@ -55,7 +55,7 @@ def _sign(x: np.ndarray) -> np.ndarray:
 def _round(x: np.ndarray, op: Op) -> np.ndarray:
     if not _is_float(x):
         return x.copy()
-    if op.mode == "half_to_even":  # type: ignore[attr-defined]
+    if op.mode == "half_to_even":
         return np.rint(x)
     t = np.trunc(x)
     return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(x.dtype)  # half away from zero; -0 stays -0
@@ -190,7 +190,7 @@ def _gelu_erf_narrow(x: np.ndarray) -> np.ndarray:
 
 
 def _gelu(x: np.ndarray, op: Op, erf_form: Callable[[np.ndarray], np.ndarray] = _gelu_erf) -> np.ndarray:
-    if op.approximation_mode == "tanh":  # type: ignore[attr-defined]
+    if op.approximation_mode == "tanh":
         # 0.5 * x * (1 + tanh(t)) = x / (1 + e**(-2t)): one exp, and no
         # cancellation in 1 + tanh(t) for large negative x
         t = _gelu_tanh_arg(x)
@@ -247,11 +247,11 @@ def _softsign(x: np.ndarray) -> np.ndarray:
 
 
 def _elu(x: np.ndarray, op: Op) -> np.ndarray:
-    return np.where(x > 0, x, op.alpha * np.expm1(x))  # type: ignore[attr-defined]
+    return np.where(x > 0, x, op.alpha * np.expm1(x))
 
 
 def _clamp(x: np.ndarray, op: Op) -> np.ndarray:
-    lo, hi = op.min, op.max  # type: ignore[attr-defined]
+    lo, hi = op.min, op.max
     if _is_float(x):
         if x.dtype.itemsize >= 4:
             return blockwise(x, [(np.maximum, lo), (np.minimum, hi)])
@@ -283,7 +283,7 @@ Clamp1 = unary("Clamp", 1, _clamp, with_op=True, summary="min(max(x, min), max)"
 def _clamp_bounds(self: Op) -> list:
     """min <= max, as OpenVINO requires (a NaN bound is neither)."""
     errors = Op.validate(self)
-    lo, hi = self.min, self.max  # type: ignore[attr-defined]
+    lo, hi = self.min, self.max
     if not lo <= hi:
         errors.append(op_error(f"min={lo} must not exceed max={hi} (and neither may be NaN)", "bad-attribute"))
     return errors

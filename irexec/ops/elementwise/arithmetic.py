@@ -42,7 +42,7 @@ def _divide(a: np.ndarray, b: np.ndarray, op: Op) -> np.ndarray:
         return np.divide(a, b)
     _check_nonzero(b, "division")
     q = np.floor_divide(a, b)
-    if op.m_pythondiv or a.dtype.kind == "u":  # type: ignore[attr-defined]
+    if op.m_pythondiv or a.dtype.kind == "u":
         return q
     # truncation toward zero: floor moved up where the remainder is not 0 and the signs differ
     inexact = (q * b != a) & ((a < 0) != (b < 0))

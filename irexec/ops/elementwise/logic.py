@@ -56,7 +56,7 @@ binary("BitwiseRightShift", 15, _right_shift, types=INTS, summary="a >> b (arith
 
 
 def _is_inf(x: np.ndarray, op: Op) -> np.ndarray:
-    neg, pos = op.detect_negative, op.detect_positive  # type: ignore[attr-defined]
+    neg, pos = op.detect_negative, op.detect_positive
     if neg and pos:
         return np.isinf(x)
     if pos:

@@ -50,18 +50,18 @@ class Einsum7(Op):
 
     def validate(self) -> list:
         try:
-            parse_equation(self.equation)  # type: ignore[attr-defined]
+            parse_equation(self.equation)
         except Exception as e:  # OpError
-            return [e]  # type: ignore[list-item]
+            return [e]
         return []
 
     def input_spec(self, index: int) -> In:
         return In("inputs", NUMERIC if index == 0 else same_as("inputs"))
 
     def infer(self, *ins: TensorInfo) -> Inference:
-        terms, out = parse_equation(self.equation)  # type: ignore[attr-defined]
+        terms, out = parse_equation(self.equation)
         if len(terms) != len(ins):
-            raise op_error(f"equation {self.equation!r} names {len(terms)} inputs, the layer has {len(ins)}",  # type: ignore[attr-defined]
+            raise op_error(f"equation {self.equation!r} names {len(terms)} inputs, the layer has {len(ins)}",
                            "incompatible-inputs")
         label_dims: dict[str, Dim] = {}
         ellipsis: PartialShape | None = PartialShape(())
@@ -106,12 +106,12 @@ class Einsum7(Op):
             out_labels = _labels(out)
             letters = [x for x in out_labels if x != "..."]
             if len(set(letters)) != len(letters):
-                raise op_error(f"equation {self.equation!r}: an output label is repeated", "bad-attribute")  # type: ignore[attr-defined]
+                raise op_error(f"equation {self.equation!r}: an output label is repeated", "bad-attribute")
             missing = [x for x in letters if x not in counts]
             if missing:
-                raise op_error(f"equation {self.equation!r}: output labels {missing} are not in any input", "bad-attribute")  # type: ignore[attr-defined]
+                raise op_error(f"equation {self.equation!r}: output labels {missing} are not in any input", "bad-attribute")
             if "..." in out_labels and not any_ell:
-                raise op_error(f"equation {self.equation!r}: '...' in the output but in no input", "bad-attribute")  # type: ignore[attr-defined]
+                raise op_error(f"equation {self.equation!r}: '...' in the output but in no input", "bad-attribute")
         dims_out: list[Dim] = []
         for x in out_labels:
             if x == "...":

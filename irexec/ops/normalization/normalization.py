@@ -179,7 +179,7 @@ class _Softmax(Op):
 
     def infer(self, data: TensorInfo) -> Inference:
         rank = data.shape.rank
-        axis: Any = self.axis  # type: ignore[attr-defined]
+        axis: Any = self.axis
         if rank is None:
             return Inference([TensorInfo(data.shape, data.etype)])
         if self.version == 1 and axis >= rank:
@@ -237,8 +237,8 @@ class _BatchNorm(Op):
     order: tuple[int, int, int, int, int]  # ports of data, gamma, beta, mean, variance
 
     def validate(self) -> list:
-        if not self.epsilon >= 0:  # type: ignore[attr-defined]
-            return [op_error(f"epsilon must be >= 0, got {self.epsilon}", "bad-attribute")]  # type: ignore[attr-defined]
+        if not self.epsilon >= 0:
+            return [op_error(f"epsilon must be >= 0, got {self.epsilon}", "bad-attribute")]
         return []
 
     def infer(self, *ins: TensorInfo) -> Inference:
@@ -258,7 +258,7 @@ class _BatchNorm(Op):
         x, gamma, beta, mean, var = (arrays[i] for i in self.order)
         shape = (-1,) + (1,) * (x.ndim - 2)
         with np.errstate(all="ignore"):
-            scale = _wide(gamma) / np.sqrt(_wide(var) + self.epsilon)  # type: ignore[attr-defined]
+            scale = _wide(gamma) / np.sqrt(_wide(var) + self.epsilon)
             out = (_wide(x) - _wide(mean).reshape(shape)) * scale.reshape(shape) + _wide(beta).reshape(shape)
         return [out.astype(x.dtype)]
 
@@ -291,8 +291,8 @@ class GroupNormalization12(Op):
                   "epsilon": Attr("float", required=True, doc="added to the variance")}
 
     def validate(self) -> list:
-        if self.num_groups < 1:  # type: ignore[attr-defined]
-            return [op_error(f"num_groups must be >= 1, got {self.num_groups}", "bad-attribute")]  # type: ignore[attr-defined]
+        if self.num_groups < 1:
+            return [op_error(f"num_groups must be >= 1, got {self.num_groups}", "bad-attribute")]
         return []
 
     def infer(self, data: TensorInfo, scale: TensorInfo, bias: TensorInfo) -> Inference:
@@ -368,7 +368,7 @@ class LRN1(Op):
                   "size": Attr("uint", required=True, doc="window length along each axis")}
 
     def validate(self) -> list:
-        if self.size < 1:  # type: ignore[attr-defined]
+        if self.size < 1:
             return [op_error("size must be >= 1", "bad-attribute")]
         return []
 
@@ -380,11 +380,11 @@ class LRN1(Op):
     def compute(self, plan: tuple[int, ...], data: np.ndarray, axes: np.ndarray) -> list[np.ndarray]:
         x = _wide(data)
         sq = x * x
-        half = (self.size - 1) // 2  # type: ignore[attr-defined]
+        half = (self.size - 1) // 2
         for a in plan:
             if sq.shape[a]:
                 sq = _box_sum(sq, a, half)
-        scale = self.alpha / float(self.size) ** len(plan)  # type: ignore[attr-defined]
+        scale = self.alpha / float(self.size) ** len(plan)
         with np.errstate(all="ignore"):
-            out = x / np.power(self.bias + scale * sq, self.beta)  # type: ignore[attr-defined]
+            out = x / np.power(self.bias + scale * sq, self.beta)
         return [out.astype(data.dtype)]

@@ -25,7 +25,7 @@ from ..registry import register
 _ACTIVATIONS = ("sigmoid", "tanh", "relu", "hardsigmoid")
 
 
-def _activation(name: str, alpha: float | None, beta: float | None):  # type: ignore[no-untyped-def]
+def _activation(name: str, alpha: float | None, beta: float | None):
     if name == "sigmoid":
         return lambda x: 1.0 / (1.0 + np.exp(-x))
     if name == "tanh":
@@ -75,8 +75,8 @@ class _Recurrent(Op):
 
     def validate(self) -> list[OpError]:
         errors = []
-        if self.hidden_size <= 0:  # type: ignore[attr-defined]
-            errors.append(OpError(f"hidden_size={self.hidden_size} must be positive", code="bad-attribute"))  # type: ignore[attr-defined]
+        if self.hidden_size <= 0:
+            errors.append(OpError(f"hidden_size={self.hidden_size} must be positive", code="bad-attribute"))
         acts = self._activation_names()
         if len(acts) != len(self.default_activations):
             errors.append(OpError(f"activations={','.join(acts)} names {len(acts)} functions; {self.display()} takes "
@@ -84,21 +84,21 @@ class _Recurrent(Op):
         for a in acts:
             if a.lower() not in _ACTIVATIONS:
                 errors.append(OpError(f"activation {a!r} is not one of {', '.join(_ACTIVATIONS)}", code="bad-attribute"))
-        if self.clip < 0:  # type: ignore[attr-defined]
-            errors.append(OpError(f"clip={self.clip} must not be negative", code="bad-attribute"))  # type: ignore[attr-defined]
+        if self.clip < 0:
+            errors.append(OpError(f"clip={self.clip} must not be negative", code="bad-attribute"))
         return errors
 
     def _lbr(self) -> bool:
         return bool(getattr(self, "linear_before_reset", False))
 
     def _activation_names(self) -> list[str]:
-        raw = self.activations  # type: ignore[attr-defined]
+        raw = self.activations
         names = [a.strip().lower() for a in raw.split(",") if a.strip()] if raw else []
         return names or list(self.default_activations)
 
-    def _functions(self) -> list:  # type: ignore[type-arg]
+    def _functions(self) -> list:
         acts = self._activation_names()
-        alpha, beta = self.activations_alpha, self.activations_beta  # type: ignore[attr-defined]
+        alpha, beta = self.activations_alpha, self.activations_beta
         return [_activation(a, alpha[k] if k < len(alpha) else None, beta[k] if k < len(beta) else None)
                 for k, a in enumerate(acts)]
 
@@ -110,14 +110,14 @@ class _Recurrent(Op):
                       b: TensorInfo, ports: tuple[int, int, int], lead: int) -> tuple[Dim, Dim, Dim]:
         """Batch, hidden and direction dims, checked across inputs; ``lead`` is
         1 for sequences (W, R, B have a leading num_directions dim)."""
-        hs = self.hidden_size  # type: ignore[attr-defined]
+        hs = self.hidden_size
         pw, pr, pb = ports
         batch = [(d, "X", 0) for d in [_dim(x, 0)] if d is not None]
         hidden = [(Dim.of(hs), "hidden_size", pw)]
         inputs_dim = [(d, "X", 0) for d in [_dim(x, x.shape.rank - 1 if x.shape.rank else 0)] if d is not None and x.shape.rank]
         dirs: list[tuple[Dim, str, int]] = []
         if self.sequence:
-            dirs.append((Dim.of(2 if self.direction == "bidirectional" else 1), "direction", pw))  # type: ignore[attr-defined]
+            dirs.append((Dim.of(2 if self.direction == "bidirectional" else 1), "direction", pw))
         for info, port, name in states:
             if info.shape.dims is None:
                 continue
@@ -148,9 +148,9 @@ class _Recurrent(Op):
 
     # ---- the kernel
     def _step(self, x_proj: np.ndarray, h: np.ndarray, c: np.ndarray | None, r: np.ndarray, rb: np.ndarray | None,
-              fns: list) -> tuple[np.ndarray, np.ndarray | None]:  # type: ignore[type-arg]
+              fns: list) -> tuple[np.ndarray, np.ndarray | None]:
         """One time step: ``x_proj`` = X W^T + Wb (all gates), then the recurrence."""
-        clip = self.clip  # type: ignore[attr-defined]
+        clip = self.clip
         hs = h.shape[-1]
 
         def clipped(v: np.ndarray) -> np.ndarray:
@@ -170,7 +170,7 @@ class _Recurrent(Op):
         rg = fns[0](clipped(x_proj[:, hs:2 * hs] + hr[:, hs:]))
         rh = r[2 * hs:]
         if self._lbr():
-            cand = fns[1](clipped(x_proj[:, 2 * hs:] + rg * (h @ rh.T + rb)))  # type: ignore[operator]
+            cand = fns[1](clipped(x_proj[:, 2 * hs:] + rg * (h @ rh.T + rb)))
         else:
             cand = fns[1](clipped(x_proj[:, 2 * hs:] + (rg * h) @ rh.T))
         return (1 - z) * cand + z * h, None
@@ -222,7 +222,7 @@ class _Cell(_Recurrent):
         n_states = 2 if self.has_cell_state else 1
         states = [(ins[1 + k], 1 + k, ("H_t", "C_t")[k]) for k in range(n_states)]
         w, r = ins[1 + n_states], ins[2 + n_states]
-        b = ins[3 + n_states] if len(ins) > 3 + n_states else TensorInfo(PartialShape.of([self._bias_rows() * self.hidden_size]), x.etype)  # type: ignore[attr-defined]
+        b = ins[3 + n_states] if len(ins) > 3 + n_states else TensorInfo(PartialShape.of([self._bias_rows() * self.hidden_size]), x.etype)
         bat, hid, _ = self._check_common(x, states, w, r, b, (1 + n_states, 2 + n_states, 3 + n_states), 0)
         out = TensorInfo(PartialShape((bat, hid)), x.etype)
         return Inference([out] * n_states)
@@ -232,7 +232,7 @@ class _Cell(_Recurrent):
         n = 2 if self.has_cell_state else 1
         h, c = arrays[1], arrays[2] if n == 2 else None
         w, r = arrays[1 + n], arrays[2 + n]
-        b = arrays[3 + n] if len(arrays) > 3 + n else np.zeros(self._bias_rows() * self.hidden_size, x.dtype)  # type: ignore[attr-defined]
+        b = arrays[3 + n] if len(arrays) > 3 + n else np.zeros(self._bias_rows() * self.hidden_size, x.dtype)
         _, h_out, c_out = self._run(x[:, None, :], h, c, None, w, r, b, False)
         outs = [h_out.astype(x.dtype)]
         if c_out is not None:
@@ -305,7 +305,7 @@ class _Sequence(_Recurrent):
         n = 2 if self.has_cell_state else 1
         h0, c0 = arrays[1], arrays[2] if n == 2 else None
         lens, w, r, b = arrays[1 + n: 5 + n]
-        dirs = (False, True) if self.direction == "bidirectional" else (self.direction == "reverse",)  # type: ignore[attr-defined]
+        dirs = (False, True) if self.direction == "bidirectional" else (self.direction == "reverse",)
         ys, hs, cs = [], [], []
         for k, reverse in enumerate(dirs):
             y, h, c = self._run(x, h0[:, k], c0[:, k] if c0 is not None else None, lens, w[k], r[k], b[k], reverse)
