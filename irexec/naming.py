@@ -12,6 +12,7 @@ from .errors import shorten
 if TYPE_CHECKING:
     import numpy as np
 
+    from .binding import Model
     from .ir.reader import Layer
 
 
@@ -61,3 +62,29 @@ def cast_hint(dtype: np.dtype) -> str:
     name = dtype.name
     module = "ml_dtypes" if name == "bfloat16" or lowbit.name_of(dtype) is not None else "np"
     return f"x.astype({module}.{name})"
+
+
+def output_names(model: Model) -> dict[int, str]:
+    """Result layer id -> output key (see README, "Naming of tensors")."""
+    names: dict[int, str] = {}
+    seen_tensors: set[tuple[int, int]] = set()
+    used: set[str] = set()
+    for res in model.results:
+        src = model.graph.producer.get((res.id, 0))
+        key = res.name
+        if src is not None and src not in seen_tensors:
+            port = model.layers[src[0]].outputs[src[1]]
+            if port.names:
+                key = port.names[0]
+        if src is not None:
+            seen_tensors.add(src)
+        if key in used:
+            key = f"{res.name}:{res.id}"
+        used.add(key)
+        names[res.id] = key
+    return names
+
+
+def port_key(layer: Layer, index: int) -> str:
+    port = layer.outputs[index]
+    return port.names[0] if port.names else f"{layer.name}:{port.id}"

@@ -30,10 +30,12 @@ from .checker import CheckResult, check_model
 from .comparison import CompareReport, Tolerance, compare_outputs
 from .dump import LayerDumper
 from .errors import ERROR, Diagnostic, InputError, UsageError
-from .execute import LayerHook, live_layers, output_names, reads_values, run_model
+from .execute import LayerHook, reads_values, run_model
+from .executor.schedule import live_layers
 from .finite import FiniteCheck
 from .ir.reader import Layer
 from .model import Model, load
+from .naming import output_names
 from .ops.state import Variable
 from .progress import ProgressBar
 from .random_inputs import random_inputs

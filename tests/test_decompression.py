@@ -19,7 +19,7 @@ from oracle import core, from_tensor, packed_tensor
 
 import irexec
 from irexec import decompression, lowbit
-from irexec.execute import _folded
+from irexec.executor.cache import run_cache
 
 CPU_F32 = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}
 
@@ -168,7 +168,7 @@ def test_f16_rounding_at_every_step_is_what_openvino_does_not(tmp_path: Path) ->
     as the port types say, is measurably further from OpenVINO than f32 tolerance."""
     xml, feeds = llm_like(tmp_path)
     model = irexec.load(xml)
-    _folded(model).rewired.clear()  # the per-port-type evaluation, for comparison
+    run_cache(model).rewired.clear()  # the per-port-type evaluation, for comparison
     stepwise = irexec.run(model, feeds)["logits"]
     theirs = _openvino(xml, feeds)["logits"]
     assert _relative(stepwise, theirs) > 1e-4
@@ -299,7 +299,7 @@ def test_later_runs_keep_the_decompressed_weights_not_the_packed_ones(tmp_path: 
     xml, feeds = llm_like(tmp_path)
     model = irexec.load(xml)
     first = irexec.run(model, feeds)["logits"]
-    folded = _folded(model)
+    folded = run_cache(model)
     chains = decompression.find(model)
     assert set(chains) <= set(folded.outputs)
     packed = {lid for lid, op in model.ops.items() if getattr(op, "element_type", None) is not None

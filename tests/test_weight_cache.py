@@ -13,7 +13,8 @@ import openvino as ov  # noqa: E402
 import openvino.opset8 as o8  # noqa: E402
 
 from irexec import IRExecError  # noqa: E402
-from irexec.execute import _folded, run_model  # noqa: E402
+from irexec.execute import run_model  # noqa: E402
+from irexec.executor.cache import run_cache  # noqa: E402
 from irexec.model import load  # noqa: E402
 from irexec.session import Session  # noqa: E402
 
@@ -63,11 +64,11 @@ def test_weights_are_kept_within_the_limit_and_recomputed_beyond_it(tmp_path):
     x = {"x": np.ones((2, COLS), np.float32)}
     with Session(path) as s:  # default limit: both weights kept after the first run
         first = s.run(x).outputs
-        kept = _folded(s.model)
+        kept = run_cache(s.model)
         assert len(kept.rewired) == 2 and all(end in kept.outputs for end in kept.rewired)
         np.testing.assert_array_equal(s.run(x).outputs[s.output_names[0]], first[s.output_names[0]])
     with Session(path, max_memory=12 << 20) as s:  # below the weights' 16 MiB of f32: none kept, each run recomputes
         for _ in range(2):
             np.testing.assert_array_equal(s.run(x).outputs[s.output_names[0]], first[s.output_names[0]])
-        kept = _folded(s.model)
+        kept = run_cache(s.model)
         assert not any(end in kept.outputs for end in kept.rewired)

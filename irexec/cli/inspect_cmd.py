@@ -37,9 +37,8 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None, all_nodes: b
       irexec inspect model.xml --shapes --format json
       irexec inspect model.xml --format json
     """
-    from ..execute import output_names
     from ..model import read_model
-    from ..naming import tensor_names
+    from ..naming import output_names, tensor_names
     from ..report.tables import render_table
     from .paths import explain_not_xml, require_inputs, require_outputs
 

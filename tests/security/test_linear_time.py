@@ -15,7 +15,7 @@ import numpy as np
 
 import irexec
 from irexec.errors import InputError
-from irexec.execute import bind_feeds
+from irexec.executor.feeds import bind_feeds
 from irexec.writer import IRBuilder
 
 SCALE = 10

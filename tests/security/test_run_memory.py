@@ -224,7 +224,8 @@ def test_the_fold_cache_gives_way_to_the_run(tmp_path: Path) -> None:
 
 def test_the_fold_cache_counts_in_the_accounting(tmp_path: Path) -> None:
     """In process: what the cache keeps after a run stays within the run's limit."""
-    from irexec.execute import _folded, run_model
+    from irexec.execute import run_model
+    from irexec.executor.cache import run_cache
     from irexec.model import load
 
     x = ops.parameter([1], ov.Type.f32, name="x")
@@ -236,7 +237,7 @@ def test_the_fold_cache_counts_in_the_accounting(tmp_path: Path) -> None:
     model = load(str(xml))
     feeds = {"x": np.ones(1, np.float32)}
     run_model(model, feeds, max_memory=128 * MiB)  # 4 MiB a branch: all three kept (the cache takes up to an eighth)
-    assert 3 * 4 * MiB <= _folded(model).nbytes < 13 * MiB
+    assert 3 * 4 * MiB <= run_cache(model).nbytes < 13 * MiB
     again = run_model(model, feeds, max_memory=10 * MiB)  # the cache gives way instead of refusing
-    assert _folded(model).nbytes <= 4 * MiB
+    assert run_cache(model).nbytes <= 4 * MiB
     assert list(again.outputs.values())[0].tolist() == [1 + 3 * MiB]

@@ -1,0 +1,68 @@
+"""One layer of a run: inference on the concrete inputs, the memory refusal,
+the kernel, and (in tests) the kernel's outputs held to its inference."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+import numpy as np
+
+from .. import limits
+from ..binding import Model
+from ..errors import InternalError, IRExecError
+from ..ir.reader import Layer
+from ..ops.base import Inference, Op, TensorInfo
+from ..ops.io import Result1
+from ..shapes import format_shape
+from .memory import NO_ALLOCATION, refuse_over_memory_limit
+
+# Set (tests do) to hold every kernel's outputs to what inference said.
+VERIFY_ENV = "IREXEC_VERIFY_KERNELS"
+_verify = os.environ.get(VERIFY_ENV, "") not in ("", "0")
+
+
+def compute_layer(model: Model, layer: Layer, op: Op, args: list[np.ndarray], values: Mapping[tuple[int, int], np.ndarray],
+             results: Mapping[int, np.ndarray], limit: int, held: int, unread: frozenset[int] | None = None,
+             inference: Inference | None = None, outside: int = 0,
+             bound: Mapping[int, np.ndarray] | None = None) -> tuple[list[np.ndarray], Inference]:
+    """Infer on the concrete inputs (cached per signature; ``inference`` when
+    the caller knows it already), refuse an output over the memory limit, then
+    run the kernel on the plan (told which outputs no layer reads, if any)."""
+    try:
+        if inference is None:
+            inference = op.plan_for(args)
+        need = inference.output_nbytes
+        if (need is not None and need + held > limit) and not isinstance(op, NO_ALLOCATION):
+            refuse_over_memory_limit(model, layer, inference, values, results, limit, held, outside, bound)
+        # what the kernel (and a body: its layers) may still allocate; a body makes the outputs itself
+        in_use = held if need is None or op.family == "control" else held + need
+        token = limits.IN_USE.set((limit, in_use))  # (limits.charged without a generator's cost per layer)
+        try:
+            outs = list(op.compute_unread(unread, inference.plan, *args) if unread else op.compute(inference.plan, *args))
+        finally:
+            limits.IN_USE.reset(token)
+        # NumPy hands back scalars, not arrays, for many operations on 0-d arrays
+        outs = [o if type(o) is np.ndarray else np.asarray(o) for o in outs]
+    except IRExecError as e:
+        raise type(e)(model.locate(e.diagnostics, layer)) from None
+    except MemoryError:
+        raise IRExecError("ran out of memory computing this layer", code="out-of-memory", **model.where(layer)) from None
+    except Exception as e:  # a kernel bug, not the user's doing
+        raise InternalError(f"{layer.display} layer {layer.id} {layer.name!r} failed: {type(e).__name__}: {e}") from e
+    if _verify and not isinstance(op, Result1):
+        verify_outputs(layer, inference.outputs, outs)
+    return outs, inference
+
+
+def verify_outputs(layer: Layer, infos: list[TensorInfo], outs: list[np.ndarray]) -> None:
+    """A kernel whose outputs contradict its own inference is a bug, named here
+    rather than blamed on the next layer."""
+    if len(outs) != len(infos):
+        raise InternalError(f"{layer.display} layer {layer.id} {layer.name!r}: kernel returned {len(outs)} outputs, "
+                                f"inference said {len(infos)}")
+    for k, (info, arr) in enumerate(zip(infos, outs)):
+        if not isinstance(arr, np.ndarray) or arr.dtype != info.etype.dtype or not info.shape.accepts(arr.shape):
+            got = f"{arr.dtype}{format_shape(arr.shape)}" if isinstance(arr, np.ndarray) else type(arr).__name__
+            raise InternalError(f"{layer.display} layer {layer.id} {layer.name!r} output {k}: kernel returned {got}, "
+                                f"inference said {info.etype.name}{info.shape}")

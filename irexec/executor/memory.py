@@ -1,0 +1,77 @@
+"""Memory refusals: a layer whose outputs would take a run past its limit is
+refused before anything is allocated."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from .. import limits
+from ..binding import Model
+from ..errors import InputError, IRExecError
+from ..ir.reader import Layer
+from ..ops.base import Inference
+from ..ops.io import Const1, Result1
+from .cache import run_cache
+
+# Outputs of these ops take no new memory: a Const is a view of the mapped
+# .bin, a Result passes its input through.
+NO_ALLOCATION = (Const1, Result1)
+
+
+def refuse_large_inputs(model: Model, bound: dict[int, np.ndarray], limit: int) -> None:
+    total = sum(a.nbytes for a in bound.values())
+    why = limits.over_limit(total, limit)
+    if why:
+        raise InputError(f"the inputs together {why}", code="memory-limit", file=model.path)
+
+
+def refuse_over_memory_limit(
+    model: Model,
+    layer: Layer,
+    inference: Inference,
+    values: Mapping[tuple[int, int], np.ndarray],
+    results: Mapping[int, np.ndarray],
+    limit: int,
+    held: int,
+    outside: int = 0,
+    bound: Mapping[int, np.ndarray] | None = None,
+) -> None:
+    """Before a kernel runs: refuse the layer (``memory-limit``) if its inferred
+    outputs and the tensors still alive would exceed ``limit`` bytes.  Nothing
+    is allocated to find out.  ``held`` is an upper bound of the live bytes, so
+    the common case costs one sum."""
+    need = inference.output_nbytes
+    if need is None:
+        return  # the op cannot say before computing (NonZero...); nothing to hold it to
+    if need + held <= limit:
+        return  # even counting the mapped Consts and any aliases twice, it fits
+    alive = _alive(model, values, results, outside, bound)
+    if need + alive > limit and run_cache(model).drop():  # the fold cache gives way to the run
+        alive = _alive(model, values, results, outside, bound)
+    why = limits.over_limit(need + alive, limit)
+    if why:
+        shapes = ", ".join(f"{i.etype.name}{i.shape}" for i in inference.outputs)
+        also = f" plus {limits.format_bytes(alive)} of tensors still in use" if alive else ""
+        raise IRExecError(f"output {shapes}{also} {why}", code="memory-limit", **model.where(layer))
+
+
+def _alive(model: Model, values: Mapping[tuple[int, int], np.ndarray], results: Mapping[int, np.ndarray],
+           outside: int, bound: Mapping[int, np.ndarray] | None) -> int:
+    """Exact bytes in use: each array once, mapped Consts not at all, the fold
+    cache included; a body's feeds are in ``outside`` already."""
+    distinct: dict[int, int] = {}
+    for lid, outs in run_cache(model).outputs.items():
+        if not isinstance(model.ops[lid], Const1):
+            for a in outs:
+                distinct[id(a)] = a.nbytes
+    for (src, _), a in values.items():
+        if not isinstance(model.ops[src], NO_ALLOCATION):
+            distinct[id(a)] = a.nbytes
+    for a in results.values():
+        distinct[id(a)] = a.nbytes
+    if outside and bound:
+        for a in bound.values():
+            distinct.pop(id(a), None)
+    return outside + sum(distinct.values())

@@ -1,0 +1,86 @@
+"""A run plan: the layers a run executes, in order, with what each reads and
+frees, and the inferences kept per feed signature.  Plain data: how a plan is
+made is in schedule.py."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from ..ir.reader import Layer
+from ..ops.base import Inference, Op
+from ..ops.state import Variable
+
+
+class Step(NamedTuple):
+    """One layer of a run plan."""
+
+    lid: int
+    layer: Layer
+    op: Op
+    sources: tuple[tuple[int, int] | None, ...]  # the tensors it reads
+    frees: tuple[tuple[int, int], ...]  # the tensors whose last reader it is
+    is_result: bool
+    unread: frozenset[int] | None  # the indexes of its outputs no layer reads, or None
+    ports: tuple[tuple[tuple[int, int], tuple], ...]  # per output: its key and declared dims
+
+
+@dataclass
+class RunPlan:
+    """What a run on some targets executes, in which order, and when each
+    tensor can be let go: the same for every run of a model."""
+
+    stop_layer: Layer | None
+    names: dict[int, str]
+    targets: list[int]
+    live: set[int]
+    steps: list[Step]
+    # once every layer computed from Consts alone is kept: their outputs the
+    # other layers read, and the steps without them (False: not yet possible)
+    compact: tuple[dict[tuple[int, int], np.ndarray], list[Step], int] | bool | None = None
+    # per step list: the inferences of a run, by the shapes and types of its feeds (see Replay)
+    replays: dict[int, Replay] = field(default_factory=dict)
+    # a stateful model's ReadValue layers (layer id, variable, whether it has an initialising input)
+    # and the Assign layers the run executes (layer id, variable_id)
+    reads: tuple[tuple[int, Variable, bool], ...] = ()
+    writes: tuple[tuple[int, str], ...] = ()
+
+    def replay(self, steps: list[Step], settled: set[int]) -> Replay:
+        """The replay of ``steps``; ``settled``: the layers whose values follow from the feeds' shapes alone."""
+        found = self.replays.get(id(steps))
+        if found is None or found.steps is not steps:
+            found = self.replays[id(steps)] = Replay(steps, settled)
+        return found
+
+
+class Replay:
+    """The inference of every step of a run, kept per shapes and types of the
+    feeds, so that a later run on feeds of the same shapes skips each layer's
+    inference (its signature costs a few µs a layer, as much as a small
+    kernel).  Only where that is sound: every input whose value an op's
+    inference reads comes from a Const, a ShapeOf or shape arithmetic on them
+    (never from the data), and every inferred output shape is static (no
+    NonZero-like op), so each layer's input shapes, types and read values
+    follow from the feeds' shapes and types alone."""
+
+    LIMIT = 16  # feed signatures kept; a caller feeding ever new shapes starts over
+
+    def __init__(self, steps: list[Step], settled: set[int]) -> None:
+        self.steps = steps
+        self.sound = all(src is None or src[0] in settled
+                         for _, _, op, sources, *_ in steps
+                         for i, src in enumerate(sources) if op.input_spec(i).value)
+        self.runs: dict[tuple, list[Inference | None]] = {}
+
+    def key(self, bound: Mapping[int, np.ndarray]) -> tuple | None:
+        return tuple([(lid, a.shape, a.dtype) for lid, a in bound.items()]) if self.sound else None
+
+    def keep(self, key: tuple, inferences: list[Inference | None]) -> None:
+        if any(inf is not None and inf.output_nbytes is None for inf in inferences):
+            return  # an output shape found only by computing it: later runs may differ
+        if len(self.runs) >= self.LIMIT:
+            self.runs.clear()
+        self.runs[key] = inferences
