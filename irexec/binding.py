@@ -16,7 +16,7 @@ from typing import Any
 
 from .errors import ERROR, WARNING, Diagnostic
 from .graph import Graph, build_graph
-from .ir.reader import IRDocument, Layer
+from .ir.records import IRDocument, Layer
 from .ir.weights import Weights
 from .ops.base import Op
 from .ops.control.body import BodyServices, read_bodies

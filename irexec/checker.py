@@ -11,7 +11,7 @@ from . import dtypes
 from .binding import Model
 from .errors import ERROR, NOTE, WARNING, Diagnostic, IRExecError
 from .ir.declared import declared_shape, declared_text, shape_of_dims
-from .ir.reader import Layer, Port
+from .ir.records import Layer, Port
 from .ops.base import TensorInfo
 from .ops.control.body_checks import body_check_scope
 from .ops.io import Parameter1

@@ -16,7 +16,7 @@ import subprocess
 from .atomic import cannot_write, write_atomically
 from .checker import check_model
 from .errors import IRExecError
-from .ir.reader import Layer, Port
+from .ir.records import Layer, Port
 from .model import Model
 from .shapes import PartialShape, format_dims
 

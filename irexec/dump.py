@@ -28,7 +28,7 @@ import numpy as np
 
 from . import dtypes
 from .atomic import cannot_write, write_atomically
-from .ir.reader import Layer
+from .ir.records import Layer
 from .model import Model
 from .tensorfile import save_npz
 

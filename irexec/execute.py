@@ -19,7 +19,7 @@ from .executor.memory import refuse_large_inputs
 from .executor.plan import Replay, RunPlan, Step
 from .executor.schedule import compact_steps, execution_order, plan_run, plan_steps
 from .ir.declared import declared_shape, declared_text
-from .ir.reader import Layer
+from .ir.records import Layer
 from .naming import output_names, port_key
 from .ops.io import Result1
 from .shapes import format_shape

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import ERROR, Diagnostic, IRExecError
-from .ir.reader import Layer
+from .ir.records import Layer
 from .model import Model
 from .stats import TensorStats, tensor_stats
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import ERROR, Diagnostic, InputError, ModelError
-from .ir.reader import Layer
+from .ir.records import Layer
 from .session import Session
 
 # The inputs an optimum-intel causal LM may have besides input_ids, all built for a decode step.

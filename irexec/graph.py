@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .errors import ERROR, WARNING, Diagnostic
-from .ir.reader import Edge, IRDocument, Layer
+from .ir.records import Edge, IRDocument, Layer
 
 if TYPE_CHECKING:
     import networkx as nx

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .binding import Model
-    from .ir.reader import Layer
+    from .ir.records import Layer
 
 
 def tensor_names(layer: Layer) -> list[str]:

@@ -22,7 +22,7 @@ import numpy as np
 
 from .errors import ERROR, Diagnostic
 from .graph import Graph
-from .ir.reader import PreProcess
+from .ir.records import PreProcess
 from .ir.weights import Weights
 from .ops.base import Op
 from .ops.io import Parameter1

@@ -13,7 +13,7 @@ from typing import IO
 
 import numpy as np
 
-from .ir.reader import Layer
+from .ir.records import Layer
 
 MANY_LAYERS = 500
 SLOW_SECONDS = 1.0

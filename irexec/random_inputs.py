@@ -26,7 +26,7 @@ import numpy as np
 
 from . import limits, lowbit
 from .errors import ERROR, Diagnostic, InputError, UsageError
-from .ir.reader import Layer
+from .ir.records import Layer
 from .model import Model
 from .naming import did_you_mean, parameter_keys, parameter_label, parameter_list, tensor_names
 from .ops.io import Const1

@@ -33,7 +33,7 @@ from .errors import ERROR, Diagnostic, InputError, UsageError
 from .execute import LayerHook, reads_values, run_model
 from .executor.schedule import live_layers
 from .finite import FiniteCheck
-from .ir.reader import Layer
+from .ir.records import Layer
 from .model import Model, load
 from .naming import output_names
 from .ops.state import Variable

@@ -15,7 +15,7 @@ find the same models here.  IR v11 has no such step.
 from __future__ import annotations
 
 from .errors import ERROR, Diagnostic
-from .ir.reader import Layer
+from .ir.records import Layer
 from .ops.io import Parameter1, Result1
 
 CODE = "v10-name-collision"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from . import dtypes
 from .errors import ERROR, Diagnostic
 from .graph import Graph
-from .ir.reader import Layer
+from .ir.records import Layer
 from .ops.base import Op
 from .ops.state import AssignOp, ReadValue3, ReadValue6, StateOp, Variable
 from .shapes import DYNAMIC, Dim, PartialShape

@@ -398,7 +398,7 @@ def test_topological_order_is_networkx_lexicographical_order(seed):
     import networkx as nx
 
     from irexec.graph import build_graph
-    from irexec.ir.reader import Edge, IRDocument, Layer, Port
+    from irexec.ir.records import Edge, IRDocument, Layer, Port
 
     rng = random.Random(seed)
     n = rng.randint(1, 40)
@@ -424,7 +424,7 @@ def test_topological_order_is_networkx_lexicographical_order(seed):
 def _random_document(seed: int, forward_only: bool):  # type: ignore[no-untyped-def]
     import random
 
-    from irexec.ir.reader import Edge, IRDocument, Layer, Port
+    from irexec.ir.records import Edge, IRDocument, Layer, Port
 
     rng = random.Random(seed)
     n = rng.randint(1, 40)

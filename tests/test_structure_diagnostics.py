@@ -224,11 +224,12 @@ def test_the_streaming_reader_gives_the_tree_readers_records(tmp_path, edit):
     """A schema-valid document is read as it is parsed; records, findings and
     lines are those of the tree reader, free-form sections are not read as
     layers or edges, and an id past int64 survives the packed edge table."""
-    from irexec.ir.reader import _read_streaming, _read_tree
+    from irexec.ir.reader import _read_tree
+    from irexec.ir.stream_reader import read_streaming
 
     path = tmp_path / "m.xml"
     path.write_text(edit(_FREE_FORM_DOC))
-    streamed, tree = _read_streaming(str(path)), _read_tree(str(path))
+    streamed, tree = read_streaming(str(path)), _read_tree(str(path))
     assert streamed is not None
     assert (streamed.layers, list(streamed.edges), streamed.diagnostics) == (tree.layers, list(tree.edges), tree.diagnostics)
     assert [layer.id for layer in streamed.layers] == [0, 1] and len(streamed.edges) == 1
@@ -237,11 +238,11 @@ def test_the_streaming_reader_gives_the_tree_readers_records(tmp_path, edit):
 
 @pytest.mark.parametrize("text", ["<net version='11'><layers>", '<!DOCTYPE net><net version="11"><layers/></net>', ""])
 def test_documents_the_streaming_reader_leaves_to_the_tree_reader(tmp_path, text):
-    from irexec.ir.reader import _read_streaming
+    from irexec.ir.stream_reader import read_streaming
 
     path = tmp_path / "m.xml"
     path.write_text(text)
-    assert _read_streaming(str(path)) is None
+    assert read_streaming(str(path)) is None
 
 
 def test_a_check_through_the_streaming_reader_finds_what_the_tree_reader_finds(tmp_path, monkeypatch):

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import decompression
 from ..binding import Model
-from ..ir.reader import Layer
+from ..ir.records import Layer
 from ..ops.base import Op
 from ..ops.io import Const1, Result1
 from .plan import RunPlan

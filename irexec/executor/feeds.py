@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..binding import Model
 from ..errors import ERROR, Diagnostic, InputError
-from ..ir.reader import Layer
+from ..ir.records import Layer
 from ..naming import cast_hint, parameter_label, parameter_list
 from ..shapes import PartialShape, format_shape
 from .cache import run_cache

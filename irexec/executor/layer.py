@@ -11,7 +11,7 @@ import numpy as np
 from .. import limits
 from ..binding import Model
 from ..errors import InternalError, IRExecError
-from ..ir.reader import Layer
+from ..ir.records import Layer
 from ..ops.base import Inference, Op, TensorInfo
 from ..ops.io import Result1
 from ..shapes import format_shape

@@ -10,7 +10,7 @@ import numpy as np
 from .. import limits
 from ..binding import Model
 from ..errors import InputError, IRExecError
-from ..ir.reader import Layer
+from ..ir.records import Layer
 from ..ops.base import Inference
 from ..ops.io import Const1, Result1
 from .cache import run_cache

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..ir.reader import Layer
+from ..ir.records import Layer
 from ..ops.base import Inference, Op
 from ..ops.state import Variable
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..binding import BLOCKS_RUN, Model
 from ..errors import ModelError, UsageError
-from ..ir.reader import Layer
+from ..ir.records import Layer
 from ..naming import output_names
 from ..ops.io import Result1
 from ..ops.state import AssignOp, ReadValueOp

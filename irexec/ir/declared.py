@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..shapes import DYNAMIC, Dim, PartialShape, format_dims
-from .reader import Port
+from .records import Port
 
 
 def declared_shape(port: Port, trust_empty_as_scalar: bool = False) -> PartialShape:

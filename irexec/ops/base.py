@@ -36,7 +36,7 @@ from .. import dtypes, limits
 from ..errors import OpError
 
 if TYPE_CHECKING:
-    from ..ir.reader import Layer
+    from ..ir.records import Layer
     from ..ir.weights import Weights
 
 from .declare import ANY, BOOLEAN, COMPARABLE, INDEX, INTEGRAL, NUMERIC, REAL, Attr, Enum, In, IndexType, same_as

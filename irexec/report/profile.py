@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir.reader import Layer
+from ..ir.records import Layer
 from ..shapes import format_shape
 from .tables import render_table
 

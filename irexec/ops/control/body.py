@@ -20,7 +20,7 @@ from ...errors import ERROR, WARNING, Diagnostic
 from ..base import Op, TensorInfo
 
 if TYPE_CHECKING:  # the reader (and lxml) is loaded by whoever reads a model, not by `irexec ops`
-    from ...ir.reader import IRDocument, Layer, MapEntry, PortMap
+    from ...ir.records import IRDocument, Layer, MapEntry, PortMap
 
 
 class BodyModel(Protocol):
@@ -106,7 +106,7 @@ def read_bodies(path: str, body_tags: Sequence[str], layer: Layer, bind: Callabl
                 services: BodyServices) -> list[Body]:
     """The op's bodies, in ``body_tags`` order, from what the reader found in the
     layer; a missing body is an empty one with a ``missing-element`` finding."""
-    from ...ir.reader import IRDocument
+    from ...ir.records import IRDocument
 
     where = {"layer_id": layer.id, "layer_name": layer.name, "op": layer.display}
     found = layer.bodies or {}
