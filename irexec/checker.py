@@ -146,7 +146,7 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
                 spellings[key] = accepted
                 tensors[key] = checked
     for name in pins:
-        out.append(Diagnostic("unknown-name", f"--input-shape names {name!r}, which is not a Parameter of this model",
+        out.append(Diagnostic("unknown-name", f"`input_shapes` names {name!r}, which is not a Parameter of this model",
                               ERROR, file=model.path))
     out.sort(key=lambda d: d.line or 0)
     return result
@@ -164,7 +164,7 @@ def _pin(model: Model, layer: Layer, info: TensorInfo, pin: PartialShape, out: l
             i, d, p = next((i, d, p) for i, (d, p) in enumerate(zip(declared.dims or (), pin.dims or ()))
                            if d.intersect(p) is None)
             why = f"dim {i} is {p}, not {d}" if d.is_static else f"dim {i} is {p}, outside the interval {d}"
-        out.append(Diagnostic("input-shape-mismatch", f"--input-shape {layer.name}:{str(pin)[1:-1]} does not fit Parameter "
+        out.append(Diagnostic("input-shape-mismatch", f"`input_shapes` {layer.name}:{str(pin)[1:-1]} does not fit Parameter "
                               f"{parameter_label(layer)} declared {declared}: {why}", ERROR, **model.where(layer)))
         return info
     return TensorInfo(merged, info.etype)

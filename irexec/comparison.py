@@ -16,7 +16,7 @@ the smallest atol (keeping rtol) or rtol (keeping atol) that would pass.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import ml_dtypes
@@ -54,7 +54,7 @@ def default_tolerance(dtype: np.dtype) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class Tolerance:
-    """A global value plus per-output overrides (``--atol 1e-5 --atol y:1e-3``);
+    """A global value plus per-output overrides (``atol=1e-5`` and ``atol={"y": 1e-3}``);
     None: the default of the output's element type (``default_tolerance``)."""
 
     default: float | None = None
@@ -72,39 +72,16 @@ class Tolerance:
         if isinstance(value, Tolerance):
             return value
         if isinstance(value, Mapping):
-            per = {k: _check_value(float(v), f"tolerance for {k!r}") for k, v in value.items()}
+            per = {k: check_tolerance(float(v), f"tolerance for {k!r}") for k, v in value.items()}
             default = per.pop("", per.pop("*", None))
             return Tolerance(default, per)
-        return Tolerance(_check_value(float(value), "tolerance"))
+        return Tolerance(check_tolerance(float(value), "tolerance"))
 
 
-def _check_value(v: float, what: str) -> float:
+def check_tolerance(v: float, what: str) -> float:
     if not v >= 0 or math.isinf(v):
         raise UsageError(f"{what} must be a finite number >= 0, not {v!r}", code="bad-tolerance")
     return v
-
-
-def parse_tolerance(specs: Iterable[str], option: str = "--atol") -> Tolerance:
-    """Parse repeated ``VALUE`` or ``NAME:VALUE`` specs.  The value follows the
-    last colon, so output names that contain colons still work."""
-    default: float | None = None
-    per: dict[str, float] = {}
-    for spec in specs:
-        name, sep, text = spec.rpartition(":")
-        try:
-            value = float(text)
-        except ValueError:
-            raise UsageError(f"{option} {spec!r}: {text!r} is not a number (use VALUE or OUTPUT:VALUE)",
-                             code="bad-tolerance") from None
-        _check_value(value, f"{option} {spec!r}")
-        if sep and name:
-            per[name] = value
-        elif default is not None and default != value:
-            raise UsageError(f"{option} is given twice without an output name ({default!r} and {value!r})",
-                             code="bad-tolerance")
-        else:
-            default = value
-    return Tolerance(default, per)
 
 
 # ------------------------------------------------------------------ results
@@ -182,9 +159,9 @@ class OutputComparison:
     def passing_hint(self) -> str:
         options = []
         if self.suggested_atol is not None:
-            options.append(f"--atol {self.name}:{format_number(self.suggested_atol)} (with rtol {format_number(self.rtol)})")
+            options.append(f"`atol={self.name}:{format_number(self.suggested_atol)}` (with rtol {format_number(self.rtol)})")
         if self.suggested_rtol is not None:
-            options.append(f"--rtol {self.name}:{format_number(self.suggested_rtol)} (with atol {format_number(self.atol)})")
+            options.append(f"`rtol={self.name}:{format_number(self.suggested_rtol)}` (with atol {format_number(self.atol)})")
         stuck = (f"{self.unfixable} element{'s' if self.unfixable != 1 else ''} no tolerance passes "
                  "(NaN or infinity against another value)") if self.unfixable else ""
         if not options:

@@ -118,8 +118,8 @@ def render_svg(text: str, path: str) -> None:
     """Render DOT text to an SVG file with Graphviz's ``dot`` from PATH."""
     exe = shutil.which("dot")
     if exe is None:
-        raise IRExecError("--svg needs Graphviz's `dot` program, which is not on PATH; install Graphviz "
-                          "(e.g. apt install graphviz) or write DOT with --dot and render it elsewhere",
+        raise IRExecError("drawing SVG needs Graphviz's dot program, which is not on PATH; install Graphviz "
+                          "(e.g. apt install graphviz) or write DOT text and render it elsewhere",
                           code="graphviz-not-found", file=path)
     try:
         proc = subprocess.run([exe, "-Tsvg"], input=text.encode("utf-8"), capture_output=True, timeout=300, check=False)

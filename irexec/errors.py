@@ -8,7 +8,9 @@ apart (exit 1 versus exit 2).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -30,6 +32,36 @@ def shorten(value: object, limit: int = MAX_NAME_CHARS) -> str:
         return repr(value) if len(value) <= limit else f"{value[:limit]!r}… ({len(value)} characters)"
     text = str(value)
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+# Messages name a parameter of the Python API in backquotes, alone (`stop_at`)
+# or with a value (`weights=FILE.bin`); the command line spells them as its
+# options instead (``--weights FILE.bin``, cli/options.py).
+_SPELLING: ContextVar[Mapping[str, str] | None] = ContextVar("irexec_parameter_spelling", default=None)
+_PARAMETER = re.compile(r"`([a-z_]+)(?:=([^`]*))?`")
+
+
+def spell_parameters(spelling: Mapping[str, str]) -> Token[Mapping[str, str] | None]:
+    """Spell each backquoted parameter in messages made from now on (in this
+    context) as ``spelling`` says; the token undoes it (``_SPELLING.reset``)."""
+    return _SPELLING.set(dict(spelling))
+
+
+def unspell_parameters(token: Token[Mapping[str, str] | None]) -> None:
+    _SPELLING.reset(token)
+
+
+def spelled(message: str) -> str:
+    spelling = _SPELLING.get()
+    if not spelling or "`" not in message:
+        return message
+    def spell(m: re.Match[str]) -> str:
+        option = spelling.get(m.group(1))
+        if option is None:
+            return m.group(0)
+        return option if m.group(2) is None else f"{option} {m.group(2)}"
+
+    return _PARAMETER.sub(spell, message)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -54,6 +86,8 @@ class Diagnostic:
     values: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
+        if "`" in self.message:
+            object.__setattr__(self, "message", spelled(self.message))
         if len(self.message) > MAX_MESSAGE_CHARS + 40:
             object.__setattr__(self, "message", _cut(self.message, MAX_MESSAGE_CHARS))
         if self.layer_name is not None and len(self.layer_name) > MAX_NAME_CHARS + 40:

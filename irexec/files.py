@@ -68,7 +68,7 @@ def check_readable(path: str, what: str, follow: bool | None = None, error: type
         if escape is not None:
             real, folder = escape
             raise error(f"{what} {path} leads through a symbolic link to {real}, outside the folder {folder} it is named in; "
-                        f"irexec does not follow it unless told to (--follow-symlinks or {FOLLOW_ENV}=1)",
+                        f"irexec does not follow it unless told to (`follow_symlinks` or {FOLLOW_ENV}=1)",
                         code="symlink-escape", **{"file": path, **where})
     try:
         mode = os.stat(path).st_mode

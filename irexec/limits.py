@@ -103,7 +103,7 @@ def over_limit(need: int, limit: int) -> str | None:
     """Why ``need`` bytes cannot be allocated under ``limit``, or None when they can."""
     if need <= limit:
         return None
-    return f"needs {format_bytes(need)}, more than the memory limit of {format_bytes(limit)} (raise it with --max-memory)"
+    return f"needs {format_bytes(need)}, more than the memory limit of {format_bytes(limit)} (raise it with `max_memory`)"
 
 
 # ------------------------------------------------------------ the run's accounting
@@ -140,4 +140,4 @@ def require(need: int, what: str) -> None:
     if need + used > limit:
         also = f", with {format_bytes(used)} already in use," if used else ""
         raise OpError(f"{what} needs {format_bytes(need)}{also} more than the memory limit of {format_bytes(limit)} "
-                      "(raise it with --max-memory)", code="memory-limit")
+                      "(raise it with `max_memory`)", code="memory-limit")

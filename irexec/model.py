@@ -46,19 +46,19 @@ def _fold_weights_findings(diags: list[Diagnostic], weights: Weights, explicit: 
         lines = ", ".join(str(d.line) for d in members[:3] if d.line) + (", ..." if len(members) > 3 else "")
         consts = f"{len(members)} Const layer{'s' if len(members) > 1 else ''} (line{'s' if len(members) > 1 else ''} {lines})"
         if len(members) == 1:  # its own words, and the fix
-            fix = ("give the model's .bin with --weights FILE.bin" if code == "missing-weights" else
+            fix = ("give the model's .bin with `weights=FILE.bin`" if code == "missing-weights" else
                    "a truncated file, or another model's .bin? give this model's own" +
-                   (" (--weights names another file)" if explicit else " with --weights FILE.bin"))
+                   (" (`weights` names another file)" if explicit else " with `weights=FILE.bin`"))
             message = f"{first.message}: {fix}"
         elif code == "missing-weights":
             beside = "" if explicit else ", the default beside the model,"
             message = (f"the weights file {where}{beside} does not exist, and {consts} read from it: "
-                       f"give the model's .bin with --weights FILE.bin")
+                       f"give the model's .bin with `weights=FILE.bin`")
         else:
             need = max(int(d.values.get("end", 0)) for d in members)
             message = (f"the weights file {where} ({weights.size} bytes) does not belong to this model: "
                        f"{consts} reach past its end, up to byte {need}; give this model's own .bin"
-                       f"{' (--weights names another file)' if explicit else ' with --weights FILE.bin'}")
+                       f"{' (`weights` names another file)' if explicit else ' with `weights=FILE.bin`'}")
         layers = [{"line": d.line, "layer_id": d.layer_id, "layer_name": d.layer_name} for d in members]
         out[out.index(first)] = replace(first, message=message, layer_id=None if len(members) > 1 else first.layer_id,
                                         layer_name=None if len(members) > 1 else first.layer_name,

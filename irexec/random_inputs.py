@@ -25,56 +25,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import limits, lowbit
-from .errors import ERROR, Diagnostic, InputError, UsageError
+from .errors import ERROR, Diagnostic, InputError, UsageError, spelled
 from .ir.records import Layer
 from .model import Model
 from .naming import did_you_mean, parameter_keys, parameter_label, parameter_list, tensor_names
 from .ops.io import Const1
-from .shapes import PartialShape, ShapeSyntaxError, format_shape, parse_static_shape
+from .shapes import PartialShape, format_shape
 
 INT_RANGE = (0, 9)  # inclusive
 FLOAT_RANGE = (-1.0, 1.0)
-
-
-def parse_input_shapes(specs: Iterable[str]) -> dict[str, tuple[int, ...]]:
-    """``NAME:1,3,224,224`` (brackets optional, ``NAME:`` or ``NAME:[]`` for a
-    scalar) -> {name: shape}.  The shape follows the last colon."""
-    shapes: dict[str, tuple[int, ...]] = {}
-    for spec in specs:
-        name, sep, dims = spec.rpartition(":")
-        if not sep or not name:
-            raise UsageError(f"--input-shape {spec!r} is not NAME:DIMS (e.g. x:1,3,224,224)", code="bad-input-shape")
-        text = dims.strip()
-        if text.startswith("[") and text.endswith("]"):
-            text = text[1:-1]
-        try:
-            shapes[name] = parse_static_shape(text)
-        except ShapeSyntaxError as e:
-            raise UsageError(f"--input-shape {spec!r}: {e} (give every dim as a non-negative integer)",
-                             code="bad-input-shape") from None
-    return shapes
-
-
-def parse_val_ranges(specs: Iterable[str]) -> dict[str | None, tuple[float, float]]:
-    """``NAME:LOW,HIGH`` or ``LOW,HIGH`` (every input; brackets optional) -> {name or None: (low, high)}."""
-    ranges: dict[str | None, tuple[float, float]] = {}
-    for spec in specs:
-        name, sep, values = spec.rpartition(":")
-        text = values.strip()
-        if text.startswith("[") and text.endswith("]"):
-            text = text[1:-1]
-        parts = text.split(",")
-        try:
-            if len(parts) != 2:
-                raise ValueError
-            low, high = (float(v) for v in parts)
-            if not (np.isfinite(low) and np.isfinite(high)) or low > high:
-                raise ValueError
-        except ValueError:
-            raise UsageError(f"--val-range {spec!r} is not [NAME:]LOW,HIGH with finite LOW <= HIGH (e.g. input_ids:0,30521)",
-                             code="bad-val-range") from None
-        ranges[name if sep else None] = (low, high)
-    return ranges
 
 
 @dataclass(frozen=True)
@@ -270,8 +229,8 @@ def plan_inputs(
     Parameter is a UsageError (unknown-name), every other problem at once as
     an InputError."""
     shapes, val_ranges = dict(shapes or {}), dict(val_ranges or {})
-    _unknown_names(model, shapes, "--input-shape")
-    _unknown_names(model, [k for k in val_ranges if k is not None], "--val-range")
+    _unknown_names(model, shapes, "`input_shapes`")
+    _unknown_names(model, [k for k in val_ranges if k is not None], "`val_ranges`")
     problems: list[Diagnostic] = []
     plans: list[InputPlan] = []
     defaults: dict[str, tuple[int, ...]] = {}
@@ -287,15 +246,15 @@ def plan_inputs(
             shape = shapes[given_as]
             bad = _misfit(declared, shape)
             if bad:
-                problems.append(Diagnostic("input-shape-mismatch", f"--input-shape {given_as}:{','.join(map(str, shape))} "
+                problems.append(Diagnostic("input-shape-mismatch", f"`input_shapes` {given_as}:{','.join(map(str, shape))} "
                                            f"does not fit Parameter {parameter_label(layer)} declared {declared}: {bad}",
                                            ERROR, **where))
-            note = "--input-shape"
+            note = "`input_shapes`"
         elif declared.is_static:
             shape, note = declared.to_tuple(), ""
         elif declared.dims is None:
             problems.append(Diagnostic("input-shape-needed", f"Parameter {parameter_label(layer)} ({etype.name}{declared}) "
-                                       f"has a dynamic rank, so no default shape; give the shape with --input-shape "
+                                       f"has a dynamic rank, so no default shape; give the shape with `input_shapes` "
                                        f"{layer.name}:{_example(declared)}", ERROR, **where))
             continue
         else:
@@ -310,9 +269,9 @@ def plan_inputs(
         for name, shape in defaults.items():
             layer = next(p for p in model.parameters if p.name == name)
             if ruled_out:
-                fix = (f"give the shape with --input-shape {layer.name}:{','.join(map(str, fitting[name]))} "
+                fix = (f"give the shape with `input_shapes` {layer.name}:{','.join(map(str, fitting[name]))} "
                        f"(the smallest size tried that fits)" if fitting else
-                       f"give a shape that fits with --input-shape {layer.name}:DIMS")
+                       f"give a shape that fits with `input_shapes` {layer.name}:DIMS")
                 problems.append(Diagnostic(
                     "input-shape-needed", f"Parameter {parameter_label(layer)} has dims that are not static and the "
                     f"default shape {format_shape(shape)} does not fit the model ({ruled_out[0].format()}); {fix}",
@@ -333,7 +292,7 @@ def _value_range(model: Model, layer: Layer, dtype: np.dtype,
         return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1, "the type's range") if signed else (0, (1 << bits) - 1, "every code")
     if given is not None or None in val_ranges:
         low, high = val_ranges[given]
-        why = "--val-range"
+        why = "`val_ranges`"
     elif dtype.kind in "iu" and (inferred := infer_range(model, layer)) is not None:
         low, high, why = inferred
     else:
@@ -342,7 +301,7 @@ def _value_range(model: Model, layer: Layer, dtype: np.dtype,
         info = np.iinfo(dtype)
         low, high = max(math.ceil(low), int(info.min)), min(math.floor(high), int(info.max))
         if low > high:
-            raise UsageError(f"--val-range for {layer.name!r} holds no {dtype} value", code="bad-val-range")
+            raise UsageError(f"`val_ranges` for {layer.name!r} holds no {dtype} value", code="bad-val-range")
     return low, high, why
 
 
@@ -416,8 +375,9 @@ def plan_rows(plans: list[InputPlan]) -> list[list[str]]:
     rows = []
     for p in plans:
         names = ", ".join(n for n in tensor_names(p.layer) if n != p.layer.name) or "-"
-        shape = format_shape(p.shape) + (f" ({p.shape_note})" if p.shape_note else "")
-        rows.append([p.layer.name, names, lowbit.STRUCTURED.get(p.dtype) or str(p.dtype), shape, p.values, p.range_note])
+        shape = format_shape(p.shape) + (f" ({spelled(p.shape_note)})" if p.shape_note else "")
+        rows.append([p.layer.name, names, lowbit.STRUCTURED.get(p.dtype) or str(p.dtype), shape, p.values,
+                     spelled(p.range_note)])
     return rows
 
 

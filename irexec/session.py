@@ -211,11 +211,11 @@ class Session:
                 return found[0]
             if found:
                 shown = ", ".join(f'{l.id} "{l.name}"' for l in found[:5]) + (", ..." if len(found) > 5 else "")
-                raise UsageError(f"--stop-at {text!r} is ambiguous: {len(found)} layer names {how} it ({shown}); "
+                raise UsageError(f"`stop_at` {text!r} is ambiguous: {len(found)} layer names {how} it ({shown}); "
                                  f"give more of the name or the layer id", code="unknown-name", file=self.model.path)
         close = _close_names(text, [l.name for l in layers])
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else " (give a layer id, name, or a unique part of a name)"
-        raise UsageError(f"--stop-at {text!r} names no layer{hint}", code="unknown-name", file=self.model.path)
+        raise UsageError(f"`stop_at` {text!r} names no layer{hint}", code="unknown-name", file=self.model.path)
 
     def run(
         self,

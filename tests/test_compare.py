@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from irexec.cli.options import parse_tolerance
 from irexec.comparison import (
     Tolerance,
     compare_outputs,
     compare_tensor,
-    parse_tolerance,
 )
 from irexec.errors import CompareError, UsageError
 
@@ -158,7 +158,7 @@ def test_required_tolerances_for_a_known_difference():
     assert (c.max_abs_error, c.max_rel_error, c.worst_index) == (0.5, 0.05, (1, 1))
     assert (c.worst_actual, c.worst_reference) == (10.5, 10.0)
     assert (c.suggested_atol, c.suggested_rtol) == (0.5, 0.05)
-    assert "--atol y:0.5 (with rtol 0)" in c.summary() and "--rtol y:0.05 (with atol 0)" in c.summary()
+    assert "`atol=y:0.5` (with rtol 0)" in c.summary() and "`rtol=y:0.05` (with atol 0)" in c.summary()  # API parameters
     # with an rtol given, the atol needed shrinks accordingly
     c = compare_tensor("y", run, ref, rtol=0.01)
     assert c.required_atol == pytest.approx(0.4) and c.suggested_atol == pytest.approx(0.4)
@@ -190,14 +190,14 @@ def test_suggested_tolerances_pass_and_nothing_much_smaller_does(pairs, rtol, at
 
 
 def test_parse_tolerance_global_and_per_output():
-    t = parse_tolerance(["1e-5", "y:1e-3", "Result_4:4:0.5"])
+    t = parse_tolerance(["1e-5", "y:1e-3", "Result_4:4:0.5"], "--atol")
     assert t.default == 1e-5 and dict(t.per_output) == {"y": 1e-3, "Result_4:4": 0.5}
     assert t.get("y") == 1e-3 and t.get("other") == 1e-5
-    assert parse_tolerance([]) == Tolerance() and Tolerance().get("y") is None  # None: by element type
+    assert parse_tolerance([], "--atol") == Tolerance() and Tolerance().get("y") is None  # None: by element type
     for bad, words in [(["y:abc"], "'abc' is not a number"), (["-1"], "must be a finite number >= 0"),
                        (["1e-3", "1e-4"], "given twice")]:
         with pytest.raises(UsageError, match=words) as e:
-            parse_tolerance(bad)
+            parse_tolerance(bad, "--atol")
         assert e.value.code == "bad-tolerance"
 
 

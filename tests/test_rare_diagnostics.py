@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import irexec
-from irexec.ir import reader
+from irexec.ir import safe_xml
 from irexec.ops.movement.roll import Roll7
 from irexec.writer import IRBuilder
 
@@ -22,7 +22,7 @@ def _roll_model(write_ir) -> str:
 
 def test_file_too_large_is_refused_before_parsing(write_ir, run_cli, monkeypatch):
     model = _roll_model(write_ir)
-    monkeypatch.setattr(reader, "MAX_XML_BYTES", 100)
+    monkeypatch.setattr(safe_xml, "MAX_XML_BYTES", 100)
     [d] = irexec.check(model).diagnostics
     assert (d.code, d.file) == ("file-too-large", model) and "more than the 100 this reader accepts" in d.message
     r = run_cli("check", model)

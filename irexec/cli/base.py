@@ -95,8 +95,12 @@ def cli(ctx: click.Context) -> None:
     Defaults for check and run can be set in the [tool.irexec] table of the
     nearest pyproject.toml (see docs/ci-configuration.md); a command-line option wins.
     """
+    from ..errors import unspell_parameters
     from . import config
+    from .options import use_option_names
 
+    token = use_option_names()
+    ctx.call_on_close(lambda: unspell_parameters(token))
     path = config.find()
     if path is not None:
         try:

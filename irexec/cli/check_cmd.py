@@ -93,6 +93,7 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
     from ..report.check_report import CheckReport
     from ..report.check_report import select as select_findings
     from .model_paths import expand
+    from .options import parse_input_pins
     from .paths import require_inputs, require_outputs
 
     selected, ignored = _codes(select, "--select"), _codes(ignore, "--ignore") or frozenset()
@@ -103,7 +104,10 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
     config = click.get_current_context().find_root().meta.get("irexec.config")
     if verbose and config:
         click.echo(f"irexec: settings from {config}", err=True)
-    pins = _parse_pins(input_shapes)
+    try:
+        pins = parse_input_pins(input_shapes)
+    except IRExecError as e:
+        fail(e)
     paths = expand(models)
     if weights is not None and len(paths.files) + len(paths.missing) != 1:
         raise click.UsageError("--weights needs exactly one MODEL file")
@@ -227,7 +231,10 @@ def _root_element(path: str, follow_symlinks: bool | None = None) -> str | None:
 def _ignore_sigint() -> None:
     import signal
 
+    from .options import use_option_names
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it stops the pool
+    use_option_names()  # a worker's findings name options, as the parent's do
 
 
 def _check_files(files: list[str], jobs: int, weights: str | None, pins: dict[str, PartialShape],
@@ -258,25 +265,6 @@ def _check_files(files: list[str], jobs: int, weights: str | None, pins: dict[st
                 yield _Outcome(path, FileReport(path, [bug]), bug=True)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _parse_pins(specs: tuple[str, ...]) -> dict[str, PartialShape]:
-    """``NAME:1,3,-1`` -> {name: shape}; the shape follows the last colon."""
-    from ..shapes import ShapeSyntaxError, parse_partial_shape
-
-    pins: dict[str, PartialShape] = {}
-    for spec in specs:
-        name, sep, dims = spec.rpartition(":")
-        if not sep or not name:
-            raise click.BadParameter(f"{spec!r} is not NAME:DIMS (e.g. x:1,3,224,224)", param_hint="--input-shape")
-        try:
-            shape = parse_partial_shape(dims)
-        except ShapeSyntaxError as e:
-            raise click.BadParameter(f"{spec!r}: {e}", param_hint="--input-shape") from None
-        if shape.dims is None:
-            raise click.BadParameter(f"{spec!r}: give the dims (a dynamic rank pins nothing)", param_hint="--input-shape")
-        pins[name] = shape
-    return pins
 
 
 def _missing_file(arg: str, why: str) -> FileReport:

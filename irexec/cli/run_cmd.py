@@ -90,13 +90,14 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
     if state_out and stop_at:
         raise click.UsageError("--state-out needs a whole run: a run stopped with --stop-at executes no Assign")
 
-    from ..comparison import compare_outputs, parse_tolerance
+    from ..comparison import compare_outputs
     from ..errors import UsageError
     from ..heap import retain_freed_memory
-    from ..random_inputs import parse_input_shapes, parse_val_ranges, plan_inputs, plan_rows, random_inputs
+    from ..random_inputs import plan_inputs, plan_rows, random_inputs
     from ..report.tables import render_table
     from ..session import Session
     from ..tensorfile import load_npz, save_npz
+    from .options import parse_input_shapes, parse_tolerance, parse_val_ranges
     from .paths import explain_not_xml, require_inputs, require_outputs
 
     try:  # malformed option values are usage errors (exit 2), like click's own

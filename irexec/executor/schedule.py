@@ -35,7 +35,7 @@ def plan_run(model: Model, stop_at: str | None, outputs: Sequence[str] | None) -
     if stop_at is not None:
         stop_layer = model.find_layer(stop_at)
         if stop_layer is None:
-            raise UsageError(f"--stop-at {stop_at!r} names no layer (give a layer id or name)", code="unknown-name", file=model.path)
+            raise UsageError(f"`stop_at` {stop_at!r} names no layer (give a layer id or name)", code="unknown-name", file=model.path)
         targets = [stop_layer.id]
     else:
         names = output_names(model)

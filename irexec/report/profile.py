@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import spelled
 from ..ir.records import Layer
 from ..shapes import format_shape
 from .tables import render_table
@@ -74,7 +75,7 @@ class ProfileReport:
             rest = sum(p.seconds for p in left)
             share = f"{100 * rest / self.total_seconds:.1f}" if self.total_seconds > 0 else "0.0"
             table += (f"\n... {len(left)} more layer{'s' if len(left) != 1 else ''} not shown ({rest * 1e3:.3f} ms, {share}%); "
-                      f"--top 0 shows all")
+                      + spelled("`top=0` shows all"))
         ops = render_table(["op", "layers", "ms", "ms/layer", "%"], self.op_rows())
         what = f"median of {self.runs} runs" if self.runs > 1 else "1 run"
         return (f"{table}\n{len(self.layers)} layers, {self.total_seconds * 1e3:.3f} ms in layers "
