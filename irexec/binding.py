@@ -151,7 +151,7 @@ def _bind_op(path: str, layer: Layer, weights: Weights, diags: list[Diagnostic])
         diags.append(Diagnostic("unsupported-op", unsupported_reason(layer.type, layer.version), WARNING, op=layer.display,
                                 file=path, line=layer.line, layer_id=layer.id, layer_name=layer.name))
         return None
-    layer.display = _display(cls)
+    layer.display = _display(cls)  # type: ignore[arg-type]  # a class hashes by identity (Op defines __eq__ for instances)
     op, errors = cls.build(layer, layer.data, weights)
     if op is not None:
         return op

@@ -18,7 +18,8 @@ import contextlib
 import ctypes
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 ENV_VAR = "IREXEC_BLAS_THREADS"
 _SETTERS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads", "openblas_set_num_threads64_",
@@ -29,7 +30,7 @@ _GETTERS = ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads
 _lock = threading.Lock()
 _depth = 0  # nested or concurrent runs: only the outermost one sets and restores
 _saved = 0
-_api: tuple[ctypes._CFuncPtr, ctypes._CFuncPtr] | None | bool = False  # False: not looked up yet
+_api: tuple[Callable[..., Any], Callable[..., Any]] | None | bool = False  # False: not looked up yet
 
 
 def _loaded_blas() -> list[str]:
@@ -43,7 +44,7 @@ def _loaded_blas() -> list[str]:
     return sorted(paths)
 
 
-def _lookup() -> tuple[ctypes._CFuncPtr, ctypes._CFuncPtr] | None:
+def _lookup() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     import numpy  # noqa: F401 - maps NumPy's BLAS into the process
 
     for path in _loaded_blas():
@@ -68,7 +69,7 @@ def _wanted() -> int:
         return 1
 
 
-def api() -> tuple[ctypes._CFuncPtr, ctypes._CFuncPtr] | None:
+def api() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     global _api
     if _api is False:
         try:

@@ -223,9 +223,9 @@ class DecompressionChain(Op):
         return Inference([TensorInfo(shape, self.etype)])
 
     def compute(self, plan: None, *leaves: np.ndarray) -> Sequence[np.ndarray]:
-        return [self.run(leaves)]
+        return [self.evaluate(leaves)]
 
-    def run(self, leaves: Sequence[np.ndarray]) -> np.ndarray:
+    def evaluate(self, leaves: Sequence[np.ndarray]) -> np.ndarray:
         model, chain = self.model, self.chain
         values: dict[Src, np.ndarray] = {src: leaves[i] for src, i in self._position.items()}
         owned: set[int] = set()  # ids of the arrays made here: written in place (a weight is large)
@@ -252,6 +252,7 @@ class DecompressionChain(Op):
             values[(lid, 0)] = value
         assert value is not None
         want = self.etype.dtype
+        assert want is not None, "a chain ends in a type NumPy holds"
         return value if value.dtype == want else convert_array(value, want)  # rounded once, at the end
 
 

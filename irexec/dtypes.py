@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
+import numpy.typing as npt
 
 from . import lowbit
 
@@ -56,7 +57,7 @@ class ElementType:
         return self.name
 
 
-def _et(name: str, precision: str, dtype: object, bits: int) -> ElementType:
+def _et(name: str, precision: str, dtype: npt.DTypeLike, bits: int) -> ElementType:
     return ElementType(name, precision, np.dtype(dtype).newbyteorder("<") if dtype is not None else None, bits)
 
 

@@ -21,6 +21,7 @@ from .executor.schedule import compact_steps, execution_order, plan_run, plan_st
 from .ir.declared import declared_shape, declared_text
 from .ir.records import Layer
 from .naming import output_names, port_key
+from .ops.base import Inference
 from .ops.io import Result1
 from .shapes import format_shape
 
@@ -80,7 +81,7 @@ def run_model(
     if on_layer is None and not keep_all and stop_layer is None:
         if plan.compact is None:
             plan.compact = compact_steps(model, plan)
-        if plan.compact:
+        if isinstance(plan.compact, tuple):
             preset, steps, preset_bytes = plan.compact
     values, results, times, warnings = _execute(model, steps, bound, limit, on_layer, keep_all, preset, preset_bytes,
                                                 plan.replay(steps, run_cache(model).settled))
@@ -131,13 +132,14 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     shown = keep_all or reads_values(on_layer)  # every output must be real, not a stand-in
     run_key = replay.key(bound) if replay is not None else None
     known = replay.runs.get(run_key) if replay is not None and run_key is not None else None
-    inferences = known if known is not None else [None] * len(steps)
+    inferences: list[Inference | None] = known if known is not None else [None] * len(steps)
     with blas.limited():
         for index, (lid, layer, op, sources, frees, is_result, unread, ports) in enumerate(steps):
             start = clock()
-            outs = bound.get(lid)
-            if outs is not None:
-                outs = [outs]
+            fed = bound.get(lid)
+            outs: list[np.ndarray] | None
+            if fed is not None:
+                outs = [fed]
             else:
                 outs = kept.get(lid)
                 if outs is None and lid in derived:
@@ -145,9 +147,11 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 if outs is None:
                     keep = lid in foldable or lid in derived  # kept outputs must be real, not stand-ins
                     cached = folded.nbytes
-                    outs, inferences[index] = compute_layer(model, layer, op, [values[src] for src in sources], values,
-                                                       results, limit, held, None if shown or keep else unread,
-                                                       inferences[index], outside, bound)
+                    # a runnable layer reads a tensor on every input (the binding refuses a dangling one)
+                    args = [values[src] for src in sources]  # type: ignore[index]
+                    outs, inferences[index] = compute_layer(model, layer, op, args, values, results, limit, held,
+                                                            None if shown or keep else unread, inferences[index],
+                                                            outside, bound)
                     held += folded.nbytes - cached  # the fold cache let go to make room
                     if lid in foldable:
                         held += folded.offer(model, lid, outs, limit)

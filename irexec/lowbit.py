@@ -85,6 +85,7 @@ def unpack(raw: np.ndarray, count: int, name: str) -> np.ndarray:
     raw = np.asarray(raw, np.uint8)[: packed_nbytes(count, name, bits)]
     if bits == 8:
         return raw.view(dtype)[:count].copy()
+    codes: np.ndarray
     if name == "u1":
         codes = np.unpackbits(raw, bitorder="big")
     elif name == "u2":
@@ -93,8 +94,8 @@ def unpack(raw: np.ndarray, count: int, name: str) -> np.ndarray:
         codes = (raw[:, None] >> np.array([0, 4], np.uint8)) & 15
     elif name == "u3":
         g = raw.reshape(-1, 3)
-        low = (g[:, :2, None] >> np.array([6, 4, 2, 0], np.uint8)) & 3
-        high = np.unpackbits(g[:, 2:3], axis=1, bitorder="big")
+        low: np.ndarray = (g[:, :2, None] >> np.array([6, 4, 2, 0], np.uint8)) & 3
+        high: np.ndarray = np.unpackbits(g[:, 2:3], axis=1, bitorder="big")
         codes = low.reshape(-1, 8) | (high << 2)
     else:  # u6
         g = raw.reshape(-1, 3)
@@ -136,6 +137,7 @@ def pack(arr: np.ndarray, name: str) -> bytes:
     per = {"u3": 8, "u6": 4}.get(name, 8 // bits)
     padded = np.zeros(-(-n // per) * per, np.uint8)
     padded[:n] = codes
+    out: np.ndarray
     if name == "u1":
         out = np.packbits(padded, bitorder="big")
     elif name == "u2":

@@ -54,20 +54,24 @@ def resolve(path: str, pre: PreProcess | None, graph: Graph, ops: dict[int, Op |
     if name:
         layer = next((l for l in params if l.name == name), None)
         if layer is None:
-            return refuse(f"reference-layer-name {name!r} names no Parameter")
+            refuse(f"reference-layer-name {name!r} names no Parameter")
+            return None
     else:
         if not params:
-            return refuse("the model has no Parameter to apply the pre-process to")
+            refuse("the model has no Parameter to apply the pre-process to")
+            return None
         layer = next((l for l in params if _rank(ops[l.id]) == 4), params[0])
     op = ops[layer.id]
     assert isinstance(op, Parameter1)
     shape = op.shape
     if not shape.is_static:
-        return refuse(f"the pre-process applies to Parameter {layer.name!r}, whose shape {shape} is not static")
+        refuse(f"the pre-process applies to Parameter {layer.name!r}, whose shape {shape} is not static")
+        return None
     dims = shape.to_tuple()
     if not 2 <= len(dims) <= 5:
-        return refuse(f"the pre-process applies to Parameter {layer.name!r} of rank {len(dims)}; "
-                      "OpenVINO applies mean values to inputs of rank 2 to 5")
+        refuse(f"the pre-process applies to Parameter {layer.name!r} of rank {len(dims)}; "
+               "OpenVINO applies mean values to inputs of rank 2 to 5")
+        return None
     channel_axis = 0 if len(dims) == 3 else 1
     channels = dims[channel_axis]
     scalar_shape = {2: (channels,), 3: (channels, 1, 1), 4: (channels, 1, 1), 5: (channels, 1, 1, 1)}[len(dims)]
@@ -82,48 +86,58 @@ def resolve(path: str, pre: PreProcess | None, graph: Graph, ops: dict[int, Op |
         number = _uint(ch.id) if ch.id is not None else next_id
         next_id += 1
         if number is None:
-            return refuse(f"<channel id={ch.id!r}> is not an unsigned integer", ch.line)
+            refuse(f"<channel id={ch.id!r}> is not an unsigned integer", ch.line)
+            return None
         if not ch.has_mean:
             continue
         if ch.value is None and ch.size is None:
-            return refuse("<mean> has neither a value nor a size", ch.line)
+            refuse("<mean> has neither a value nor a size", ch.line)
+            return None
         if ch.value is not None:
             try:
                 scalars.add((number, float(ch.value)))
             except ValueError:
-                return refuse(f"<mean value={ch.value!r}> is not a number", ch.line)
+                refuse(f"<mean value={ch.value!r}> is not a number", ch.line)
+                return None
         if ch.size is not None and ch.offset is not None:
             size, offset = _uint(ch.size), _uint(ch.offset)
             if size is None or offset is None:
-                return refuse(f"<mean offset={ch.offset!r} size={ch.size!r}> are not unsigned integers", ch.line)
+                refuse(f"<mean offset={ch.offset!r} size={ch.size!r}> are not unsigned integers", ch.line)
+                return None
             want = math.prod(blob_shape) * etype.itemsize
             if size != want:
-                return refuse(f"<mean> blob of {size} bytes; input {layer.name!r} needs {want} "
-                              f"({list(blob_shape)} x {etype.name})", ch.line)
+                refuse(f"<mean> blob of {size} bytes; input {layer.name!r} needs {want} "
+                       f"({list(blob_shape)} x {etype.name})", ch.line)
+                return None
             if weights.size is None or offset + size > weights.size:
-                return refuse(f"<mean> bytes {offset}..{offset + size} lie outside the weights file", ch.line)
+                refuse(f"<mean> bytes {offset}..{offset + size} lie outside the weights file", ch.line)
+                return None
             blobs.add((number, size, offset))
     if scalars and blobs:
-        return refuse("mean values are given both as values and as blobs")
+        refuse("mean values are given both as values and as blobs")
+        return None
     found = scalars or blobs
     if not found:
         return None
     if len(found) != channels:
-        return refuse(f"{len(found)} mean values for the {channels} channels of input {layer.name!r}")
+        refuse(f"{len(found)} mean values for the {channels} channels of input {layer.name!r}")
+        return None
     if not etype.supported:
         return None  # a run of this input is refused for its type anyway
     if scalars:
         values = np.zeros(channels, np.float64)
         for number, value in scalars:
             if number >= channels:
-                return refuse(f"mean value for channel {number}, out of range for {channels} channels")
+                refuse(f"mean value for channel {number}, out of range for {channels} channels")
+                return None
             values[number] = value
         mean = values.astype(etype.dtype).reshape(scalar_shape)
     else:
         parts: list[np.ndarray | None] = [None] * channels
         for number, _, offset in blobs:
             if number >= channels:
-                return refuse(f"mean blob for channel {number}, out of range for {channels} channels")
+                refuse(f"mean blob for channel {number}, out of range for {channels} channels")
+                return None
             parts[number] = weights.array(offset, blob_shape, etype)
         mean = np.concatenate(parts, axis=0)  # type: ignore[arg-type]
     return MeanSubtraction(layer.id, mean)

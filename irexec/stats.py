@@ -45,7 +45,7 @@ class TensorStats:
 
     def describe(self, counts: bool = True) -> str:
         """``float32[1,16] in [-2.5, 3] (1 NaN, 2 +inf)``: one tensor in a line."""
-        rng = "no finite value" if self.min is None else f"in [{_num(self.min)}, {_num(self.max)}]"
+        rng = "no finite value" if self.min is None or self.max is None else f"in [{_num(self.min)}, {_num(self.max)}]"
         if self.size == 0:
             rng = "empty"
         held = self.counts() if counts else ""

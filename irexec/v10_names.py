@@ -14,6 +14,8 @@ find the same models here.  IR v11 has no such step.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .errors import ERROR, Diagnostic
 from .ir.records import Layer
 from .ops.io import Parameter1, Result1
@@ -22,7 +24,7 @@ CODE = "v10-name-collision"
 _ADVICE = "OpenVINO refuses this IR v10 model; convert the model again (ovc writes IR v11, which has no such rule)"
 
 
-def collisions(model) -> list[Diagnostic]:  # type: ignore[no-untyped-def]  (a Model; imported late to avoid a cycle)
+def collisions(model: Any) -> list[Diagnostic]:  # a Model: binding imports this module
     graph, ops = model.graph, model.ops
     layers = sorted(graph.layers.values(), key=lambda l: l.index)
     params = [l for l in layers if isinstance(ops.get(l.id), Parameter1)]

@@ -45,10 +45,10 @@ def link(path: str, graph: Graph, ops: dict[int, Op | None], diags: list[Diagnos
             add(code="variable-without-assign", message=f"no Assign writes variable {vid!r}; each ReadValue needs exactly one "
                 "Assign of the same variable_id", lid=lids[0])
     for vid, lids in writers.items():
-        var = variables.get(vid)
+        written = variables.get(vid)
         for lid in lids:
-            ops[lid].variable = var  # type: ignore[union-attr]
-        if var is None:
+            ops[lid].variable = written  # type: ignore[union-attr]
+        if written is None:
             add(code="variable-without-read-value", message=f"no ReadValue reads variable {vid!r}; each Assign needs exactly one "
                 "ReadValue of the same variable_id", lid=lids[0])
         first = graph.layers[lids[0]]

@@ -249,6 +249,7 @@ def _check_files(files: list[str], jobs: int, weights: str | None, pins: dict[st
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
+    context: multiprocessing.context.BaseContext
     if "forkserver" in multiprocessing.get_all_start_methods():  # no fork of a process that may run threads
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["irexec.cli.check_cmd", "irexec.checker", "irexec.model"])  # imported once

@@ -45,7 +45,7 @@ def _coerce(arr: np.ndarray, etype: dtypes.ElementType) -> np.ndarray | None:
             return arr.view(ml_dtypes.bfloat16)  # npz stores bf16 as |V2; uint16 raw bits also accepted
         return None
     if etype.packed and arr.dtype.kind == "V" and arr.dtype.itemsize == 1 and arr.dtype.names is None:
-        return arr.view(etype.dtype)  # npz stores the ml_dtypes types as |V1
+        return arr.view(etype.dtype)  # type: ignore[arg-type]  # packed types have an ml_dtypes dtype
     got = dtypes.from_dtype(arr.dtype)
     if got is None or got.name != etype.name:
         return None

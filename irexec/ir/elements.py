@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from lxml import etree
 
@@ -89,7 +89,7 @@ class Collector:
         self.items.append(Diagnostic(code, message, severity, file=self.path, line=line, **where))  # type: ignore[arg-type]
 
 
-def _uint(el: etree._Element, attr: str, diag: Collector, what: str, **where: object) -> int | None:
+def _uint(el: etree._Element, attr: str, diag: Collector, what: str, **where: Any) -> int | None:
     raw = el.get(attr)
     if raw is None:
         diag.add("missing-attribute", f"{what} is missing mandatory attribute {attr!r}", el.sourceline, **where)
@@ -218,10 +218,10 @@ def _read_port(pel: etree._Element, kind: str, index: int, diag: Collector, lid:
     dims: list[int] = []
     # the values and lines the streaming reader took out of the tree, else the <dim> children
     for d in taken if taken is not None else pel:  # cheaper than iterchildren("dim"), which sets up a tag matcher per port
-        if type(d) is int:
+        if isinstance(d, int):
             dims.append(d)
             continue
-        if type(d) is tuple:
+        if isinstance(d, tuple):
             text, dim_line = d
         elif d.tag != "dim":
             continue

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -157,7 +158,7 @@ def _transpose_tiles(dst: np.ndarray, src: np.ndarray, k: int) -> bool:
 
     def units(lo: int, hi: int) -> None:
         scratch = np.empty((gb, gr, gc, tc, tr + pad), dst.dtype)
-        index: list[int | slice] = [0] * dst.ndim
+        index: list[Any] = [0] * dst.ndim  # ints, then the batch axis a slice
         for u in range(lo, hi):
             u, c = divmod(u, n_c)
             u, r = divmod(u, n_r)

@@ -19,6 +19,7 @@ OpenVINO's Maximum and Minimum from them.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 
@@ -117,7 +118,7 @@ def blockwise(x: np.ndarray, steps: Sequence[Step], out: np.ndarray | None = Non
             src = out
         return out
     x = np.ascontiguousarray(x)  # a strided view: one copy, then block by block as the rest
-    ops = [(ufunc, np.ascontiguousarray(v).reshape(-1) if f else _const_row(v, x.dtype), f)
+    ops = [(ufunc, np.ascontiguousarray(v).reshape(-1) if f else _const_row(v, x.dtype), f)  # type: ignore[arg-type]  # not f: a scalar
            for (ufunc, v), f in zip(steps, arrays)]
     flat, dest = x.reshape(-1), out.reshape(-1)
     pieces = parallel.pieces(out.nbytes)
@@ -125,7 +126,7 @@ def blockwise(x: np.ndarray, steps: Sequence[Step], out: np.ndarray | None = Non
         _blocks(flat, dest, ops, 0, n)
         return out
     bounds = [min(n, s * _ROW) for s, _ in parallel.spans(-(-n // _ROW), pieces)] + [n]
-    parallel.run([lambda a=a, b=b: _blocks(flat, dest, ops, a, b) for a, b in zip(bounds, bounds[1:])], out.nbytes)
+    parallel.run([functools.partial(_blocks, flat, dest, ops, a, b) for a, b in zip(bounds, bounds[1:])], out.nbytes)
     return out
 
 

@@ -216,7 +216,7 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
                 return ph  # this phase sees only padding
             src.append(slice(i0, i0 + (m - 1) * s + 1, s))
             dst.append(slice(t0, t0 + m))
-        grid[(slice(None), slice(None), *dst)] = xs[tuple(src)]
+        grid[tuple([slice(None), slice(None), *dst])] = xs[tuple(src)]
         return ph
 
     def channels(c0: int, c1: int) -> None:
@@ -232,10 +232,10 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
             for res, ks in grids:
                 ph = phase(xs, res)
                 offs = [[k * d // s for k in kl] for kl, d, s in zip(ks, dilations, strides)]
-                wt = wci[(slice(None), *(_progression(kl) for kl in ks))]  # [C, *taps]
+                wt = wci[tuple([slice(None), *(_progression(kl) for kl in ks)])]  # [C, *taps]
                 for idx in np.ndindex(*wt.shape[1:]):
                     shift = sum(o[i] * f for o, i, f in zip(offs, idx, flat))
-                    np.multiply(ph[:, :, shift:shift + run], wt[(slice(None), *idx)][:, None], out=dest if first else tmp)
+                    np.multiply(ph[:, :, shift:shift + run], wt[tuple([slice(None), *idx])][:, None], out=dest if first else tmp)
                     if first:
                         tmp = np.empty_like(dest)
                     else:
@@ -301,6 +301,7 @@ def _depthwise_channels_last(x: np.ndarray, w: np.ndarray, strides: Sequence[int
             total = part
         else:
             total += part
+    assert total is not None  # every input channel added its part
     out[...] = np.moveaxis(total, -1, 1)
 
 
