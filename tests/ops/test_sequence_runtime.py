@@ -36,6 +36,10 @@ def test_ctc_loss_label_outside_the_classes(write_ir, save_npz, run_cli):
                       labels=np.array([[0, 5, 0, 0]], np.int32), label_length=np.array([2], np.int32))
     result = run_cli("run", path, "--inputs", inputs)
     assert result.exit_code == 1 and "label 5 is not a class in [0, 3)" in result.output
+    blank = save_npz("blank", logits=np.zeros((1, 4, 3), np.float32), logit_length=np.array([4], np.int32),
+                     labels=np.array([[0, 2, 0, 0]], np.int32), label_length=np.array([2], np.int32))
+    result = run_cli("run", path, "--inputs", blank)
+    assert result.exit_code == 1 and "label 2 is not a class in [0, 3) other than blank_index 2" in result.output
 
 
 def test_ctc_greedy_decoder_seq_len_longer_than_time(write_ir, save_npz, run_cli):

@@ -90,7 +90,7 @@ class CTCGreedyDecoderSeqLen6(Op):
     family = "sequence"
     summary = "greedy CTC decoding of [N, T, C] logits over each batch's sequence_length steps"
     inputs = (In("data", REAL, rank=3), In("sequence_length", INDEX, rank=1),
-              In("blank_index", same_as("sequence_length"), rank=(0, 1), elements=1, optional=True))
+              In("blank_index", INDEX, rank=(0, 1), elements=1, optional=True))
     outputs = 2
     attributes = {"merge_repeated": Attr("bool", True, doc="merge repeated classes"),
                   "classes_index_type": IndexType("i32", doc="type of the decoded classes"),

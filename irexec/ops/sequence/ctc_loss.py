@@ -11,7 +11,7 @@ sequence no alignment reads gives +inf.
 
 Lengths are checked as OpenVINO's reference does: logit_length and
 label_length in [0, T] and label_length <= logit_length; labels and
-blank_index must be classes in [0, C)."""
+blank_index must be classes in [0, C), the labels other than the blank."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...shapes import DYNAMIC, PartialShape
-from ..base import INDEX, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..base import INDEX, REAL, Attr, In, Inference, Op, TensorInfo, op_error
 from ..registry import register
 from .ctc_greedy import merge_dims
 
@@ -32,9 +32,9 @@ class CTCLoss4(Op):
     type, version = "CTCLoss", 4
     family = "sequence"
     summary = "CTC negative log-likelihood of labels [N, T] under logits [N, T, C], one value per batch"
-    inputs = (In("logits", REAL, rank=3), In("logit_length", INDEX, rank=1),
-              In("labels", same_as("logit_length"), rank=2), In("label_length", same_as("logit_length"), rank=1),
-              In("blank_index", same_as("logit_length"), rank=0, optional=True))
+    # each integer input i32 or i64 on its own, as OpenVINO accepts them
+    inputs = (In("logits", REAL, rank=3), In("logit_length", INDEX, rank=1), In("labels", INDEX, rank=2),
+              In("label_length", INDEX, rank=1), In("blank_index", INDEX, rank=0, optional=True))
     attributes = {"preprocess_collapse_repeated": Attr("bool", False, doc="merge runs of one label first"),
                   "ctc_merge_repeated": Attr("bool", True, doc="an alignment's repeated labels count once"),
                   "unique": Attr("bool", False, doc="keep each label's first occurrence only")}
@@ -66,9 +66,10 @@ class CTCLoss4(Op):
                                f"with label_length <= logit_length", "bad-value", LOGIT_LENGTH if not 0 <= n <= time
                                else LABEL_LENGTH)
             target = [int(v) for v in labels[b, :m]]
-            bad = [v for v in target if not 0 <= v < classes]
+            bad = [v for v in target if not 0 <= v < classes or v == blank_index]
             if bad:
-                raise op_error(f"batch {b}: label {bad[0]} is not a class in [0, {classes})", "bad-value", LABELS)
+                raise op_error(f"batch {b}: label {bad[0]} is not a class in [0, {classes}) other than blank_index "
+                               f"{blank_index}", "bad-value", LABELS)
             target = self._preprocess(target)
             x = logits[b, :n].astype(np.float64)
             top = x.max(axis=1, keepdims=True) if n else np.zeros((0, 1))

@@ -72,6 +72,8 @@ CTC_LOSS = OpTable("CTCLoss", "opset4", reference=ref_ctc_loss, tol=Tol(rtol=1e-
          attrs={"unique": True, "preprocess_collapse_repeated": True, **MERGE}),
     Case("blank-0-i64", [logits((2, 4, 3)), np.array([4, 3], np.int64), np.array([[1, 2, 0, 0], [2, 2, 0, 0]], np.int64),
                          np.array([2, 1], np.int64), np.array(0, np.int64)], attrs=MERGE),
+    Case("mixed-index-types", [logits((2, 4, 3)), np.array([4, 3], np.int64), np.array([[1, 0, 0, 0], [2, 1, 0, 0]], np.int32),
+                               i32(1, 2), np.array(0, np.int64)], attrs=MERGE),
     Case("blank-const", [logits((1, 4, 3)), i32(4), np.array([[0, 2, 0, 0]], np.int32), i32(2), np.array(1, np.int32)],
          const=(4,), attrs=MERGE),
     Case("f64", [logits((1, 5, 3), np.float64), i32(5), np.array([[0, 1, 0, 0, 0]], np.int32), i32(2)],
