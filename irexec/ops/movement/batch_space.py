@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INTEGRAL, In, Inference, Op, TensorInfo, op_error
+from ..base import INTEGRAL, In, Inference, Op, TensorInfo, op_error, same_as
 from ..helpers import const_ints
 from ..registry import register
 from .rearrange import _exact_div
@@ -57,7 +57,8 @@ class BatchToSpace2(Op):
     family = "movement"
     summary = "batch blocks moved into the spatial dims, then cropped"
     inputs = (In("data", rank=(2, None)), In("block_shape", INTEGRAL, rank=1, value=True),
-              In("crops_begin", INTEGRAL, rank=1, value=True), In("crops_end", INTEGRAL, rank=1, value=True))
+              In("crops_begin", same_as("block_shape"), rank=1, value=True),
+              In("crops_end", same_as("block_shape"), rank=1, value=True))
     moves_values = (DATA,)
 
     def infer(self, data: TensorInfo, block_shape: TensorInfo, begin: TensorInfo, end: TensorInfo) -> Inference:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, REAL, Attr, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
+from ..base import INDEX, REAL, Attr, In, IndexType, Inference, Op, TensorInfo, op_error
 from ..registry import register
 
 
@@ -65,7 +65,7 @@ class CTCGreedyDecoder1(Op):
     type, version = "CTCGreedyDecoder", 1
     family = "sequence"
     summary = "greedy CTC decoding of [T, N, C] logits up to each batch's first zero in sequence_mask; blank is C-1"
-    inputs = (In("data", REAL, rank=3), In("sequence_mask", same_as("data"), rank=2))
+    inputs = (In("data", REAL, rank=3), In("sequence_mask", rank=2))  # any mask type, as OpenVINO takes
     attributes = {"ctc_merge_repeated": Attr("bool", True, doc="merge repeated classes")}
 
     def infer(self, data: TensorInfo, mask: TensorInfo) -> Inference:

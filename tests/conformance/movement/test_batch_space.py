@@ -75,6 +75,8 @@ BATCH_TO_SPACE = OpTable("BatchToSpace", "opset2", reference=ref_batch_to_space,
     ErrorCase("rank1", [rand((4,)), i64(1), i64(0), i64(0)], const=(1, 2, 3), code="bad-input-rank"),
     ErrorCase("float-block", [rand((4, 2)), np.array([1, 4], np.float32), i64(0, 0), i64(0, 0)], const=(1, 2, 3),
               code="bad-input-type"),
+    ErrorCase("mixed-types", [rand((4, 2)), np.array([1, 4], np.int32), i64(0, 0), i64(0, 0)], const=(1, 2, 3),
+              code="bad-input-type"),
 ])
 
 # OpenVINO's reference (constant folding) pads with zeros; its CPU plugin does not (docs/behaviour.md)
@@ -95,6 +97,8 @@ SPACE_TO_BATCH = OpTable("SpaceToBatch", "opset2", reference=ref_space_to_batch,
                                       i64(0, 0, 0, 1, 1)], const=(1, 2, 3), ov=PAD_END_BLOCK),
     Case("block1", [rand((3, 4), np.int64), i64(1, 1), i64(0, 0), i64(0, 0)], const=(1, 2, 3)),
     Case("bool", [rand((1, 3, 2), bool), i64(1, 2, 2), i64(0, 0, 1), i64(0, 1, 1)], const=(1, 2, 3)),
+    Case("mixed-index-types", [rand((1, 4, 2)), np.array([1, 2, 2], np.int32), i64(0, 0, 1), np.array([0, 0, 1], np.uint8)],
+         const=(1, 2, 3)),
     Case("run-time-values", [rand((2, 3, 2)), i64(1, 2, 2), i64(0, 1, 1), i64(0, 0, 1)]),
 ], errors=[
     ErrorCase("not-multiple", [rand((1, 3, 2)), i64(1, 2, 2), i64(0, 0, 0), i64(0, 0, 0)], const=(1, 2, 3),
