@@ -60,7 +60,7 @@ def _halves(d: Dim, what: str, shape: PartialShape) -> None:
         raise op_error(f"the image {what} {d} must be even (input {shape})", "incompatible-inputs", 0)
 
 
-def _infer(self: Op, planes: Sequence[TensorInfo], chroma_channels: int) -> Inference:
+def _infer(planes: Sequence[TensorInfo], chroma_channels: int) -> Inference:
     y = planes[0]
     for port, info in enumerate(planes):
         _check_type(info, port)
@@ -113,7 +113,7 @@ class _NV12(Op):
     def infer(self, *planes: TensorInfo) -> Inference:
         if planes[0].shape.rank not in (None, 4):
             raise op_error(f"the Y plane must have rank 4 (N, H, W, C), got {planes[0].shape}", "bad-input-rank", 0)
-        return _infer(self, planes, 2)
+        return _infer(planes, 2)
 
     def compute(self, plan: None, y: np.ndarray, uv: np.ndarray | None = None) -> Sequence[np.ndarray]:
         if uv is None:
@@ -134,7 +134,7 @@ class _I420(Op):
             raise op_error(f"the Y plane must have rank 4 (N, H, W, C), got {planes[0].shape}", "bad-input-rank", 0)
         if len(planes) == 2:
             raise op_error("I420 takes one plane (Y, U, V stacked) or three (Y, U, V), got two", "wrong-port-count", 1)
-        return _infer(self, planes, 1)
+        return _infer(planes, 1)
 
     def compute(self, plan: None, y: np.ndarray, u: np.ndarray | None = None, v: np.ndarray | None = None) -> Sequence[np.ndarray]:
         if u is None or v is None:

@@ -23,7 +23,7 @@ from .rearrange import _exact_div
 DATA, BLOCK, BEGIN, END = 0, 1, 2, 3
 
 
-def _vectors(op: Op, data: TensorInfo, ins: Sequence[TensorInfo], names: tuple[str, str]) -> tuple[list[int] | None, ...]:
+def _vectors(data: TensorInfo, ins: Sequence[TensorInfo], names: tuple[str, str]) -> tuple[list[int] | None, ...]:
     """The three 1-D inputs' shapes merged and checked against the data rank;
     their values where constant, checked as OpenVINO does (and stricter)."""
     n: Dim | None = Dim(0, None)
@@ -62,7 +62,7 @@ class BatchToSpace2(Op):
     moves_values = (DATA,)
 
     def infer(self, data: TensorInfo, block_shape: TensorInfo, begin: TensorInfo, end: TensorInfo) -> Inference:
-        block, crops_begin, crops_end = _vectors(self, data, (block_shape, begin, end), ("crops_begin", "crops_end"))
+        block, crops_begin, crops_end = _vectors(data, (block_shape, begin, end), ("crops_begin", "crops_end"))
         dims = data.shape.dims
         if dims is None:
             return Inference([TensorInfo(data.shape, data.etype)])
@@ -102,7 +102,7 @@ class SpaceToBatch2(Op):
     moves_values = (DATA,)
 
     def infer(self, data: TensorInfo, block_shape: TensorInfo, begin: TensorInfo, end: TensorInfo) -> Inference:
-        block, pads_begin, pads_end = _vectors(self, data, (block_shape, begin, end), ("pads_begin", "pads_end"))
+        block, pads_begin, pads_end = _vectors(data, (block_shape, begin, end), ("pads_begin", "pads_end"))
         dims = data.shape.dims
         if dims is None:
             return Inference([TensorInfo(data.shape, data.etype)])
