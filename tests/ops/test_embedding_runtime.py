@@ -24,6 +24,10 @@ def test_offsets_going_back_are_bad_value(write_ir, save_npz, run_cli):
                       offsets=np.array([2, 1], np.int32))
     result = run_cli("run", path, "--inputs", inputs)
     assert result.exit_code == 1 and "error[bad-value]" in result.output and "non-decreasing" in result.output
+    past = save_npz("past", table=np.zeros((4, 2), np.float32), indices=np.array([0, 1, 2], np.int32),
+                    offsets=np.array([0, 3], np.int32))
+    result = run_cli("run", path, "--inputs", past)
+    assert result.exit_code == 1 and "in [0, 3), num_indices" in result.output
 
 
 def test_index_past_the_table_is_bad_value(write_ir, save_npz, run_cli):

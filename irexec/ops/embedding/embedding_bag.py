@@ -3,7 +3,7 @@ EmbeddingBagOffsets-15 and EmbeddingBagPacked-15: rows of emb_table picked by
 indices, each times its per_sample_weight when given, summed per bag (or
 averaged: reduction="mean").
 
-Bags are runs of indices starting at offsets[b], rows of a [batch, bag_size]
+Bags are runs of indices starting at offsets[b] (each in [0, num_indices)), rows of a [batch, bag_size]
 index matrix, or the indices whose segment_ids is b.  An empty bag is the
 row default_index when given and not negative, else zeros.  As OpenVINO's
 reference: each bag adds its terms in index order in the table's type (f32
@@ -44,6 +44,15 @@ def _check_values(values: np.ndarray, limit: int, what: str, port: int) -> None:
     if bad.any():
         k = int(np.flatnonzero(bad.reshape(-1))[0])
         raise op_error(f"{what}[{k}] = {int(values.reshape(-1)[k])} is outside [0, {limit})", "bad-value", port)
+
+
+def _check_offsets(offsets: np.ndarray, n: int) -> None:
+    """Bag starts in [0, num_indices), never going back (OpenVINO's reference
+    and CPU plugin refuse an offset at num_indices: no empty last bag)."""
+    bad = (offsets < 0) | (offsets >= n)
+    if bad.any() or (offsets.size > 1 and (np.diff(offsets.astype(np.int64)) < 0).any()):
+        raise op_error(f"offsets {offsets.tolist()[:16]} must be non-decreasing starts of bags in [0, {n}), "
+                       f"num_indices", "bad-value", 2)
 
 
 def _check_default(default: np.ndarray | None, rows: int, port: int) -> int | None:
@@ -102,11 +111,14 @@ class _Offsets(Op):
               weights: TensorInfo | None = None) -> Inference:
         _same_length(indices, weights, "per_sample_weights", 4)
         _weights_need_sum(self, weights, 4)
-        self._check_constants(table, indices, default)
+        self._check_constants(table, indices, offsets, default)
         first = offsets.shape[0] if offsets.shape.rank == 1 else DYNAMIC
         return Inference([TensorInfo(_rows_shape(table, first), table.etype)])
 
-    def _check_constants(self, table: TensorInfo, indices: TensorInfo, default: TensorInfo | None) -> None:
+    def _check_constants(self, table: TensorInfo, indices: TensorInfo, offsets: TensorInfo, default: TensorInfo | None) -> None:
+        known_offsets = offsets.value()
+        if known_offsets is not None and indices.shape.rank == 1 and indices.shape[0].is_static:
+            _check_offsets(np.asarray(known_offsets), indices.shape[0].value)
         rows = table.shape[0] if table.shape.rank else None
         if rows is None or not rows.is_static:
             return
@@ -120,9 +132,7 @@ class _Offsets(Op):
                 default: np.ndarray | None = None, weights: np.ndarray | None = None) -> Sequence[np.ndarray]:
         n = indices.shape[0]
         _check_values(indices, table.shape[0], "indices", INDICES)
-        bad = (offsets < 0) | (offsets > n)
-        if bad.any() or (offsets.size > 1 and (np.diff(offsets.astype(np.int64)) < 0).any()):
-            raise op_error(f"offsets {offsets.tolist()[:16]} must be non-decreasing starts of bags in [0, {n}]", "bad-value", 2)
+        _check_offsets(offsets, n)
         bag_of = np.repeat(np.arange(offsets.size), np.diff(np.append(offsets.astype(np.int64), n)))
         return [reduce_bags(table, indices, bag_of, offsets.size, weights, _check_default(default, table.shape[0], 3),
                             self.mean)]

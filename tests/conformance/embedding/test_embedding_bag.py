@@ -77,6 +77,7 @@ def offsets_cases(rand: Any, mean: bool) -> list[Case]:
         Case("f16", [rand((4, 4), np.float16), i32(0, 1, 2, 3, 3, 2), i32(0, 3), s32(2), rand((6,), np.float16)],
              attrs=dict(attrs)),
         Case("const-indices", [rand((5, 2)), i32(4, 4, 0), i32(0, 1), s32(3)], const=(1, 2, 3), attrs=dict(attrs)),
+        Case("default-negative", [rand((5, 2)), i32(4, 1, 0), i32(0, 0, 2), s32(-1)], attrs=dict(attrs)),
     ]
     return [Case(c.id, c.inputs[:4], c.attrs, c.const) for c in cases] if mean else cases  # weights need sum
 
@@ -84,6 +85,8 @@ def offsets_cases(rand: Any, mean: bool) -> list[Case]:
 def offsets_errors(rand: Any, attrs: dict[str, Any]) -> list[ErrorCase]:
     return [
         ErrorCase("index-range", [rand((3, 2)), i32(0, 3), i32(0, 1)], const=(1,), attrs=dict(attrs), code="bad-value"),
+        ErrorCase("empty-last-bag", [rand((3, 2)), i32(0, 1), i32(0, 2)], const=(2,), attrs=dict(attrs), code="bad-value"),
+        ErrorCase("offsets-back", [rand((3, 2)), i32(0, 1, 1), i32(1, 0)], const=(2,), attrs=dict(attrs), code="bad-value"),
         ErrorCase("default-range", [rand((3, 2)), i32(0, 1), i32(0, 1), s32(3)], const=(3,), attrs=dict(attrs),
                   code="bad-value"),
         ErrorCase("weights-length", [rand((3, 2)), i32(0, 1), i32(0, 1), s32(0), rand((3,))], attrs=dict(attrs),
