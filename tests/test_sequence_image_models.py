@@ -1,7 +1,8 @@
 """Small models written by OpenVINO's own tools (tests/data/sequence_image_models,
 made by its generate.py): a CTC OCR head, TensorFlow's SpaceToBatch ->
 Convolution -> BatchToSpace lowering of a dilated convolution followed by
-ExtractImagePatches, and ONNX CNNs given NV12 two-plane and I420
+ExtractImagePatches, a ranker averaging and summing embedding bags of
+dynamic sizes, and ONNX CNNs given NV12 two-plane and I420
 single-plane u8 inputs by PrePostProcessor.  irexec checks each clean and
 runs it as OpenVINO's CPU plugin does."""
 
@@ -19,13 +20,19 @@ from oracle import compile_ir, infer  # noqa: E402
 import irexec  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "sequence_image_models"
-MODELS = ["ctc_ocr_head", "dilated_conv", "nv12_classifier", "i420_classifier"]
+MODELS = ["ctc_ocr_head", "dilated_conv", "embedding_ranker", "nv12_classifier", "i420_classifier"]
+# inputs of dynamic shape: three bags of items (one empty: the default row 0) and their tags
+RAGGED = {"items": np.array([3, 7, 7, 49, 0, 12], np.int64), "offsets": np.array([0, 3, 3], np.int64),
+          "tags": np.array([[1, 2, 3, 4], [0, 0, 19, 5], [7, 7, 7, 7]], np.int64)}
 
 
 def feeds_for(xml: Path, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    """Seeded inputs for every Parameter: u8 pixels, a full-length seq_len, normal floats."""
+    """Seeded inputs for every Parameter: u8 pixels, a seq_len, normal floats, the ragged bags above."""
     feeds = {}
     for port in compile_ir(xml).inputs:
+        if port.get_any_name() in RAGGED:
+            feeds[port.get_any_name()] = RAGGED[port.get_any_name()]
+            continue
         shape, etype = tuple(port.get_shape()), port.get_element_type().get_type_name()
         if etype == "u8":
             feeds[port.get_any_name()] = rng.integers(0, 256, shape).astype(np.uint8)

@@ -7,6 +7,9 @@ f16, as by default):
   both ways OCR models do: CTCGreedyDecoderSeqLen-6 and CTCGreedyDecoder-1.
 * ``dilated_conv``: TensorFlow's lowering of a dilated convolution
   (SpaceToBatch -> Convolution -> BatchToSpace), then ExtractImagePatches.
+* ``embedding_ranker``: bags of item ids of any length and number (offsets)
+  averaged by EmbeddingBagOffsets-15, fixed-size tag bags summed by
+  EmbeddingBagPacked-15, concatenated and scored by MatMul and Sigmoid.
 * ``nv12_classifier`` and ``i420_classifier``: an ONNX CNN (built with the
   ``onnx`` package, converted by ``ov.convert_model``) given a u8 NV12
   two-plane input (Y, UV) or a u8 I420 single-plane input by
@@ -27,6 +30,7 @@ import openvino.opset1 as op1
 import openvino.opset3 as op3
 import openvino.opset6 as op6
 import openvino.opset8 as op8
+import openvino.opset15 as op15
 from onnx import TensorProto, helper, numpy_helper
 from openvino.preprocess import ColorFormat, PrePostProcessor
 
@@ -70,6 +74,21 @@ def dilated_conv() -> ov.Model:
     return ov.Model([patches.output(0)], [image], "dilated_conv")
 
 
+def embedding_ranker() -> ov.Model:
+    items = op1.parameter([-1], np.int64, name="items")
+    offsets = op1.parameter([-1], np.int64, name="offsets")
+    tags = op1.parameter([-1, 4], np.int64, name="tags")
+    for p, name in ((items, "items"), (offsets, "offsets"), (tags, "tags")):
+        p.output(0).set_names({name})
+    table = weights(50, 8)
+    item_mean = op15.embedding_bag_offsets(table, items, offsets, op1.constant(np.array(0, np.int64)), reduction="mean")
+    tag_sum = op15.embedding_bag_packed(weights(20, 8), tags, reduction="sum")
+    features = op1.concat([item_mean, tag_sum], 1)  # [batch, 16]
+    score = op1.sigmoid(op1.matmul(features, weights(16, 1), False, False))
+    score.output(0).set_names({"score"})
+    return ov.Model([score.output(0)], [items, offsets, tags], "embedding_ranker")
+
+
 def onnx_cnn(path: Path) -> None:
     """A 3-channel CNN in ONNX: Conv, Relu, GlobalAveragePool, Flatten, Gemm to 5 classes."""
     w = numpy_helper.from_array((RNG.standard_normal((6, 3, 3, 3)) * 0.05).astype(np.float32), "w")
@@ -97,6 +116,7 @@ def main() -> None:
     models = {
         "ctc_ocr_head": ctc_ocr_head(),
         "dilated_conv": dilated_conv(),
+        "embedding_ranker": embedding_ranker(),
         "nv12_classifier": yuv_classifier(ColorFormat.NV12_TWO_PLANES, ["y", "uv"], ColorFormat.BGR),
         "i420_classifier": yuv_classifier(ColorFormat.I420_SINGLE_PLANE, [], ColorFormat.RGB),
     }
