@@ -60,6 +60,14 @@ def decode(best: np.ndarray, lengths: Sequence[int], blank: int, merge: bool) ->
     return out, counts
 
 
+def _check_lengths(lengths: np.ndarray, time: int) -> None:
+    bad = (lengths < 0) | (lengths > time)
+    if bad.any():
+        b = int(np.flatnonzero(bad)[0])
+        raise op_error(f"sequence_length[{b}] = {int(lengths[b])} is outside [0, {time}], the time dim of the data",
+                       "bad-value", 1)
+
+
 @register
 class CTCGreedyDecoder1(Op):
     type, version = "CTCGreedyDecoder", 1
@@ -100,17 +108,16 @@ class CTCGreedyDecoderSeqLen6(Op):
         batch, time = (data.shape[0], data.shape[1]) if data.shape.rank is not None else (DYNAMIC, DYNAMIC)
         if lengths.shape.rank is not None:
             batch = merge_dims("the first dims of data and sequence_length (batch)", 1, batch, lengths.shape[0])
+        known = lengths.value()
+        if known is not None and time.is_static:
+            _check_lengths(np.asarray(known), time.value)
         return Inference([TensorInfo(PartialShape((batch, time)), self.classes_index_type),
                           TensorInfo(PartialShape((batch,)), self.sequence_length_type)])
 
     def compute(self, plan: None, data: np.ndarray, lengths: np.ndarray, blank: np.ndarray | None = None) -> Sequence[np.ndarray]:
         batch, time, classes = data.shape
         blank_index = int(blank.reshape(-1)[0]) if blank is not None else classes - 1
-        bad = (lengths < 0) | (lengths > time)
-        if bad.any():
-            b = int(np.flatnonzero(bad)[0])
-            raise op_error(f"sequence_length[{b}] = {int(lengths[b])} is outside [0, {time}], the time dim of the data",
-                           "bad-value", 1)
+        _check_lengths(lengths, time)
         best = best_classes(data) if classes else np.zeros((batch, time), np.int64)
         out, counts = decode(best, [int(n) for n in lengths], blank_index, self.merge_repeated)
         return [out.astype(self.classes_index_type.dtype), np.array(counts, self.sequence_length_type.dtype)]

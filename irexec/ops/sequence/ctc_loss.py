@@ -50,27 +50,28 @@ class CTCLoss4(Op):
         if labels.shape.rank is not None:
             time = merge_dims("the time dims of logits and labels", LABELS, time, labels.shape[1])
         out = PartialShape((batch,))
+        # constant lengths and labels are checked now, as the run would
+        known = [logit_length.value(), label_length.value(), labels.value()]
+        if time.is_static and known[0] is not None and known[1] is not None:
+            dim = logits.shape[2] if logits.shape.rank is not None else DYNAMIC
+            classes = dim.value if dim.is_static else None
+            if blank is None:
+                blank_index = classes - 1 if classes is not None else None
+            else:
+                blank_value = blank.value()
+                blank_index = int(blank_value) if blank_value is not None else None
+            _check_batches(known[0], known[1], known[2], time.value, classes, blank_index)
         return Inference([TensorInfo(out, logits.etype)])
 
     def compute(self, plan: None, logits: np.ndarray, logit_length: np.ndarray, labels: np.ndarray,
                 label_length: np.ndarray, blank: np.ndarray | None = None) -> Sequence[np.ndarray]:
         batch, time, classes = logits.shape
         blank_index = int(blank) if blank is not None else classes - 1
-        if not 0 <= blank_index < classes:
-            raise op_error(f"blank_index {blank_index} is not a class in [0, {classes})", "bad-value", BLANK)
+        _check_batches(logit_length, label_length, labels, time, classes, blank_index)
         loss = np.empty(batch, np.float64)
         for b in range(batch):
             n, m = int(logit_length[b]), int(label_length[b])
-            if not (0 <= n <= time and 0 <= m <= time and m <= n):
-                raise op_error(f"batch {b}: logit_length {n} and label_length {m} must be in [0, {time}] (the time dim) "
-                               f"with label_length <= logit_length", "bad-value", LOGIT_LENGTH if not 0 <= n <= time
-                               else LABEL_LENGTH)
-            target = [int(v) for v in labels[b, :m]]
-            bad = [v for v in target if not 0 <= v < classes or v == blank_index]
-            if bad:
-                raise op_error(f"batch {b}: label {bad[0]} is not a class in [0, {classes}) other than blank_index "
-                               f"{blank_index}", "bad-value", LABELS)
-            target = self._preprocess(target)
+            target = self._preprocess([int(v) for v in labels[b, :m]])
             x = logits[b, :n].astype(np.float64)
             top = x.max(axis=1, keepdims=True) if n else np.zeros((0, 1))
             logp = x - (top + np.log(np.exp(x - top).sum(axis=1, keepdims=True)))
@@ -83,6 +84,25 @@ class CTCLoss4(Op):
         if self.preprocess_collapse_repeated:
             return [v for i, v in enumerate(target) if i == 0 or v != target[i - 1]]
         return target
+
+
+def _check_batches(logit_length: np.ndarray, label_length: np.ndarray, labels: np.ndarray | None, time: int,
+                   classes: int | None, blank_index: int | None) -> None:
+    """Every batch's lengths within the time dim, and (when known) its labels
+    classes other than the blank."""
+    if classes is not None and blank_index is not None and not 0 <= blank_index < classes:
+        raise op_error(f"blank_index {blank_index} is not a class in [0, {classes})", "bad-value", BLANK)
+    for b, (n, m) in enumerate(zip(np.asarray(logit_length).tolist(), np.asarray(label_length).tolist())):
+        if not (0 <= n <= time and 0 <= m <= time and m <= n):
+            raise op_error(f"batch {b}: logit_length {n} and label_length {m} must be in [0, {time}] (the time dim) "
+                           f"with label_length <= logit_length", "bad-value",
+                           LOGIT_LENGTH if not 0 <= n <= time else LABEL_LENGTH)
+        if labels is None or classes is None or blank_index is None:
+            continue
+        bad = [v for v in np.asarray(labels)[b, :m].tolist() if not 0 <= v < classes or v == blank_index]
+        if bad:
+            raise op_error(f"batch {b}: label {bad[0]} is not a class in [0, {classes}) other than blank_index "
+                           f"{blank_index}", "bad-value", LABELS)
 
 
 def _merged(logp: np.ndarray, target: list[int], blank: int) -> float:

@@ -121,6 +121,7 @@ CTC_GREEDY_SEQ_LEN = OpTable("CTCGreedyDecoderSeqLen", "opset6", reference=ref_c
 ], errors=[
     ErrorCase("batch", [rand((2, 4, 3)), np.array([1, 1, 1], np.int32)], code="incompatible-inputs"),
     ErrorCase("rank", [rand((4, 3)), np.array([1, 1, 1, 1], np.int32)], code="bad-input-rank"),
+    ErrorCase("length-past-time", [rand((2, 4, 3)), np.array([4, 5], np.int32)], const=(1,), code="bad-value"),
     ErrorCase("length-type", [rand((2, 4, 3)), np.array([1, 1], np.float32)], code="bad-input-type"),
     ErrorCase("blank-type", [rand((2, 4, 3)), np.array([1, 1], np.int32), np.array(0, np.float32)], code="bad-input-type"),
     ErrorCase("blank-two", [rand((2, 4, 3)), np.array([1, 1], np.int32), np.array([0, 1], np.int32)],
