@@ -220,6 +220,9 @@ class EmbeddingSegmentsSum3(Op):
         count = const_int(num_segments, "num_segments", 3)
         if count is not None and count < 0:
             raise op_error(f"num_segments {count} is negative", "bad-value", 3)
+        known_ids = segment_ids.value()
+        if count is not None and known_ids is not None:
+            _check_values(np.asarray(known_ids), count, "segment_ids", 2)
         first = Dim(count, count) if count is not None else DYNAMIC
         return Inference([TensorInfo(_rows_shape(table, first), table.etype)], count)
 

@@ -158,6 +158,7 @@ SEGMENTS_SUM = OpTable("EmbeddingSegmentsSum", "opset3", reference=ref_segments,
 ], errors=[
     ErrorCase("segment-shape", [rand((3, 2)), i32(0, 1), i32(0), s32(2)], const=(3,), code="incompatible-inputs"),
     ErrorCase("num-segments-rank", [rand((3, 2)), i32(0, 1), i32(0, 1), i32(2)], const=(3,), code="bad-input-rank"),
+    ErrorCase("segment-past-count", [rand((3, 2)), i32(0, 1), i32(0, 2), s32(2)], const=(2, 3), code="bad-value"),
     ErrorCase("negative-count", [rand((3, 2)), i32(0, 1), i32(0, 1), np.array(-1, np.int32)], const=(3,),
               code="bad-value"),
     ErrorCase("index-range", [rand((3, 2)), i32(0, 3), i32(0, 1), np.array(2, np.int32)], const=(1, 3),
