@@ -34,6 +34,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "Einsum": {"equation": "i,i->"},
     "Elu": {"alpha": "1"},
     "Eye": {"output_type": "f32"},
+    "ExtractImagePatches": {"sizes": "1,1", "strides": "1,1", "rates": "1,1", "auto_pad": "valid"},
     "FakeQuantize": {"levels": "256"},
     "GatherElements": {"axis": "0"},
     "GroupNormalization": {"num_groups": "1", "epsilon": "0.001"},
