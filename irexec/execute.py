@@ -9,7 +9,6 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-import ml_dtypes
 import numpy as np
 
 from . import blas, decompression, dtypes, limits
@@ -22,6 +21,7 @@ from .ops.base import Inference, Op, TensorInfo
 from .ops.io import Const1, Result1
 from .ops.state import AssignOp, ReadValue3, ReadValue6, Variable
 from .shapes import PartialShape, format_shape
+from .tensorfile import as_dtype
 
 # Called after each layer with (layer, its output arrays, seconds spent).
 # A hook with ``reads_values = False`` looks at shapes only, so an output no
@@ -74,14 +74,11 @@ def _parameters_by_name(model: Model) -> dict[str, Layer]:
 
 def _coerce(arr: np.ndarray, etype: dtypes.ElementType) -> np.ndarray | None:
     """The array as the Parameter's dtype when it holds exactly that type."""
+    held = as_dtype(arr, etype.dtype)  # npz files hold the ml_dtypes types as raw bytes
+    if held is not None:
+        return held
     if etype.name == "bf16":
-        if arr.dtype == ml_dtypes.bfloat16:
-            return arr
-        if arr.dtype.kind == "V" and arr.dtype.itemsize == 2 or arr.dtype == np.uint16:
-            return arr.view(ml_dtypes.bfloat16)  # npz stores bf16 as |V2; uint16 raw bits also accepted
         return None
-    if etype.packed and arr.dtype.kind == "V" and arr.dtype.itemsize == 1 and arr.dtype.names is None:
-        return arr.view(etype.dtype)  # npz stores the ml_dtypes types as |V1
     got = dtypes.from_dtype(arr.dtype)
     if got is None or got.name != etype.name:
         return None
