@@ -15,7 +15,8 @@ from ..errors import ERROR, Diagnostic, InternalError, IRExecError, UsageError
 from ..naming import did_you_mean
 from ..report.check_report import FileReport
 from ..report.encoding import encodable
-from .base import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, cli, fail, hold_workflow_commands, holds_workflow_commands
+from ..report.tables import one_line
+from .base import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, cli, fail, machine_output
 from .config import FORMATS
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
               help="Colour the text report; auto: only when stdout is a terminal and NO_COLOR is not set.")
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
-@holds_workflow_commands(lambda kw: False)  # held once the format is known to be text
+@machine_output(lambda kw: _format(kw["fmt"], kw["statistics"]) != "text" and not kw.get("output_file"))
 def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bool, exit_zero: bool,
           input_shapes: tuple[str, ...], weights: str | None, quiet: int, silent: bool, verbose: bool,
           select: tuple[str, ...], ignore: tuple[str, ...], include_notes: bool, statistics: bool, jobs: int,
@@ -96,8 +97,7 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
     from .paths import require_inputs, require_outputs
 
     selected, ignored = _codes(select, "--select"), _codes(ignore, "--ignore") or frozenset()
-    if fmt == "auto":
-        fmt = "github" if os.environ.get("GITHUB_ACTIONS") and not statistics else "text"
+    fmt = _format(fmt, statistics)
     if statistics and fmt not in ("text", "json"):
         raise click.UsageError(f"--statistics prints text or json, not {fmt}")
     config = click.get_current_context().find_root().meta.get("irexec.config")
@@ -114,7 +114,7 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
         fail(e)
     for d in paths.empty_dirs:
         if not quiet:
-            click.echo(f"irexec: no *.xml files under {d}", err=True)
+            click.echo(one_line(f"irexec: no *.xml files under {d}"), err=True)
 
     missing = [_missing_file(arg, why) for arg, why in paths.missing]
     used: set[str] = set()
@@ -124,7 +124,7 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
     for outcome in _check_files(paths.files, jobs, weights, pins, follow_symlinks or None, skip_non_ir):
         if outcome.skipped is not None:
             if verbose:
-                click.echo(f"irexec: skipped {outcome.path}: {outcome.skipped}", err=True)
+                click.echo(one_line(f"irexec: skipped {outcome.path}: {outcome.skipped}"), err=True)
             continue
         assert outcome.report is not None
         reports.append(outcome.report)
@@ -152,8 +152,6 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
         if not quiet:
             click.echo(report.summary_line())
     elif text and quiet < 2:
-        if fmt == "text":
-            hold_workflow_commands()  # paths and names from the files, under GitHub Actions
         click.echo(text, nl=False, color=colour)  # click would strip the codes when stdout is no terminal
 
     unused = sorted(set(pins) - used)
@@ -166,6 +164,13 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
                    err=True)
         sys.exit(EXIT_USAGE)
     sys.exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
+
+
+def _format(fmt: str, statistics: bool) -> str:
+    """The format ``auto`` stands for: github annotations under GitHub Actions, else text."""
+    if fmt == "auto":
+        return "github" if os.environ.get("GITHUB_ACTIONS") and not statistics else "text"
+    return fmt
 
 
 def _codes(values: tuple[str, ...], option: str) -> frozenset[str] | None:
