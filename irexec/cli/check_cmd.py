@@ -199,17 +199,22 @@ class _Outcome:
 def _one(path: str, weights: str | None, pins: dict[str, PartialShape], follow_symlinks: bool | None,
          skip_non_ir: bool) -> _Outcome:
     if skip_non_ir:
+        from ..ir.reader import is_ir_root
+
         root = _root_element(path, follow_symlinks)
-        if root is not None and root != "net":
-            return _Outcome(path, skipped=f"root element <{root}> is not <net>: not an IR file")
+        if root is not None and not is_ir_root(root):  # the reader's own rule: <Net> is IR, broken or not
+            uri, _, name = root[1:].rpartition("}") if root.startswith("{") else ("", "", root)
+            where = f" (namespace {uri}: IR has none)" if uri else ""
+            return _Outcome(path, skipped=f"root element <{name}> is not <net>{where}: not an IR file")
     out = _Outcome(path)
     out.report, out.bug = _check_file(path, weights, pins, out.used, out.parameter_names, follow_symlinks)
     return out
 
 
 def _root_element(path: str, follow_symlinks: bool | None = None) -> str | None:
-    """The root element's name, read from the first bytes that hold it; None
-    when the file is not well-formed that far (then the check says why)."""
+    """The root element's tag as lxml spells it (``{uri}name`` when namespaced), read
+    from the first bytes that hold it; None when the file is not well-formed that far
+    (then the check says why)."""
     from lxml import etree
 
     from ..files import check_readable
@@ -223,7 +228,7 @@ def _root_element(path: str, follow_symlinks: bool | None = None) -> str | None:
     try:
         for _, el in etree.iterparse(path, events=("start",), resolve_entities=False, load_dtd=False, no_network=True,
                                      huge_tree=False):
-            return str(etree.QName(el).localname) if isinstance(el.tag, str) else None
+            return el.tag if isinstance(el.tag, str) else None
     except (etree.XMLSyntaxError, OSError, ValueError):
         return None
     return None
