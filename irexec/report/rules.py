@@ -47,7 +47,9 @@ RULES: dict[str, Rule] = {
     # structure
     "bad-pre-process": Rule("Invalid <pre-process> section",
                             "The legacy <pre-process> mean values cannot be applied: no such input, a dynamic shape, "
-                            "the wrong number of channels or blob size (OpenVINO refuses the file too)."),
+                            "the wrong number of channels or blob size (OpenVINO refuses the file too), or an input of a "
+                            "type nothing subtracts from (boolean, which OpenVINO refuses; u3, u6, nf4, which only hold "
+                            "values)."),
     "v10-name-collision": Rule("IR v10 operation name collides with a tensor name",
                                "OpenVINO adds each input's and output's operation name to its tensor names when it reads "
                                "IR v10, and refuses the model when such a name is taken by another input or output; convert "
