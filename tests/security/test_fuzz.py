@@ -406,7 +406,7 @@ def test_hostile_files_through_the_cli(case: tuple[bytes, bytes, str, str, int])
 from op_edges import OPS as EDGE_OPS  # noqa: E402
 from op_edges import SHAPES as EDGE_SHAPES  # noqa: E402
 from op_edges import TYPES as EDGE_TYPES  # noqa: E402
-from op_edges import Case, build, cases, uniform_case  # noqa: E402
+from op_edges import Case, build, cases, companion_case, uniform_case  # noqa: E402
 
 SWEEP = os.environ.get("IREXEC_FUZZ_SWEEP", "") not in ("", "0")
 
@@ -461,3 +461,23 @@ def test_sweep_every_op_every_type_every_edge_shape(op: type, tmp_path: Path) ->
         for shape in EDGE_SHAPES:
             for const in (False, True):
                 run_if_clean(uniform_case(op, et, shape, const), tmp_path)
+                for index in (0, 1):  # the data of this type, an axis or index input i64
+                    case = companion_case(op, et, shape, const, index)
+                    if case is not None:
+                        run_if_clean(case, tmp_path)
+
+
+_LOW_BIT = [et for et in EDGE_TYPES if et.bits < 8 or et.name.startswith("f8")]
+
+
+@pytest.mark.parametrize("op", [c for c in EDGE_OPS if c.type in ("ReduceMax", "ReduceMin", "ReduceSum", "Einsum")],
+                         ids=lambda c: f"{c.type}-{c.version}")
+def test_low_bit_types_in_reductions_and_einsum(op: type, tmp_path: Path) -> None:
+    """ReduceMax/ReduceMin of u1/u2/u4/i4 and Einsum of the low-bit types checked
+    clean and ended their run in an internal error."""
+    ran = 0
+    for et in _LOW_BIT:
+        for shape in ((2, 3), (2, 0), ()):
+            for case in (uniform_case(op, et, shape, False), companion_case(op, et, shape, True, 1)):
+                ran += case is not None and run_if_clean(case, tmp_path)
+    assert ran, "no case was clean"
