@@ -102,7 +102,7 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
         raise click.UsageError(f"--statistics prints text or json, not {fmt}")
     config = click.get_current_context().find_root().meta.get("irexec.config")
     if verbose and config:
-        click.echo(f"irexec: settings from {config}", err=True)
+        click.echo(one_line(f"irexec: settings from {config}"), err=True)
     pins = _parse_pins(input_shapes)
     paths = expand(models)
     if weights is not None and len(paths.files) + len(paths.missing) != 1:

@@ -83,3 +83,4 @@ def test_check_github_skips_and_annotates_without_forgery(lm: Path) -> None:
 def test_machine_output_is_not_framed(args: list[str], lm: Path) -> None:
     lines = _irexec(*args, cwd=lm.parent)
     assert not any(line.startswith("::") for line in lines)
+
