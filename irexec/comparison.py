@@ -19,12 +19,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import ml_dtypes
 import numpy as np
 
 from . import lowbit
 from .errors import ERROR, CompareError, Diagnostic, UsageError
 from .shapes import format_shape
+from .tensorfile import as_dtype
 
 # ------------------------------------------------------------------ tolerances
 
@@ -285,11 +285,9 @@ def compare_outputs(
 def _as_reference_dtype(actual: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """np.savez stores bfloat16 as 2-byte void: read it back as bf16.  A
     big-endian reference of the run's type holds the same values."""
-    if actual.dtype == ml_dtypes.bfloat16 and ref.dtype.kind == "V" and ref.dtype.itemsize == 2:
-        return ref.view(ml_dtypes.bfloat16)
-    if (lowbit.name_of(actual.dtype) is not None and actual.dtype not in lowbit.STRUCTURED and ref.dtype.kind == "V"
-            and ref.dtype.itemsize == 1 and ref.dtype.names is None):
-        return ref.view(actual.dtype)  # likewise the ml_dtypes low-bit types, as |V1
+    held = as_dtype(ref, actual.dtype)  # likewise the ml_dtypes low-bit types, as |V1
+    if held is not None:
+        return held
     if ref.dtype != actual.dtype and ref.dtype.newbyteorder("=") == actual.dtype.newbyteorder("="):
         return ref.astype(actual.dtype)
     return ref

@@ -121,5 +121,25 @@ def from_dtype(dtype: np.dtype) -> ElementType | None:
     return _BY_DTYPE.get(dtype.newbyteorder("<")) or _BY_DTYPE.get(dtype)
 
 
+# Every type with floating-point values: NaN and infinity counters, ``--check-finite``,
+# the stats and the reports treat them alike (nf4 is a code book with neither NaN nor
+# infinity, and u3/u6 are integers: none of them is here).
+_FLOAT_DTYPES = frozenset(t.dtype for t in _SUPPORTED if t.name in _REAL)
+
+
+def is_float_dtype(dtype: np.dtype) -> bool:
+    """Whether a tensor of ``dtype`` holds floating-point values (any width, ml_dtypes too)."""
+    dtype = np.dtype(dtype)
+    return dtype.kind == "f" or dtype in _FLOAT_DTYPES
+
+
+def as_float(arr: np.ndarray) -> np.ndarray:
+    """A float tensor in a type NumPy computes on: f16/f32/f64 as they are, bf16 and the
+    8- and 4-bit floats widened to f32 (exactly: each of their values is an f32)."""
+    if arr.dtype.kind == "f" and arr.dtype.type in (np.float16, np.float32, np.float64, np.longdouble):
+        return arr
+    return arr.astype(np.float32)
+
+
 def supported_names() -> list[str]:
     return [t.name for t in _SUPPORTED]

@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import ERROR, Diagnostic, InputError, ModelError
+from .errors import ERROR, Diagnostic, InputError, ModelError, UsageError
 from .ir.records import Layer
 from .session import Session
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 # The inputs an optimum-intel causal LM may have besides input_ids, all built for a decode step.
 OPTIONAL_INPUTS = ("attention_mask", "position_ids", "beam_idx")
@@ -86,6 +88,9 @@ def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens:
     position plus one) and beam_idx (0..batch-1).  With ``eos_token_id``, a row that has
     produced it is filled with it, and decoding stops once every row has.  ``on_token`` is
     called after each model call with (call index, new token ids [batch], seconds)."""
+    if eos_token_id is not None and not _INT64_MIN <= eos_token_id <= _INT64_MAX:
+        raise UsageError(f"the end-of-sequence token id {eos_token_id} is not an int64 token id", code="bad-token-id",
+                         file=session.model.path)
     lm = causal_lm(session)
     unknown = sorted(set(prompt) - set(lm.inputs) - {n for p in lm.inputs.values() for port in p.outputs for n in port.names})
     if unknown:
@@ -98,10 +103,17 @@ def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens:
                          code="input-mismatch", file=session.model.path)
     batch = ids.shape[0]
     feeds = {role: np.asarray(prompt[role]) for role in lm.inputs if role in prompt}  # as given: checked by the run
+    mask, positions = feeds.get("attention_mask"), feeds.get("position_ids")
+    # the decode steps extend these: a mask gets a column per row, positions their last one plus one
+    if mask is not None and (mask.ndim != 2 or mask.shape[0] != batch or mask.dtype.kind not in "biu"):
+        raise InputError(f"the prompt's attention_mask is {mask.dtype}{list(mask.shape)}; it must be integers [batch={batch}, "
+                         f"tokens] as input_ids {list(ids.shape)}", code="input-mismatch", file=session.model.path)
+    if positions is not None and positions.ndim == 0:
+        raise InputError("the prompt's position_ids is a scalar; it must hold a position per token (its last axis)",
+                         code="input-mismatch", file=session.model.path)
     feeds.update({role: _as_input(session, layer, _prefill_value(role, ids, feeds)) for role, layer in lm.inputs.items()
                   if role not in feeds})
-    mask = feeds.get("attention_mask")
-    positions = feeds.get("position_ids")
+    mask, positions = feeds.get("attention_mask"), feeds.get("position_ids")
     tokens = ids.astype(np.int64)
     finished = np.zeros(batch, bool)
     latencies: list[float] = []
@@ -114,6 +126,9 @@ def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens:
         if logits.ndim != 3 or logits.shape[0] != batch:
             raise ModelError(f"logits have shape {list(logits.shape)}; a causal LM gives [batch={batch}, tokens, vocabulary]",
                              code="not-causal-lm", file=session.model.path)
+        if logits.shape[1] == 0 or logits.shape[2] == 0:
+            raise ModelError(f"logits have shape {list(logits.shape)}, with no {'token' if logits.shape[1] == 0 else 'vocabulary'}"
+                             " to choose the next token from", code="not-causal-lm", file=session.model.path)
         new = logits[:, -1].argmax(-1).astype(np.int64)
         if eos_token_id is not None:
             new[finished] = eos_token_id

@@ -124,6 +124,10 @@ def resolve(path: str, pre: PreProcess | None, graph: Graph, ops: dict[int, Op |
         return None
     if not etype.supported:
         return None  # a run of this input is refused for its type anyway
+    if not etype.is_numeric:  # the subtraction is a Subtract on the input's type
+        why = ("OpenVINO refuses a Subtract of booleans" if etype.name == "boolean" else
+               "a storage-only type: nothing computes on it (OpenVINO's CPU plugin neither)")
+        return refuse(f"mean values cannot be subtracted from Parameter {layer.name!r} of type {etype.name}: {why}")
     if scalars:
         values = np.zeros(channels, np.float64)
         for number, value in scalars:

@@ -22,7 +22,6 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-import ml_dtypes
 import numpy as np
 
 from . import dtypes
@@ -41,7 +40,7 @@ from .progress import ProgressBar
 from .random_inputs import random_inputs
 from .report.profile import Profiler, ProfileReport
 from .shapes import PartialShape
-from .tensorfile import load_npz, save_npz
+from .tensorfile import as_dtype, load_npz, save_npz
 
 ToleranceLike = Tolerance | float | Mapping[str, float] | None
 
@@ -331,9 +330,10 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 
 def _state_value(model: Model, var: Variable, arr: np.ndarray, *, copy: bool, source: str | None = None) -> np.ndarray:
     """``arr`` as a value of ``var``, or a coded error naming the variable."""
+    held = as_dtype(arr, var.etype.dtype) if var.etype.supported else None
+    if held is not None and held.dtype != arr.dtype:
+        arr = held  # npz files keep the ml_dtypes types as raw bytes
     etype = dtypes.from_dtype(arr.dtype)
-    if var.etype.name == "bf16" and (arr.dtype.kind == "V" and arr.dtype.itemsize == 2):
-        arr, etype = arr.view(ml_dtypes.bfloat16), var.etype  # npz keeps bf16 as |V2
     where = f" in {source}" if source else ""
     if etype is None:
         raise InputError(f"the value of variable {var.id!r}{where} has dtype {arr.dtype}, which no IR element type is",

@@ -8,11 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .dtypes import as_float, is_float_dtype
 from .shapes import format_shape
 
 
 def is_float(arr: np.ndarray) -> bool:
-    return arr.dtype.kind == "f" or arr.dtype.name == "bfloat16"
+    """Whether the tensor holds floats, of any width (see dtypes.is_float_dtype)."""
+    return is_float_dtype(arr.dtype)
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ def tensor_stats(arr: np.ndarray) -> TensorStats:
             return TensorStats(**base, min=None, max=None, mean=None)  # type: ignore[arg-type]
         return TensorStats(**base, min=_scalar(arr.min()), max=_scalar(arr.max()),  # type: ignore[arg-type]
                            mean=float(np.mean(arr, dtype=np.float64)))
-    a = arr.astype(np.float32) if arr.dtype.name == "bfloat16" else arr
+    a = as_float(arr)
     nan = int(np.count_nonzero(np.isnan(a)))
     posinf = int(np.count_nonzero(a == np.inf))
     neginf = int(np.count_nonzero(a == -np.inf))

@@ -1,4 +1,11 @@
-"""Tensors in .npz files: loaded without pickle, written atomically."""
+"""Tensors in .npz files: loaded without pickle, written atomically.
+
+NumPy's .npy format has no name for the ml_dtypes types (bf16, u1, u2, u4, i4,
+f4e2m1 and the 8-bit floats): irexec writes each as raw bytes of its width
+(``|V2`` for bf16, ``|V1`` for the others: the ml_dtypes byte, one element a
+byte), which ``np.load`` reads, and ``as_dtype`` turns such bytes back into
+the type the model declares for the tensor.  u3, u6 and nf4 are one-field
+structured arrays (see lowbit.py), which .npy files hold as they are."""
 
 from __future__ import annotations
 
@@ -8,13 +15,34 @@ import zlib
 from collections.abc import Mapping
 from typing import BinaryIO
 
+import ml_dtypes
 import numpy as np
 
-from . import files, limits
+from . import files, limits, lowbit
 from .atomic import atomic_file, cannot_write
 from .errors import InputError, ModelError, shorten
 
 MAX_ZIP_NAME = 0xFFFF
+
+# In-memory dtypes that .npy files hold as raw bytes of their width.
+_RAW = frozenset([np.dtype(ml_dtypes.bfloat16), *(d for d, _ in lowbit.DTYPES.values() if d not in lowbit.STRUCTURED)])
+
+
+def storable(arr: np.ndarray) -> np.ndarray:
+    """The array as .npz files hold it: an ml_dtypes type as raw bytes of its width."""
+    return arr.view(f"V{arr.dtype.itemsize}") if arr.dtype in _RAW else arr
+
+
+def as_dtype(arr: np.ndarray, dtype: np.dtype) -> np.ndarray | None:
+    """A loaded array as ``dtype`` when it holds exactly that type (raw bytes of an
+    ml_dtypes type included, and uint16 bits for bf16), else None."""
+    if arr.dtype == dtype:
+        return arr
+    if dtype in _RAW and arr.dtype.kind == "V" and arr.dtype.names is None and arr.dtype.itemsize == dtype.itemsize:
+        return arr.view(dtype)
+    if dtype == ml_dtypes.bfloat16 and arr.dtype == np.uint16:
+        return arr.view(dtype)
+    return None
 
 
 def load_npz(path: str, max_memory: int | None = None, *, follow_symlinks: bool | None = None) -> dict[str, np.ndarray]:
@@ -97,6 +125,6 @@ def save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
         with atomic_file(path, ".npz.tmp") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
             for key, value in arrays.items():
                 with zf.open(key + ".npy", "w", force_zip64=True) as entry:
-                    np.lib.format.write_array(entry, np.asarray(value), allow_pickle=False)
+                    np.lib.format.write_array(entry, storable(np.asarray(value)), allow_pickle=False)
     except OSError as e:  # a missing directory, no permission, a full disk: not a bug
         raise cannot_write(path, e) from None

@@ -409,3 +409,16 @@ def test_what_a_missing_bin_stops_is_one_note(tmp_path, run_cli):
     r = run_cli("check", xml, "-v")
     (note,) = [line for line in r.output.splitlines() if "note[skipped]" in line]
     assert "7 layers not checked: they depend on the layers of the missing-weights error (layer 1" in note
+
+
+@pytest.mark.parametrize("root", ["Net", "NET", "nEt"])
+def test_skip_non_ir_reads_the_root_as_the_reader_does(root, run_cli, tmp_path):
+    """OpenVINO and irexec's reader take <Net> for IR: a broken one is a finding, not skipped."""
+    (tmp_path / "model.xml").write_text(f"<{root} version='11'><layers><layer id='0'/></layers></{root}>")
+    (tmp_path / "ns.xml").write_text("<x:net xmlns:x='urn:x' version='11'/>")  # in a namespace: no IR for either
+    plain = run_cli("check", tmp_path / "model.xml")
+    r = run_cli("check", tmp_path, "--skip-non-ir", "-v")
+    assert plain.exit_code == 1 and r.exit_code == 1, r.output
+    assert "skipped " + str(tmp_path / "model.xml") not in r.output and "model.xml" in r.output
+    assert "skipped " + str(tmp_path / "ns.xml") + ": root element <net> is not <net> (namespace urn:x" in r.output
+    assert "error[not-ir]" in run_cli("check", tmp_path / "ns.xml").output

@@ -65,7 +65,10 @@ def main(argv: list[str] | None = None) -> None:
     except IRExecError as e:  # pragma: no cover - commands catch their own
         fail(e)
     except (InternalError, Exception) as e:
-        click.echo(f"irexec: internal error: {type(e).__name__}: {e}", err=True)
+        from ..report.tables import one_line
+
+        # outside any frame of workflow commands: a name in the message stays on this line
+        click.echo(one_line(f"irexec: internal error: {type(e).__name__}: {e}"), err=True)
         click.echo("This is a bug in irexec; set IREXEC_TRACEBACK=1 to see where.", err=True)
         if os.environ.get("IREXEC_TRACEBACK"):
             raise

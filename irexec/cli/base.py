@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 import secrets
 import sys
@@ -24,26 +23,6 @@ def fail(exc: IRExecError) -> None:
     sys.exit(EXIT_USAGE if isinstance(exc, UsageError) else EXIT_FINDINGS)
 
 
-class TensorFileHints(click.Command):
-    """Says what to do with an .npz or .npy given as an extra argument
-    (``irexec run m.xml in.npz``) instead of click's bare 'unexpected extra argument'."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        given = list(args)  # the parser consumes the list
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as e:
-            extra = [a for a in given[1:] if a.lower().endswith((".npz", ".npy")) and a in str(e.message)]
-            if "unexpected extra argument" not in str(e.message) or not extra:
-                raise
-            if extra[0].lower().endswith(".npz"):
-                hint = f"hint: inputs come with --inputs {extra[0]} (a reference to compare with: --compare {extra[0]})"
-            else:
-                hint = (f"hint: inputs come with --inputs IN.npz, an .npz keyed by input name; save this array in one with "
-                        f"np.savez('in.npz', NAME=np.load('{extra[0]}'))")
-            raise click.UsageError(f"{e.message}\n{hint}", ctx=e.ctx) from None
-
-
 _held: list[str] = []  # the token that resumes workflow commands, while they are held
 
 
@@ -63,23 +42,58 @@ def resume_workflow_commands() -> None:
         click.echo(f"::{_held.pop()}::")
 
 
-def holds_workflow_commands(when: Callable[[dict[str, Any]], bool] = lambda kw: True) -> Callable:
-    """Decorate a command whose output is for people: workflow commands are
-    held from its start (when ``when`` says so, given its arguments) to its end."""
-    def wrap(fn: Callable) -> Callable:
-        @functools.wraps(fn)
-        def command(*args: Any, **kwargs: Any) -> Any:
-            if when(kwargs):
-                hold_workflow_commands()
-            try:
-                return fn(*args, **kwargs)
-            finally:
+def machine_output(when: Callable[[dict[str, Any]], bool]) -> Callable:
+    """Mark a command whose output is for machines when ``when`` says so, given its
+    parameters (JSON on stdout, annotations meant as workflow commands): its
+    output is not framed.  Every other command is (see ``Command``)."""
+    def mark(fn: Callable) -> Callable:
+        fn.irexec_machine_output = when  # type: ignore[attr-defined]
+        return fn
+    return mark
+
+
+class Command(click.Command):
+    """Every irexec command: under GitHub Actions its output is framed by
+    ``hold_workflow_commands`` from its first line to its last, unless its
+    callback is marked ``machine_output`` for the parameters given."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        when = getattr(self.callback, "irexec_machine_output", None)
+        framed = not (when is not None and when(ctx.params))
+        if framed:
+            hold_workflow_commands()
+        try:
+            return super().invoke(ctx)
+        finally:
+            if framed:
                 resume_workflow_commands()
-        return command
-    return wrap
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class TensorFileHints(Command):
+    """Says what to do with an .npz or .npy given as an extra argument
+    (``irexec run m.xml in.npz``) instead of click's bare 'unexpected extra argument'."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given = list(args)  # the parser consumes the list
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as e:
+            extra = [a for a in given[1:] if a.lower().endswith((".npz", ".npy")) and a in str(e.message)]
+            if "unexpected extra argument" not in str(e.message) or not extra:
+                raise
+            if extra[0].lower().endswith(".npz"):
+                hint = f"hint: inputs come with --inputs {extra[0]} (a reference to compare with: --compare {extra[0]})"
+            else:
+                hint = (f"hint: inputs come with --inputs IN.npz, an .npz keyed by input name; save this array in one with "
+                        f"np.savez('in.npz', NAME=np.load('{extra[0]}'))")
+            raise click.UsageError(f"{e.message}\n{hint}", ctx=e.ctx) from None
+
+
+class Group(click.Group):
+    command_class = Command  # every command of the group is framed under GitHub Actions
+
+
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="irexec")
 @click.pass_context
 def cli(ctx: click.Context) -> None:

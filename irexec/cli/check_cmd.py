@@ -15,7 +15,8 @@ from ..errors import ERROR, Diagnostic, InternalError, IRExecError, UsageError
 from ..naming import did_you_mean
 from ..report.check_report import FileReport
 from ..report.encoding import encodable
-from .base import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, cli, fail, hold_workflow_commands, holds_workflow_commands
+from ..report.tables import one_line
+from .base import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, cli, fail, machine_output
 from .config import FORMATS
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
               help="Colour the text report; auto: only when stdout is a terminal and NO_COLOR is not set.")
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
-@holds_workflow_commands(lambda kw: False)  # held once the format is known to be text
+@machine_output(lambda kw: _format(kw["fmt"], kw["statistics"]) != "text" and not kw.get("output_file"))
 def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bool, exit_zero: bool,
           input_shapes: tuple[str, ...], weights: str | None, quiet: int, silent: bool, verbose: bool,
           select: tuple[str, ...], ignore: tuple[str, ...], include_notes: bool, statistics: bool, jobs: int,
@@ -97,13 +98,12 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
     from .paths import require_inputs, require_outputs
 
     selected, ignored = _codes(select, "--select"), _codes(ignore, "--ignore") or frozenset()
-    if fmt == "auto":
-        fmt = "github" if os.environ.get("GITHUB_ACTIONS") and not statistics else "text"
+    fmt = _format(fmt, statistics)
     if statistics and fmt not in ("text", "json"):
         raise click.UsageError(f"--statistics prints text or json, not {fmt}")
     config = click.get_current_context().find_root().meta.get("irexec.config")
     if verbose and config:
-        click.echo(f"irexec: settings from {config}", err=True)
+        click.echo(one_line(f"irexec: settings from {config}"), err=True)
     try:
         pins = parse_input_pins(input_shapes)
     except IRExecError as e:
@@ -118,7 +118,7 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
         fail(e)
     for d in paths.empty_dirs:
         if not quiet:
-            click.echo(f"irexec: no *.xml files under {d}", err=True)
+            click.echo(one_line(f"irexec: no *.xml files under {d}"), err=True)
 
     missing = [_missing_file(arg, why) for arg, why in paths.missing]
     used: set[str] = set()
@@ -128,7 +128,7 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
     for outcome in _check_files(paths.files, jobs, weights, pins, follow_symlinks or None, skip_non_ir):
         if outcome.skipped is not None:
             if verbose:
-                click.echo(f"irexec: skipped {outcome.path}: {outcome.skipped}", err=True)
+                click.echo(one_line(f"irexec: skipped {outcome.path}: {outcome.skipped}"), err=True)
             continue
         assert outcome.report is not None
         reports.append(outcome.report)
@@ -156,8 +156,6 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
         if not quiet:
             click.echo(report.summary_line())
     elif text and quiet < 2:
-        if fmt == "text":
-            hold_workflow_commands()  # paths and names from the files, under GitHub Actions
         click.echo(text, nl=False, color=colour)  # click would strip the codes when stdout is no terminal
 
     unused = sorted(set(pins) - used)
@@ -170,6 +168,13 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
                    err=True)
         sys.exit(EXIT_USAGE)
     sys.exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
+
+
+def _format(fmt: str, statistics: bool) -> str:
+    """The format ``auto`` stands for: github annotations under GitHub Actions, else text."""
+    if fmt == "auto":
+        return "github" if os.environ.get("GITHUB_ACTIONS") and not statistics else "text"
+    return fmt
 
 
 def _codes(values: tuple[str, ...], option: str) -> frozenset[str] | None:
@@ -198,17 +203,22 @@ class _Outcome:
 def _one(path: str, weights: str | None, pins: dict[str, PartialShape], follow_symlinks: bool | None,
          skip_non_ir: bool) -> _Outcome:
     if skip_non_ir:
+        from ..ir.reader import is_ir_root
+
         root = _root_element(path, follow_symlinks)
-        if root is not None and root != "net":
-            return _Outcome(path, skipped=f"root element <{root}> is not <net>: not an IR file")
+        if root is not None and not is_ir_root(root):  # the reader's own rule: <Net> is IR, broken or not
+            uri, _, name = root[1:].rpartition("}") if root.startswith("{") else ("", "", root)
+            where = f" (namespace {uri}: IR has none)" if uri else ""
+            return _Outcome(path, skipped=f"root element <{name}> is not <net>{where}: not an IR file")
     out = _Outcome(path)
     out.report, out.bug = _check_file(path, weights, pins, out.used, out.parameter_names, follow_symlinks)
     return out
 
 
 def _root_element(path: str, follow_symlinks: bool | None = None) -> str | None:
-    """The root element's name, read from the first bytes that hold it; None
-    when the file is not well-formed that far (then the check says why)."""
+    """The root element's tag as lxml spells it (``{uri}name`` when namespaced), read
+    from the first bytes that hold it; None when the file is not well-formed that far
+    (then the check says why)."""
     from lxml import etree
 
     from ..files import check_readable
@@ -222,7 +232,7 @@ def _root_element(path: str, follow_symlinks: bool | None = None) -> str | None:
     try:
         for _, el in etree.iterparse(path, events=("start",), resolve_entities=False, load_dtd=False, no_network=True,
                                      huge_tree=False):
-            return str(etree.QName(el).localname) if isinstance(el.tag, str) else None
+            return el.tag if isinstance(el.tag, str) else None
     except (etree.XMLSyntaxError, OSError, ValueError):
         return None
     return None

@@ -8,7 +8,7 @@ import click
 
 from ..errors import IRExecError
 from ..shapes import format_dims
-from .base import cli, fail, holds_workflow_commands
+from .base import cli, fail, machine_output
 
 
 @cli.command()
@@ -25,7 +25,7 @@ from .base import cli, fail, holds_workflow_commands
               help="Output format of the summary and of --shapes.")
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
-@holds_workflow_commands(lambda kw: kw.get("dot_path") != "-" and kw.get("fmt") != "json")
+@machine_output(lambda kw: kw.get("dot_path") == "-" or kw.get("fmt") == "json")
 def inspect(model: str, dot_path: str | None, svg_path: str | None, all_nodes: bool, shapes: bool, fmt: str,
             follow_symlinks: bool | None) -> None:
     """Summarise MODEL: IR version, layer counts, inputs and outputs.

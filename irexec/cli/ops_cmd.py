@@ -6,12 +6,13 @@ import json
 
 import click
 
-from .base import cli
+from .base import cli, machine_output
 
 
 @cli.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="json: one object per op, with its family and the module that defines it.")
+@machine_output(lambda kw: kw.get("fmt") == "json")
 def ops(fmt: str) -> None:
     """List the ops irexec implements and the opsets that select them.
 

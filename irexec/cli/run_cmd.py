@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from ..errors import IRExecError
-from .base import EXIT_FINDINGS, TensorFileHints, cli, fail, holds_workflow_commands
+from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
 
 
 @cli.command(cls=TensorFileHints)
@@ -57,7 +57,6 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail, holds_workflow_comm
               help="Bytes of tensors a run may hold, e.g. 8GiB (default: $IREXEC_MAX_MEMORY or half the RAM).")
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
-@holds_workflow_commands()
 def run(model: str, inputs_path: str | None, output_path: str | None, weights: str | None, state_in: str | None,
         state_out: str | None, compare_path: str | None,
         atol: tuple[str, ...], rtol: tuple[str, ...], report_path: str | None, dump_dir: str | None, check_finite: bool,

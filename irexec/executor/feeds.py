@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import ml_dtypes
 import numpy as np
 
 from .. import dtypes
@@ -14,6 +13,7 @@ from ..errors import ERROR, Diagnostic, InputError
 from ..ir.records import Layer
 from ..naming import cast_hint, parameter_label, parameter_list
 from ..shapes import PartialShape, format_shape
+from ..tensorfile import as_dtype
 from .cache import run_cache
 from .plan import RunPlan
 
@@ -38,14 +38,11 @@ def _parameters_by_name(model: Model) -> dict[str, Layer]:
 
 def _coerce(arr: np.ndarray, etype: dtypes.ElementType) -> np.ndarray | None:
     """The array as the Parameter's dtype when it holds exactly that type."""
+    held = as_dtype(arr, etype.dtype)  # npz files hold the ml_dtypes types as raw bytes
+    if held is not None:
+        return held
     if etype.name == "bf16":
-        if arr.dtype == ml_dtypes.bfloat16:
-            return arr
-        if arr.dtype.kind == "V" and arr.dtype.itemsize == 2 or arr.dtype == np.uint16:
-            return arr.view(ml_dtypes.bfloat16)  # npz stores bf16 as |V2; uint16 raw bits also accepted
         return None
-    if etype.packed and arr.dtype.kind == "V" and arr.dtype.itemsize == 1 and arr.dtype.names is None:
-        return arr.view(etype.dtype)  # type: ignore[arg-type]  # packed types have an ml_dtypes dtype
     got = dtypes.from_dtype(arr.dtype)
     if got is None or got.name != etype.name:
         return None

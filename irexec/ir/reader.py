@@ -31,10 +31,16 @@ def read_document(path: str) -> IRDocument:
     return doc if doc is not None else _read_tree(path)
 
 
+def is_ir_root(tag: object) -> bool:
+    """Whether a root element's tag (lxml's, ``{uri}name`` when namespaced) makes an IR
+    file: ``net`` in any case, as OpenVINO reads it, and in no namespace."""
+    return isinstance(tag, str) and tag.lower() == "net"
+
+
 def _read_tree(path: str) -> IRDocument:
     tree, tolerated = parse_xml_tolerant(path)
     root = tree.getroot()
-    if not isinstance(root.tag, str) or root.tag.lower() != "net":
+    if not is_ir_root(root.tag):
         raise ModelError(f"root element is <{root.tag}>, not <net>: not an OpenVINO IR file", code="not-ir", file=path,
                          line=root.sourceline)
     raw_version = root.get("version")

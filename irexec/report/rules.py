@@ -29,6 +29,7 @@ RULES: dict[str, Rule] = {
     "more-findings": Rule("More findings", "irexec check reports at most 100 findings per code and 1,000 per file; "
                           "this one counts the rest."),
     "bad-seed": Rule("Bad seed", "--seed (or seed=) is not a non-negative integer."),
+    "bad-token-id": Rule("Bad token id", "generate --eos-token-id (or eos_token_id=) is not an int64 token id."),
     "tensor-name-too-long": Rule("Tensor name too long", "An output or input name is longer than an .npz entry name can be."),
     "not-xml": Rule("Not an XML model", "The path given as the model is a weights file or an npz archive; pass the model's .xml."),
     "xml-syntax": Rule("Malformed XML", _FILE + " The XML is not well formed."),
@@ -46,7 +47,9 @@ RULES: dict[str, Rule] = {
     # structure
     "bad-pre-process": Rule("Invalid <pre-process> section",
                             "The legacy <pre-process> mean values cannot be applied: no such input, a dynamic shape, "
-                            "the wrong number of channels or blob size (OpenVINO refuses the file too)."),
+                            "the wrong number of channels or blob size (OpenVINO refuses the file too), or an input of a "
+                            "type nothing subtracts from (boolean, which OpenVINO refuses; u3, u6, nf4, which only hold "
+                            "values)."),
     "v10-name-collision": Rule("IR v10 operation name collides with a tensor name",
                                "OpenVINO adds each input's and output's operation name to its tensor names when it reads "
                                "IR v10, and refuses the model when such a name is taken by another input or output; convert "

@@ -18,6 +18,7 @@ from .. import __version__
 from ..comparison import CompareReport, OutputComparison, format_number
 from ..errors import Diagnostic
 from ..stats import tensor_stats
+from .encoding import encodable
 
 REPORT_VERSION = 1
 
@@ -80,4 +81,5 @@ def run_report(*, model: str, weights: str | None, inputs: Mapping[str, np.ndarr
 
 
 def render_run_report(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    # a file name that is not UTF-8 stays its \udcXX escape, which json reads back to the same path
+    return encodable(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n", "json")

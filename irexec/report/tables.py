@@ -10,14 +10,14 @@ from .. import lowbit
 from ..shapes import format_shape
 
 
-def _cell(text: str) -> str:
-    """A cell on one line: line breaks and other control characters from the
+def one_line(text: str) -> str:
+    """Text on one line: line breaks and other control characters from the
     file's names shown as escapes (a name must not start a line of its own)."""
     return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def render_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    rows = [[_cell(c) for c in row] for row in rows]
+    rows = [[one_line(c) for c in row] for row in rows]
     widths = [len(h) for h in header]
     for row in rows:
         widths = [max(w, len(c)) for w, c in zip(widths, row)]

@@ -31,7 +31,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "GroupConvolution": {"strides": "1", "dilations": "1", "pads_begin": "0", "pads_end": "0"},
     "ConvolutionBackpropData": {"strides": "1", "dilations": "1", "pads_begin": "0", "pads_end": "0"},
     "GroupConvolutionBackpropData": {"strides": "1", "dilations": "1", "pads_begin": "0", "pads_end": "0"},
-    "Einsum": {"equation": "i,i->"},
+    "Einsum": {"equation": "...->"},  # one input (the fewest), any rank: a sum over every dim
     "Elu": {"alpha": "1"},
     "Eye": {"output_type": "f32"},
     "ExtractImagePatches": {"sizes": "1,1", "strides": "1,1", "rates": "1,1", "auto_pad": "valid"},
@@ -135,6 +135,18 @@ def build(case: Case, directory: Path) -> tuple[Path, dict[str, np.ndarray]] | N
     return Path(xml), feeds
 
 
+
+
+def companion_case(op: type, et: Any, shape: tuple[int, ...], const: bool, index: int = 0) -> Case | None:
+    """The first input of type ``et`` (its extremes) and the op's other fewest inputs
+    i64 scalars holding ``index``: data of every type, low-bit ones included, with
+    axes, indices or sizes of the type such inputs take.  None for a one-input op."""
+    fewest = op.input_range()[0]
+    if fewest < 2:
+        return None
+    first = uniform_case(op, et, shape, const).inputs[0]
+    rest = [("i64", (), True, np.int64(index).tobytes()) for _ in range(fewest - 1)]
+    return Case(op, (first, *rest))
 
 
 def uniform_case(op: type, et: Any, shape: tuple[int, ...], const: bool) -> Case:

@@ -400,13 +400,13 @@ def test_hostile_files_through_the_cli(case: tuple[bytes, bytes, str, str, int])
 # One layer of every op on 0-d, empty and one-element inputs of every element
 # type, holding NaN, infinities and the type's limits (see op_edges.py).  The
 # default suite draws a fixed sample; IREXEC_FUZZ_EXAMPLES draws more, and
-# IREXEC_FUZZ_SWEEP=1 runs every op on every element type and edge shape
-# (about 13,000 models, a few minutes).
+# IREXEC_FUZZ_SWEEP=1 runs every op on every element type and edge shape, also
+# with the op's other inputs i64 scalars (about 146,000 cases, six minutes).
 
 from op_edges import OPS as EDGE_OPS  # noqa: E402
 from op_edges import SHAPES as EDGE_SHAPES  # noqa: E402
 from op_edges import TYPES as EDGE_TYPES  # noqa: E402
-from op_edges import Case, build, cases, uniform_case  # noqa: E402
+from op_edges import Case, build, cases, companion_case, uniform_case  # noqa: E402
 
 SWEEP = os.environ.get("IREXEC_FUZZ_SWEEP", "") not in ("", "0")
 
@@ -461,6 +461,10 @@ def test_sweep_every_op_every_type_every_edge_shape(op: type, tmp_path: Path) ->
         for shape in EDGE_SHAPES:
             for const in (False, True):
                 run_if_clean(uniform_case(op, et, shape, const), tmp_path)
+                for index in (0, 1):  # the data of this type, an axis or index input i64
+                    case = companion_case(op, et, shape, const, index)
+                    if case is not None:
+                        run_if_clean(case, tmp_path)
 
 
 def test_every_required_attribute_has_a_sweep_value():
@@ -471,3 +475,19 @@ def test_every_required_attribute_has_a_sweep_value():
     missing = sorted(f"{cls.display()}: {name}" for cls in OPS for name, attr in cls.attributes.items()
                      if attr.required and name not in REQUIRED.get(cls.type, {}))
     assert missing == [], "add these to REQUIRED in tests/security/op_edges.py: " + ", ".join(missing)
+
+
+_LOW_BIT = [et for et in EDGE_TYPES if et.bits < 8 or et.name.startswith("f8")]
+
+
+@pytest.mark.parametrize("op", [c for c in EDGE_OPS if c.type in ("ReduceMax", "ReduceMin", "ReduceSum", "Einsum")],
+                         ids=lambda c: f"{c.type}-{c.version}")
+def test_low_bit_types_in_reductions_and_einsum(op: type, tmp_path: Path) -> None:
+    """ReduceMax/ReduceMin of u1/u2/u4/i4 and Einsum of the low-bit types checked
+    clean and ended their run in an internal error."""
+    ran = 0
+    for et in _LOW_BIT:
+        for shape in ((2, 3), (2, 0), ()):
+            for case in (uniform_case(op, et, shape, False), companion_case(op, et, shape, True, 1)):
+                ran += case is not None and run_if_clean(case, tmp_path)
+    assert ran, "no case was clean"

@@ -123,3 +123,27 @@ def test_a_file_name_that_is_not_utf8(tmp_path: Path, fmt: str) -> None:
         assert "bad\ufffd\ufffd.xml" in report
     else:
         assert "bad\\xff\\xfe.xml" in report
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names of arbitrary bytes")
+def test_run_reports_a_model_whose_name_is_not_utf8(tmp_path: Path) -> None:
+    """The run report, the dump index and every file a run writes name the model by
+    its bytes (JSON reads the \\udcXX escape back to them), into paths of any bytes."""
+    xml, inputs = _forged_model(tmp_path)
+    folder = os.fsencode(tmp_path)
+    model = folder + b"/model\xff.xml"
+    os.rename(os.fsencode(xml), model)
+    os.rename(os.fsencode(xml.with_suffix(".bin")), folder + b"/model\xff.bin")
+    out = folder + b"/out\xfe"
+    proc = irexec("run", model, "--inputs", inputs, "--report", out + b".json", "--dump", out + b".d",
+                  "--output", out + b".npz", "--save-inputs", out + b".in.npz")
+    assert proc.returncode == 0 and b"internal error" not in proc.stderr, proc.stderr
+    with open(out + b".json", "rb") as f:
+        report = json.loads(f.read().decode("utf-8"))  # valid UTF-8
+    with open(out + b".d/index.json", "rb") as f:
+        index = json.loads(f.read().decode("utf-8"))
+    assert os.fsencode(report["model"]) == model and os.fsencode(index["model"]) == model
+    with np.load(out + b".npz") as data:
+        assert list(data.files) == ["y\n::warning::output"]
+    failing = irexec("run", model, "--inputs", inputs, "--check-finite", "--report", out + b"2.json")
+    assert failing.returncode == 0 and b"internal error" not in failing.stderr

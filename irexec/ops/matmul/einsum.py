@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ... import lowbit
 from ...dtypes import BF16
 from ...shapes import Dim, PartialShape, broadcast_numpy
 from ..base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
@@ -149,11 +150,20 @@ class Einsum7(Op):
 
     def compute(self, plan: str, *arrays: np.ndarray) -> list[np.ndarray]:
         dtype = arrays[0].dtype
-        if dtype.kind == "f" and dtype.itemsize < 4 or dtype == BF16:
+        small = lowbit.name_of(dtype)  # u1/u2/u4/i4 and the 8- and 4-bit floats (ml_dtypes)
+        if small in lowbit.NARROW_INTS:
+            with np.errstate(all="ignore"):  # exact in int64, then wrapped into the type as Convert does
+                wide = np.einsum(plan, *(a.astype(np.int64) for a in arrays), dtype=np.int64, optimize=True)
+            return [lowbit.from_integers(np.asarray(wide), small)]
+        if small is not None or dtype.kind == "f" and dtype.itemsize < 4 or dtype == BF16:
             out = np.einsum(plan, *(a.astype(np.float32) for a in arrays), optimize=True)
+            if small is not None:  # rounded into the type as Convert rounds
+                return [lowbit.from_float(np.asarray(out), small)]
         elif dtype.kind == "f":
             out = np.einsum(plan, *arrays, optimize=True)
         else:
             with np.errstate(all="ignore"):
-                out = np.einsum(plan, *arrays, dtype=dtype)  # exact in the type, wrapping
+                # exact in the type, wrapping (a ring: any order of the products gives the same);
+                # optimize also sums over the dims of an ellipsis the output drops ("...->")
+                out = np.einsum(plan, *arrays, dtype=dtype, optimize=True)
         return [np.asarray(out).astype(dtype, copy=False)]

@@ -14,6 +14,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from ... import lowbit
 from ...dtypes import BF16
 from ...shapes import Dim, PartialShape
 from ..base import BOOLEAN, INTEGRAL, NUMERIC, UNBOUNDED, Attr, In, Inference, Op, TensorInfo
@@ -97,12 +98,16 @@ def _prod_bounds(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
 
 reduction("ReduceSum", 1, _sum_f32, summary="sum over axes")
 reduction("ReduceProd", 1, lambda d, a, k: np.prod(d, axis=a, keepdims=k), bounds=_prod_bounds, summary="product over axes")
+def _integral(dtype: np.dtype) -> bool:
+    return dtype.kind in "iu" or lowbit.name_of(dtype) in lowbit.NARROW_INTS  # u1, u2, u4, i4: ml_dtypes, kind "V"
+
+
 def _lowest(dtype: np.dtype) -> Any:
-    return np.iinfo(dtype).min if dtype.kind in "iu" else -ml_dtypes.finfo(dtype).max
+    return dtype.type(ml_dtypes.iinfo(dtype).min) if _integral(dtype) else -ml_dtypes.finfo(dtype).max
 
 
 def _highest(dtype: np.dtype) -> Any:
-    return np.iinfo(dtype).max if dtype.kind in "iu" else ml_dtypes.finfo(dtype).max
+    return dtype.type(ml_dtypes.iinfo(dtype).max) if _integral(dtype) else ml_dtypes.finfo(dtype).max
 
 
 def _max(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
@@ -118,7 +123,7 @@ def _min(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
 
 
 def _min_start(dtype: np.dtype) -> Any:
-    if dtype.kind not in "iu":
+    if not _integral(dtype):
         inf = np.array(np.inf).astype(dtype)
         if np.isinf(inf):
             return inf
