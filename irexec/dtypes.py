@@ -57,7 +57,7 @@ class ElementType:
         return self.name
 
 
-def _et(name: str, precision: str, dtype: npt.DTypeLike, bits: int) -> ElementType:
+def _et(name: str, precision: str, dtype: npt.DTypeLike | None, bits: int) -> ElementType:
     return ElementType(name, precision, np.dtype(dtype).newbyteorder("<") if dtype is not None else None, bits)
 
 

@@ -127,7 +127,8 @@ def resolve(path: str, pre: PreProcess | None, graph: Graph, ops: dict[int, Op |
     if not etype.is_numeric:  # the subtraction is a Subtract on the input's type
         why = ("OpenVINO refuses a Subtract of booleans" if etype.name == "boolean" else
                "a storage-only type: nothing computes on it (OpenVINO's CPU plugin neither)")
-        return refuse(f"mean values cannot be subtracted from Parameter {layer.name!r} of type {etype.name}: {why}")
+        refuse(f"mean values cannot be subtracted from Parameter {layer.name!r} of type {etype.name}: {why}")
+        return None
     if scalars:
         values = np.zeros(channels, np.float64)
         for number, value in scalars:

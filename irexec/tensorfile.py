@@ -33,9 +33,11 @@ def storable(arr: np.ndarray) -> np.ndarray:
     return arr.view(f"V{arr.dtype.itemsize}") if arr.dtype in _RAW else arr
 
 
-def as_dtype(arr: np.ndarray, dtype: np.dtype) -> np.ndarray | None:
+def as_dtype(arr: np.ndarray, dtype: np.dtype | None) -> np.ndarray | None:
     """A loaded array as ``dtype`` when it holds exactly that type (raw bytes of an
     ml_dtypes type included, and uint16 bits for bf16), else None."""
+    if dtype is None:
+        return None  # a type NumPy cannot hold
     if arr.dtype == dtype:
         return arr
     if dtype in _RAW and arr.dtype.kind == "V" and arr.dtype.names is None and arr.dtype.itemsize == dtype.itemsize:

@@ -193,8 +193,9 @@ class Op:
         plans = self._plans
         if plans is None:
             plans = self._plans = {}
-            self._reads = _value_inputs(type(self))
+            self._reads = _value_inputs(type(self))  # type: ignore[arg-type]  # a class hashes by identity
         reads = self._reads
+        sig: tuple[tuple[Any, ...], ...]
         if reads is None:
             sig = tuple([(a.shape, a.dtype) for a in args])
         else:

@@ -85,7 +85,7 @@ class In:
         dims = shape.dims
         if dims is None:
             return True
-        lo, hi = 1, 1
+        lo, hi = 1, 1  # type: int, int | None
         for d in dims:
             lo *= d.lo
             hi = None if hi is None or d.hi is None else hi * d.hi

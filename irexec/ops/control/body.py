@@ -108,7 +108,7 @@ def read_bodies(path: str, body_tags: Sequence[str], layer: Layer, bind: Callabl
     layer; a missing body is an empty one with a ``missing-element`` finding."""
     from ...ir.records import IRDocument
 
-    where = {"layer_id": layer.id, "layer_name": layer.name, "op": layer.display}
+    where: dict[str, Any] = {"layer_id": layer.id, "layer_name": layer.name, "op": layer.display}
     found = layer.bodies or {}
     maps = layer.port_maps or {}
     bodies = []
@@ -224,10 +224,10 @@ def _read_port_map(body: Body, port_map: PortMap | None, back_edges: PortMap | N
     for dst in merged:
         if dst not in fed and dst != body.current_iteration:
             problems.append((f"back edge to body Parameter {dst}, which no input of the port map feeds", line))
-    for msg, at in problems:
-        model.diagnostics.append(Diagnostic("bad-port-map", msg, ERROR, file=model.path, line=at, **where))
-    for msg, at in ignored:
-        model.diagnostics.append(Diagnostic("ignored-port-map-entry", msg, WARNING, file=model.path, line=at, **where))
+    for msg, at_line in problems:
+        model.diagnostics.append(Diagnostic("bad-port-map", msg, ERROR, file=model.path, line=at_line, **where))
+    for msg, at_line in ignored:
+        model.diagnostics.append(Diagnostic("ignored-port-map-entry", msg, WARNING, file=model.path, line=at_line, **where))
 
 
 def _is(model: BodyModel, lid: int, op_type: str) -> bool:

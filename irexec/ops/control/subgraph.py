@@ -11,7 +11,7 @@ next iteration.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -192,7 +192,7 @@ class SubgraphOp(Op):
         targets = sorted({o.result for o in body.outputs} | {bi.merged for bi in body.inputs if bi.merged is not None}
                          | ({body.condition} if body.condition is not None else set()))
         collected: dict[int, list[np.ndarray]] = {o.result: [] for o in body.outputs if o.axis is not None}
-        last: dict[int, np.ndarray] = {}
+        last: Mapping[int, np.ndarray] = {}
         limit = iterations if iterations is not None else (trip if trip is not None and trip >= 0 else None)
         for bi in sliced:  # a Loop also ends when a sliced input has no slice left
             a = arrays[bi.index]
@@ -393,6 +393,7 @@ class If8(SubgraphOp):
             elif taken is False or t is None:
                 pick = e
             else:
+                assert t is not None and e is not None  # both branches known: the cases above took the others
                 if t.known_type and e.known_type and t.etype is not e.etype:
                     raise op_error(f"output {k}: then_body gives {t.etype.name}, else_body {e.etype.name}", "incompatible-inputs")
                 pick = TensorInfo(_either(t.shape, e.shape), t.etype)

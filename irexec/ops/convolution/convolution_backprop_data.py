@@ -181,7 +181,7 @@ class _DeconvBase(Op):
                 src.append(slice(lo, hi))
                 dst.append(slice(lo * s + start, (hi - 1) * s + start + 1, s))
             else:
-                res[(slice(None), slice(None), *dst)] += contrib[(slice(None), slice(None), j, *src)]
+                res[tuple([slice(None), slice(None), *dst])] += contrib[tuple([slice(None), slice(None), j, *src])]
         out[...] = res
         return [out]
 

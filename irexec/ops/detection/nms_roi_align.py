@@ -85,7 +85,7 @@ class _NMS(Op):
             if per_class == 0:
                 count = Dim(0, 0)
             elif s[0].hi is not None and s[1].hi is not None:
-                count = Dim(0, per_class * s[0].hi * s[1].hi)
+                count = Dim(0, int(per_class * s[0].hi * s[1].hi))
         if extra[0] is None:
             limit = 0  # the spec's default: no boxes
         outs = [TensorInfo(PartialShape((count, Dim(3, 3))), self.output_type),

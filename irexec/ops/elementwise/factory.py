@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -162,7 +163,7 @@ def broadcast_shapes(a: PartialShape, b: PartialShape, rule: str) -> tuple[Parti
 
 
 def _caller_module() -> str:
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_globals.get("__name__") == __name__:
         frame = frame.f_back
     return frame.f_globals["__name__"] if frame is not None else __name__

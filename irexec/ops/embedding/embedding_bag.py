@@ -175,7 +175,7 @@ class EmbeddingBagOffsets15(_Offsets):
     attributes = {"reduction": Enum("sum", "mean", doc="how a bag's rows are reduced")}
 
     @property
-    def mean(self) -> bool:  # type: ignore[override]
+    def mean(self) -> bool:
         return self.reduction == "mean"
 
 
@@ -192,7 +192,7 @@ class EmbeddingBagPacked15(_Packed):
     attributes = {"reduction": Enum("sum", "mean", doc="how a bag's rows are reduced")}
 
     @property
-    def mean(self) -> bool:  # type: ignore[override]
+    def mean(self) -> bool:
         return self.reduction == "mean"
 
 

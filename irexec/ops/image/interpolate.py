@@ -132,7 +132,7 @@ class _Interp(Op):
         if rank is None:
             return Inference([TensorInfo(PartialShape(None), data.etype)], None)
         pb, pe = self._pads(rank)
-        dims = [d + (b + e) for d, b, e in zip(data.shape.dims, pb, pe)]
+        dims = [d + (b + e) for d, b, e in zip(data.shape.dims or (), pb, pe)]  # rank known: dims known
         if axes is None:
             return Inference([TensorInfo(PartialShape.dynamic(rank), data.etype)], None)
         out = list(dims)
@@ -316,7 +316,7 @@ def _pillow(how: Resize, plan: InterpPlan, x: np.ndarray, dtype: np.dtype) -> np
         if n == m:
             continue
         y = _weighted(x.astype(np.float64, copy=False), a, m, *_pillow_taps(how, n, m), np.dtype(np.float64)) \
-            if m and n else _empty(x, a, m, np.float64)
+            if m and n else _empty(x, a, m, np.dtype(np.float64))
         if dtype.kind in "iu":  # rounded half away from zero, saturated
             info = np.iinfo(dtype)
             y = np.clip(np.trunc(y + np.copysign(0.5, y)), info.min, info.max)
@@ -358,7 +358,7 @@ class Interpolate11(_Interp):
             raise op_error(f"mode {self.mode} resizes exactly two axes (H, W): give axes for data of rank "
                            f"{data.shape.rank}", "incompatible-inputs", 0)
         sizes_mode = self.shape_calculation_mode == "sizes"
-        if sos.known_type and sizes_mode != (sos.etype.dtype.kind in "iu"):
+        if sos.known_type and sos.etype.dtype is not None and sizes_mode != (sos.etype.dtype.kind in "iu"):
             want = "an integer" if sizes_mode else "a floating-point"
             raise op_error(f"scales_or_sizes must have {want} element type with shape_calculation_mode "
                            f"{self.shape_calculation_mode}, got {sos.etype.name}", "bad-input-type", 1)
@@ -419,7 +419,7 @@ class Interpolate1(_Interp):
             raise op_error(f"pads_begin {list(self.pads_begin)} and pads_end {list(self.pads_end)} must be 0 "
                            f"outside axes {axes}", "bad-attribute")
         given = value_dims(target)
-        out = list(data.shape.dims)
+        out = list(data.shape.dims or ())
         for i, a in enumerate(axes):
             v = given[i] if given is not None else DYNAMIC
             if isinstance(v, int) and v < 0:

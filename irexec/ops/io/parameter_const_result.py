@@ -37,6 +37,7 @@ class Parameter1(Op):
 
 
 def _too_large(shape: PartialShape | tuple[int, ...], itemsize: int) -> list[OpError]:
+    bounds: Sequence[int]
     if isinstance(shape, PartialShape):
         bounds = [d.hi if d.hi is not None else d.lo for d in shape.dims or ()]
     else:

@@ -58,6 +58,7 @@ class _Broadcast(Op):
     def infer(self, data: TensorInfo, target: TensorInfo, axes_mapping: TensorInfo | None = None) -> Inference:
         mode = self.mode
         tshape = shape_from_input(target)
+        out: PartialShape | None
         if mode == "explicit":
             if axes_mapping is None:
                 raise op_error("mode explicit needs the axes_mapping input", "bad-input-rank", AXES_MAPPING)

@@ -183,7 +183,7 @@ def _pad_plan(shape: tuple[int, ...], begins: list[int], ends: list[int], mode: 
                 continue
             pos = np.arange(start, stop)
             target = slice(start, stop)
-            pairs = None
+            pairs: list[tuple[int, int | None]] | None = None
             if mode == "constant":
                 if axis == last and stop - start <= _NARROW:
                     pairs = [(int(p), None) for p in pos]
@@ -198,7 +198,8 @@ def _pad_plan(shape: tuple[int, ...], begins: list[int], ends: list[int], mode: 
             parts.append((target, _as_slice(srcs), pairs))
         borders.append(tuple(parts))
     if not simple:
-        borders = [(None if g is None or (len(g) == n and np.array_equal(g, np.arange(n))) else g.astype(np.intp), None)
+        # the gather form: per axis (indices or None, None)
+        borders = [(None if g is None or (len(g) == n and np.array_equal(g, np.arange(n))) else g.astype(np.intp), None)  # type: ignore[misc]
                    for g, n in zip(gathers, shape)]
     return out_shape, tuple(dst), tuple(src), borders, simple
 

@@ -59,6 +59,7 @@ def _reduce_at(out: np.ndarray, where: Any, values: np.ndarray, reduction: str) 
     if reduction == "none":
         out[where] = values
         return
+    ufunc: np.ufunc
     if out.dtype == np.bool_:
         ufunc = {"sum": np.logical_or, "sub": np.logical_xor, "prod": np.logical_and,
                  "min": np.logical_and, "max": np.logical_or}[reduction]
@@ -136,7 +137,7 @@ class _ScatterElements(Op):
         if indices.size == 0:
             return [out]
         idx = _wrap(indices, data.shape[a], "index", INDICES)
-        grid = list(np.indices(indices.shape, sparse=True))
+        grid: list[Any] = list(np.indices(indices.shape, sparse=True))
         grid[a] = idx
         where = tuple(grid)
         red = self.reduction

@@ -139,17 +139,17 @@ class Slice8(Op):
         if len(axis_list) > rank:
             raise op_error(f"{len(axis_list)} axes for data {data.shape} of rank {rank}", "incompatible-inputs", AXES)
         out = list(dims)
-        for i, a in enumerate(axis_list):
+        for i, ax in enumerate(axis_list):
             if starts is not None and stops is not None and steps is not None:
-                out[a] = _slice_dim(dims[a], starts[i], stops[i], steps[i])
+                out[ax] = _slice_dim(dims[ax], starts[i], stops[i], steps[i])
             else:
-                out[a] = Dim(0, dims[a].hi)
+                out[ax] = Dim(0, dims[ax].hi)
         result = PartialShape(tuple(out))
         plan = None
         if data.shape.is_static and steps is not None and starts is not None and stops is not None:
             index = [slice(None)] * rank
-            for i, a in enumerate(axis_list):
-                index[a] = _py_slice(starts[i][0], stops[i][0], steps[i], dims[a].value)
+            for i, ax in enumerate(axis_list):
+                index[ax] = _py_slice(starts[i][0], stops[i][0], steps[i], dims[ax].value)
             plan = tuple(index)
         return Inference([TensorInfo(result, data.etype)], plan)
 

@@ -105,11 +105,11 @@ class StridedSlice1(Op):
             d = dims[axis]
             if i in sm:
                 if begins is not None and begins[i][0] == begins[i][1] and d.is_static:
-                    b = begins[i][0]
-                    if not -d.value <= b < d.value:
-                        raise op_error(f"shrunk index {b} is out of range [{-d.value}, {d.value - 1}] for axis {axis} "
+                    shrunk = begins[i][0]
+                    if not -d.value <= shrunk < d.value:
+                        raise op_error(f"shrunk index {shrunk} is out of range [{-d.value}, {d.value - 1}] for axis {axis} "
                                        f"of data {data.shape}", "bad-value", BEGIN)
-                    index.append(b)
+                    index.append(shrunk)
                 else:
                     index.append(None if begins is None else begins[i][0])
                 axis += 1

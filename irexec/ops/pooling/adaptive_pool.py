@@ -81,14 +81,16 @@ def _reduce_axis(vals: np.ndarray, idx: np.ndarray | None, axis: int, m: int, st
         if not is_max:
             best += np.where(inside, cand, 0)
             continue
+        assert idx is not None  # max pooling carries the indices
         cand_idx = np.take(idx, pos, axis=axis) + (start_b + j) * stride
-        if best is None:
+        if best is None or best_idx is None:
             best, best_idx = cand.copy(), cand_idx
             continue
         with np.errstate(invalid="ignore"):
             better = inside & (cand > best)
         np.copyto(best, cand, where=better)
         np.copyto(best_idx, cand_idx, where=better)
+    assert best is not None  # every window holds at least one position
     if not is_max:
         best = best / (end_b - start_b).astype(best.dtype)
     return best, best_idx
@@ -103,7 +105,7 @@ def _pool(data: np.ndarray, plan: AdaptivePlan, is_max: bool):
     idx = np.zeros((1,) * data.ndim, np.int64) if is_max else None
     spatial = data.shape[2:]
     for a in reversed(range(k)):
-        if is_max:
+        if idx is not None:  # max pooling
             idx = np.broadcast_to(idx, vals.shape)
         vals, idx = _reduce_axis(vals, idx, 2 + a, plan.out_spatial[a], math.prod(spatial[a + 1:]), is_max)
     return vals.astype(data.dtype, copy=False), idx

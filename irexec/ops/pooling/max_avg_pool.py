@@ -12,6 +12,7 @@ inside the input (``exclude-pad``) or the whole kernel.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -209,7 +210,7 @@ def _max_by_channels(x: np.ndarray, out_spatial: Sequence[int], strides: Sequenc
     def part(c0: int, c1: int) -> None:
         out[:, c0:c1] = _separable_max(x[:, c0:c1], out_spatial, strides, dilations, kernel)
 
-    parallel.run([lambda a=a, b=b: part(a, b) for a, b in parallel.spans(x.shape[1], parts)], x.nbytes)
+    parallel.run([functools.partial(part, a, b) for a, b in parallel.spans(x.shape[1], parts)], x.nbytes)
     return out
 
 

@@ -201,7 +201,7 @@ class _Recurrent(Op):
             live = (t < lens)[:, None]
             h = np.where(live, h_new, h)
             if c is not None:
-                c = np.where(live, c_new, c)
+                c = np.where(live, c_new, c)  # type: ignore[arg-type]  # a cell that has a state makes a new one
             y[:, t] = np.where(live, h_new, 0)
         if reverse:
             y = np.take_along_axis(y, order[:, :, None], axis=1)
@@ -314,7 +314,7 @@ class _Sequence(_Recurrent):
             cs.append(c)
         outs = [np.stack(ys, axis=1).astype(x.dtype), np.stack(hs, axis=1).astype(x.dtype)]
         if n == 2:
-            outs.append(np.stack(cs, axis=1).astype(x.dtype))
+            outs.append(np.stack(cs, axis=1).astype(x.dtype))  # type: ignore[arg-type]  # with a cell state, every c is an array
         return outs
 
 

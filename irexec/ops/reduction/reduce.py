@@ -82,7 +82,7 @@ def reduction(type_: str, version: int, fn: Reducer, *, types: Any = NUMERIC, si
 
 def _sum_f32(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
     wide = np.float32 if data.dtype.kind == "f" and data.itemsize < 4 or data.dtype == BF16 else None
-    return np.sum(data, axis=axes, keepdims=keep, dtype=wide)
+    return np.asarray(np.sum(data, axis=axes, keepdims=keep, dtype=wide))
 
 
 def _prod_bounds(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
@@ -112,14 +112,14 @@ def _highest(dtype: np.dtype) -> Any:
 
 def _max(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
     # as OpenVINO's reference: start from the lowest finite value, NaN never wins, empty gives it
-    return np.fmax.reduce(data, axis=axes, keepdims=keep, initial=_lowest(data.dtype))
+    return np.fmax.reduce(data, axis=axes, keepdims=keep, initial=_lowest(data.dtype))  # type: ignore[call-overload]  # axes: a tuple, as NumPy takes
 
 
 def _min(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
     # OpenVINO's reference starts from +inf where the type has one (an empty
     # reduction gives +inf, as ONNX expects), else from the largest value; its
     # ReduceMax starts from the lowest finite value, never -inf (see _max)
-    return np.fmin.reduce(data, axis=axes, keepdims=keep, initial=_min_start(data.dtype))
+    return np.fmin.reduce(data, axis=axes, keepdims=keep, initial=_min_start(data.dtype))  # type: ignore[call-overload]  # as above
 
 
 def _min_start(dtype: np.dtype) -> Any:

@@ -102,8 +102,8 @@ class Reshape1(Op):
         pattern = value_dims(shape)
         if pattern is None:
             n = shape.shape[0] if shape.shape.rank == 1 else None
-            out = PartialShape.dynamic(n.value) if n is not None and n.is_static else PartialShape(None)
-            return Inference([TensorInfo(out, data.etype)])
+            unknown = PartialShape.dynamic(n.value) if n is not None and n.is_static else PartialShape(None)
+            return Inference([TensorInfo(unknown, data.etype)])
         minus_one = [i for i, p in enumerate(pattern) if isinstance(p, int) and p == -1]
         if len(minus_one) > 1:
             raise op_error(f"shape {format_dims(pattern)} has more than one -1", "bad-value", SHAPE)
@@ -363,9 +363,9 @@ class _Range(Op):
             lo_span, hi_span = b_lo - a_hi, (None if b_hi >= UNBOUNDED or a_lo <= -UNBOUNDED else b_hi - a_lo)
         else:
             lo_span, hi_span = a_lo - b_hi, (None if a_hi >= UNBOUNDED else a_hi - b_lo)
-        step = abs(s)
-        lo = max(0, -(-lo_span // step))
-        hi = None if hi_span is None else max(0, -(-hi_span // step))
+        stride = abs(s)
+        lo = max(0, -(-lo_span // stride))
+        hi = None if hi_span is None else max(0, -(-hi_span // stride))
         return Dim(lo, hi)
 
     def compute(self, plan: tuple[Any, Any, int], start: np.ndarray, stop: np.ndarray, step: np.ndarray) -> Sequence[np.ndarray]:

@@ -109,6 +109,7 @@ class _Fourier(Op):
         if self.complex_in:
             x = x[..., 0] + 1j * x[..., 1]
         out_shape = self.output_shape(x.shape, axes, lengths)
+        y: np.ndarray
         if 0 in out_shape or (axes and 0 in lengths):
             y = np.zeros(out_shape, np.complex128 if self.complex_out else np.float64)
         else:

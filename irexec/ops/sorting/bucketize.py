@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -25,7 +26,7 @@ class Bucketize3(Op):
         return Inference([TensorInfo(data.shape, self.output_type)])
 
     def compute(self, plan: None, data: np.ndarray, buckets: np.ndarray) -> Sequence[np.ndarray]:
-        side = "left" if self.with_right_bound else "right"
+        side: Literal["left", "right"] = "left" if self.with_right_bound else "right"
         a, b = _comparable(data, buckets)
         out = np.searchsorted(b, a, side=side)
         return [np.asarray(out, self.output_type.dtype).reshape(data.shape)]
