@@ -305,11 +305,6 @@ def _value_range(model: Model, layer: Layer, dtype: np.dtype,
     return low, high, why
 
 
-def resolve_input_shapes(model: Model, overrides: Mapping[str, tuple[int, ...]] | None = None) -> dict[str, tuple[int, ...]]:
-    """A concrete shape for every Parameter (keyed by Parameter name)."""
-    return {p.layer.name: p.shape for p in plan_inputs(model, overrides)}
-
-
 def _misfit(declared: PartialShape, shape: tuple[int, ...]) -> str:
     if declared.dims is None:
         return ""

@@ -178,12 +178,6 @@ class PartialShape:
     def compatible(self, other: PartialShape) -> bool:
         return self.intersect(other) is not None
 
-    def with_rank(self, rank: int | None) -> PartialShape | None:
-        """This shape as one of ``rank`` dims (dynamic dims if the rank is not known); None if it has another rank."""
-        if self.dims is None:
-            return PartialShape.dynamic(rank)
-        return self if rank is None or len(self.dims) == rank else None
-
     def __str__(self) -> str:
         if self.dims is None:
             return "[...]"

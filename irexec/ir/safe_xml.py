@@ -29,14 +29,9 @@ def _parser() -> etree.XMLParser:
     return etree.XMLParser(dtd_validation=False, **PARSE_OPTIONS)
 
 
-def parse_xml(path: str) -> etree._ElementTree:
-    """Parse ``path`` safely, raising ModelError with the line of any defect."""
-    return parse_xml_tolerant(path)[0]
-
-
 def parse_xml_tolerant(path: str) -> tuple[etree._ElementTree, list[tuple[str, str, int]]]:
-    """``parse_xml``, plus what was tolerated as OpenVINO tolerates it (see
-    ``lenient``): (code, message, line) each."""
+    """The document, parsed by the locked-down parser, and what was tolerated as
+    OpenVINO tolerates it (see ``lenient``): (code, message, line) each."""
     check_file(path)
     notes: list[tuple[str, str, int]] = []
     try:
@@ -172,7 +167,7 @@ def _refuse_entity_declarations(path: str) -> None:
         with open_regular(path, "model file") as f:
             head = f.read(_PROLOG_BYTES)
     except OSError:
-        return  # parse_xml reports it
+        return  # parse_xml_tolerant reports it
     start = head.find(b"<!DOCTYPE")
     if start < 0:
         return

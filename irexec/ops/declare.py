@@ -71,15 +71,6 @@ class In:
                 REAL: "a floating-point element type", BOOLEAN: "element type boolean",
                 COMPARABLE: "an element type other than u3, u6, nf4"}.get(t, t)
 
-    def rank_ok(self, rank: int) -> bool:
-        r = self.rank
-        if r is None:
-            return True
-        if isinstance(r, int):
-            return rank == r
-        lo, hi = r
-        return rank >= lo and (hi is None or rank <= hi)
-
     def elements_ok(self, shape: PartialShape) -> bool:
         """False only when the shape cannot hold ``elements`` elements (a dynamic dim may)."""
         dims = shape.dims

@@ -49,7 +49,6 @@ def _lowest(dtype: np.dtype) -> float | int:
 class _Pool(Op):
     family = "pooling"
     inputs = (In("data", NUMERIC, rank=(3, 5)),)
-    rounding_choices: tuple[str, ...] = ("floor", "ceil")
     has_dilations = False
 
     def _dilations(self) -> tuple[int, ...]:
