@@ -56,7 +56,6 @@ class RunCache:
         self.outputs: dict[int, list[np.ndarray]] = {}
         self.nbytes = 0
         self.dropped = False  # the cache gave way to a run once: Consts only from then on
-        self.model_ops = model.ops
         self.full = False  # some foldable layer's outputs were too big to keep
         # Layers computed from the output of ShapeOf layers (and Consts) alone:
         # the shape arithmetic of a converted model (ShapeOf -> Gather -> Concat,
