@@ -49,6 +49,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "Reshape": {"special_zero": "false"},
     "PriorBox": {"offset": "0.5", "min_size": "2"}, "PriorBoxClustered": {"offset": "0.5"},
     "RegionYolo": {"coords": "4", "classes": "1", "num": "1", "do_softmax": "true"}, "ReorgYolo": {"stride": "1"},
+    "DetectionOutput": {"num_classes": "2", "keep_top_k": "1", "nms_threshold": "0.5", "normalized": "true"},
     "ROIAlign": {"pooled_h": "1", "pooled_w": "1", "sampling_ratio": "1", "spatial_scale": "1"},
     "ScaledDotProductAttention": {"causal": "false"},
     "Split": {"num_splits": "1"},
