@@ -50,6 +50,8 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "PriorBox": {"offset": "0.5", "min_size": "2"}, "PriorBoxClustered": {"offset": "0.5"},
     "RegionYolo": {"coords": "4", "classes": "1", "num": "1", "do_softmax": "true"}, "ReorgYolo": {"stride": "1"},
     "DetectionOutput": {"num_classes": "2", "keep_top_k": "1", "nms_threshold": "0.5", "normalized": "true"},
+    "ROIPooling": {"pooled_h": "1", "pooled_w": "1", "spatial_scale": "1"},
+    "PSROIPooling": {"output_dim": "1", "group_size": "1", "spatial_scale": "1"},
     "ROIAlign": {"pooled_h": "1", "pooled_w": "1", "sampling_ratio": "1", "spatial_scale": "1"},
     "ScaledDotProductAttention": {"causal": "false"},
     "Split": {"num_splits": "1"},
