@@ -55,6 +55,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "Proposal": {"base_size": "1", "pre_nms_topn": "1", "post_nms_topn": "1", "nms_thresh": "0.5", "feat_stride": "1",
                  "min_size": "1", "ratio": "1", "scale": "1"},
     "DeformablePSROIPooling": {"output_dim": "1", "spatial_scale": "1"},
+    "GenerateProposals": {"min_size": "1", "nms_threshold": "0.5", "pre_nms_count": "1", "post_nms_count": "1"},
     "ROIAlign": {"pooled_h": "1", "pooled_w": "1", "sampling_ratio": "1", "spatial_scale": "1"},
     "ScaledDotProductAttention": {"causal": "false"},
     "Split": {"num_splits": "1"},
