@@ -94,14 +94,15 @@ def images_of(boxes: np.ndarray, scores: np.ndarray, rois: np.ndarray | None):
         head += n
 
 
-def finish(op: Op, found: list[list[tuple]], boxes_dtype: np.dtype, flat, num_boxes: int) -> list[np.ndarray]:
-    """Order, cut and write the outputs from each image's (score, class, box, coords) tuples."""
+def finish(op: Op, found: list[list[tuple]], boxes_dtype: np.dtype, flat, by_class: bool) -> list[np.ndarray]:
+    """Order, cut and write the outputs from each image's (score, class, box, coords) tuples
+    (``by_class``: each image's boxes ordered by class after the cut)."""
     per_image = []
     for i, kept in enumerate(found):
         kept.sort(key=lambda t: (-float(t[0]), t[1], t[2]))
         if op.keep_top_k > -1:
             kept = kept[: op.keep_top_k]
-        if not op.sort_result_across_batch and op.sort_result_type == "classid":
+        if by_class:
             kept.sort(key=lambda t: (t[1], -float(t[0]), t[2]))
         per_image.append([(i, *t) for t in kept])
     rows = [r for image in per_image for r in image]
@@ -167,7 +168,8 @@ class _MulticlassNms(Op):
         else:
             def flat(i: int, c: int, box: int) -> int:
                 return (heads[i] + box) * classes + c
-        return finish(self, found, boxes.dtype, flat, num_boxes)
+        return finish(self, found, boxes.dtype, flat,
+                      not self.sort_result_across_batch and self.sort_result_type == "classid")
 
     def _select(self, boxes: np.ndarray, scores: np.ndarray) -> list[tuple[int, np.float32]]:
         cand = np.flatnonzero(scores >= f32(self.score_threshold))
