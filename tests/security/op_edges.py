@@ -56,6 +56,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
                  "min_size": "1", "ratio": "1", "scale": "1"},
     "DeformablePSROIPooling": {"output_dim": "1", "spatial_scale": "1"},
     "GenerateProposals": {"min_size": "1", "nms_threshold": "0.5", "pre_nms_count": "1", "post_nms_count": "1"},
+    "ROIAlignRotated": {"pooled_h": "1", "pooled_w": "1", "sampling_ratio": "1", "spatial_scale": "1"},
     "ROIAlign": {"pooled_h": "1", "pooled_w": "1", "sampling_ratio": "1", "spatial_scale": "1"},
     "ScaledDotProductAttention": {"causal": "false"},
     "Split": {"num_splits": "1"},
