@@ -6,6 +6,8 @@ PriorBoxClustered from ShapeOf, DetectionOutput) and a YOLO-v3-style head
 
 from __future__ import annotations
 
+import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -44,3 +46,39 @@ def test_the_ssd_model_detects_something(save_npz, run_cli, tmp_path: Path) -> N
     assert len(found) > 0
     assert (found[:, 0] == 0).all() and (found[:, 1] >= 1).all() and (found[:, 2] > 0.2).all()
     assert ((found[:, 3:] >= 0) & (found[:, 3:] <= 1)).all()
+
+
+# The SSD model's detection layers as Model Optimizer wrote them into IR v10 files of the Open Model Zoo: PriorBox-1,
+# booleans as 0/1, padded floats, empty lists and attributes OpenVINO no longer reads (eta, visualize, img_h...).
+LEGACY_DATA = {
+    "PriorBox": 'aspect_ratio="2.0" clip="0" density="" fixed_ratio="" fixed_size="" flip="1" max_size="12.0" '
+                'min_size="6.0" offset="0.5" scale_all_sizes="1" step="4.0" '
+                'variance="0.100000,0.100000,0.200000,0.200000"',
+    "PriorBoxClustered": 'clip="1" flip="0" height="14.0,8.0" img_h="0" img_w="0" offset="0.5" step="0.0" '
+                         'step_h="0.0" step_w="0.0" variance="0.1,0.1,0.2,0.2" width="10.0,20.0"',
+    "DetectionOutput": 'background_label_id="0" clip_after_nms="1" clip_before_nms="0" '
+                       'code_type="caffe.PriorBoxParameter.CENTER_SIZE" confidence_threshold="0.2" '
+                       'decrease_label_id="0" eta="1.0" input_height="1" input_width="1" keep_top_k="20" '
+                       'nms_threshold="0.45" normalized="1" num_classes="3" objectness_score="0" share_location="1" '
+                       'top_k="50" variance_encoded_in_target="0" visualize="False"',
+}
+
+
+def test_legacy_attribute_spellings_read_as_openvino_reads_them(run_cli, save_npz, tmp_path: Path) -> None:
+    text = (MODELS / "ssd_tiny.xml").read_text().replace('type="PriorBox" version="opset8"',
+                                                           'type="PriorBox" version="opset1"')
+    for op_type, data in LEGACY_DATA.items():
+        text, n = re.subn(rf'(<layer [^>]*type="{op_type}"[^>]*>\s*<data )[^/]*/>', lambda m, d=data: m.group(1) + d + "/>",
+                          text)
+        assert n == 1
+    xml = tmp_path / "legacy.xml"
+    xml.write_text(text)
+    shutil.copy(MODELS / "ssd_tiny.bin", tmp_path / "legacy.bin")
+    assert run_cli("check", xml).exit_code == 0
+    image = np.random.default_rng(8).uniform(0, 1, (1, 3, 32, 32)).astype(np.float32)
+    out = tmp_path / "out.npz"
+    assert run_cli("run", xml, "--inputs", save_npz(image=image), "--output", out).exit_code == 0
+    ours = dict(np.load(out))
+    theirs = infer(compile_ir(str(xml)), {"image": image})
+    for key, want in theirs.items():
+        np.testing.assert_allclose(ours[key], want, rtol=1e-5, atol=1e-5)
