@@ -267,16 +267,16 @@ class _DetectionOutput(Op):
         return kept
 
     def _mxnet(self, boxes: dict, scores: np.ndarray, classes: int) -> dict[int, list[int]]:
-        pairs = []
-        for p in range(scores.shape[0]):
-            best, best_c = f32(-1), 0
-            for c in range(1, classes):
-                if self.background_label_id > -1 and c == self.background_label_id:
-                    continue
-                if scores[p, c] > best:
-                    best, best_c = scores[p, c], c
-            if best_c > 0 and best >= f32(self.confidence_threshold):
-                pairs.append((best, best_c, p))
+        # each prior's best class but the background (the first of equal ones), if it beats -1 and the threshold
+        others = scores[:, 1:].copy()
+        if self.background_label_id > 0:
+            others[:, self.background_label_id - 1] = -np.inf
+        if others.shape[1] == 0:
+            return {}
+        best_c = others.argmax(axis=1)
+        best = others[np.arange(len(others)), best_c]
+        chosen = np.flatnonzero((best > f32(-1)) & (best >= f32(self.confidence_threshold)))
+        pairs = [(best[p], int(best_c[p]) + 1, int(p)) for p in chosen.tolist()]
         pairs.sort(key=lambda t: (-float(t[0]), t[2]))
         if self.top_k != -1:
             pairs = pairs[: self.top_k]
@@ -299,10 +299,18 @@ def _rows(op: _DetectionOutput, images: int, n_priors: int, classes: int) -> int
 
 
 def _greedy(boxes: np.ndarray, cand: np.ndarray, threshold: np.float32) -> list[int]:
+    """Candidates (best first) kept while their IoU with every kept one is <= threshold; each
+    kept box suppresses the rest at once (the reference's IoU is symmetric)."""
+    if not cand.size:
+        return []
+    b = boxes[cand]
+    suppressed = np.zeros(len(b), bool)
     kept: list[int] = []
-    for idx in cand.tolist():
-        if not kept or (_iou(boxes[idx], boxes[np.array(kept)]) <= threshold).all():
-            kept.append(idx)
+    for i in range(len(b)):
+        if suppressed[i]:
+            continue
+        kept.append(int(cand[i]))
+        suppressed |= _iou(b[i], b) > threshold
     return kept
 
 
