@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ... import limits
 from ...shapes import DYNAMIC, Dim, PartialShape
 from ..base import REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error, same_as
 from ..registry import register
@@ -93,6 +94,8 @@ class DeformablePSROIPooling1(Op):
         scale = f32(self.spatial_scale)
         bx, by = self.spatial_bins_x, self.spatial_bins_y
         off = offsets[0].astype(np.float32) if offsets else None
+        # sub-bins are sampled one bin at a time: their count bounds the work (and the sample arrays)
+        limits.require(8 * rois.shape[0] * g * g * bx * by * dim, f"DeformablePSROIPooling's {bx}x{by} sub-bins per bin")
         for r, roi in enumerate(rois.astype(np.float32)):
             b = int(roi[0])
             if b < 0:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ... import limits
 from ..base import REAL, Attr, Enum, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
 from ..registry import register
 from .multiclass_nms import finish, nms_infer
@@ -99,6 +100,8 @@ class MatrixNms8(Op):
             cand = cand[: self.nms_top_k]
         if not cand.size:
             return []
+        # the pairwise IoU and decay tables of the candidates (nms_top_k -1: every box above the threshold)
+        limits.require(len(cand) ** 2 * 24, f"MatrixNms' IoU table of {len(cand)} boxes")
         iou = np.tril(matrix_iou(boxes[cand], self.normalized), -1)  # iou[i, j] for j < i
         max_iou = iou.max(axis=1)  # each box's largest IoU with a better one (0 for the best)
         if self.decay_function == "gaussian":

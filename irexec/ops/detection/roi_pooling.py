@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ... import limits
 from ...shapes import DYNAMIC, Dim, PartialShape
 from ..base import REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
 from ..registry import register
@@ -225,6 +226,7 @@ class PSROIPooling1(Op):
 
     def _bilinear(self, out: np.ndarray, fmap: np.ndarray, roi: np.ndarray, h: int, w: int) -> None:
         g, dim, bx, by = self.group_size, self.output_dim, self.spatial_bins_x, self.spatial_bins_y
+        limits.require(8 * g * g * bx * by * dim, f"PSROIPooling's {bx}x{by} samples per bin")
         scale = f32(self.spatial_scale)
         sw, sh, ew, eh = (f32(v * scale) for v in roi[1:])
         bin_w, bin_h = f32(f32(ew - sw) / f32(bx)), f32(f32(eh - sh) / f32(by))
