@@ -23,6 +23,7 @@ from ... import limits
 from ...shapes import DYNAMIC, Dim, PartialShape
 from ..base import REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error, same_as
 from ..registry import register
+from .roi_pooling import finite_rois
 
 f32 = np.float32
 DATA, ROIS, OFFSETS = range(3)
@@ -77,6 +78,7 @@ class DeformablePSROIPooling1(Op):
                 raise op_error(f"offsets {o}: dim 1 must be 2 * k with k dividing output_dim {self.output_dim}",
                                "incompatible-inputs", OFFSETS)
         v = rois.value()
+        finite_rois(v)
         if v is not None and v.size and d.dims is not None and d[0].hi is not None:
             ids = np.trunc(np.asarray(v, np.float64)[:, 0])
             bad = np.flatnonzero(ids >= d[0].hi)

@@ -22,6 +22,7 @@ from ... import limits
 from ...shapes import DYNAMIC, Dim, PartialShape
 from ..base import INDEX, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from ..registry import register
+from .roi_pooling import finite_rois
 
 DATA, ROIS, BATCH_INDICES = range(3)
 
@@ -31,7 +32,7 @@ class ROIAlignRotated15(Op):
     type, version = "ROIAlignRotated", 15
     family = "detection"
     summary = "average ROIAlign over rotated ROIs"
-    inputs = (In("data", REAL, rank=4), In("rois", same_as("data"), rank=2),
+    inputs = (In("data", REAL, rank=4), In("rois", same_as("data"), rank=2, value=True),
               In("batch_indices", INDEX, rank=1, value=True))
     attributes = {
         "pooled_h": Attr("int", required=True, doc="output bins along y, > 0"),
@@ -64,6 +65,7 @@ class ROIAlignRotated15(Op):
                 raise op_error(f"rois {r} and batch_indices {b} must have the same first dim", "incompatible-inputs",
                                BATCH_INDICES)
             n = merged
+        finite_rois(rois.value())
         v = indices.value()
         if v is not None and v.size and d.dims is not None and d[0].hi is not None:
             bad = np.flatnonzero(((v < 0) | (v >= d[0].hi)).reshape(-1))
@@ -97,7 +99,7 @@ class ROIAlignRotated15(Op):
             y = gy * cos - gx * sin + cy  # [PH, NY, PW, NX]
             x = gy * sin + gx * cos + cx
             valid = (x >= -1) & (x <= w) & (y >= -1) & (y <= h)
-            y, x = np.maximum(y, 0.0), np.maximum(x, 0.0)
+            y, x = np.where(valid, np.maximum(y, 0.0), 0.0), np.where(valid, np.maximum(x, 0.0), 0.0)
             yl, xl = np.minimum(np.floor(y), h - 1).astype(np.int64), np.minimum(np.floor(x), w - 1).astype(np.int64)
             y = np.where(yl >= h - 1, yl, y)
             x = np.where(xl >= w - 1, xl, x)

@@ -36,7 +36,8 @@ DATA, ROIS = 0, 1
 
 
 def _round_half_away(x: np.float32) -> float:
-    return float(math.copysign(math.floor(abs(float(x)) + 0.5), float(x)))
+    v = min(max(float(x), -2.0 ** 62), 2.0 ** 62)  # a coordinate scaled past f32's range is infinite
+    return float(math.copysign(math.floor(abs(v) + 0.5), v))
 
 
 def _check_rois(rois: TensorInfo, data: TensorInfo) -> Dim:
@@ -49,6 +50,7 @@ def _check_rois(rois: TensorInfo, data: TensorInfo) -> Dim:
                        ROIS)
     v = rois.value()
     d = data.shape
+    finite_rois(v)
     if v is not None and v.size and d.dims is not None and d[0].hi is not None:
         ids = np.trunc(np.asarray(v, np.float64)[:, 0])
         bad = np.flatnonzero((ids < 0) | (ids >= d[0].hi))
@@ -57,6 +59,22 @@ def _check_rois(rois: TensorInfo, data: TensorInfo) -> Dim:
             raise op_error(f"rois[{k}] has batch id {v[k, 0]}, outside [0, {d[0].hi - 1}] (data shape {d})",
                            "bad-value", ROIS)
     return r[0]
+
+
+def _floor(v: float) -> int:
+    """math.floor clamped to +-2^62 (an f32 bin bound past f32's range is infinite)."""
+    return math.floor(min(max(float(v), -2.0 ** 62), 2.0 ** 62))
+
+
+def _ceil(v: float) -> int:
+    return math.ceil(min(max(float(v), -2.0 ** 62), 2.0 ** 62))
+
+
+def finite_rois(v: np.ndarray | None) -> None:
+    """ROI coordinates (known) must be numbers: a bin of NaN or infinite bounds has no pixels to read."""
+    if v is not None and v.size and not np.isfinite(np.asarray(v, np.float64)).all():
+        k = int(np.flatnonzero(~np.isfinite(np.asarray(v, np.float64)).all(axis=-1))[0])
+        raise op_error(f"rois[{k}] = {np.asarray(v)[k].tolist()} is not finite", "bad-value", ROIS)
 
 
 def _scale_ok(scale: float) -> list:
@@ -126,11 +144,11 @@ class ROIPooling0(Op):
         bin_h = f32(f32(max(y2 - y1 + 1, 1)) / f32(ph))
         bin_w = f32(f32(max(x2 - x1 + 1, 1)) / f32(pw))
         for i in range(ph):
-            hs = min(max(math.floor(f32(i) * bin_h) + y1, 0), h)
-            he = min(max(math.ceil(f32(i + 1) * bin_h) + y1, 0), h)
+            hs = min(max(_floor(f32(i) * bin_h) + y1, 0), h)
+            he = min(max(_ceil(f32(i + 1) * bin_h) + y1, 0), h)
             for j in range(pw):
-                ws = min(max(math.floor(f32(j) * bin_w) + x1, 0), w)
-                we = min(max(math.ceil(f32(j + 1) * bin_w) + x1, 0), w)
+                ws = min(max(_floor(f32(j) * bin_w) + x1, 0), w)
+                we = min(max(_ceil(f32(j + 1) * bin_w) + x1, 0), w)
                 if he > hs and we > ws:
                     out[:, i, j] = fmap[:, hs:he, ws:we].max(axis=(1, 2))
 
@@ -152,8 +170,8 @@ class ROIPooling0(Op):
                     xx = f32(0.5 * float(f32(x2 + x1)) * float(wm1))
                 if y < 0 or y > hm1 or xx < 0 or xx > wm1:
                     continue
-                top, left = math.floor(y), math.floor(xx)
-                bottom, right = min(math.ceil(y), h - 1), min(math.ceil(xx), w - 1)
+                top, left = _floor(y), _floor(xx)
+                bottom, right = min(_ceil(y), h - 1), min(_ceil(xx), w - 1)
                 fx, fy = f32(xx - f32(left)), f32(y - f32(top))
                 tl, tr, bl, br = fmap[:, top, left], fmap[:, top, right], fmap[:, bottom, left], fmap[:, bottom, right]
                 t = tl + (tr - tl) * fx
@@ -211,11 +229,11 @@ class PSROIPooling1(Op):
                 ew, eh = (f32(f32(_round_half_away(roi[k]) + 1) * scale) for k in (3, 4))
                 bw, bh = f32(f32(ew - sw) / f32(g)), f32(f32(eh - sh) / f32(g))
                 for i in range(g):
-                    hs = min(max(math.floor(f32(sh + f32(i) * bh)), 0), h - 1)
-                    he = min(math.ceil(f32(sh + f32(i + 1) * bh)), h)
+                    hs = min(max(_floor(f32(sh + f32(i) * bh)), 0), h - 1)
+                    he = min(_ceil(f32(sh + f32(i + 1) * bh)), h)
                     for j in range(g):
-                        ws = min(max(math.floor(f32(sw + f32(j) * bw)), 0), w - 1)
-                        we = min(math.ceil(f32(sw + f32(j + 1) * bw)), w)
+                        ws = min(max(_floor(f32(sw + f32(j) * bw)), 0), w - 1)
+                        we = min(_ceil(f32(sw + f32(j + 1) * bw)), w)
                         chans = np.arange(dim) * g * g + i * g + j
                         region = fmap[chans, hs:he, ws:we].astype(np.float64)
                         with np.errstate(all="ignore"):
@@ -243,8 +261,8 @@ class PSROIPooling1(Op):
                         py = f32(f32(i) * hs + f32(start_h * f32(h - 1))) if g > 1 else \
                             f32(f32(f32(start_h + start_h) + bin_h) * f32(h - 1) / f32(2))
                         if px < w and py < h and px >= 0 and py >= 0:
-                            left, top = math.floor(px), math.floor(py)
-                            right, bottom = min(math.ceil(px), w - 1), min(math.ceil(py), h - 1)
+                            left, top = _floor(px), _floor(py)
+                            right, bottom = min(_ceil(px), w - 1), min(_ceil(py), h - 1)
                             chans = (sy * bx + sx) * dim + np.arange(dim)
                             fx, fy = f32(px - f32(left)), f32(py - f32(top))
                             tl, tr = fmap[chans, top, left], fmap[chans, top, right]

@@ -86,6 +86,8 @@ ROI_POOLING = OpTable("ROIPooling", "opset2", reference=ref_roi_pooling, tol=Tol
     ErrorCase("batch-id", [roi_inputs()[0], np.array([[2, 0, 0, 3, 3]], np.float32)], attrs=pool_attrs(), const=(1,),
               code="bad-value"),
     ErrorCase("pooled-0", roi_inputs(), attrs=pool_attrs(0), code="bad-attribute"),
+    ErrorCase("nan-roi", [roi_inputs()[0], np.array([[0, 1, np.nan, 3, 3]], np.float32)], attrs=pool_attrs(),
+              const=(1,), code="bad-value"),
     ErrorCase("scale-0", roi_inputs(), attrs=pool_attrs(scale=0), code="bad-attribute"),
     ErrorCase("method", roi_inputs(), attrs=pool_attrs(method="avg"), code="bad-attribute"),
     ErrorCase("integer-data", [roi_inputs()[0].astype(np.int32), roi_inputs()[1]], attrs=pool_attrs(),
