@@ -62,12 +62,8 @@ def _area(poly: Sequence[tuple[float, float]] | np.ndarray) -> float:
     return abs(sum(poly[k][0] * poly[(k + 1) % n][1] - poly[(k + 1) % n][0] * poly[k][1] for k in range(n))) / 2
 
 
-def rotated_iou(a: np.ndarray, b: np.ndarray, clockwise: bool) -> float:
-    """IoU of two rotated boxes [x_ctr, y_ctr, w, h, angle]."""
-    area_a, area_b = float(f32(a[2]) * f32(a[3])), float(f32(b[2]) * f32(b[3]))
-    if area_a <= 0 or area_b <= 0:
-        return 0.0
-    pa, pb = corners(a, clockwise), corners(b, clockwise)
+def _polygon_iou(pa: np.ndarray, pb: np.ndarray, area_a: float, area_b: float) -> float:
+    """IoU of two rectangles given by their corners [4, 2] and areas."""
     orient = 1.0 if _signed(pb) >= 0 else -1.0
     poly = [tuple(p) for p in pa]
     for k in range(4):
@@ -76,6 +72,25 @@ def rotated_iou(a: np.ndarray, b: np.ndarray, clockwise: bool) -> float:
         poly = _clip(poly, pb[k], pb[(k + 1) % 4], orient)
     inter = _area(poly) if len(poly) > 2 else 0.0
     return inter / (area_a + area_b - inter)
+
+
+class _Rects:
+    """An image's rotated boxes: corners, areas and bounding rectangles computed once; pairs whose
+    bounding rectangles are apart have IoU 0 without their polygon."""
+
+    def __init__(self, boxes: np.ndarray, clockwise: bool):
+        self.pts = [corners(box, clockwise) for box in boxes]
+        self.area = np.array([float(f32(box[2]) * f32(box[3])) for box in boxes])
+        self.lo = np.array([p.min(axis=0) for p in self.pts]).reshape(-1, 2)
+        self.hi = np.array([p.max(axis=0) for p in self.pts]).reshape(-1, 2)
+
+    def suppressed(self, i: int, kept: list[int], threshold: float) -> bool:
+        """Whether box ``i``'s IoU with a kept box exceeds ``threshold``."""
+        if not kept or self.area[i] <= 0:
+            return False
+        k = np.array(kept)
+        near = k[(self.area[k] > 0) & (self.lo[k] <= self.hi[i]).all(axis=1) & (self.hi[k] >= self.lo[i]).all(axis=1)]
+        return any(_polygon_iou(self.pts[i], self.pts[j], self.area[i], self.area[j]) > threshold for j in near.tolist())
 
 
 def _signed(poly: np.ndarray) -> float:
@@ -140,6 +155,7 @@ class NMSRotated13(Op):
         b32, s32 = boxes.astype(np.float32), scores.astype(np.float32)
         rows = []
         for bi in range(s32.shape[0]):
+            image = _Rects(b32[bi], self.clockwise)
             for ci in range(s32.shape[1]):
                 s = s32[bi, ci]
                 cand = np.flatnonzero(s > score_t)
@@ -148,7 +164,7 @@ class NMSRotated13(Op):
                 for idx in cand.tolist():
                     if len(kept) >= limit:
                         break
-                    if all(rotated_iou(b32[bi, idx], b32[bi, k], self.clockwise) <= iou_t for k in kept):
+                    if not image.suppressed(idx, kept, iou_t):
                         kept.append(idx)
                 rows += [(bi, ci, k, s[k]) for k in kept]
         if self.sort_result_descending:
