@@ -179,6 +179,7 @@ def cases(version: int) -> list[Case]:
         Case("no-background", ssd_inputs(1, 12, 3, prior_batch=1), attrs=attrs(version, 3, background_label_id=-1)),
         Case("priors-per-image", ssd_inputs(2, 12, 3, prior_batch=2), attrs=attrs(version, 3)),
         Case("refinedet", ssd_inputs(1, 16, 3, five=True), attrs=attrs(version, 3, objectness_score=0.4)),
+        Case("f16", ssd_inputs(1, 16, 3, dtype=np.float16), attrs=attrs(version, 3)),
         Case("few-detections", ssd_inputs(1, 10, 3), attrs=attrs(version, 3, confidence_threshold=0.6,
                                                                   keep_top_k=[50])),
     ]

@@ -125,6 +125,7 @@ def cases(version: int) -> list[Case]:
                                                                                box_coordinate_scale=5.0),
              ov=UNSET if version == 4 else True),
         Case("image-const", rpn(1, 6, 3, 3), attrs=attrs(), const=(2,)),
+        Case("f16", [x.astype(np.float16) for x in rpn(1, 6, 3, 4)], attrs=attrs()),
     ]
 
 
