@@ -93,6 +93,8 @@ class DeformablePSROIPooling1(Op):
         _, _, h, w = data.shape
         x = data.astype(np.float32)
         out = np.zeros((rois.shape[0], dim, g, g), np.float64)
+        if h == 0 or w == 0:
+            return [out.astype(data.dtype)]  # no pixel to sample: every bin is 0
         scale = f32(self.spatial_scale)
         bx, by = self.spatial_bins_x, self.spatial_bins_y
         off = offsets[0].astype(np.float32) if offsets else None

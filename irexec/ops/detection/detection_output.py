@@ -126,6 +126,9 @@ class _DetectionOutput(Op):
                     n_priors = ac[1].value // 2
             if ab.dims is not None and b.dims is not None and not all(x.compatible(y) for x, y in zip(ab.dims, b.dims)):
                 raise op_error(f"aux_box_preds {ab} and box_logits {b} differ", "incompatible-inputs", ARM_LOC)
+        for k, shape, per in ((LOC, b, loc_classes * 4), (CONF, c, classes)):
+            if n_priors and per and shape.dims is not None and shape[1].is_static and shape[1].value != n_priors * per:
+                raise op_error(f"input {k} {shape}: dim 1 must be {n_priors} priors x {per}", "incompatible-inputs", k)
         prior_dim = Dim(n_priors, n_priors) if n_priors else DYNAMIC
         class_dim = Dim(classes, classes) if classes else DYNAMIC
         keep = self.keep_top_k[0]

@@ -121,6 +121,12 @@ class ExperimentalDetectronGenerateProposalsSingleImage6(Op):
         if an.dims is not None and not an[1].contains(4):
             raise op_error(f"input_anchors must be [N, 4], got shape {an}", "incompatible-inputs", ANCHORS)
         _check_maps(deltas.shape, scores.shape, 0)
+        s = scores.shape
+        if an.dims is not None and s.dims is not None and an[0].is_static and all(d.is_static for d in s.dims):
+            cells = s[0].value * s[1].value * s[2].value
+            if an[0].value != cells:
+                raise op_error(f"input_anchors {an} must hold one anchor per score ({cells} for scores {s})",
+                               "incompatible-inputs", ANCHORS)
         n = Dim(self.post_nms_count, self.post_nms_count)
         return Inference([TensorInfo(PartialShape((n, Dim(4, 4))), im_info.etype),
                           TensorInfo(PartialShape((n,)), im_info.etype)])

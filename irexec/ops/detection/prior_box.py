@@ -43,6 +43,9 @@ def _pair(info: TensorInfo, port: int) -> tuple[Dim | int, Dim | int] | None:
 
 
 def _infer(op: Op, out_size: TensorInfo, image: TensorInfo, priors: int) -> Inference:
+    im = image.shape
+    if im.dims is not None and im[0].hi is not None and im[0].hi < 2:
+        raise op_error(f"image_size must hold [height, width], got shape {im}", "incompatible-inputs", 1)
     pair = _pair(out_size, 0)
     if pair is None:
         return Inference([TensorInfo(PartialShape((Dim(2, 2), DYNAMIC)), _F32)])

@@ -58,6 +58,10 @@ class _Proposal(Op):
             if not d[1].compatible(p[1] * 2):
                 raise op_error(f"bbox_deltas {d} must have 4 values per anchor, twice the channels of class_probs {p}",
                                "incompatible-inputs", DELTAS)
+            for axis, what in ((2, "height"), (3, "width")):
+                if not d[axis].compatible(p[axis]):
+                    raise op_error(f"bbox_deltas {d} and class_probs {p} differ in {what}", "incompatible-inputs",
+                                   DELTAS)
             merged = p[0].intersect(d[0])
             if merged is None:
                 raise op_error(f"class_probs {p} and bbox_deltas {d} differ in batch", "incompatible-inputs", DELTAS)

@@ -81,6 +81,8 @@ class ROIAlignRotated15(Op):
         _, c, h, w = data.shape
         ph, pw = self.pooled_h, self.pooled_w
         out = np.zeros((rois.shape[0], c, ph, pw))
+        if c == 0 or h == 0 or w == 0:
+            return [out.astype(data.dtype)]  # no pixel to sample: every bin is 0
         scale = float(np.float32(self.spatial_scale))
         for r, roi in enumerate(rois.astype(np.float64)):
             cx, cy = roi[0] * scale - 0.5, roi[1] * scale - 0.5

@@ -190,6 +190,8 @@ def errors(version: int) -> list[ErrorCase]:
     return [
         ErrorCase("loc-not-multiple", [good[0][:, :38], good[1], good[2]], attrs=attrs(version, 3),
                   code="incompatible-inputs"),
+        ErrorCase("no-box-logits", [good[0][:, :0], good[1], good[2]], attrs=attrs(version, 3),
+                  code="incompatible-inputs"),
         ErrorCase("conf-count", [good[0], good[1][:, :27], good[2]], attrs=attrs(version, 3),
                   code="incompatible-inputs"),
         ErrorCase("prior-rows", [good[0], good[1], good[2][:, :1]], attrs=attrs(version, 3),

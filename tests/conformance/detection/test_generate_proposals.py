@@ -118,6 +118,8 @@ SINGLE = OpTable("ExperimentalDetectronGenerateProposalsSingleImage", "opset6", 
               code="incompatible-inputs"),
     ErrorCase("height", [*rpn(3, 4, 5)[:3], np.zeros((3, 5, 5), np.float32)], attrs=gp_attrs(),
               code="incompatible-inputs"),
+    ErrorCase("anchor-count", [rpn(3, 4, 5)[0], np.zeros((59, 4), np.float32), *rpn(3, 4, 5)[2:]], attrs=gp_attrs(),
+              code="incompatible-inputs"),
     ErrorCase("deltas-rank-4", [*rpn(3, 4, 5)[:2], np.zeros((1, 12, 4, 5), np.float32), rpn(3, 4, 5)[3]],
               attrs=gp_attrs(), code="bad-input-rank"),
 ])

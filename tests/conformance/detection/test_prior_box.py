@@ -158,6 +158,8 @@ def prior_errors() -> list[ErrorCase]:
                   code="bad-input-rank"),
         ErrorCase("three-sizes", [np.array([3, 4, 5], np.int64), np.array([300, 300], np.int64)], attrs=SSD,
                   const=(0,), code="bad-value"),
+        ErrorCase("image-1-value", [np.array([3, 4], np.int64), np.array([300], np.int64)], attrs=SSD, const=(0,),
+                  code="incompatible-inputs"),
         ErrorCase("variance-3", sizes(3, 4), attrs={**SSD, "variance": [0.1, 0.1, 0.2]}, const=(0,),
                   code="bad-attribute"),
         ErrorCase("no-offset", sizes(3, 4), attrs={"min_size": [30.0]}, const=(0,), code="bad-attribute"),

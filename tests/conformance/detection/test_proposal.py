@@ -136,6 +136,7 @@ def errors() -> list[ErrorCase]:
         ErrorCase("image-2", [good[0], good[1], good[2][:2]], attrs=attrs(), code="incompatible-inputs"),
         ErrorCase("batch", [good[0], np.concatenate([good[1]] * 2), good[2]], attrs=attrs(), code="incompatible-inputs"),
         ErrorCase("anchors", good, attrs=attrs(scale=[2.0]), code="incompatible-inputs"),
+        ErrorCase("deltas-height", [good[0], good[1][:, :, :2], good[2]], attrs=attrs(), code="incompatible-inputs"),
         ErrorCase("probs-rank-3", [good[0][0], good[1], good[2]], attrs=attrs(), code="bad-input-rank"),
         ErrorCase("no-ratio", good, attrs={k: v for k, v in attrs().items() if k != "ratio"}, code="bad-attribute"),
     ]
