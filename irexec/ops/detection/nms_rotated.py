@@ -146,8 +146,8 @@ class NMSRotated13(Op):
         outs = [TensorInfo(PartialShape((count, Dim(3, 3))), self.output_type),
                 TensorInfo(PartialShape((count, Dim(3, 3))), _F32),
                 TensorInfo(PartialShape((Dim(1, 1),)), self.output_type)]
-        values = (limit, _value(iou), _value(score_t))
-        plan = None if any(v is None for v in values) else (int(values[0]), f32(values[1]), f32(values[2]))
+        iou_t, score = _value(iou), _value(score_t)
+        plan = None if limit is None or iou_t is None or score is None else (int(limit), f32(iou_t), f32(score))
         return Inference(outs, plan)
 
     def compute(self, plan: tuple, boxes: np.ndarray, scores: np.ndarray, *rest: np.ndarray) -> Sequence[np.ndarray]:

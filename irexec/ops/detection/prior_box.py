@@ -232,7 +232,7 @@ class PriorBox8(_PriorBox):
                   "min_max_aspect_ratios_order": Attr("bool", True, doc="max_size box before the aspect-ratio boxes")}
 
     @property
-    def min_max_first(self) -> bool:  # type: ignore[override]
+    def min_max_first(self) -> bool:
         return bool(self.min_max_aspect_ratios_order)
 
 
