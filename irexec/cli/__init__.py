@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     except IRExecError as e:  # pragma: no cover - commands catch their own
         fail(e)
     except (InternalError, Exception) as e:
-        from ..report.tables import one_line
+        from ..base.table_text import one_line
 
         # outside any frame of workflow commands: a name in the message stays on this line
         click.echo(one_line(f"irexec: internal error: {type(e).__name__}: {e}"), err=True)

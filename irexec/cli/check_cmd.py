@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..base.table_text import one_line
 from ..errors import ERROR, Diagnostic, InternalError, IRExecError, UsageError
 from ..naming import did_you_mean
 from ..report.check_report import FileReport
 from ..report.encoding import encodable
-from ..report.tables import one_line
 from .base import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, cli, fail, machine_output
 from .config import FORMATS
 

@@ -136,7 +136,7 @@ def _first_difference(tokens, reference) -> str | None:
 def _latency_table(latencies: list[float], prompt_length: int) -> str:
     import statistics
 
-    from ..report.tables import render_table
+    from ..base.table_text import render_table
 
     rows = [["prefill", f"{prompt_length} tokens", f"{latencies[0] * 1000:.3f}"]]
     rows += [[f"decode {i}", "1 token", f"{t * 1000:.3f}"] for i, t in enumerate(latencies[1:], 1)]

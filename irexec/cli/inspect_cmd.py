@@ -37,9 +37,9 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None, all_nodes: b
       irexec inspect model.xml --shapes --format json
       irexec inspect model.xml --format json
     """
+    from ..base.table_text import render_table
     from ..model import read_model
     from ..naming import output_names, tensor_names
-    from ..report.tables import render_table
     from .paths import explain_not_xml, require_inputs, require_outputs
 
     try:
@@ -117,8 +117,8 @@ def _shapes(m, fmt: str) -> None:
     """What flows through the model: every output port, inferred and declared."""
     import json
 
+    from ..base.table_text import render_table
     from ..checker import check_model
-    from ..report.tables import render_table
 
     result = check_model(m)
     rows = []

@@ -22,8 +22,8 @@ def ops(fmt: str) -> None:
       irexec ops --format json
     """
     from .. import ops as _ops  # noqa: F401
+    from ..base.table_text import render_table
     from ..ops.registry import all_ops, defined_in, opset_ranges, opsets_text
-    from ..report.tables import render_table
 
     if fmt == "json":
         entries = []

@@ -89,11 +89,11 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
     if state_out and stop_at:
         raise click.UsageError("--state-out needs a whole run: a run stopped with --stop-at executes no Assign")
 
+    from ..base.table_text import render_table
     from ..comparison import compare_outputs
     from ..errors import UsageError
     from ..heap import retain_freed_memory
     from ..random_inputs import plan_inputs, plan_rows, random_inputs
-    from ..report.tables import render_table
     from ..session import Session
     from ..tensorfile import load_npz, save_npz
     from .options import parse_input_shapes, parse_tolerance, parse_val_ranges
@@ -246,8 +246,8 @@ def _print_table(outputs: dict[str, Any]) -> None:
 
 
 def _print_comparison(report: Any, ref: str, atol: Any, rtol: Any) -> None:
+    from ..base.table_text import render_table
     from ..comparison import EXTRA
-    from ..report.tables import render_table
 
     if report.by_position:
         click.echo(f"no output name is in {ref}: paired by position, "

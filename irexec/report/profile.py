@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..base.table_text import render_table
 from ..errors import spelled
 from ..ir.records import Layer
 from ..shapes import format_shape
-from .tables import render_table
 
 
 @dataclass

@@ -1,30 +1,13 @@
-"""Plain-text tables for terminal output."""
+"""The rows of the tensor tables irexec prints (``render_table`` formats them)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 
 from .. import lowbit
 from ..shapes import format_shape
-
-
-def one_line(text: str) -> str:
-    """Text on one line: line breaks and other control characters from the
-    file's names shown as escapes (a name must not start a line of its own)."""
-    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
-def render_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    rows = [[one_line(c) for c in row] for row in rows]
-    widths = [len(h) for h in header]
-    for row in rows:
-        widths = [max(w, len(c)) for w, c in zip(widths, row)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
-    return "\n".join(lines)
 
 
 def _fmt(value: object) -> str:
