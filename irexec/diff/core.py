@@ -1,0 +1,190 @@
+"""The comparison core of ``irexec diff``: per-layer figures, bisection, origins.
+
+It knows the other side only through ``OtherSide``: something that runs the same
+steps and gives the tensors of the layers it is asked to expose, plus what its
+deployed graph did with each layer.  An OpenVINO device plugin is one
+(``device.py``); a second IR is another.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from ..ir.reader import Layer
+from .accuracy import reduction_length, stated_accuracy
+from .figures import tensor_figures
+from .origins import classify
+from .reference import ReferenceSide
+from .report import MATCH, UNRESOLVED, DiffReport, Fusion, LayerResult, StepResult
+
+Feeds = Mapping[str, np.ndarray]
+Port = tuple[str, int]  # (layer name, output index)
+
+
+@dataclass
+class Exposed:
+    """One run of the other side: the tensors of the layers asked for, by layer name
+    (one entry per output port, None where the side gave none), and each step's model
+    outputs keyed by (producing layer name, port)."""
+
+    layers: dict[str, list[np.ndarray | None]]
+    history: list[dict[Port, np.ndarray]]
+
+
+class OtherSide(Protocol):
+    description: str
+    properties: dict[str, str]
+    fusion: dict[str, Fusion]  # IR layer name -> the node of the deployed graph computing it
+    compiles: int
+
+    def run(self, steps: Sequence[Feeds], expose: Sequence[Port]) -> Exposed: ...
+
+
+class _Diff:
+    def __init__(self, ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], step: int):
+        self.ref, self.other, self.steps = ref, other, list(steps[: step + 1])
+        self.results: dict[Port, LayerResult] = {}
+        _, self.kept = ref.run(self.steps, capture=True)
+        self.candidate_ids = {layer.id for layer in ref.candidates}
+
+    def ports(self, layers: Sequence[Layer]) -> list[Port]:
+        return [(layer.name, i) for layer in layers for i in range(len(layer.outputs)) if layer.id in self.kept]
+
+    def expose(self, layers: Sequence[Layer], local: bool) -> Exposed:
+        exposed = self.other.run(self.steps, self.ports(layers))
+        for name, tensors in exposed.layers.items():
+            layer = self.ref.by_name[name]
+            for port, arr in enumerate(tensors):
+                if arr is not None:
+                    self.results[(name, port)] = self.result(layer, port, arr, exposed if local else None)
+        return exposed
+
+    def result(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed | None) -> LayerResult:
+        ref_out = self.kept[layer.id][port]
+        in_shapes = [tuple(np.shape(self.kept[p.id][i])) for p, i in self._producers(layer)]
+        stated = stated_accuracy(layer.type, ref_out.dtype, reduction_length(layer.type, in_shapes, ref_out.shape,
+                                                                              layer.data))
+        figures = tensor_figures(other, ref_out, stated)
+        inputs = [p.name for p, _ in self._producers(layer) if p.id in self.candidate_ids]
+        r = LayerResult(layer.name, layer.id, layer.display or layer.type, layer.type, self.ref.order.index(layer),
+                        self.ref.depth[layer.id], port, str(ref_out.dtype), list(ref_out.shape), stated, figures,
+                        list(dict.fromkeys(inputs)), fusion=self.other.fusion.get(layer.name))
+        if exposed is not None and not figures.within:
+            r.local = self._local(layer, port, other, exposed, stated)
+        return r
+
+    def _producers(self, layer: Layer) -> list[tuple[Layer, int]]:
+        return [p for p in self.ref.producers(layer) if p is not None and p[0].id in self.kept]
+
+    def _local(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed, stated):  # type: ignore[no-untyped-def]
+        inputs = []
+        for src in self.ref.producers(layer):
+            if src is None:
+                return None
+            p, i = src
+            if p.id not in self.candidate_ids:  # a Const or Parameter: the same on both sides
+                inputs.append(self.kept[p.id][i])
+                continue
+            given = exposed.layers.get(p.name)
+            if given is None or i >= len(given) or given[i] is None:
+                return None
+            inputs.append(given[i])
+        outs = self.ref.replay(layer, inputs)
+        if outs is None or port >= len(outs):
+            return None
+        return tensor_figures(other, outs[port], stated)
+
+    def beyond(self, layer: Layer) -> bool:
+        return any(not r.figures.within for (name, _), r in self.results.items() if name == layer.name)
+
+    def bisect(self, candidates: list[Layer], k: int) -> Layer | None:
+        """The first candidate beyond its stated accuracy, exposing at most ``k`` at a time
+        (the last round also exposes its neighbours); None when none is found."""
+        lo, hi = -1, len(candidates)
+        while hi - lo - 1 > k:
+            probes = sorted({lo + max(1, round((j + 1) * (hi - lo) / (k + 1))) for j in range(k)} - {hi})
+            self.expose([candidates[i] for i in probes], local=False)
+            beyond = [i for i in probes if self.beyond(candidates[i])]
+            if beyond:
+                hi = beyond[0]
+                lo = max((i for i in probes if i < hi), default=lo)
+            else:
+                lo = probes[-1]
+        window = candidates[lo + 1: min(hi, len(candidates) - 1) + 1]
+        self.expose(window, local=False)
+        first = next((layer for layer in window if self.beyond(layer)), None)
+        if first is None:
+            return None
+        after = self.ref.descendants(first)
+        downstream = [layer for layer in candidates if layer.id in after and layer is not first][:k]
+        around = [p for p, _ in self._producers(first) if p.id in self.candidate_ids]
+        chosen = {layer.id for layer in (*around, first, *downstream)}
+        self.expose([layer for layer in self.ref.candidates if layer.id in chosen], local=True)
+        return first
+
+
+def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mode: str = "bisect", k: int = 8,
+             model: str = "", inputs: str = "", config: Mapping[str, str] | None = None,
+             logits: str | None = None) -> DiffReport:
+    """Compare ``other`` with the reference over ``steps`` (one for a stateless model);
+    the layers are compared at the first step whose outputs depart (the last when none
+    does).  ``logits``: a causal LM's logits output, whose greedy tokens are compared."""
+    started = time.perf_counter()
+    report = DiffReport(model, other.description, mode, inputs, dict(other.properties), dict(config or {}))
+    ports = ref.output_ports()
+    ref_history, _ = ref.run(steps)
+    deployed = other.run(steps, ())
+    for s, (mine, theirs) in enumerate(zip(ref_history, deployed.history)):
+        figs = {}
+        for layer, port, key in ports:
+            stated = stated_accuracy(layer.type, mine[key].dtype)
+            figs[key] = tensor_figures(theirs[(layer.name, port)], mine[key], stated)
+        step = StepResult(s, figs)
+        if logits is not None:
+            producer = next((layer.name, port) for layer, port, key in ports if key == logits)
+            step.reference_token = [int(t) for t in np.asarray(mine[logits])[:, -1].argmax(-1)]
+            step.other_token = [int(t) for t in np.asarray(theirs[producer])[:, -1].argmax(-1)]
+            if report.first_token_step is None and step.reference_token != step.other_token:
+                report.first_token_step = s
+        report.steps.append(step)
+    analysed = next((s.step for s in report.steps if not s.within), len(steps) - 1)
+    report.analysed_step = analysed
+    diff = _Diff(ref, other, steps, analysed)
+    report.outputs = [diff.result(layer, port, deployed.history[analysed][(layer.name, port)], None)
+                      for layer, port, _ in ports]
+    candidates = ref.candidates
+    report.fused = {c.name: other.fusion[c.name] for c in candidates if c.name in other.fusion and other.fusion[c.name].fused}
+    report.removed = [c.name for c in candidates if c.name not in other.fusion]
+    if mode == "all":
+        diff.expose(candidates, local=True)
+        report.notes.append(f"all {len(candidates)} layers were added as model outputs: the plugin cannot fuse across "
+                            f"an exposed output, so it ran a less fused graph than the deployed one "
+                            f"({len(report.fused)} layers are fused there)")
+    elif not report.outputs_within:
+        divergent = [ref.by_name[r.name] for r in report.outputs if not r.figures.within]
+        wanted = ref.ancestors(divergent)
+        first = diff.bisect([c for c in candidates if c.id in wanted], k)
+        if first is None:
+            report.notes.append("the outputs depart but no exposed layer does: exposing a layer changes what the "
+                                "plugin fuses; try --layers all")
+    else:
+        report.notes.append("every output is within its stated accuracy: no layer was exposed")
+    report.layers = sorted(diff.results.values(), key=lambda r: (r.index, r.port))
+    classify(report.layers)
+    out_by_port = {(r.name, r.port): r for r in report.layers}
+    for r in report.outputs:
+        known = out_by_port.get((r.name, r.port))
+        r.status = known.status if known is not None else MATCH if r.figures.within else UNRESOLVED
+    if len(steps) == 1:
+        report.steps = []
+    report.compiles = other.compiles
+    report.timings["total_seconds"] = time.perf_counter() - started
+    return report
+
+
+__all__ = ["Exposed", "OtherSide", "run_diff"]
