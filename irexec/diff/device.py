@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import IRExecError, UsageError
 from .core import Exposed
 from .report import Fusion
 
@@ -29,7 +29,7 @@ def import_openvino() -> Any:
     try:
         import openvino
     except ImportError as e:
-        raise UsageError(f"diff --device needs OpenVINO, which is not installed ({e}); install it with {INSTALL_HINT}",
+        raise IRExecError(f"diff --device needs OpenVINO, which is not installed ({e}); install it with {INSTALL_HINT}",
                          code="missing-extra") from None
     return openvino
 
@@ -44,16 +44,16 @@ def parse_config(specs: Iterable[str]) -> dict[str, str]:
                     data = json.load(f)
             except (OSError, ValueError) as e:
                 raise UsageError(f"--config {spec}: cannot read a JSON object of properties: {e}",
-                                 code="bad-config", file=spec) from None
+                                 code="bad-device-config", file=spec) from None
             if not isinstance(data, dict):
                 raise UsageError(f"--config {spec}: the file must hold a JSON object of properties",
-                                 code="bad-config", file=spec)
+                                 code="bad-device-config", file=spec)
             config.update({str(k): v if isinstance(v, str) else json.dumps(v) for k, v in data.items()})
             continue
         key, sep, value = spec.partition("=")
         if not sep or not key.strip():
             raise UsageError(f"--config {spec!r}: give KEY=VALUE (e.g. INFERENCE_PRECISION_HINT=f32) or a .json file",
-                             code="bad-config")
+                             code="bad-device-config")
         config[key.strip()] = value.strip()
     return config
 
@@ -69,7 +69,7 @@ class DeviceSide:
         try:
             deployed = self._compile(())
         except RuntimeError as e:
-            raise UsageError(f"OpenVINO cannot compile {xml} for {device} with {self.config or 'its defaults'}: "
+            raise IRExecError(f"OpenVINO cannot compile {xml} for {device} with {self.config or 'its defaults'}: "
                              f"{str(e).strip().splitlines()[0] if str(e).strip() else e}", code="device-error",
                              file=xml) from None
         self.properties = _properties(deployed[0])

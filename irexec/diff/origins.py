@@ -7,8 +7,8 @@ computation is: re-run by the reference on the other side's input tensors
 an origin when every input is compared and within its own stated accuracy.  Any
 other layer beyond its accuracy only carries what reached it: **inherited**;
 "beyond" when an input was not compared (bisection exposes a few layers).
-A beyond layer whose relative L2 error is at least ``AMPLIFY`` times its
-largest input's is flagged as amplifying (a subtraction that cancels, a
+A beyond layer whose relative L2 error is at least ``AMPLIFY`` times the largest
+of its inputs that are beyond theirs is flagged as amplifying (a subtraction that cancels, a
 division by a small value, an exponent)."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def classify(layers: Iterable[LayerResult]) -> None:
             r.status = UNRESOLVED
         else:
             r.status = ORIGIN if all(x.figures.within for x in inputs) else INHERITED
-        worst_in = max((x.figures.rel_l2 for x in inputs), default=0.0)
+        worst_in = max((x.figures.rel_l2 for x in inputs if not x.figures.within), default=0.0)
         if worst_in > 0 and r.figures.rel_l2 >= AMPLIFY * worst_in:
             r.amplification = r.figures.rel_l2 / worst_in
 
