@@ -47,12 +47,6 @@ def _num(x: float) -> float | str:
     return float(x)
 
 
-def _as_float(arr: np.ndarray) -> np.ndarray:
-    if arr.dtype.kind == "V" or arr.dtype.kind == "f" or arr.dtype.name in ("bfloat16",):
-        return arr.astype(np.float64)
-    return arr.astype(np.float64)
-
-
 def tensor_figures(other: np.ndarray, reference: np.ndarray, stated: StatedAccuracy) -> Figures:
     """The figures of ``other`` against ``reference`` under ``stated``."""
     other, reference = np.asarray(other), np.asarray(reference)
@@ -61,6 +55,7 @@ def tensor_figures(other: np.ndarray, reference: np.ndarray, stated: StatedAccur
                        detail=f"shape {list(other.shape)} against the reference's {list(reference.shape)}")
     if reference.size == 0:
         return Figures()
+    other, reference = other.reshape(-1), reference.reshape(-1)  # 0-d arrays too: NumPy gives scalars for those
     floating = reference.dtype.kind not in "iub"
     if not floating:
         differs = other != reference
@@ -76,7 +71,7 @@ def tensor_figures(other: np.ndarray, reference: np.ndarray, stated: StatedAccur
                       size=int(reference.size))
         _l2(fig, a, r, diff)
         return fig
-    a, r = _as_float(other), _as_float(reference)
+    a, r = other.astype(np.float64), reference.astype(np.float64)  # exact for f16, bf16, f32
     a_nan, r_nan = np.isnan(a), np.isnan(r)
     same = (a == r) | (a_nan & r_nan)
     with np.errstate(invalid="ignore"):
