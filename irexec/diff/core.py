@@ -8,6 +8,7 @@ deployed graph did with each layer.  An OpenVINO device plugin is one
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ class OtherSide(Protocol):
     properties: dict[str, str]
     fusion: dict[str, Fusion]  # IR layer name -> the node of the deployed graph computing it
     compiles: int
+    slack_units: float  # what the other side may add to an inexact op's stated accuracy (accuracy.py)
 
     def run(self, steps: Sequence[Feeds], expose: Sequence[Port]) -> Exposed: ...
 
@@ -51,6 +53,7 @@ class _Diff:
         self.results: dict[Port, LayerResult] = {}
         _, self.kept = ref.run(self.steps, capture=True)
         self.candidate_ids = {layer.id for layer in ref.candidates}
+        self.budget = budgets(ref, other.slack_units)
 
     def ports(self, layers: Sequence[Layer]) -> list[Port]:
         return [(layer.name, i) for layer in layers for i in range(len(layer.outputs)) if layer.id in self.kept]
@@ -67,13 +70,14 @@ class _Diff:
     def result(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed | None) -> LayerResult:
         ref_out = self.kept[layer.id][port]
         in_shapes = [tuple(np.shape(self.kept[p.id][i])) for p, i in self._producers(layer)]
-        stated = stated_accuracy(layer.type, ref_out.dtype, reduction_length(layer.type, in_shapes, ref_out.shape,
-                                                                              layer.data))
-        figures = tensor_figures(other, ref_out, stated)
+        n = reduction_length(layer.type, in_shapes, ref_out.shape, layer.data)
+        stated = stated_accuracy(layer.type, ref_out.dtype, n, self.other.slack_units)
+        budget = self.budget.get(layer.id, 0.0)
+        figures = tensor_figures(other, ref_out, stated, budget)
         inputs = [p.name for p, _ in self._producers(layer) if p.id in self.candidate_ids]
         r = LayerResult(layer.name, layer.id, layer.display or layer.type, layer.type, self.ref.order.index(layer),
                         self.ref.depth[layer.id], port, str(ref_out.dtype), list(ref_out.shape), stated, figures,
-                        list(dict.fromkeys(inputs)), fusion=self.other.fusion.get(layer.name))
+                        list(dict.fromkeys(inputs)), fusion=self.other.fusion.get(layer.name), budget=budget)
         if exposed is not None and not figures.within:
             r.local = self._local(layer, port, other, exposed, stated)
         return r
@@ -103,29 +107,72 @@ class _Diff:
         return any(not r.figures.within for (name, _), r in self.results.items() if name == layer.name)
 
     def bisect(self, candidates: list[Layer], k: int) -> Layer | None:
-        """The first candidate beyond its stated accuracy, exposing at most ``k`` at a time
-        (the last round also exposes its neighbours); None when none is found."""
-        lo, hi = -1, len(candidates)
-        while hi - lo - 1 > k:
-            probes = sorted({lo + max(1, round((j + 1) * (hi - lo) / (k + 1))) for j in range(k)} - {hi})
-            self.expose([candidates[i] for i in probes], local=False)
-            beyond = [i for i in probes if self.beyond(candidates[i])]
+        """The first candidate beyond its stated accuracy, exposing at most ``k`` at a time.
+        A layer within clears its ancestors (an error reaches a layer through its inputs),
+        a layer beyond clears everything after it; what is left unknown is probed again.
+        The last round exposes the layer found with its inputs and a few layers after it;
+        while one of its inputs is beyond, the search walks up to that input."""
+        position = {layer.id: i for i, layer in enumerate(candidates)}
+        unknown = list(candidates)
+        first: Layer | None = None
+        for _ in range(4 * len(candidates)):  # each round settles at least one layer
+            if len(unknown) <= k:
+                break
+            probes = [unknown[min(len(unknown) - 1, round((j + 1) * len(unknown) / (k + 1)))] for j in range(k)]
+            probes = list({layer.id: layer for layer in probes}.values())
+            self.expose(probes, local=False)
+            cleared = self.ref.ancestors([p for p in probes if not self.beyond(p)])
+            beyond = [p for p in probes if self.beyond(p)]
             if beyond:
-                hi = beyond[0]
-                lo = max((i for i in probes if i < hi), default=lo)
-            else:
-                lo = probes[-1]
-        window = candidates[lo + 1: min(hi, len(candidates) - 1) + 1]
-        self.expose(window, local=False)
-        first = next((layer for layer in window if self.beyond(layer)), None)
-        if first is None:
-            return None
-        after = self.ref.descendants(first)
-        downstream = [layer for layer in candidates if layer.id in after and layer is not first][:k]
-        around = [p for p, _ in self._producers(first) if p.id in self.candidate_ids]
-        chosen = {layer.id for layer in (*around, first, *downstream)}
-        self.expose([layer for layer in self.ref.candidates if layer.id in chosen], local=True)
+                first = min(beyond, key=lambda layer: position[layer.id])
+            limit = len(candidates) if first is None else position[first.id]
+            unknown = [c for c in unknown if position[c.id] < limit and c.id not in cleared]
+        if unknown:
+            self.expose(unknown, local=False)
+            found = [c for c in unknown if self.beyond(c)]
+            if found:
+                first = found[0]
+        for _ in range(len(candidates)):
+            if first is None:
+                return None
+            after = self.ref.descendants(first)
+            downstream = [layer for layer in candidates if layer.id in after and layer is not first][:k]
+            around = [p for p, _ in self._producers(first) if p.id in self.candidate_ids]
+            feeding = [p for layer in downstream for p, _ in self._producers(layer) if p.id in self.candidate_ids]
+            chosen = {layer.id for layer in (*around, first, *downstream, *feeding)}
+            self.expose([layer for layer in self.ref.candidates if layer.id in chosen], local=True)
+            upstream = [p for p in around if self.beyond(p)]
+            if not upstream:
+                return first
+            first = upstream[0]
         return first
+
+
+def _declared_n(ref: ReferenceSide, layer: Layer, shape: tuple[int, ...]) -> int:
+    """The reduction length from the declared input dims (a dynamic dim counts 1)."""
+    dims = [tuple(max(1, d) for d in (p.outputs[i].dims or ())) for p, i in
+            (src for src in ref.producers(layer) if src is not None)]
+    return reduction_length(layer.type, dims, shape, layer.data)
+
+
+def budgets(ref: ReferenceSide, slack: float) -> dict[int, float]:
+    """Per layer, the error in units its output may carry with every layer before it within
+    its stated accuracy: the root sum of squares of its own stated tolerance and the largest
+    of its inputs' budgets (rounding errors of successive layers add like a random walk, not
+    all in one direction; an exact op passes its inputs' error on unchanged).  From the
+    declared types and dims."""
+    budget: dict[int, float] = {}
+    for layer in ref.order:
+        inputs = max((budget.get(src[0].id, 0.0) for src in ref.producers(layer) if src is not None), default=0.0)
+        port = layer.outputs[0] if layer.outputs else None
+        dtype = port.precision.dtype if port is not None and port.precision is not None else None
+        if dtype is None or layer.type in ("Const", "Parameter"):
+            budget[layer.id] = 0.0
+            continue
+        shape = tuple(max(1, d) for d in port.dims) if port is not None else ()
+        stated = stated_accuracy(layer.type, dtype, _declared_n(ref, layer, shape), slack)
+        budget[layer.id] = math.hypot(stated.units, inputs) if np.dtype(dtype).kind in "fV" else 0.0
+    return budget
 
 
 def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mode: str = "bisect", k: int = 8,
@@ -139,11 +186,14 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     ports = ref.output_ports()
     ref_history, _ = ref.run(steps)
     deployed = other.run(steps, ())
+    budget = budgets(ref, other.slack_units)
     for s, (mine, theirs) in enumerate(zip(ref_history, deployed.history)):
         figs = {}
         for layer, port, key in ports:
-            stated = stated_accuracy(layer.type, mine[key].dtype)
-            figs[key] = tensor_figures(theirs[(layer.name, port)], mine[key], stated)
+            stated = stated_accuracy(layer.type, mine[key].dtype, _declared_n(ref, layer, mine[key].shape),
+                                     other.slack_units)
+            figs[key] = tensor_figures(theirs[(layer.name, port)], mine[key], stated,
+                                       budget.get(layer.id, 0.0))
         step = StepResult(s, figs)
         if logits is not None:
             producer = next((layer.name, port) for layer, port, key in ports if key == logits)
@@ -168,7 +218,7 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     elif not report.outputs_within:
         divergent = [ref.by_name[r.name] for r in report.outputs if not r.figures.within]
         wanted = ref.ancestors(divergent)
-        first = diff.bisect([c for c in candidates if c.id in wanted], k)
+        first = diff.bisect([c for c in candidates if c.id in wanted and c.id in diff.kept], k)
         if first is None:
             report.notes.append("the outputs depart but no exposed layer does: exposing a layer changes what the "
                                 "plugin fuses; try --layers all")

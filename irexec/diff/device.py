@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import IRExecError, UsageError
+from .accuracy import DEVICE_SLACK
 from .core import Exposed
 from .report import Fusion
 
@@ -66,6 +67,7 @@ class DeviceSide:
         self.xml, self.weights, self.device, self.config = xml, weights, device, dict(config)
         self.core = self.ov.Core()
         self.compiles = 0
+        self.slack_units = DEVICE_SLACK
         try:
             deployed = self._compile(())
         except RuntimeError as e:

@@ -47,8 +47,10 @@ def _num(x: float) -> float | str:
     return float(x)
 
 
-def tensor_figures(other: np.ndarray, reference: np.ndarray, stated: StatedAccuracy) -> Figures:
-    """The figures of ``other`` against ``reference`` under ``stated``."""
+def tensor_figures(other: np.ndarray, reference: np.ndarray, stated: StatedAccuracy, limit: float | None = None
+                   ) -> Figures:
+    """The figures of ``other`` against ``reference`` under ``stated``; an element is beyond
+    when its error exceeds ``limit`` units (default: the stated tolerance itself)."""
     other, reference = np.asarray(other), np.asarray(reference)
     if other.shape != reference.shape:
         return Figures(size=int(reference.size), beyond=int(reference.size) or 1, max_units=math.inf,
@@ -86,7 +88,8 @@ def tensor_figures(other: np.ndarray, reference: np.ndarray, stated: StatedAccur
         units = np.where(diff == 0, 0.0, diff / unit)
     units[np.isnan(units)] = np.inf
     fig.max_units = float(units.max())
-    limit = 0.0 if stated.kind == EXACT else stated.units
+    if limit is None:
+        limit = 0.0 if stated.kind == EXACT else stated.units
     fig.beyond = int(np.count_nonzero(units > limit))
     finite = np.isfinite(a) & np.isfinite(r)
     _l2(fig, np.where(finite, a, 0.0), np.where(finite, r, 0.0), np.where(finite, diff, 0.0))

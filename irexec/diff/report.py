@@ -54,12 +54,14 @@ class LayerResult:
     status: str = MATCH
     amplification: float | None = None  # rel L2 error growth over its inputs', when large
     fusion: Fusion | None = None
+    budget: float = 0.0  # units the output may carry with every layer before it within its stated accuracy
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "layer_id": self.layer_id, "op": self.op, "index": self.index, "depth": self.depth,
                 "port": self.port, "dtype": self.dtype, "shape": self.shape,
                 "stated_accuracy": {"kind": self.stated.kind, "units": self.stated.units, "n": self.stated.n},
-                "figures": self.figures.as_dict(), "local": None if self.local is None else self.local.as_dict(),
+                "budget_units": self.budget, "figures": self.figures.as_dict(),
+                "local": None if self.local is None else self.local.as_dict(),
                 "status": self.status,
                 "amplification": None if self.amplification is None else _num(self.amplification), "inputs": self.inputs,
                 "runtime": None if self.fusion is None else self.fusion.as_dict()}
