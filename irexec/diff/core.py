@@ -21,7 +21,7 @@ from .accuracy import reduction_length, stated_accuracy
 from .figures import tensor_figures
 from .origins import classify
 from .reference import ReferenceSide
-from .report import MATCH, UNRESOLVED, DiffReport, Fusion, LayerResult, StepResult
+from .report import MATCH, ORIGIN, UNRESOLVED, DiffReport, Fusion, LayerResult, StepResult
 
 Feeds = Mapping[str, np.ndarray]
 Port = tuple[str, int]  # (layer name, output index)
@@ -54,6 +54,8 @@ class _Diff:
         _, self.kept = ref.run(self.steps, capture=True)
         self.candidate_ids = {layer.id for layer in ref.candidates}
         self.budget = budgets(ref, other.slack_units)
+        self.verdicts: dict[str, set[bool]] = {}  # layer name -> beyond or not, in the compilations that exposed it
+        self.fusion_dependent: list[str] = []  # layers that depart only while their inputs stay unexposed
 
     def ports(self, layers: Sequence[Layer]) -> list[Port]:
         return [(layer.name, i) for layer in layers for i in range(len(layer.outputs)) if layer.id in self.kept]
@@ -65,6 +67,7 @@ class _Diff:
             for port, arr in enumerate(tensors):
                 if arr is not None:
                     self.results[(name, port)] = self.result(layer, port, arr, exposed if local else None)
+            self.verdicts.setdefault(name, set()).add(self.beyond(layer))
         return exposed
 
     def result(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed | None) -> LayerResult:
@@ -140,7 +143,14 @@ class _Diff:
             around = [p for p, _ in self._producers(first) if p.id in self.candidate_ids]
             feeding = [p for layer in downstream for p, _ in self._producers(layer) if p.id in self.candidate_ids]
             chosen = {layer.id for layer in (*around, first, *downstream, *feeding)}
+            seen = {key: r for key, r in self.results.items() if key[0] == first.name}
             self.expose([layer for layer in self.ref.candidates if layer.id in chosen], local=True)
+            if seen and not self.beyond(first):
+                # it departed while its inputs were fused into it and matches once they are exposed:
+                # the departure is the fused kernel's; keep it as first seen
+                self.results.update(seen)
+                self.fusion_dependent.append(first.name)
+                return first
             upstream = [p for p in around if self.beyond(p)]
             if not upstream:
                 return first
@@ -226,6 +236,17 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
         report.notes.append("every output is within its stated accuracy: no layer was exposed")
     report.layers = sorted(diff.results.values(), key=lambda r: (r.index, r.port))
     classify(report.layers)
+    for r in report.layers:
+        if r.name in diff.fusion_dependent and r.status != MATCH:
+            r.status = ORIGIN
+            report.notes.append(f"{r.name} departs while its inputs are fused into its kernel and matches once they "
+                                "are exposed as outputs: the origin is the fused kernel (its runtime node: "
+                                f"{'-' if r.fusion is None else r.fusion.node_type + ' in ' + r.fusion.precision})")
+    flipped = [name for name, seen in diff.verdicts.items() if len(seen) > 1]
+    if flipped:
+        report.notes.append(f"{len(flipped)} layer(s) departed in some compilations and not in others (exposing "
+                            f"layers changes what the plugin fuses): {', '.join(flipped[:5])}"
+                            + (", ..." if len(flipped) > 5 else ""))
     out_by_port = {(r.name, r.port): r for r in report.layers}
     for r in report.outputs:
         known = out_by_port.get((r.name, r.port))
