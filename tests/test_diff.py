@@ -155,3 +155,23 @@ def test_steps_need_a_stateful_model(tmp_path: Path, run_cli) -> None:
     xml, inputs = _planted(tmp_path)
     r = run_cli("diff", xml, "--device", "CPU", "--inputs", inputs, "--steps", "2")
     assert r.exit_code == 2 and "not-stateful" in r.output  # a usage error, as for run --state-in
+
+
+def test_a_property_the_plugin_refuses_is_one_coded_error(tmp_path: Path, run_cli) -> None:
+    xml, inputs = _planted(tmp_path)
+    r = run_cli("diff", xml, "--device", "CPU", "--inputs", inputs, "--config", "NO_SUCH_PROPERTY=1")
+    assert r.exit_code == 1 and "error[device-error]" in r.output and "NO_SUCH_PROPERTY" in r.output
+    assert "Traceback" not in r.output
+
+
+def test_config_from_a_json_file(tmp_path: Path, run_cli) -> None:
+    xml, inputs = _planted(tmp_path)
+    config = tmp_path / "cpu.json"
+    config.write_text(json.dumps({"INFERENCE_PRECISION_HINT": "f32"}))
+    out = tmp_path / "r.json"
+    r = run_cli("diff", xml, "--device", "CPU", "--inputs", inputs, "--config", config, "--json", out)
+    assert r.exit_code == 0, r.output
+    assert _report(out)["config"] == {"INFERENCE_PRECISION_HINT": "f32"}
+    config.write_text("[1, 2]")
+    r = run_cli("diff", xml, "--device", "CPU", "--inputs", inputs, "--config", config)
+    assert r.exit_code == 2 and "bad-device-config" in r.output
