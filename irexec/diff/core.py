@@ -98,9 +98,10 @@ class _Diff:
                 inputs.append(self.kept[p.id][i])
                 continue
             given = exposed.layers.get(p.name)
-            if given is None or i >= len(given) or given[i] is None:
+            tensor = given[i] if given is not None and i < len(given) else None
+            if tensor is None:
                 return None
-            inputs.append(given[i])
+            inputs.append(tensor)
         outs = self.ref.replay(layer, inputs)
         if outs is None or port >= len(outs):
             return None

@@ -28,7 +28,7 @@ INSTALL_HINT = "pip install 'irexec[openvino]'"
 def import_openvino() -> Any:
     """The openvino module, or ``missing-extra`` saying how to install it."""
     try:
-        import openvino
+        import openvino  # type: ignore[import-untyped]
     except ImportError as e:
         raise IRExecError(f"diff --device needs OpenVINO, which is not installed ({e}); install it with {INSTALL_HINT}",
                          code="missing-extra") from None

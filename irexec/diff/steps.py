@@ -8,7 +8,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..generate import _as_input, causal_lm
+from ..generate import causal_lm
+from ..ir.reader import Layer
 from ..session import Session
 
 
@@ -39,6 +40,13 @@ def greedy_steps(session: Session, prefill: Mapping[str, np.ndarray], decode_ste
             nxt["beam_idx"] = _as_input(session, lm.inputs["beam_idx"], np.arange(batch))
         feeds = nxt
     return all_feeds, all_outputs, tokens, lm.logits
+
+
+def _as_input(session: Session, layer: Layer, value: np.ndarray) -> np.ndarray:
+    """A built token id, mask or position in the Parameter's integer type."""
+    dtype = getattr(getattr(session.model.ops[layer.id], "element_type", None), "dtype", None)
+    arr = np.asarray(value)
+    return arr if dtype is None or arr.dtype == dtype else arr.astype(dtype)
 
 
 __all__ = ["greedy_steps"]
