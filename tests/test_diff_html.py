@@ -81,3 +81,17 @@ def test_table_sorts_on_a_header_click(tmp_path: Path, run_cli) -> None:
     _, console = _chromium(clicked, tmp_path / "profile")
     firsts = [re.search(r'"FIRST (\S+)"', line).group(1) for line in console if "FIRST" in line]  # type: ignore[union-attr]
     assert firsts == ["after_mul", "pre_add"], console
+
+
+def test_html_without_plotly_is_one_coded_error(tmp_path: Path, run_cli) -> None:
+    import subprocess as sp
+    import sys
+
+    page = _page(tmp_path, run_cli)  # the model and inputs beside it
+    script = ("import sys; sys.modules['plotly'] = None; sys.modules['plotly.graph_objects'] = None; "
+              "from irexec.cli import main; "
+              f"main(['diff', {str(tmp_path / 'model.xml')!r}, '--device', 'CPU', '--inputs', "
+              f"{str(tmp_path / 'in.npz')!r}, '--html', {str(tmp_path / 'again.html')!r}])")
+    r = sp.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "error[missing-extra]" in r.stderr and "irexec[html]" in r.stderr, r.stderr
+    assert not (tmp_path / "again.html").exists() and page.exists()
