@@ -70,6 +70,13 @@ def render_text(report: DiffReport, top: int = 10) -> str:
         lines.append(render_table(HEADER, [_row(r) for r in shown]))
     lines.append(f"deployed graph: {len(report.fused)} layer(s) fused with others, {len(report.removed)} removed "
                  f"(folded or optimised away); {report.compiles} compilation(s)")
+    groups: dict[str, list[str]] = {}
+    for name, fusion in report.fused.items():
+        groups.setdefault(f"{fusion.node} ({fusion.node_type}, {fusion.precision})", []).append(name)
+    for node, names in list(groups.items())[:top or None]:
+        lines.append(f"  fused in {node}: {', '.join(names)}")
+    if top and len(groups) > top:
+        lines.append(f"  ... and {len(groups) - top} more fused nodes (--top 0 lists all; --json has every layer)")
     lines.extend(f"note: {n}" for n in report.notes)
     verdict = "ORIGIN FOUND" if any(r.status == ORIGIN for r in report.layers) else \
         "outputs within stated accuracy" if report.outputs_within else "outputs beyond stated accuracy"
