@@ -78,7 +78,7 @@ class _Diff:
         budget = self.budget.get(layer.id, 0.0)
         figures = tensor_figures(other, ref_out, stated, budget)
         inputs = [p.name for p, _ in self._producers(layer) if p.id in self.candidate_ids]
-        r = LayerResult(layer.name, layer.id, layer.display or layer.type, layer.type, self.ref.order.index(layer),
+        r = LayerResult(layer.name, layer.id, layer.display or layer.type, layer.type, self.ref.position[layer.id],
                         self.ref.depth[layer.id], port, str(ref_out.dtype), list(ref_out.shape), stated, figures,
                         list(dict.fromkeys(inputs)), fusion=self.other.fusion.get(layer.name), budget=budget)
         if exposed is not None and not figures.within:

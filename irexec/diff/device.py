@@ -124,8 +124,9 @@ def _tensor(ov: Any, arr: np.ndarray) -> Any:
 
 
 def _array(tensor: Any) -> np.ndarray:
+    """A copy of an output tensor; bf16 (which the Python API shows as float16 bits) as ml_dtypes' bfloat16."""
     data = np.array(tensor.data, copy=True)
-    if str(tensor.get_element_type()) in ("<Type: 'bfloat16'>", "bf16") or tensor.get_element_type().get_type_name() == "bf16":
+    if tensor.get_element_type().get_type_name() == "bf16":
         import ml_dtypes
 
         return data.view(np.uint16).view(ml_dtypes.bfloat16)

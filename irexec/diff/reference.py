@@ -14,7 +14,7 @@ from ..execute import output_names
 from ..ir.reader import Layer
 from ..session import Session
 
-_SKIP = ("Const", "Parameter", "Result", "Assign")
+_SKIP = ("Const", "Parameter", "Result", "Assign")  # what is not compared: the same on both sides, or no output
 
 
 class ReferenceSide:
@@ -24,15 +24,12 @@ class ReferenceSide:
         graph = self.model.graph
         self.order = [self.model.layers[lid] for lid in graph.order]
         self.by_name = {layer.name: layer for layer in self.order}
+        self.position = {layer.id: i for i, layer in enumerate(self.order)}  # in the topological order
+        self.candidates = [layer for layer in self.order if layer.type not in _SKIP and layer.outputs]
         self.depth: dict[int, int] = {}
         for layer in self.order:
             srcs = [s for s in graph.inputs_of(layer.id) if s is not None]
             self.depth[layer.id] = 1 + max((self.depth[s[0]] for s in srcs), default=-1)
-
-    @property
-    def candidates(self) -> list[Layer]:
-        """The layers whose outputs can be compared, in topological order."""
-        return [layer for layer in self.order if layer.type not in _SKIP and layer.outputs]
 
     def producers(self, layer: Layer) -> list[tuple[Layer, int] | None]:
         return [None if s is None else (self.model.layers[s[0]], s[1]) for s in self.model.graph.inputs_of(layer.id)]
