@@ -109,17 +109,28 @@ def test_missing_openvino_is_one_coded_error(tmp_path: Path, run_cli) -> None:
     assert "Traceback" not in r.stderr and r.stderr.count("error[") == 1
 
 
-@pytest.mark.skipif(not (MODELS / "bert_tiny").is_dir(), reason="the shared models are not here")
-def test_bert_tiny_f32_is_clean_and_defaults_plausible(tmp_path: Path, run_cli) -> None:
-    model = MODELS / "bert_tiny"
+@pytest.mark.parametrize("name", ["bert_tiny", "gpt2_tiny", "mobilenet_v3_small", "squeezenet1_1"])
+def test_real_models_are_clean_with_f32_inference(tmp_path: Path, run_cli, name: str) -> None:
+    model = MODELS / name
+    if not model.is_dir():
+        pytest.skip("the shared models are not here")
     out = tmp_path / "f32.json"
     r = run_cli("diff", model / "model.xml", "--device", "CPU", "--inputs", model / "inputs.npz",
-                "--config", "INFERENCE_PRECISION_HINT=f32", "--json", out)
+                "--config", "INFERENCE_PRECISION_HINT=f32", "--json", out, "--fail-on", "origin")
     assert r.exit_code == 0, r.output
     doc = _report(out)
-    assert doc["outputs_within"] and doc["origins"] == []
+    assert doc["outputs_within"] and doc["origins"] == [] and doc["compiles"] == 1
+    assert doc["properties"]["INFERENCE_PRECISION_HINT"] in ("f32", "float32")
+    for o in doc["outputs"]:
+        assert o["figures"]["rel_l2"] < 1e-5
+
+
+@pytest.mark.skipif(not (MODELS / "bert_tiny").is_dir(), reason="the shared models are not here")
+def test_bert_tiny_with_the_plugin_defaults(tmp_path: Path, run_cli) -> None:
+    model = MODELS / "bert_tiny"
     out = tmp_path / "default.json"
     r = run_cli("diff", model / "model.xml", "--device", "CPU", "--inputs", model / "inputs.npz", "--json", out)
+    assert r.exit_code == 0, r.output
     doc = _report(out)
     if doc["properties"]["INFERENCE_PRECISION_HINT"] in ("f32", "float32"):
         assert doc["outputs_within"]
