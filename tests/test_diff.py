@@ -186,3 +186,26 @@ def test_config_from_a_json_file(tmp_path: Path, run_cli) -> None:
     config.write_text("[1, 2]")
     r = run_cli("diff", xml, "--device", "CPU", "--inputs", inputs, "--config", config)
     assert r.exit_code == 2 and "bad-device-config" in r.output
+
+
+@pytest.mark.parametrize("mode", ["bisect", "all"])
+def test_planted_gelu_tail_is_the_origin(tmp_path: Path, run_cli, mode: str) -> None:
+    """Gelu-7 (erf) far in its negative tail, where OpenVINO CPU is off even in f32
+    (-1.49e-6 at -5 where the value is -1.43e-6, and 0 below about -5.5; docs/accuracy.md)."""
+    b = IRBuilder()
+    x = b.parameter("x", [4, 16], "f32")
+    scaled = b.layer("Multiply", "opset1", [x, b.const(np.array(2.0, np.float32))], name="scale")
+    gelu = b.layer("Gelu", "opset7", [scaled], {"approximation_mode": "ERF"}, name="planted_gelu")
+    b.result(b.layer("Multiply", "opset1", [gelu, b.const(np.array(1e6, np.float32))], name="after_gelu"), "out")
+    xml, _ = b.write(tmp_path / "model.xml")
+    np.savez(tmp_path / "in.npz", x=np.linspace(-3.0, -2.5, 64, dtype=np.float32).reshape(4, 16))
+    out = tmp_path / "r.json"
+    r = run_cli("diff", xml, "--device", "CPU", "--inputs", tmp_path / "in.npz", "--layers", mode,
+                "--config", "INFERENCE_PRECISION_HINT=f32", "--json", out, "--fail-on", "origin")
+    assert r.exit_code == 1, r.output
+    doc = _report(out)
+    assert doc["origins"] == ["planted_gelu"]
+    status = {layer["name"]: layer["status"] for layer in doc["layers"]}
+    assert status["scale"] == "match" and status["after_gelu"] == "inherited"
+    gelu_result = next(layer for layer in doc["layers"] if layer["name"] == "planted_gelu")
+    assert gelu_result["stated_accuracy"]["kind"] == "transcendental" and gelu_result["figures"]["rel_l2"] > 1e-3
