@@ -16,6 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ..errors import ModelError
 from ..ir.reader import Layer
 from .accuracy import reduction_length, stated_accuracy
 from .figures import tensor_figures
@@ -197,6 +198,10 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     ports = ref.output_ports()
     ref_history, _ = ref.run(steps)
     deployed = other.run(steps, ())
+    missing = [f"{layer.name}:{port}" for layer, port, _ in ports if (layer.name, port) not in deployed.history[0]]
+    if missing:
+        raise ModelError(f"{other.description} gives no output for {', '.join(missing)}: its model's outputs do not "
+                         "match the IR's Results", code="device-error", file=model or None)
     budget = budgets(ref, other.slack_units)
     for s, (mine, theirs) in enumerate(zip(ref_history, deployed.history)):
         figs = {}
