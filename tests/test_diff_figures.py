@@ -77,3 +77,56 @@ def test_origin_inherited_and_unresolved() -> None:
     classify([f, e, d, c, b, a])
     assert [x.status for x in (a, b, c, d, e, f)] == [MATCH, ORIGIN, INHERITED, INHERITED, UNRESOLVED, ORIGIN]
     assert d.amplification == pytest.approx(100) and c.amplification is None
+
+
+class _Perturbed:
+    """Another side made of irexec itself, with one layer's output changed (what a plugin
+    bug does), and one layer it cannot expose: the core needs nothing else."""
+
+    description, properties, fusion, compiles, slack_units = "a perturbed irexec", {}, {}, 0, 0.0
+
+    def __init__(self, xml: str, wrong: str, unexposable: str):
+        from irexec.session import Session
+
+        self.session, self.wrong, self.unexposable = Session(xml), wrong, unexposable
+
+    def run(self, steps, expose):  # type: ignore[no-untyped-def]
+        from irexec.diff.core import Exposed, ExposeError
+
+        self.compiles += 1
+        if any(name == self.unexposable for name, _ in expose):
+            raise ExposeError("cannot run with it exposed", code="device-error")
+        kept: dict[str, list[np.ndarray]] = {}
+
+        def hook(layer, outs, seconds):  # type: ignore[no-untyped-def]
+            if layer.name == self.wrong:
+                outs[0][...] = outs[0] + 1  # in place: the layers after it read this array
+            kept[layer.name] = [np.array(o, copy=True) for o in outs]
+
+        outputs = self.session.run(dict(steps[0]), on_layer=hook).outputs
+        history = [{("c_out", 0): outputs["out"]}]  # keyed by the producing layer and port
+        return Exposed({name: list(kept.get(name, [None])) for name, _ in expose}, history)
+
+
+@pytest.mark.parametrize("mode", ["bisect", "all"])
+def test_the_core_finds_a_perturbed_layer_on_any_other_side(tmp_path, mode: str) -> None:
+    from irexec.diff.core import run_diff
+    from irexec.diff.reference import ReferenceSide
+    from irexec.session import Session
+    from irexec.writer import IRBuilder
+
+    b = IRBuilder()
+    x = b.parameter("x", [3, 4], "i32")
+    layer = x
+    for i in range(12):  # a chain a..l, then c: bisection has something to bisect
+        layer = b.layer("Add", "opset1", [layer, b.const(np.array(i, np.int32))], name="abcdefghijkl"[i])
+    b.result(b.layer("Negative", "opset1", [layer], name="c_out"), "out")
+    xml, _ = b.write(tmp_path / "model.xml")
+    feeds = {"x": np.arange(12, dtype=np.int32).reshape(3, 4)}
+    other = _Perturbed(xml, wrong="f", unexposable="h")
+    report = run_diff(ReferenceSide(Session(xml)), other, [feeds], mode=mode, k=3)
+    assert [r.name for r in report.origins] == ["f"]
+    status = {r.name: r.status for r in report.layers}
+    assert status["e"] == "match" and status["g"] == "inherited"
+    if mode == "all":
+        assert any("failed to run with 1 layer(s) exposed" in n and "h:" in n for n in report.notes)

@@ -16,7 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import IRExecError, ModelError
 from ..ir.reader import Layer
 from .accuracy import reduction_length, stated_accuracy
 from .figures import tensor_figures
@@ -38,6 +38,11 @@ class Exposed:
     history: list[dict[Port, np.ndarray]]
 
 
+class ExposeError(IRExecError):
+    """The other side cannot run with the outputs asked for (a plugin failing on a graph it
+    fuses differently once they are exposed)."""
+
+
 class OtherSide(Protocol):
     description: str
     properties: dict[str, str]
@@ -57,12 +62,23 @@ class _Diff:
         self.budget = budgets(ref, other.slack_units)
         self.verdicts: dict[str, set[bool]] = {}  # layer name -> beyond or not, in the compilations that exposed it
         self.fusion_dependent: list[str] = []  # layers that depart only while their inputs stay unexposed
+        self.unexposable: list[str] = []  # layers the other side fails to run with as outputs, and why
 
     def ports(self, layers: Sequence[Layer]) -> list[Port]:
         return [(layer.name, i) for layer in layers for i in range(len(layer.outputs)) if layer.id in self.kept]
 
     def expose(self, layers: Sequence[Layer], local: bool) -> Exposed:
-        exposed = self.other.run(self.steps, self.ports(layers))
+        """Compare ``layers`` with the other side's tensors; when it cannot run with all of
+        them exposed, with halves of them, and a layer it cannot expose at all is noted."""
+        try:
+            exposed = self.other.run(self.steps, self.ports(layers))
+        except ExposeError as e:
+            if len(layers) == 1:
+                self.unexposable.append(f"{layers[0].name}: {e.diagnostics[0].message}")
+                return Exposed({}, [])
+            half = len(layers) // 2
+            first, second = self.expose(layers[:half], local), self.expose(layers[half:], local)
+            return Exposed({**first.layers, **second.layers}, first.history or second.history)
         for name, tensors in exposed.layers.items():
             layer = self.ref.by_name[name]
             for port, arr in enumerate(tensors):
@@ -111,12 +127,13 @@ class _Diff:
     def beyond(self, layer: Layer) -> bool:
         return any(not r.figures.within for (name, _), r in self.results.items() if name == layer.name)
 
-    def bisect(self, candidates: list[Layer], k: int) -> Layer | None:
+    def bisect(self, candidates: list[Layer], k: int, depth: int = 0) -> Layer | None:
         """The first candidate beyond its stated accuracy, exposing at most ``k`` at a time.
         A layer within clears its ancestors (an error reaches a layer through its inputs),
         a layer beyond clears everything after it; what is left unknown is probed again.
         The last round exposes the layer found with its inputs and a few layers after it;
-        while one of its inputs is beyond, the search walks up to that input."""
+        when one of its inputs is beyond (a layer that hid the error, such as a saturating
+        activation, cleared too much), the search starts again among that input's ancestors."""
         position = {layer.id: i for i, layer in enumerate(candidates)}
         unknown = list(candidates)
         first: Layer | None = None
@@ -137,9 +154,9 @@ class _Diff:
             found = [c for c in unknown if self.beyond(c)]
             if found:
                 first = found[0]
+        if first is None:
+            return None
         for _ in range(len(candidates)):
-            if first is None:
-                return None
             after = self.ref.descendants(first)
             downstream = [layer for layer in candidates if layer.id in after and layer is not first][:k]
             around = [p for p, _ in self._producers(first) if p.id in self.candidate_ids]
@@ -156,6 +173,9 @@ class _Diff:
             upstream = [p for p in around if self.beyond(p)]
             if not upstream:
                 return first
+            if depth < 8:
+                cone = self.ref.ancestors(upstream[:1])
+                return self.bisect([c for c in candidates if c.id in cone], k, depth + 1)
             first = upstream[0]
         return first
 
@@ -234,7 +254,7 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     elif not report.outputs_within:
         divergent = [ref.by_name[r.name] for r in report.outputs if not r.figures.within]
         wanted = ref.ancestors(divergent)
-        first = diff.bisect([c for c in candidates if c.id in wanted and c.id in diff.kept], k)
+        first = diff.bisect([c for c in candidates if c.id in wanted and c.id in diff.kept and c.id in ref.varying], k)
         if first is None:
             report.notes.append("the outputs depart but no exposed layer does: exposing a layer changes what the "
                                 "plugin fuses; try --layers all")
@@ -248,6 +268,10 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
             report.notes.append(f"{r.name} departs while its inputs are fused into its kernel and matches once they "
                                 "are exposed as outputs: the origin is the fused kernel (its runtime node: "
                                 f"{'-' if r.fusion is None else r.fusion.node_type + ' in ' + r.fusion.precision})")
+    if diff.unexposable:
+        report.notes.append(f"the other side failed to run with {len(diff.unexposable)} layer(s) exposed on their own "
+                            f"(each is compared only where another compilation gave it): "
+                            f"{'; '.join(diff.unexposable[:3])}" + ("; ..." if len(diff.unexposable) > 3 else ""))
     flipped = [name for name, seen in diff.verdicts.items() if len(seen) > 1]
     if flipped:
         report.notes.append(f"{len(flipped)} layer(s) departed in some compilations and not in others (exposing "

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import IRExecError, UsageError
 from .accuracy import DEVICE_SLACK
-from .core import Exposed
+from .core import Exposed, ExposeError
 from .report import Fusion
 
 INSTALL_HINT = "pip install 'irexec[openvino]'"
@@ -72,8 +72,7 @@ class DeviceSide:
             deployed = self._compile(())
         except RuntimeError as e:
             raise IRExecError(f"OpenVINO cannot compile {xml} for {device} with {self.config or 'its defaults'}: "
-                             f"{str(e).strip().splitlines()[0] if str(e).strip() else e}", code="device-error",
-                             file=xml) from None
+                              f"{_first_line(e)}", code="device-error", file=xml) from None
         self.properties = _properties(deployed[0])
         self.fusion = _fusion(deployed[0])
         self.description = f"OpenVINO {self.ov.get_version().split('-')[0]} {device}"
@@ -96,13 +95,18 @@ class DeviceSide:
     def run(self, steps: Sequence[Mapping[str, np.ndarray]], expose: Sequence[tuple[str, int]]) -> Exposed:
         """Run ``steps`` in order on one infer request from a reset state (one step for a
         stateless model); the tensors of the last step."""
-        compiled, keys, n_outputs = self._deployed if not expose else self._compile(expose)
-        request = compiled.create_infer_request()
-        names = [p.get_node().get_friendly_name() for p in compiled.inputs]
-        history: list[dict[tuple[str, int], np.ndarray]] = []
-        for feeds in steps:
-            request.infer({i: _tensor(self.ov, feeds[name]) for i, name in enumerate(names)})
-            history.append({keys[i]: _array(request.get_output_tensor(i)) for i in range(n_outputs)})
+        try:
+            compiled, keys, n_outputs = self._deployed if not expose else self._compile(expose)
+            request = compiled.create_infer_request()
+            names = [p.get_node().get_friendly_name() for p in compiled.inputs]
+            history: list[dict[tuple[str, int], np.ndarray]] = []
+            for feeds in steps:
+                request.infer({i: _tensor(self.ov, feeds[name]) for i, name in enumerate(names)})
+                history.append({keys[i]: _array(request.get_output_tensor(i)) for i in range(n_outputs)})
+        except RuntimeError as e:
+            what = f"with {len(expose)} layer output(s) exposed" if expose else "as deployed"
+            raise ExposeError(f"OpenVINO {self.device} fails to run {self.xml} {what}: {_first_line(e)}",
+                              code="device-error", file=self.xml) from None
         outs: dict[tuple[str, int], np.ndarray] = {}
         for i, key in enumerate(keys):
             outs.setdefault(key, _array(request.get_output_tensor(i)))
@@ -112,6 +116,12 @@ class DeviceSide:
             slots.extend([None] * (port + 1 - len(slots)))
             slots[port] = outs.get((name, port))
         return Exposed(layers, history)
+
+
+def _first_line(e: Exception) -> str:
+    """OpenVINO's message without its "Exception from src/..." location lines."""
+    lines = [line.strip() for line in str(e).splitlines() if line.strip() and not line.startswith("Exception from")]
+    return lines[0] if lines else type(e).__name__
 
 
 def _tensor(ov: Any, arr: np.ndarray) -> Any:

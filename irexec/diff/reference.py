@@ -26,6 +26,12 @@ class ReferenceSide:
         self.by_name = {layer.name: layer for layer in self.order}
         self.position = {layer.id: i for i, layer in enumerate(self.order)}  # in the topological order
         self.candidates = [layer for layer in self.order if layer.type not in _SKIP and layer.outputs]
+        # layers whose value depends on the inputs or the state (the rest is a constant sub-graph, folded)
+        self.varying: set[int] = set()
+        for layer in self.order:
+            if layer.type in ("Parameter", "ReadValue") or any(
+                    src is not None and src[0] in self.varying for src in graph.inputs_of(layer.id)):
+                self.varying.add(layer.id)
         self.depth: dict[int, int] = {}
         for layer in self.order:
             srcs = [s for s in graph.inputs_of(layer.id) if s is not None]
