@@ -95,3 +95,16 @@ def test_html_without_plotly_is_one_coded_error(tmp_path: Path, run_cli) -> None
     r = sp.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert r.returncode == 1 and "error[missing-extra]" in r.stderr and "irexec[html]" in r.stderr, r.stderr
     assert not (tmp_path / "again.html").exists() and page.exists()
+
+
+@needs_browser
+def test_a_stateful_report_shows_its_steps(tmp_path: Path, run_cli) -> None:
+    llm = Path(__file__).resolve().parent.parent / "examples" / "tiny-llm"
+    page = tmp_path / "llm.html"
+    r = run_cli("diff", llm / "model.xml", "--device", "CPU", "--inputs", llm / "inputs_step0.npz", "--steps", "2",
+                "--html", page)
+    assert r.exit_code == 0, r.output
+    dom, console = _chromium(page, tmp_path / "profile")
+    assert console == [] and 'class="main-svg"' in dom
+    steps = re.search(r'<table id="steps">.*?</table>', dom, flags=re.S)
+    assert steps is not None and len(re.findall(r"<tr class=", steps.group(0))) == 3

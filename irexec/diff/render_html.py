@@ -117,6 +117,25 @@ def _table(report: DiffReport) -> str:
     return f'<table class="sortable" id="layers"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
+def _steps(report: DiffReport) -> str:
+    """A stateful model's steps: outputs within or not, their figures, both greedy tokens."""
+    if not report.steps:
+        return ""
+    rows = []
+    for step in report.steps:
+        figures = "; ".join(f"{html.escape(k)}: rel L2 {_fmt(f.rel_l2)}, max {_fmt(f.max_units)} units"
+                            for k, f in step.outputs.items())
+        differ = step.reference_token != step.other_token
+        rows.append(f'<tr class="{"origin" if differ else "match"}"><td>{step.step}</td>'
+                    f'<td>{"within" if step.within else "beyond"}</td><td>{figures}</td>'
+                    f"<td>{html.escape(str(step.reference_token))}</td><td>{html.escape(str(step.other_token))}</td></tr>")
+    first = report.first_token_step
+    verdict = "Greedy tokens agree on every step." if first is None else f"First step whose greedy token differs: {first}."
+    return (f"<h2>Steps</h2><p>{verdict} Layers are compared at step {report.analysed_step}.</p>"
+            '<table id="steps"><thead><tr><th>step</th><th>outputs</th><th>figures</th><th>irexec token</th>'
+            f"<th>other token</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
 def render_html(report: DiffReport) -> str:
     origins = report.origins
     summary = (f"<p><b>{len(origins)} origin(s)</b>: " + ", ".join(f"<code>{html.escape(r.name)}</code> ({html.escape(r.op)})"
@@ -135,6 +154,7 @@ mode {html.escape(report.mode)}, inputs {html.escape(report.inputs)}.</p>
 <p>Properties used: {props or "-"}. Deployed graph: {len(report.fused)} layers fused with others,
 {len(report.removed)} removed. {report.compiles} compilation(s).</p>
 {summary}<ul>{notes}</ul>
+{_steps(report)}
 {_figure(report)}
 <h2>Compared layers</h2>
 <p>Click a column header to sort.</p>
