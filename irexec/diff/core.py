@@ -18,8 +18,8 @@ import numpy as np
 
 from ..errors import IRExecError, ModelError
 from ..ir.reader import Layer
-from .accuracy import reduction_length, stated_accuracy
-from .figures import tensor_figures
+from .accuracy import StatedAccuracy, reduction_length, stated_accuracy
+from .figures import Figures, tensor_figures
 from .origins import classify
 from .reference import ReferenceSide
 from .report import MATCH, ORIGIN, UNRESOLVED, DiffReport, Fusion, LayerResult, StepResult
@@ -105,7 +105,9 @@ class _Diff:
     def _producers(self, layer: Layer) -> list[tuple[Layer, int]]:
         return [p for p in self.ref.producers(layer) if p is not None and p[0].id in self.kept]
 
-    def _local(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed, stated):  # type: ignore[no-untyped-def]
+    def _local(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed, stated: StatedAccuracy
+               ) -> Figures | None:
+        """The layer's own error: re-run by the reference on the other side's input tensors."""
         inputs = []
         for src in self.ref.producers(layer):
             if src is None:
