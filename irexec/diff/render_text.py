@@ -22,11 +22,12 @@ def _row(r: LayerResult) -> list[str]:
     local = "-" if r.local is None else _short(r.local.max_units)
     runtime = "-" if r.fusion is None else f"{r.fusion.node_type} {r.fusion.precision}" + (" fused" if r.fusion.fused else "")
     return [r.name if r.port == 0 else f"{r.name}:{r.port}", r.op, r.status, _g(f.max_abs_error), _short(f.max_units),
-            _short(r.stated.units), local, _short(f.rel_l2), _short(f.cosine), f"{f.nan_diff:+d}/{f.inf_diff:+d}", runtime]
+            _short(r.budget), _short(r.stated.units), local, _short(f.rel_l2), _short(f.cosine),
+            f"{f.nan_diff:+d}/{f.inf_diff:+d}", runtime]
 
 
-HEADER = ["layer", "op", "status", "max abs err", "units", "stated", "local units", "rel L2", "cosine", "NaN/Inf",
-          "runtime"]
+HEADER = ["layer", "op", "status", "max abs err", "units", "budget", "stated", "local units", "rel L2", "cosine",
+          "NaN/Inf", "runtime"]
 
 
 def render_text(report: DiffReport, top: int = 10) -> str:
@@ -63,10 +64,11 @@ def render_text(report: DiffReport, top: int = 10) -> str:
     amplifiers = report.amplifiers
     if amplifiers:
         lines.append("amplifying: " + ", ".join(f"{r.name} (x{_short(r.amplification or 0)})" for r in amplifiers[:top]))
-    worst = sorted(report.layers, key=lambda r: (-_key(r.figures.max_units), r.index))
+    worst = sorted(report.layers, key=lambda r: (r.status != ORIGIN, -_key(r.figures.rel_l2), r.index))
     if worst:
         shown = worst[:top] if top else worst
-        lines.append(f"compared {len(report.layers)} layer output(s); top {len(shown)} by error in units:")
+        lines.append(f"compared {len(report.layers)} layer output(s); top {len(shown)}, origins first, then by "
+                     "relative L2 error:")
         lines.append(render_table(HEADER, [_row(r) for r in shown]))
     lines.append(f"deployed graph: {len(report.fused)} layer(s) fused with others, {len(report.removed)} removed "
                  f"(folded or optimised away); {report.compiles} compilation(s)")
