@@ -119,6 +119,16 @@ def test_the_stateful_commands_reproduce_openvino(reader_dir: Path):
     assert (reader_dir / "state.npz").is_file() and (reader_dir / "tokens.npy").is_file()
 
 
+def test_the_diff_commands_run(reader_dir: Path):
+    pytest.importorskip("openvino")
+    pytest.importorskip("plotly")
+    commands = _commands(_section("Where a device departs from irexec"))
+    assert [c.split()[1] for c in commands] == ["diff", "diff", "diff"]
+    results = _all_pass(commands, reader_dir)
+    assert "outputs within stated accuracy" in results[0].stdout
+    assert "step" in results[1].stdout and (reader_dir / "diff.json").is_file() and (reader_dir / "diff.html").is_file()
+
+
 def test_the_python_api_example_runs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
     (code,) = _blocks(_section("Python API"), "python")
     monkeypatch.chdir(ROOT)

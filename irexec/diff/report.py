@@ -1,0 +1,136 @@
+"""What ``irexec diff`` finds, as plain data: per-layer results, the origins, the
+steps of a stateful model, and how the other side treated each layer.  The
+renderers (text, JSON, HTML) read only these objects, whatever the other side is."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .accuracy import StatedAccuracy
+from .figures import Figures, _num
+
+# Layer statuses.  match: within the stated accuracy; origin: beyond it although its inputs
+# (the other side's own) are within theirs; inherited: beyond only by what reached it;
+# beyond: beyond, but neither re-run nor its inputs compared, so its origin is not known.
+MATCH, ORIGIN, INHERITED, UNRESOLVED = "match", "origin", "inherited", "beyond"
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """The runtime node that computes an IR layer on the other side."""
+
+    node: str  # the runtime node's name
+    node_type: str
+    precision: str  # the runtime precision it ran in
+    with_layers: tuple[str, ...] = ()  # the other IR layers the same node computes
+
+    @property
+    def fused(self) -> bool:
+        return bool(self.with_layers)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"node": self.node, "node_type": self.node_type, "precision": self.precision,
+                "fused_with": list(self.with_layers)}
+
+
+@dataclass
+class LayerResult:
+    """One compared output port of one layer."""
+
+    name: str
+    layer_id: int
+    op: str  # display name, "MatMul-1"
+    op_type: str
+    index: int  # position in the topological order
+    depth: int  # longest path from a Parameter
+    port: int
+    dtype: str
+    shape: list[int]
+    stated: StatedAccuracy
+    figures: Figures
+    inputs: list[str] = field(default_factory=list)  # the producing layers, by name
+    local: Figures | None = None  # the layer re-run by the reference on the other side's inputs
+    status: str = MATCH
+    amplification: float | None = None  # rel L2 error growth over its inputs', when large
+    fusion: Fusion | None = None
+    budget: float = 0.0  # units the output may carry with every layer before it within its stated accuracy
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "layer_id": self.layer_id, "op": self.op, "index": self.index, "depth": self.depth,
+                "port": self.port, "dtype": self.dtype, "shape": self.shape,
+                "stated_accuracy": {"kind": self.stated.kind, "units": self.stated.units, "n": self.stated.n},
+                "budget_units": self.budget, "figures": self.figures.as_dict(),
+                "local": None if self.local is None else self.local.as_dict(),
+                "status": self.status,
+                "amplification": None if self.amplification is None else _num(self.amplification), "inputs": self.inputs,
+                "runtime": None if self.fusion is None else self.fusion.as_dict()}
+
+
+@dataclass
+class StepResult:
+    """One call of a stateful model: its outputs' figures and each side's greedy token."""
+
+    step: int
+    outputs: dict[str, Figures]
+    reference_token: list[int] | None = None
+    other_token: list[int] | None = None
+
+    @property
+    def within(self) -> bool:
+        return all(f.within for f in self.outputs.values())
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"step": self.step, "outputs": {k: v.as_dict() for k, v in self.outputs.items()},
+                "within": self.within, "reference_token": self.reference_token, "other_token": self.other_token}
+
+
+@dataclass
+class DiffReport:
+    model: str
+    other: str  # what the other side is: "OpenVINO 2026.4.1 CPU"
+    mode: str  # bisect | all
+    inputs: str  # where the inputs came from
+    properties: dict[str, str] = field(default_factory=dict)  # read back from the other side
+    config: dict[str, str] = field(default_factory=dict)  # as given
+    outputs: list[LayerResult] = field(default_factory=list)  # the model's outputs
+    layers: list[LayerResult] = field(default_factory=list)  # every compared layer port, in topological order
+    fused: dict[str, Fusion] = field(default_factory=dict)  # deployed graph: IR layers fused with others
+    removed: list[str] = field(default_factory=list)  # deployed graph: IR layers no runtime node computes
+    steps: list[StepResult] = field(default_factory=list)
+    analysed_step: int = 0
+    first_token_step: int | None = None  # the first step whose greedy tokens differ
+    notes: list[str] = field(default_factory=list)
+    compiles: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def origins(self) -> list[LayerResult]:
+        return [r for r in self.layers if r.status == ORIGIN]
+
+    @property
+    def amplifiers(self) -> list[LayerResult]:
+        return [r for r in self.layers if r.amplification is not None]
+
+    @property
+    def outputs_within(self) -> bool:
+        return all(r.figures.within for r in self.outputs)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "format": 1, "model": self.model, "other": self.other, "mode": self.mode, "inputs": self.inputs,
+            "config": self.config, "properties": self.properties,
+            "outputs_within": self.outputs_within,
+            "origins": [r.name for r in self.origins],
+            "amplifiers": [r.name for r in self.amplifiers],
+            "outputs": [r.as_dict() for r in self.outputs],
+            "layers": [r.as_dict() for r in self.layers],
+            "fused": {k: v.as_dict() for k, v in self.fused.items()},
+            "removed": self.removed,
+            "steps": [s.as_dict() for s in self.steps],
+            "analysed_step": self.analysed_step, "first_token_step": self.first_token_step,
+            "notes": self.notes, "compiles": self.compiles, "timings": self.timings,
+        }
+
+
+__all__ = ["DiffReport", "Fusion", "INHERITED", "LayerResult", "MATCH", "ORIGIN", "StepResult", "UNRESOLVED"]
