@@ -7,7 +7,7 @@ import sys
 import click
 
 from ..errors import IRExecError
-from .base import EXIT_FINDINGS, TensorFileHints, cli, fail, holds_workflow_commands
+from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
 
 
 @cli.command(cls=TensorFileHints)
@@ -37,7 +37,6 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail, holds_workflow_comm
               help="Write a self-contained HTML page with an interactive plot (needs irexec[html]).")
 @click.option("--fail-on", type=click.Choice(["origin", "never"]), default="never", show_default=True,
               help="origin: exit 1 when an origin is found.")
-@holds_workflow_commands()
 def diff(model: str, device: str, configs: tuple[str, ...], inputs_path: str | None, weights: str | None, seed: int,
          input_shapes: tuple[str, ...], layers: str, k: int, steps: int, top: int, json_path: str | None,
          html_path: str | None, fail_on: str) -> None:
@@ -57,13 +56,13 @@ def diff(model: str, device: str, configs: tuple[str, ...], inputs_path: str | N
     if inputs_path and input_shapes:
         raise click.UsageError("--input-shape shapes generated inputs; it cannot be combined with --inputs")
     from ..errors import UsageError
-    from ..random_inputs import parse_input_shapes
+    from .options import parse_input_shapes
 
     try:
         shapes = parse_input_shapes(input_shapes)
-        from ..diff.device import parse_config
+        from .options import parse_device_config
 
-        config = parse_config(configs)
+        config = parse_device_config(configs)
     except UsageError as e:
         fail(e)
     try:
@@ -92,7 +91,7 @@ def diff(model: str, device: str, configs: tuple[str, ...], inputs_path: str | N
 
 
 def _diff(model: str, weights: str | None, device: str, config: dict[str, str], inputs_path: str | None, seed: int,
-          shapes: dict, layers: str, k: int, steps: int):  # type: ignore[no-untyped-def]
+          shapes: dict, layers: str, k: int, steps: int):
     from ..diff.core import run_diff
     from ..diff.device import DeviceSide, import_openvino
     from ..diff.reference import ReferenceSide
@@ -125,7 +124,7 @@ def _diff(model: str, weights: str | None, device: str, config: dict[str, str], 
                     config=config, logits=logits)
 
 
-def _by_parameter(session, feeds):  # type: ignore[no-untyped-def]
+def _by_parameter(session, feeds):
     """Feeds keyed by Parameter name (an npz may key them by tensor name)."""
     out = {}
     for p in session.model.parameters:

@@ -6,12 +6,14 @@ options instead, so one message serves both."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from contextvars import Token
 from typing import TYPE_CHECKING
 
 from .. import errors
 from ..errors import UsageError
+from ..files import open_regular
 
 if TYPE_CHECKING:
     from ..shapes import PartialShape
@@ -33,6 +35,8 @@ OPTION_NAMES = {
     "top": "--top",
     "compare": "--compare",
     "eos_token_id": "--eos-token-id",
+    "layers": "--layers",
+    "json": "--json",
 }
 
 
@@ -130,3 +134,27 @@ def parse_tolerance(specs: Iterable[str], option: str):  # -> comparison.Toleran
         else:
             default = value
     return Tolerance(default, per)
+
+
+def parse_device_config(specs: Iterable[str]) -> dict[str, str]:
+    """``--config KEY=VALUE`` (repeatable) or ``--config FILE.json`` (an object of properties)."""
+    config: dict[str, str] = {}
+    for spec in specs:
+        if "=" not in spec and spec.lower().endswith(".json"):
+            try:
+                with open_regular(spec, "device config file", UsageError, "bad-device-config") as f:
+                    data = json.loads(f.read(1 << 20))  # a property file is a few lines
+            except (OSError, ValueError) as e:
+                raise UsageError(f"--config {spec}: cannot read a JSON object of properties: {e}",
+                                 code="bad-device-config", file=spec) from None
+            if not isinstance(data, dict):
+                raise UsageError(f"--config {spec}: the file must hold a JSON object of properties",
+                                 code="bad-device-config", file=spec)
+            config.update({str(k): v if isinstance(v, str) else json.dumps(v) for k, v in data.items()})
+            continue
+        key, sep, value = spec.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--config {spec!r}: give KEY=VALUE (e.g. INFERENCE_PRECISION_HINT=f32) or a .json file",
+                             code="bad-device-config")
+        config[key.strip()] = value.strip()
+    return config

@@ -240,7 +240,8 @@ def _size(value: str | None) -> int | None:
 
 
 def _print_table(outputs: dict[str, Any]) -> None:
-    from ..report.tables import TENSOR_HEADER, render_table, tensor_rows
+    from ..base.table_text import render_table
+    from ..report.tables import TENSOR_HEADER, tensor_rows
 
     click.echo(render_table(TENSOR_HEADER, tensor_rows(outputs)))
 

@@ -16,8 +16,8 @@ from typing import Protocol
 
 import numpy as np
 
-from ..errors import IRExecError, ModelError
-from ..ir.reader import Layer
+from ..errors import IRExecError, ModelError, spelled
+from ..ir.records import Layer
 from .accuracy import StatedAccuracy, reduction_length, stated_accuracy
 from .figures import Figures, tensor_figures
 from .origins import classify
@@ -258,8 +258,8 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
         wanted = ref.ancestors(divergent)
         first = diff.bisect([c for c in candidates if c.id in wanted and c.id in diff.kept and c.id in ref.varying], k)
         if first is None:
-            report.notes.append("the outputs depart but no exposed layer does: exposing a layer changes what the "
-                                "plugin fuses; try --layers all")
+            report.notes.append(spelled("the outputs depart but no exposed layer does: exposing a layer changes what the "
+                                        "plugin fuses; try `layers=all`"))
     else:
         report.notes.append("every output is within its stated accuracy: no layer was exposed")
     report.layers = sorted(diff.results.values(), key=lambda r: (r.index, r.port))

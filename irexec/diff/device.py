@@ -11,13 +11,12 @@ runtime node's rt_info ``originalLayersNames`` lists the IR layers it computes.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..errors import IRExecError, UsageError
+from ..errors import IRExecError
 from .accuracy import DEVICE_SLACK
 from .core import Exposed, ExposeError
 from .report import Fusion
@@ -28,35 +27,11 @@ INSTALL_HINT = "pip install 'irexec[openvino]'"
 def import_openvino() -> Any:
     """The openvino module, or ``missing-extra`` saying how to install it."""
     try:
-        import openvino  # type: ignore[import-untyped]
+        import openvino
     except ImportError as e:
-        raise IRExecError(f"diff --device needs OpenVINO, which is not installed ({e}); install it with {INSTALL_HINT}",
+        raise IRExecError(f"comparing with a device plugin needs OpenVINO, which is not installed ({e}); install it with {INSTALL_HINT}",
                          code="missing-extra") from None
     return openvino
-
-
-def parse_config(specs: Iterable[str]) -> dict[str, str]:
-    """``--config KEY=VALUE`` (repeatable) or ``--config FILE.json`` (an object of properties)."""
-    config: dict[str, str] = {}
-    for spec in specs:
-        if "=" not in spec and spec.lower().endswith(".json"):
-            try:
-                with open(spec, encoding="utf-8") as f:
-                    data = json.load(f)
-            except (OSError, ValueError) as e:
-                raise UsageError(f"--config {spec}: cannot read a JSON object of properties: {e}",
-                                 code="bad-device-config", file=spec) from None
-            if not isinstance(data, dict):
-                raise UsageError(f"--config {spec}: the file must hold a JSON object of properties",
-                                 code="bad-device-config", file=spec)
-            config.update({str(k): v if isinstance(v, str) else json.dumps(v) for k, v in data.items()})
-            continue
-        key, sep, value = spec.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"--config {spec!r}: give KEY=VALUE (e.g. INFERENCE_PRECISION_HINT=f32) or a .json file",
-                             code="bad-device-config")
-        config[key.strip()] = value.strip()
-    return config
 
 
 class DeviceSide:
@@ -184,4 +159,4 @@ def _fusion(compiled: Any) -> dict[str, Fusion]:
     return out
 
 
-__all__ = ["DeviceSide", "Exposed", "INSTALL_HINT", "import_openvino", "parse_config"]
+__all__ = ["DeviceSide", "Exposed", "INSTALL_HINT", "import_openvino"]

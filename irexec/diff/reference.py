@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import IRExecError
 from ..execute import output_names
-from ..ir.reader import Layer
+from ..ir.records import Layer
 from ..session import Session
 
 _SKIP = ("Const", "Parameter", "Result", "Assign")  # what is not compared: the same on both sides, or no output

@@ -36,11 +36,11 @@ _SORT = """document.querySelectorAll('table.sortable th').forEach(function(th, c
 });"""
 
 
-def _plotly():  # type: ignore[no-untyped-def]
+def _plotly():
     try:
-        import plotly.graph_objects as go  # type: ignore[import-untyped]
+        import plotly.graph_objects as go
     except ImportError as e:
-        raise IRExecError(f"diff --html needs plotly, which is not installed ({e}); install it with "
+        raise IRExecError(f"the HTML report needs plotly, which is not installed ({e}); install it with "
                           "pip install 'irexec[html]'", code="missing-extra") from None
     return go
 
@@ -62,7 +62,7 @@ def _fmt(x: float | None) -> str:
 def _figure(report: DiffReport) -> str:
     go = _plotly()
     fig = go.Figure()
-    import plotly.colors  # type: ignore[import-untyped]
+    import plotly.colors
 
     palette = plotly.colors.qualitative.Dark24 + plotly.colors.qualitative.Light24  # one colour per op type
     by_op: dict[str, list[LayerResult]] = {}

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ..base.table_text import render_table
 from ..comparison import format_number
-from ..report.tables import render_table
+from ..errors import spelled
 from .report import ORIGIN, DiffReport, LayerResult
 
 
@@ -78,7 +79,7 @@ def render_text(report: DiffReport, top: int = 10) -> str:
     for node, names in list(groups.items())[:top or None]:
         lines.append(f"  fused in {node}: {', '.join(names)}")
     if top and len(groups) > top:
-        lines.append(f"  ... and {len(groups) - top} more fused nodes (--top 0 lists all; --json has every layer)")
+        lines.append(f"  ... and {len(groups) - top} more fused nodes " + spelled("(`top=0` lists all; `json` has every layer)"))
     lines.extend(f"note: {n}" for n in report.notes)
     verdict = "ORIGIN FOUND" if any(r.status == ORIGIN for r in report.layers) else \
         "outputs within stated accuracy" if report.outputs_within else "outputs beyond stated accuracy"

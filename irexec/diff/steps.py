@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..generate import causal_lm
-from ..ir.reader import Layer
+from ..ir.records import Layer
 from ..session import Session
 
 
