@@ -1,4 +1,4 @@
-"""Pad-1, Pad-12 and Tile-1: data grown (or, with Pad-12's negative pads,
+"""Pad-1, Pad-12 and Tile-1: data grown (or, with negative pads,
 cropped) at its borders, and data repeated along each axis.
 
 Pad maps every output index ``o`` of an axis to the input index
@@ -39,7 +39,6 @@ class _Pad(Op):
               In("pad_value", same_as("data"), rank=0, optional=True))
     attributes = {"pad_mode": Enum("constant", "edge", "reflect", "symmetric")}
     moves_values = (DATA, VALUE)
-    negative_pads = False
 
     def infer(self, data: TensorInfo, begin: TensorInfo, end: TensorInfo, value: TensorInfo | None = None) -> Inference:
         rank = data.shape.rank
@@ -49,9 +48,6 @@ class _Pad(Op):
             n = len(vals) if vals is not None else (info.shape[0].value if info.shape.rank == 1 and info.shape[0].is_static else None)
             if rank is not None and n is not None and n != rank:
                 raise op_error(f"{what} has {n} elements but data {data.shape} has rank {rank}", "incompatible-inputs", port)
-            if vals is not None and not self.negative_pads and min(vals, default=0) < 0:
-                raise op_error(f"{what} {vals} holds a negative pad ({self.display()} allows none; Pad-12 crops)",
-                               "bad-value", port)
         if rank is None:  # OpenVINO keeps the rank unknown even when the pads give it
             return Inference([TensorInfo(PartialShape(None), data.etype)])
         dims = data.shape.dims
@@ -239,14 +235,14 @@ def _map_index(i: np.ndarray, n: int, mode: str) -> np.ndarray:
 @register
 class Pad1(_Pad):
     type, version = "Pad", 1
-    summary = "data padded at each axis's start and end (constant, edge, reflect, symmetric)"
+    summary = "data padded at each axis's start and end (constant, edge, reflect, symmetric); negative pads crop"
+    # (the spec says non-negative; OpenVINO crops, as Pad-12 does)
 
 
 @register
 class Pad12(_Pad):
     type, version = "Pad", 12
     summary = "data padded at each axis's start and end; negative pads crop"
-    negative_pads = True
 
 
 # ---------------------------------------------------------------------- Tile
@@ -262,8 +258,9 @@ class Tile1(Op):
     def infer(self, data: TensorInfo, repeats: TensorInfo) -> Inference:
         reps = value_dims(repeats)
         exact = const_ints(repeats, "repeats", 1)
-        if exact is not None and min(exact, default=0) < 0:
-            raise op_error(f"repeats {exact} holds a negative count", "bad-value", 1)
+        if exact is not None and min(exact, default=0) < 0:  # a negative count repeats nothing, as OpenVINO does
+            exact = [max(k, 0) for k in exact]
+            reps = exact
         rank = data.shape.rank
         if reps is None:
             n = repeats.shape[0] if repeats.shape.rank == 1 else None

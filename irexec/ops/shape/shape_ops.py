@@ -233,10 +233,7 @@ class _Squeeze(Op):
             elif d.is_static and d.value == 1:
                 drop.append(a)
             elif not d.contains(1):
-                if not skip:
-                    raise op_error(f"axis {a} of data {data.shape} is {d}, not 1: it cannot be squeezed",
-                                   "bad-value", AXES)
-                out.append(d)
+                out.append(d)  # never 1: kept, as OpenVINO does in both versions
             elif skip:  # may or may not be 1: the rank is known only at run time
                 return Inference([TensorInfo(PartialShape(None), data.etype)])
             else:
@@ -264,8 +261,9 @@ class Squeeze1(_Squeeze):
 @register
 class Squeeze15(_Squeeze):
     version = 15
-    summary = "Squeeze; allow_axis_skip keeps named axes that are not 1"
-    attributes = {"allow_axis_skip": Attr("bool", False, doc="an axis whose dim is not 1 is kept instead of an error")}
+    summary = "Squeeze; allow_axis_skip keeps named axes that may not be 1"
+    attributes = {"allow_axis_skip": Attr("bool", False, doc="a named axis whose dim is dynamic is kept when it is "
+                                                             "not 1 at run time (the output rank is then dynamic)")}
 
 
 @register
@@ -283,12 +281,15 @@ class Unsqueeze1(Op):
             n = axes.shape[0] if axes.shape.rank == 1 else _ONE if axes.shape.rank == 0 else None
             rank = None if dims is None or n is None or not n.is_static else len(dims) + n.value
             return Inference([TensorInfo(PartialShape.dynamic(rank), data.etype)])
-        rank = len(dims) + len(raw)
-        values = const_axes(axes, rank, "axes", AXES, unique=True)
+        # a repeated axis inserts one dim, as OpenVINO does: the output rank counts distinct values
+        rank = len(dims) + len(set(raw))
+        values = const_axes(axes, rank, "axes", AXES)
         assert values is not None
+        chosen = set(values)
+        if len(chosen) != rank - len(dims):
+            raise op_error(f"axes {raw} name one output axis twice (output rank {rank})", "bad-value", AXES)
         out: list[Dim] = []
         it = iter(dims)
-        chosen = set(values)
         for a in range(rank):
             out.append(_ONE if a in chosen else next(it))
         result = PartialShape(tuple(out))
