@@ -370,7 +370,16 @@ INTERP4 = OpTable("Interpolate", "opset4", reference=ref_interp, tol=Tol(rtol=1e
          interp("nearest", pads_begin="0,0,1,0", pads_end="0,0,0,1"), const=(1, 2)),
     Case("u8-linear-onnx", [rng.integers(0, 255, (1, 1, 3, 4)).astype(np.uint8), shape_of(5, 6), f32(1, 1),
                             shape_of(2, 3)], interp("linear_onnx"), const=(1, 2, 3), ov="rounding of integer data"),
+    # the input shape_calculation_mode does not read may have any rank
+    Case("sizes-mode-scales-0d", [IMG, shape_of(8, 10), np.array(2, np.float32), shape_of(2, 3)], interp("nearest"),
+         const=(1, 2, 3)),
+    Case("scales-mode-sizes-2d", [IMG, np.array([[1]], np.int64), f32(2, 2), shape_of(2, 3)],
+         interp("nearest", "scales"), const=(1, 2, 3)),
 ], errors=[
+    ErrorCase("sizes-mode-sizes-0d", [IMG, np.array(8, np.int64), f32(2, 2), shape_of(2,)], interp("nearest"),
+              const=(1, 2, 3), code="bad-input-rank"),
+    ErrorCase("scales-mode-scales-0d", [IMG, shape_of(8, 10), np.array(2, np.float32), shape_of(2,)],
+              interp("nearest", "scales"), const=(1, 2, 3), code="bad-input-rank"),
     ErrorCase("sizes-count", [IMG, shape_of(8, 10, 3), f32(2, 2), shape_of(2, 3)], interp("nearest"), const=(1, 2, 3),
               code="incompatible-inputs",
               ov="OpenVINO reads the first sizes, one per axis"),
@@ -434,7 +443,7 @@ INTERP11_PILLOW = OpTable("Interpolate", "opset11", id="Interpolate-opset11-pill
 
 def ref_interp1(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     """Interpolate-1 as the Interpolate-4 OpenVINO converts it to (ConvertInterpolate1ToInterpolate4)."""
-    data, target = x
+    data, target = x[0], np.asarray(x[1]).reshape(-1)
     rank = data.ndim
     axes = sorted({int(a) for a in str(attrs["axes"]).split(",")})
     align = attrs.get("align_corners", True) in (True, "true", "1")
@@ -479,6 +488,9 @@ INTERP1 = OpTable("Interpolate", "opset1", reference=ref_interp1, tol=Tol(rtol=1
     Case("cubic-align-corners", [IMG, shape_of(7, 8)], interp1("cubic"), const=(1,)),
     Case("cubic-asymmetric-down", [rand((1, 1, 9, 8)), shape_of(5, 3)], interp1("cubic", align=False), const=(1,)),
     Case("nearest-target-parameter", [IMG, shape_of(3, 9)], interp1("nearest", align=False)),
+    Case("nearest-target-0d", [IMG, np.array(8, np.int64)], interp1("nearest", "2"), const=(1,),
+         ov="OpenVINO's shape inference takes a 0-d target; its CPU plugin refuses to compile it (the Interpolate-4 it "
+            "converts to wants 1-D sizes)"),
 ], errors=[
     ErrorCase("area", [IMG, shape_of(8, 10)], interp1("area"), const=(1,), code="bad-attribute",
               ov="OpenVINO's shape inference accepts mode area; its CPU plugin refuses it"),

@@ -95,6 +95,8 @@ SPLIT = OpTable("Split", "opset1", reference=ref_split, cases=[
               code="axis-out-of-range"),
     ErrorCase("axis-not-scalar", [rand((2, 4)), np.array([1], np.int64)], attrs={"num_splits": 2}, const=(1,),
               code="bad-input-rank"),
+    ErrorCase("axis-2d", [rand((2, 4)), np.array([[1]], np.int64)], attrs={"num_splits": 2}, const=(1,),
+              code="bad-input-rank"),
 ])
 
 

@@ -78,7 +78,16 @@ PAD12 = OpTable("Pad", "opset12", reference=ref_pad, cases=pad_cases()[:4] + [
     Case("crop-edge", [rand((4, 5), np.int32), i64(-2, 1), i64(2, -3)], attrs={"pad_mode": "edge"}, const=(1, 2)),
     Case("crop-reflect", [rand((4,)), i64(-2), i64(2)], attrs={"pad_mode": "reflect"}, const=(1, 2)),
     Case("crop-symmetric", [rand((2, 4), np.uint8), i64(1, -3), i64(0, 3)], attrs={"pad_mode": "symmetric"}, const=(1, 2)),
+    # pad_value is read in constant mode only: any type or rank elsewhere
+    Case("edge-ignores-value", [rand((3,)), i64(1), i64(1), np.array([0, 0], np.int32)], attrs={"pad_mode": "edge"},
+         const=(1, 2, 3)),
+    Case("reflect-ignores-value", [rand((2, 3)), i64(0, 1), i64(1, 1), np.array(0, np.int64)],
+         attrs={"pad_mode": "reflect"}, const=(1, 2, 3)),
 ], errors=[
+    ErrorCase("constant-value-1d", [rand((3,)), i64(1), i64(1), np.array([0], np.float32)], attrs={"pad_mode": "constant"},
+              const=(1, 2, 3), code="bad-input-rank"),
+    ErrorCase("constant-value-type", [rand((3,)), i64(1), i64(1), np.array(0, np.int32)], attrs={"pad_mode": "constant"},
+              const=(1, 2, 3), code="bad-input-type"),
     ErrorCase("crop-past", [rand((3,)), i64(-2), i64(-2)], attrs={"pad_mode": "constant"}, const=(1, 2), code="bad-value",
               ov="OpenVINO's shape inference leaves a negative output dim dynamic"),
     ErrorCase("symmetric-too-far", [rand((3,)), i64(0), i64(4)], attrs={"pad_mode": "symmetric"}, const=(1, 2),

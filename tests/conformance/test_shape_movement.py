@@ -214,6 +214,10 @@ BROADCAST3 = OpTable("Broadcast", "opset3", reference=ref_broadcast, cases=[
     ErrorCase("explicit-mismatch", [rand((3,)), i64(2, 4), i64(1)], attrs={"mode": "explicit"}, const=(1, 2),
               code="incompatible-inputs"),
     ErrorCase("bad-mode", [rand((3,)), i64(3)], attrs={"mode": "sideways"}, const=(1,), code="bad-attribute"),
+    ErrorCase("numpy-with-axes-mapping", [rand((3,)), i64(2, 3), np.array(0, np.int64)], attrs={"mode": "numpy"},
+              const=(1, 2), code="incompatible-inputs"),
+    ErrorCase("bidirectional-with-axes-mapping", [rand((3,)), i64(2, 3), i64(1)], attrs={"mode": "bidirectional"},
+              const=(1, 2), code="incompatible-inputs"),
 ])
 
 rng = table_rng("Broadcast-1")  # each table its own generator
@@ -221,6 +225,19 @@ rand = random_arrays(rng)
 BROADCAST1 = OpTable("Broadcast", "opset1", reference=ref_broadcast, cases=[
     Case("numpy", [rand((1, 4), np.int32), i64(3, 4)], attrs={"mode": "numpy"}, const=(1,)),
     Case("explicit", [rand((2,)), i64(2, 3), i64(0)], attrs={"mode": "explicit"}, const=(1, 2)),
+    # TensorFlow's converter (Keras LSTM/GRU bodies) writes a 0-d axes_mapping that numpy mode ignores
+    Case("numpy-axes-mapping-0d", [rand((3, 1)), i64(2, 3, 4), np.array(0, np.int64)], attrs={"mode": "numpy"},
+         const=(1, 2)),
+    Case("numpy-axes-mapping-f32-2d", [rand((4,)), i64(3, 4), np.zeros((1, 2), np.float32)], attrs={"mode": "numpy"},
+         const=(1, 2)),
+    Case("numpy-axes-mapping-parameter", [rand((1, 4)), i64(3, 4), np.array(5, np.int32)], attrs={"mode": "numpy"},
+         const=(1,)),
+], errors=[
+    ErrorCase("explicit-axes-mapping-0d", [rand((2,)), i64(2, 3), np.array(0, np.int64)], attrs={"mode": "explicit"},
+              const=(1, 2), code="bad-input-rank"),
+    ErrorCase("explicit-axes-mapping-f32", [rand((2,)), i64(2, 3), np.array([0], np.float32)], attrs={"mode": "explicit"},
+              const=(1, 2), code="bad-input-type"),
+    ErrorCase("target-0d", [rand((2,)), np.array(2, np.int64)], attrs={"mode": "numpy"}, const=(1,), code="bad-input-rank"),
 ])
 
 
@@ -283,7 +300,7 @@ SLICE = OpTable("Slice", "opset8", reference=ref_slice, cases=[
 # ------------------------------------------------------------ VariadicSplit
 
 def ref_vsplit(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
-    data, axis, lengths = x[0], int(x[1]), [int(v) for v in x[2]]
+    data, axis, lengths = x[0], int(np.asarray(x[1]).reshape(-1)[0]), [int(v) for v in x[2]]
     dim = data.shape[axis]
     if -1 in lengths:
         lengths[lengths.index(-1)] = dim - (sum(lengths) + 1)
@@ -298,7 +315,9 @@ VSPLIT = OpTable("VariadicSplit", "opset1", reference=ref_vsplit, cases=[
     Case("zero-length", [rand((3, 5), BF16), np.array(1, np.int32), np.array([0, 5], np.int32)], const=(1, 2),
          ov="OpenVINO CPU refuses an empty output"),
     Case("gpt2-qkv", [rand((1, 4, 24), np.float16), np.array(2, np.int64), i64(8, 8, 8)], const=(1, 2)),
+    Case("axis-1d", [rand((4, 6)), np.array([1], np.int64), i64(2, 4)], const=(1, 2)),
 ], errors=[
+    ErrorCase("axis-two-values", [rand((4, 6)), i64(0, 1), i64(2, 4)], const=(1, 2), code="bad-input-rank"),
     ErrorCase("sum", [rand((6,)), np.array(0, np.int64), i64(1, 2)], const=(1, 2), code="incompatible-inputs"),
     ErrorCase("two-minus-one", [rand((6,)), np.array(0, np.int64), i64(-1, -1)], const=(1, 2), code="bad-value"),
 ])

@@ -328,11 +328,16 @@ def _pillow(how: Resize, plan: InterpPlan, x: np.ndarray, dtype: np.dtype) -> np
 class Interpolate4(_Interp):
     type, version = "Interpolate", 4
     summary = "resize chosen axes (nearest, linear, linear_onnx, cubic) to sizes or by scales"
-    inputs = (In("data", NUMERIC), In("sizes", INTEGRAL, rank=1, value=True), In("scales", REAL, rank=1, value=True),
+    # the input shape_calculation_mode does not read may have any rank, as OpenVINO allows
+    inputs = (In("data", NUMERIC), In("sizes", INTEGRAL, value=True), In("scales", REAL, value=True),
               In("axes", INTEGRAL, rank=1, optional=True, value=True))
     attributes = {"mode": _MODE4, **_COMMON}
 
     def infer(self, data: TensorInfo, sizes: TensorInfo, scales: TensorInfo, axes: TensorInfo | None = None) -> Inference:
+        used, port = (sizes, 1) if self.shape_calculation_mode == "sizes" else (scales, 2)
+        if used.shape.rank not in (None, 1):
+            raise op_error(f"{('sizes', 'scales')[port - 1]} must be 1-D, got rank {used.shape.rank} (shape {used.shape})",
+                           "bad-input-rank", port)
         return self._infer(data, sizes, scales, axes, 1, 2, 3)
 
     def compute(self, plan: InterpPlan, data: np.ndarray, *rest: np.ndarray) -> list[np.ndarray]:
@@ -377,7 +382,7 @@ class Interpolate1(_Interp):
 
     type, version = "Interpolate", 1
     summary = "resize the axes given as an attribute (nearest, linear, cubic) to a target spatial shape"
-    inputs = (In("data", NUMERIC), In("target_spatial_shape", INTEGRAL, rank=1, value=True))
+    inputs = (In("data", NUMERIC), In("target_spatial_shape", INTEGRAL, rank=(0, 1), value=True))
     attributes = {
         "axes": Attr("ints", required=True, doc="the resized axes (a set: order does not matter)"),
         "mode": Enum("nearest", "linear", "cubic", "area", doc="interpolation"),

@@ -21,7 +21,7 @@ import numpy as np
 from ... import parallel
 from ...kernels.blocks import broadcast_into, copy_parallel, copy_runs
 from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INTEGRAL, Enum, In, Inference, Op, TensorInfo, op_error, same_as
+from ..base import INTEGRAL, Enum, In, Inference, Op, TensorInfo, op_error
 from ..helpers import const_ints, value_dims
 from ..registry import register
 
@@ -36,12 +36,19 @@ def _pad_dim(dim: Dim, begin: int, end: int) -> Dim:
 class _Pad(Op):
     family = "movement"
     inputs = (In("data"), In("pads_begin", INTEGRAL, rank=1, value=True), In("pads_end", INTEGRAL, rank=1, value=True),
-              In("pad_value", same_as("data"), rank=0, optional=True))
+              In("pad_value", optional=True))  # read in constant mode only: checked there
     attributes = {"pad_mode": Enum("constant", "edge", "reflect", "symmetric")}
     moves_values = (DATA, VALUE)
 
     def infer(self, data: TensorInfo, begin: TensorInfo, end: TensorInfo, value: TensorInfo | None = None) -> Inference:
         rank = data.shape.rank
+        if value is not None and self.pad_mode == "constant":
+            if value.known_type and data.known_type and value.etype is not data.etype:
+                raise op_error(f"pad_value must have the element type of data ({data.etype.name}), got {value.etype.name}",
+                               "bad-input-type", VALUE)
+            if value.shape.rank not in (None, 0):
+                raise op_error(f"pad_value must be a scalar, got rank {value.shape.rank} (shape {value.shape})",
+                               "bad-input-rank", VALUE)
         begins = const_ints(begin, "pads_begin", BEGIN)
         ends = const_ints(end, "pads_end", END)
         for info, vals, what, port in ((begin, begins, "pads_begin", BEGIN), (end, ends, "pads_end", END)):

@@ -59,7 +59,7 @@ class VariadicSplit1(Op):
     type, version = "VariadicSplit", 1
     family = "movement"
     summary = "parts of split_lengths sizes along axis (one length may be -1: the rest)"
-    inputs = (In("data", rank=(1, None)), In("axis", INTEGRAL, rank=0, value=True),
+    inputs = (In("data", rank=(1, None)), In("axis", INTEGRAL, rank=(0, 1), elements=1, value=True),
               In("split_lengths", INTEGRAL, rank=1, value=True))
     moves_values = (DATA,)
 
