@@ -36,6 +36,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "Eye": {"output_type": "f32"},
     "FakeQuantize": {"levels": "256"},
     "GatherElements": {"axis": "0"},
+    "GRN": {"bias": "1"},
     "GroupNormalization": {"num_groups": "1", "epsilon": "0.001"},
     "GRUCell": {"hidden_size": "1"}, "GRUSequence": {"hidden_size": "1"},
     "LSTMCell": {"hidden_size": "1"}, "LSTMSequence": {"hidden_size": "1"},
