@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.harness import OV_TYPE_UNCHECKED, Case, ErrorCase, OpTable, conformance, random_arrays, table_rng
+from conformance.harness import OV_VALUE_UNCHECKED, Case, ErrorCase, OpTable, conformance, random_arrays, table_rng
 
 
 def ref_sparse_fill(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
@@ -56,7 +56,7 @@ SPARSE_FILL = OpTable("SparseFillEmptyRows", "opset16", reference=ref_sparse_fil
     ErrorCase("index-types-differ", [rand((2,)), np.array([4, 5], np.int32), idx((0, 1), (2, 0)), np.array(0, np.float32)],
               const=(1, 2), code="bad-input-type"),
     ErrorCase("row-out-of-range", [rand((2,)), np.array([2, 5]), idx((0, 1), (2, 0)), np.array(0, np.float32)],
-              const=(1, 2), code="bad-value", ov=OV_TYPE_UNCHECKED.replace("element type", "value")),
+              const=(1, 2), code="bad-value", ov=OV_VALUE_UNCHECKED),
 ])
 
 test_conformance = conformance([SPARSE_FILL])
