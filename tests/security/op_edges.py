@@ -32,6 +32,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "GroupConvolution": {"strides": "1", "dilations": "1", "pads_begin": "0", "pads_end": "0"},
     "ConvolutionBackpropData": {"strides": "1", "dilations": "1", "pads_begin": "0", "pads_end": "0"},
     "GroupConvolutionBackpropData": {"strides": "1", "dilations": "1", "pads_begin": "0", "pads_end": "0"},
+    "DeformableConvolution": {"group": "1", "deformable_group": "1"},
     "Einsum": {"equation": "i,i->"},
     "Elu": {"alpha": "1"},
     "Eye": {"output_type": "f32"},
