@@ -60,7 +60,11 @@ def versions_of(op_type: str) -> list[type[Op]]:
 def opset_range(cls: type[Op]) -> tuple[int, int]:
     """The opsets whose ``version="opsetN"`` resolve to ``cls``."""
     later = [c.since_opset for c in versions_of(cls.type) if c.since_opset > cls.since_opset]
-    return cls.since_opset, (min(later) - 1 if later else NEWEST_OPSET)
+    hi = min(later) - 1 if later else NEWEST_OPSET
+    core = CORE_OP_VERSIONS.get(_key(cls.type))
+    if core is not None and core[0]:  # no further than OpenVINO reads the type (Xor: opset1 only; ErfInv: opset17)
+        hi = max(min(hi, max(h for _, h in core[0])), cls.since_opset)
+    return cls.since_opset, hi
 
 
 def describe_versions(op_type: str) -> str:
