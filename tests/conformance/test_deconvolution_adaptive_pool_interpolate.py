@@ -373,6 +373,10 @@ INTERP4 = OpTable("Interpolate", "opset4", reference=ref_interp, tol=Tol(rtol=1e
     # the input shape_calculation_mode does not read may have any rank
     Case("sizes-mode-scales-0d", [IMG, shape_of(8, 10), np.array(2, np.float32), shape_of(2, 3)], interp("nearest"),
          const=(1, 2, 3)),
+    Case("sizes-longer-than-axes", [IMG, shape_of(8, 10, 3), f32(2, 2), shape_of(2, 3)], interp("nearest"),
+         const=(1, 2, 3)),
+    Case("scales-longer-than-axes", [IMG, shape_of(8, 10), f32(2, 3, 5), shape_of(2, 3)], interp("nearest", "scales"),
+         const=(1, 2, 3)),
     Case("scales-mode-sizes-2d", [IMG, np.array([[1]], np.int64), f32(2, 2), shape_of(2, 3)],
          interp("nearest", "scales"), const=(1, 2, 3)),
 ], errors=[
@@ -380,9 +384,8 @@ INTERP4 = OpTable("Interpolate", "opset4", reference=ref_interp, tol=Tol(rtol=1e
               const=(1, 2, 3), code="bad-input-rank"),
     ErrorCase("scales-mode-scales-0d", [IMG, shape_of(8, 10), np.array(2, np.float32), shape_of(2,)],
               interp("nearest", "scales"), const=(1, 2, 3), code="bad-input-rank"),
-    ErrorCase("sizes-count", [IMG, shape_of(8, 10, 3), f32(2, 2), shape_of(2, 3)], interp("nearest"), const=(1, 2, 3),
-              code="incompatible-inputs",
-              ov="OpenVINO reads the first sizes, one per axis"),
+    ErrorCase("sizes-too-few", [IMG, shape_of(8), f32(2, 2), shape_of(2, 3)], interp("nearest"), const=(1, 2, 3),
+              code="incompatible-inputs"),
     ErrorCase("axis-out-of-range", [IMG, shape_of(8, 10), f32(2, 2), shape_of(2, 4)], interp("nearest"),
               const=(1, 2, 3), code="axis-out-of-range"),
     ErrorCase("negative-axes", [IMG, shape_of(8, 10), f32(2, 2), shape_of(-2, -1)], interp("nearest"),

@@ -125,8 +125,9 @@ class _Interp(Op):
         use_sizes = self.shape_calculation_mode == "sizes"
         src = sizes if use_sizes else scales
         port = port_sizes if use_sizes else port_scales
-        if axes is not None and src is not None and src.shape.rank == 1 and src.shape[0].is_static \
-                and src.shape[0].value != len(axes):
+        # one value per axis; OpenVINO reads the first ones of a longer input
+        if axes is not None and src is not None and src.shape.rank == 1 and src.shape[0].hi is not None \
+                and src.shape[0].hi < len(axes):
             raise op_error(f"{'sizes' if use_sizes else 'scales'} {src.shape} must hold one value per axis "
                            f"(axes {axes})", "incompatible-inputs", port)
         if rank is None:
@@ -138,9 +139,10 @@ class _Interp(Op):
         out = list(dims)
         scales_v: list[float] | None = None
         if scales is not None and scales.value() is not None:
-            scales_v = [float(v) for v in np.asarray(scales.value(), np.float32).reshape(-1)]
+            scales_v = [float(v) for v in np.asarray(scales.value(), np.float32).reshape(-1)][:len(axes)]
         if use_sizes:
             given = value_dims(sizes) if sizes is not None else None
+            given = given[:len(axes)] if given is not None else None
             if given is not None and len(given) != len(axes):
                 raise op_error(f"sizes {given} must hold one value per axis (axes {axes})", "incompatible-inputs", port)
             for i, a in enumerate(axes):
