@@ -97,6 +97,7 @@ SQUEEZE1 = OpTable("Squeeze", "opset1", reference=ref_squeeze, cases=[
     Case("zero-size", [rand((0, 1)), np.array([1], np.int32)], const=(1,), ov="OpenVINO CPU refuses a zero-size input"),
     Case("not-one-kept", [rand((2, 3)), i64(0)], const=(1,)),
     Case("not-one-kept-among", [rand((1, 3, 1)), i64(0, 1)], const=(1,)),
+    Case("real-axes", [rand((1, 1, 3)), np.array([0.7, -1.5], np.float32)], const=(1,)),
 ], errors=[
     ErrorCase("axis-range", [rand((1, 3)), i64(2)], const=(1,), code="axis-out-of-range"),
 ])
@@ -130,6 +131,7 @@ UNSQUEEZE = OpTable("Unsqueeze", "opset1", reference=ref_unsqueeze, cases=[
     Case("repeated", [rand((2,)), i64(0, 0)], const=(1,)),
     Case("repeated-negative", [rand((3,)), i64(-1, -1, 0)], const=(1,)),
     Case("same-after-normalising", [rand((3,)), i64(0, -2)], const=(1,)),
+    Case("real-axes", [rand((3,)), np.array([1.9, -0.5], np.float32)], const=(1,)),
 ], errors=[
     ErrorCase("range", [rand((2,)), i64(3)], const=(1,), code="axis-out-of-range"),
 ])
@@ -316,6 +318,7 @@ VSPLIT = OpTable("VariadicSplit", "opset1", reference=ref_vsplit, cases=[
          ov="OpenVINO CPU refuses an empty output"),
     Case("gpt2-qkv", [rand((1, 4, 24), np.float16), np.array(2, np.int64), i64(8, 8, 8)], const=(1, 2)),
     Case("axis-1d", [rand((4, 6)), np.array([1], np.int64), i64(2, 4)], const=(1, 2)),
+    Case("axis-real", [rand((4, 6)), np.array(1.7, np.float32), i64(2, 4)], const=(1, 2)),
 ], errors=[
     ErrorCase("axis-two-values", [rand((4, 6)), i64(0, 1), i64(2, 4)], const=(1, 2), code="bad-input-rank"),
     ErrorCase("sum", [rand((6,)), np.array(0, np.int64), i64(1, 2)], const=(1, 2), code="incompatible-inputs"),

@@ -211,7 +211,7 @@ AXES = 1
 class _Squeeze(Op):
     type = "Squeeze"
     family = "shape"
-    inputs = (In("data"), In("axes", INTEGRAL, rank=(0, 1), optional=True, value=True))
+    inputs = (In("data"), In("axes", NUMERIC, rank=(0, 1), optional=True, value=True))  # real axes truncate
     moves_values = (DATA,)
     skip = False  # Squeeze-15 allow_axis_skip
 
@@ -220,7 +220,7 @@ class _Squeeze(Op):
         skip = getattr(self, "allow_axis_skip", False)
         if axes is None:
             return self._squeeze_all(data)
-        values = const_axes(axes, data.shape.rank, "axes", AXES)
+        values = const_axes(axes, data.shape.rank, "axes", AXES, real=True)
         if values is None or dims is None:
             return Inference([TensorInfo(PartialShape(None), data.etype)])
         if not values:
@@ -271,11 +271,11 @@ class Unsqueeze1(Op):
     type, version = "Unsqueeze", 1
     family = "shape"
     summary = "dims of 1 inserted at axes (of the output)"
-    inputs = (In("data"), In("axes", INTEGRAL, rank=(0, 1), value=True))
+    inputs = (In("data"), In("axes", NUMERIC, rank=(0, 1), value=True))  # real axes truncate, as OpenVINO reads them
     moves_values = (DATA,)
 
     def infer(self, data: TensorInfo, axes: TensorInfo) -> Inference:
-        raw = const_ints(axes, "axes", AXES)
+        raw = const_ints(axes, "axes", AXES, real=True)
         dims = data.shape.dims
         if raw is None or dims is None:
             n = axes.shape[0] if axes.shape.rank == 1 else _ONE if axes.shape.rank == 0 else None
@@ -283,7 +283,7 @@ class Unsqueeze1(Op):
             return Inference([TensorInfo(PartialShape.dynamic(rank), data.etype)])
         # a repeated axis inserts one dim, as OpenVINO does: the output rank counts distinct values
         rank = len(dims) + len(set(raw))
-        values = const_axes(axes, rank, "axes", AXES)
+        values = const_axes(axes, rank, "axes", AXES, real=True)
         assert values is not None
         chosen = set(values)
         if len(chosen) != rank - len(dims):
