@@ -24,6 +24,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "AvgPool": {"strides": "1", "kernel": "1", "exclude-pad": "false"},
     "MaxPool": {"strides": "1", "kernel": "1"},
     "BatchNormInference": {"epsilon": "0.001"},
+    "BinaryConvolution": {"strides": "1", "dilations": "1", "pads_begin": "0", "pads_end": "0"},
     "Clamp": {"min": "-1", "max": "1"},
     "Col2Im": {"strides": "1,1", "dilations": "1,1", "pads_begin": "0,0", "pads_end": "0,0"},
     "Concat": {"axis": "0"},
