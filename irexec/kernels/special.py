@@ -257,3 +257,14 @@ def erf_narrow(x: np.ndarray) -> np.ndarray:
         s *= _TWO_OVER_SQRT_PI
         r[small] = s
     return r
+
+
+def erfc_positive(y: np.ndarray) -> np.ndarray:
+    """erfc of a float64 array of values >= 0.46875 (Cody's middle and tail
+    formulas: full relative precision where 1 - erf would cancel)."""
+    with np.errstate(all="ignore"):
+        out = _erfc_mid(np.minimum(y, 4.0))
+        large = y > 4.0
+        if large.any():
+            out[large] = _erfc_large(y[large])
+    return out

@@ -11,15 +11,22 @@ from ..shapes import DYNAMIC, Dim, PartialShape
 from .base import FOLD_LIMIT_ELEMENTS, UNBOUNDED, TensorInfo, normalize_axis, op_error
 
 
-def const_ints(info: TensorInfo, what: str, port: int) -> list[int] | None:
+def const_ints(info: TensorInfo, what: str, port: int, *, real: bool = False) -> list[int] | None:
     """The integers an input holds when it is constant, else None.  Real values
-    are refused: shape-like inputs are integers."""
+    are refused (shape-like inputs are integers) unless ``real``: then they are
+    truncated toward zero, as OpenVINO reads the axes of Squeeze and Unsqueeze."""
     v = info.value()
     if v is None:
         return None
     v = np.asarray(v)
     if v.dtype.kind not in "iub":
-        raise op_error(f"{what} must hold integers, got {v.dtype}", "bad-input-type", port)
+        if not real:
+            raise op_error(f"{what} must hold integers, got {v.dtype}", "bad-input-type", port)
+        w = v.astype(np.float64)
+        if not np.isfinite(w).all() or np.abs(w).max(initial=0) >= 2.0 ** 62:
+            raise op_error(f"{what} holds a value that is no axis: {w[~np.isfinite(w) | (np.abs(w) >= 2.0 ** 62)][0]}",
+                           "bad-value", port)
+        v = np.trunc(w).astype(np.int64)
     if v.size > FOLD_LIMIT_ELEMENTS:  # axes, shapes, pads: one per dim; never millions of Python ints
         raise op_error(f"{what} holds {v.size} values; a shape-like input holds at most {FOLD_LIMIT_ELEMENTS}",
                        "bad-value", port)
@@ -37,10 +44,10 @@ def const_int(info: TensorInfo, what: str, port: int) -> int | None:
 
 
 def const_axes(info: TensorInfo, rank: int | None, what: str, port: int, *, unique: bool = False,
-               code: str = "axis-out-of-range") -> list[int] | None:
+               code: str = "axis-out-of-range", real: bool = False) -> list[int] | None:
     """Axes from a constant input, normalised against ``rank`` (kept as given
     while the rank is unknown); None when the value is not known."""
-    values = const_ints(info, what, port)
+    values = const_ints(info, what, port, real=real)
     if values is None or rank is None:
         return values
     axes = [normalize_axis(a, rank, what, code, port) for a in values]

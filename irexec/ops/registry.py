@@ -17,6 +17,9 @@ from .core_opsets import CORE_OP_VERSIONS, OPENVINO_VERSION
 # The newest opset OpenVINO 2026 writes; layers may name any opset up to it.
 NEWEST_OPSET = 16
 
+# The newest opset any core type is read from (OpenVINO reads a few from opset17).
+_TOP_OPSET = max([NEWEST_OPSET] + [hi for ranges, _ in CORE_OP_VERSIONS.values() for _, hi in ranges])
+
 _ALIASES = {"constant": "const"}
 _REGISTRY: dict[str, dict[int, type[Op]]] = {}
 _OPSET_RE = re.compile(r"^opset([0-9]{1,9})$")
@@ -62,7 +65,7 @@ def opset_ranges(cls: type[Op]) -> tuple[list[tuple[int, int]], list[str]]:
     strings that select ``cls``, read from :func:`resolve` itself, so that what
     ``irexec ops`` lists is exactly what a layer may name."""
     ranges: list[tuple[int, int]] = []
-    for n in range(1, NEWEST_OPSET + 1):
+    for n in range(1, _TOP_OPSET + 1):
         if resolve(cls.type, f"opset{n}") is cls:
             if ranges and ranges[-1][1] == n - 1:
                 ranges[-1] = (ranges[-1][0], n)

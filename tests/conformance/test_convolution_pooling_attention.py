@@ -11,7 +11,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, attr_ints, conformance, table_rng
+from conformance.harness import OV_READS_DEFAULT, Case, ErrorCase, OpTable, Tol, attr_ints, conformance, table_rng
 
 
 def rand(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
@@ -287,7 +287,8 @@ AVG_CASES = [
     Case("global", [rand((1, 16, 7, 7))], pool_attrs("7,7", "1,1", "0,0", "0,0", **{"exclude-pad": False})),
 ]
 AVG_ERRORS = [
-    ErrorCase("no-exclude-pad", [rand((1, 2, 5, 5))], pool_attrs("2,2", "1,1", "0,0", "0,0"), code="bad-attribute"),
+    ErrorCase("no-exclude-pad", [rand((1, 2, 5, 5))], pool_attrs("2,2", "1,1", "0,0", "0,0"), code="bad-attribute",
+              ov=OV_READS_DEFAULT),
     ErrorCase("strides-count", [rand((1, 2, 5, 5))], pool_attrs("2,2", "1", "0,0", "0,0", **{"exclude-pad": True}),
               code="bad-attribute"),
 ]

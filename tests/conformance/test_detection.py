@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
+from conformance.harness import OV_READS_DEFAULT, OV_VALUE_UNCHECKED, Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
 f32 = np.float32
 
@@ -128,7 +128,8 @@ def errors() -> list[ErrorCase]:
         ErrorCase("batch", [np.zeros((2, 4, 4), np.float32), np.zeros((1, 1, 4), np.float32), i64(2)], const=(2,),
                   code="incompatible-inputs"),
         ErrorCase("limit-two-values", [overlap, overlap_scores, i64([2, 3])], const=(2,), code="bad-input-rank"),
-        ErrorCase("negative-limit", [overlap, overlap_scores, i64(-1)], const=(2,), code="bad-value"),
+        ErrorCase("negative-limit", [overlap, overlap_scores, i64(-1)], const=(2,), code="bad-value",
+              ov=OV_VALUE_UNCHECKED),
         ErrorCase("integer-boxes", [overlap.astype(np.int32), overlap_scores, i64(2)], const=(2,), code="bad-input-type"),
         ErrorCase("boxes-rank-2", [overlap[0], overlap_scores, i64(2)], const=(2,), code="bad-input-rank"),
         ErrorCase("output-type-f32", [overlap, overlap_scores, i64(2)], attrs={"output_type": "f32"}, const=(2,),
@@ -246,10 +247,13 @@ def roi_errors() -> list[ErrorCase]:
                   code="incompatible-inputs"),
         ErrorCase("types-differ", [roi_inputs()[0], np.zeros((2, 4), np.float16), np.zeros(2, np.int32)], attrs=roi_attrs(),
                   code="bad-input-type"),
-        ErrorCase("pooled-zero", roi_inputs(), attrs={**roi_attrs(), "pooled_h": 0}, code="bad-attribute"),
-        ErrorCase("scale-zero", roi_inputs(), attrs=roi_attrs(scale=0), code="bad-attribute"),
+        ErrorCase("pooled-zero", roi_inputs(), attrs={**roi_attrs(), "pooled_h": 0}, code="bad-attribute",
+              ov=OV_READS_DEFAULT),
+        ErrorCase("scale-zero", roi_inputs(), attrs=roi_attrs(scale=0), code="bad-attribute",
+              ov=OV_READS_DEFAULT),
         ErrorCase("batch-index-out-of-range", [roi_inputs()[0], roi_inputs()[1], np.array([0, 1, 2, 0, 1], np.int32)],
-                  attrs=roi_attrs(), const=(2,), code="bad-value"),
+                  attrs=roi_attrs(), const=(2,), code="bad-value",
+              ov=OV_VALUE_UNCHECKED),
         ErrorCase("data-rank-3", [np.zeros((3, 8, 8), np.float32), *roi_inputs()[1:]], attrs=roi_attrs(),
                   code="bad-input-rank"),
     ]

@@ -9,7 +9,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, conformance, random_arrays, table_rng
+from conformance.harness import OV_READS_DEFAULT, Case, ErrorCase, OpTable, conformance, random_arrays, table_rng
 
 # ------------------------------------------------------------------ Add-1
 
@@ -71,7 +71,8 @@ CONCAT = OpTable("Concat", "opset1", reference=ref_concat, cases=[
     ErrorCase("dims-differ", [rand((2, 3)), rand((3, 3))], attrs={"axis": 1}, code="incompatible-inputs"),
     ErrorCase("ranks-differ", [rand((2, 3)), rand((3,))], attrs={"axis": 0}, code="incompatible-inputs"),
     ErrorCase("types-differ", [rand((2, 3)), rand((2, 3), np.int32)], attrs={"axis": 0}, code="bad-input-type"),
-    ErrorCase("axis-missing", [rand((2, 3))], code="bad-attribute"),
+    ErrorCase("axis-missing", [rand((2, 3))], code="bad-attribute",
+              ov=OV_READS_DEFAULT),
 ])
 
 
@@ -93,6 +94,8 @@ SPLIT = OpTable("Split", "opset1", reference=ref_split, cases=[
     ErrorCase("axis-out-of-range", [rand((2, 4)), np.array(2, np.int64)], attrs={"num_splits": 2}, const=(1,),
               code="axis-out-of-range"),
     ErrorCase("axis-not-scalar", [rand((2, 4)), np.array([1], np.int64)], attrs={"num_splits": 2}, const=(1,),
+              code="bad-input-rank"),
+    ErrorCase("axis-2d", [rand((2, 4)), np.array([[1]], np.int64)], attrs={"num_splits": 2}, const=(1,),
               code="bad-input-rank"),
 ])
 

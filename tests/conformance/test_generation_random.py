@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, conformance
+from conformance.harness import OV_READS_DEFAULT, OV_TYPE_UNCHECKED, OV_VALUE_UNCHECKED, Case, ErrorCase, OpTable, conformance
 
 RANDOM = "random values: irexec's generator is not OpenVINO's Philox stream"
 
@@ -38,8 +38,10 @@ RANDOM_UNIFORM = OpTable("RandomUniform", "opset8", cases=[
     ErrorCase("min-two-values", [i64([2]), np.float32([0, 1]), np.float32(2)], attrs=seeds(output_type="f32"),
               const=(0, 1, 2), code="bad-input-rank"),
     ErrorCase("negative-dim", [i64([2, -1]), np.float32(0), np.float32(1)], attrs=seeds(output_type="f32"),
-              const=(0, 1, 2), code="bad-value"),
-    ErrorCase("no-output-type", [i64([2]), np.float32(0), np.float32(1)], const=(0, 1, 2), code="bad-attribute"),
+              const=(0, 1, 2), code="bad-value",
+              ov=OV_VALUE_UNCHECKED),
+    ErrorCase("no-output-type", [i64([2]), np.float32(0), np.float32(1)], const=(0, 1, 2), code="bad-attribute",
+              ov=OV_READS_DEFAULT),
 ])
 
 probs = np.array([[0.1, 0.2, 0.7, 0.0], [0.25, 0.25, 0.25, 0.25]], np.float32)
@@ -56,9 +58,11 @@ MULTINOMIAL = OpTable("Multinomial", "opset13", cases=[
     ErrorCase("probs-1d", [probs[0], i64(2)], attrs=seeds(convert_type="i64", with_replacement=True), const=(1,),
               code="bad-input-rank"),
     ErrorCase("convert-f32", [probs, i64(2)], attrs=seeds(convert_type="f32", with_replacement=True), const=(1,),
-              code="bad-attribute"),
+              code="bad-attribute",
+              ov=OV_TYPE_UNCHECKED),
     ErrorCase("too-many-without-replacement", [probs, i64(5)], attrs=seeds(convert_type="i64", with_replacement=False),
-              const=(1,), code="bad-value"),
+              const=(1,), code="bad-value",
+              ov=OV_VALUE_UNCHECKED),
     ErrorCase("integer-probs", [probs.astype(np.int32), i64(2)], attrs=seeds(convert_type="i64", with_replacement=True),
               const=(1,), code="bad-input-type"),
 ])

@@ -10,7 +10,17 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
+from conformance.harness import (
+    OV_READS_DEFAULT,
+    OV_TYPE_UNCHECKED,
+    OV_VALUE_UNCHECKED,
+    Case,
+    ErrorCase,
+    OpTable,
+    Tol,
+    conformance,
+    table_rng,
+)
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F32_ACC = Tol(rtol=1e-5, atol=1e-5)  # f32 accumulation of unit-scale data
@@ -65,7 +75,8 @@ MATMUL = OpTable("MatMul", "opset1", reference=ref_matmul, tol=F32_ACC, cases=[
     ErrorCase("batch-differs", [rand((2, 3, 4)), rand((3, 4, 2))], code="incompatible-inputs"),
     ErrorCase("scalar", [np.array(1.0, np.float32), rand((2,))], code="bad-input-rank"),
     ErrorCase("types-differ", [rand((2, 2)), rand((2, 2), np.float16)], code="bad-input-type"),
-    ErrorCase("bad-transpose", [rand((2, 2)), rand((2, 2))], attrs={"transpose_a": "yes"}, code="bad-attribute"),
+    ErrorCase("bad-transpose", [rand((2, 2)), rand((2, 2))], attrs={"transpose_a": "yes"}, code="bad-attribute",
+              ov=OV_READS_DEFAULT),
 ])
 
 # ------------------------------------------------------------------ reductions
@@ -209,11 +220,13 @@ MVN6 = OpTable("MVN", "opset6", reference=ref_mvn6, tol=MVN_ACC, ov_tol=Tol(rtol
          attrs={"normalize_variance": True, "eps": 1e-5, "eps_mode": "inside_sqrt"}),
 ], errors=[
     ErrorCase("axis-out-of-range", [rand((2, 3)), np.array([2], np.int64)], const=(1,),
-              attrs={"normalize_variance": True, "eps": 1e-5, "eps_mode": "inside_sqrt"}, code="axis-out-of-range"),
+              attrs={"normalize_variance": True, "eps": 1e-5, "eps_mode": "inside_sqrt"}, code="axis-out-of-range",
+              ov=OV_VALUE_UNCHECKED),
     ErrorCase("bad-eps-mode", [rand((2, 3)), np.array([1], np.int64)], const=(1,),
               attrs={"normalize_variance": True, "eps": 1e-5, "eps_mode": "middle"}, code="bad-attribute"),
     ErrorCase("integer-data", [rand((2, 3), np.int32), np.array([1], np.int64)], const=(1,),
-              attrs={"normalize_variance": True, "eps": 1e-5, "eps_mode": "inside_sqrt"}, code="bad-input-type"),
+              attrs={"normalize_variance": True, "eps": 1e-5, "eps_mode": "inside_sqrt"}, code="bad-input-type",
+              ov=OV_TYPE_UNCHECKED),
 ])
 rng = table_rng("MVN-2")  # each table its own generator
 MVN1 = OpTable("MVN", "opset2", reference=ref_mvn1, tol=MVN_ACC, ov_tol=Tol(rtol=1e-4, atol=1e-5), cases=[
@@ -223,7 +236,8 @@ MVN1 = OpTable("MVN", "opset2", reference=ref_mvn1, tol=MVN_ACC, ov_tol=Tol(rtol
     Case("axes-not-suffix", [rand((2, 3, 4))], attrs={"normalize_variance": True, "eps": 1e-5, "reduction_axes": (1,)},
          ov="OpenVINO CPU normalises from the first reduction axis to the last dim"),
     Case("mean-only", [rand((2, 3, 4))], attrs={"eps": 1e-5}),
-], errors=[ErrorCase("eps-missing", [rand((2, 3))], code="bad-attribute")])
+], errors=[ErrorCase("eps-missing", [rand((2, 3))], code="bad-attribute",
+              ov=OV_READS_DEFAULT)])
 
 
 def ref_softmax(log: bool) -> Any:
@@ -253,7 +267,8 @@ def softmax_table(op: str, opset: str, log: bool, negative: bool) -> OpTable:
     return OpTable(op, opset, reference=ref_softmax(log), tol=Tol(rtol=2e-6, atol=1e-7) if not log else Tol(rtol=2e-6, atol=2e-6),
                    ov_tol=Tol(rtol=1e-5, atol=1e-6) if not log else Tol(rtol=1e-5, atol=1e-5), cases=cases, errors=[
         ErrorCase("axis-out-of-range", [rand((2, 3))], attrs={"axis": 2}, code="axis-out-of-range"),
-        ErrorCase("integer", [rand((2, 3), np.int32)], attrs={"axis": 1}, code="bad-input-type"),
+        ErrorCase("integer", [rand((2, 3), np.int32)], attrs={"axis": 1}, code="bad-input-type",
+              ov=OV_TYPE_UNCHECKED),
     ])
 
 

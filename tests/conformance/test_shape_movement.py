@@ -82,7 +82,8 @@ RESHAPE = OpTable("Reshape", "opset1", reference=ref_reshape, cases=[
 def ref_squeeze(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
     if len(x) == 1 or np.asarray(x[1]).size == 0:
         return [np.squeeze(x[0])]
-    return [np.squeeze(x[0], axis=tuple(int(a) for a in np.asarray(x[1]).reshape(-1)))]
+    # a named axis whose dim is not 1 is kept, as OpenVINO does
+    return [np.squeeze(x[0], axis=tuple(int(a) for a in np.asarray(x[1]).reshape(-1) if x[0].shape[int(a)] == 1))]
 
 
 rng = table_rng("Squeeze-1")  # each table its own generator
@@ -94,8 +95,10 @@ SQUEEZE1 = OpTable("Squeeze", "opset1", reference=ref_squeeze, cases=[
     Case("empty-axes", [rand((1, 2, 1), BF16), np.zeros(0, np.int64)], const=(1,)),
     Case("to-scalar", [rand((1,), np.float64), i64(0)], const=(1,), ov="OpenVINO CPU rounds f64 data to f32"),
     Case("zero-size", [rand((0, 1)), np.array([1], np.int32)], const=(1,), ov="OpenVINO CPU refuses a zero-size input"),
+    Case("not-one-kept", [rand((2, 3)), i64(0)], const=(1,)),
+    Case("not-one-kept-among", [rand((1, 3, 1)), i64(0, 1)], const=(1,)),
+    Case("real-axes", [rand((1, 1, 3)), np.array([0.7, -1.5], np.float32)], const=(1,)),
 ], errors=[
-    ErrorCase("not-one", [rand((2, 3)), i64(0)], const=(1,), code="bad-value",),
     ErrorCase("axis-range", [rand((1, 3)), i64(2)], const=(1,), code="axis-out-of-range"),
 ])
 
@@ -105,13 +108,16 @@ SQUEEZE15 = OpTable("Squeeze", "opset15", reference=None, cases=[
     Case("skip", [rand((1, 3, 1)), i64(0, 1)], attrs={"allow_axis_skip": True}, const=(1,),
          expect=None),
     Case("no-skip", [rand((1, 3, 1), np.int32), i64(-1)], attrs={"allow_axis_skip": False}, const=(1,)),
+    Case("no-skip-not-one-kept", [rand((1, 3, 1)), i64(0, 1)], attrs={"allow_axis_skip": False}, const=(1,)),
 ])
 SQUEEZE15.reference = lambda x, a: [np.squeeze(x[0], axis=tuple(
     int(v) for v in np.asarray(x[1]).reshape(-1) if x[0].shape[int(v)] == 1))]
 
 
 def ref_unsqueeze(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
-    return [np.expand_dims(x[0], tuple(int(a) for a in np.asarray(x[1]).reshape(-1)))]
+    raw = [int(a) for a in np.asarray(x[1]).reshape(-1)]
+    rank = x[0].ndim + len(set(raw))  # a repeated axis inserts one dim, as OpenVINO does
+    return [np.expand_dims(x[0], tuple(sorted({a % rank for a in raw})))]
 
 
 rng = table_rng("Unsqueeze-1")  # each table its own generator
@@ -122,8 +128,11 @@ UNSQUEEZE = OpTable("Unsqueeze", "opset1", reference=ref_unsqueeze, cases=[
     Case("negative", [rand((2, 3), np.float16), i64(-1, 1)], const=(1,)),
     Case("bool", [rand((4,), bool), np.array([1], np.int32)], const=(1,)),
     Case("zero-size", [rand((0,)), i64(0)], const=(1,), ov="OpenVINO CPU refuses a zero-size input"),
+    Case("repeated", [rand((2,)), i64(0, 0)], const=(1,)),
+    Case("repeated-negative", [rand((3,)), i64(-1, -1, 0)], const=(1,)),
+    Case("same-after-normalising", [rand((3,)), i64(0, -2)], const=(1,)),
+    Case("real-axes", [rand((3,)), np.array([1.9, -0.5], np.float32)], const=(1,)),
 ], errors=[
-    ErrorCase("repeated", [rand((2,)), i64(0, 0)], const=(1,), code="bad-value"),
     ErrorCase("range", [rand((2,)), i64(3)], const=(1,), code="axis-out-of-range"),
 ])
 
@@ -207,6 +216,10 @@ BROADCAST3 = OpTable("Broadcast", "opset3", reference=ref_broadcast, cases=[
     ErrorCase("explicit-mismatch", [rand((3,)), i64(2, 4), i64(1)], attrs={"mode": "explicit"}, const=(1, 2),
               code="incompatible-inputs"),
     ErrorCase("bad-mode", [rand((3,)), i64(3)], attrs={"mode": "sideways"}, const=(1,), code="bad-attribute"),
+    ErrorCase("numpy-with-axes-mapping", [rand((3,)), i64(2, 3), np.array(0, np.int64)], attrs={"mode": "numpy"},
+              const=(1, 2), code="incompatible-inputs"),
+    ErrorCase("bidirectional-with-axes-mapping", [rand((3,)), i64(2, 3), i64(1)], attrs={"mode": "bidirectional"},
+              const=(1, 2), code="incompatible-inputs"),
 ])
 
 rng = table_rng("Broadcast-1")  # each table its own generator
@@ -214,6 +227,19 @@ rand = random_arrays(rng)
 BROADCAST1 = OpTable("Broadcast", "opset1", reference=ref_broadcast, cases=[
     Case("numpy", [rand((1, 4), np.int32), i64(3, 4)], attrs={"mode": "numpy"}, const=(1,)),
     Case("explicit", [rand((2,)), i64(2, 3), i64(0)], attrs={"mode": "explicit"}, const=(1, 2)),
+    # TensorFlow's converter (Keras LSTM/GRU bodies) writes a 0-d axes_mapping that numpy mode ignores
+    Case("numpy-axes-mapping-0d", [rand((3, 1)), i64(2, 3, 4), np.array(0, np.int64)], attrs={"mode": "numpy"},
+         const=(1, 2)),
+    Case("numpy-axes-mapping-f32-2d", [rand((4,)), i64(3, 4), np.zeros((1, 2), np.float32)], attrs={"mode": "numpy"},
+         const=(1, 2)),
+    Case("numpy-axes-mapping-parameter", [rand((1, 4)), i64(3, 4), np.array(5, np.int32)], attrs={"mode": "numpy"},
+         const=(1,)),
+], errors=[
+    ErrorCase("explicit-axes-mapping-0d", [rand((2,)), i64(2, 3), np.array(0, np.int64)], attrs={"mode": "explicit"},
+              const=(1, 2), code="bad-input-rank"),
+    ErrorCase("explicit-axes-mapping-f32", [rand((2,)), i64(2, 3), np.array([0], np.float32)], attrs={"mode": "explicit"},
+              const=(1, 2), code="bad-input-type"),
+    ErrorCase("target-0d", [rand((2,)), np.array(2, np.int64)], attrs={"mode": "numpy"}, const=(1,), code="bad-input-rank"),
 ])
 
 
@@ -276,7 +302,7 @@ SLICE = OpTable("Slice", "opset8", reference=ref_slice, cases=[
 # ------------------------------------------------------------ VariadicSplit
 
 def ref_vsplit(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
-    data, axis, lengths = x[0], int(x[1]), [int(v) for v in x[2]]
+    data, axis, lengths = x[0], int(np.asarray(x[1]).reshape(-1)[0]), [int(v) for v in x[2]]
     dim = data.shape[axis]
     if -1 in lengths:
         lengths[lengths.index(-1)] = dim - (sum(lengths) + 1)
@@ -291,7 +317,10 @@ VSPLIT = OpTable("VariadicSplit", "opset1", reference=ref_vsplit, cases=[
     Case("zero-length", [rand((3, 5), BF16), np.array(1, np.int32), np.array([0, 5], np.int32)], const=(1, 2),
          ov="OpenVINO CPU refuses an empty output"),
     Case("gpt2-qkv", [rand((1, 4, 24), np.float16), np.array(2, np.int64), i64(8, 8, 8)], const=(1, 2)),
+    Case("axis-1d", [rand((4, 6)), np.array([1], np.int64), i64(2, 4)], const=(1, 2)),
+    Case("axis-real", [rand((4, 6)), np.array(1.7, np.float32), i64(2, 4)], const=(1, 2)),
 ], errors=[
+    ErrorCase("axis-two-values", [rand((4, 6)), i64(0, 1), i64(2, 4)], const=(1, 2), code="bad-input-rank"),
     ErrorCase("sum", [rand((6,)), np.array(0, np.int64), i64(1, 2)], const=(1, 2), code="incompatible-inputs"),
     ErrorCase("two-minus-one", [rand((6,)), np.array(0, np.int64), i64(-1, -1)], const=(1, 2), code="bad-value"),
 ])

@@ -8,7 +8,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, conformance, table_rng
+from conformance.harness import OV_READS_DEFAULT, OV_VALUE_UNCHECKED, Case, ErrorCase, OpTable, conformance, table_rng
 
 
 def ints(shape: tuple[int, ...], lo: int, hi: int, dtype: Any = np.int32) -> np.ndarray:
@@ -148,8 +148,10 @@ EYE = OpTable("Eye", "opset9", reference=ref_eye, cases=[
     ErrorCase("rows-f32", [np.array(2.0, np.float32), i64(3), i64(0)], attrs={"output_type": "f32"}, const=(0, 1, 2),
               code="bad-input-type"),
     ErrorCase("negative-batch", [i64(2), i64(3), i64(0), i64([-2])], attrs={"output_type": "f32"}, const=(0, 1, 2, 3),
-              code="bad-value"),
-    ErrorCase("no-output-type", [i64(2), i64(3), i64(0)], const=(0, 1, 2), code="bad-attribute"),
+              code="bad-value",
+              ov=OV_VALUE_UNCHECKED),
+    ErrorCase("no-output-type", [i64(2), i64(3), i64(0)], const=(0, 1, 2), code="bad-attribute",
+              ov=OV_READS_DEFAULT),
 ])
 
 TABLES = [BUCKETIZE, UNIQUE, EYE]

@@ -90,7 +90,8 @@ def _variable_shape(text: str):
     return edit
 
 
-WITHOUT_ASSIGN = BrokenFile("assign-removed", _drop_assign, "variable-without-assign")
+WITHOUT_ASSIGN = BrokenFile("assign-removed", _drop_assign, "variable-without-assign",
+                            ov="OpenVINO reads a ReadValue whose variable no Assign writes")
 WITHOUT_READ = BrokenFile("assign-of-unknown-variable", _rename_assign, "variable-without-read-value")
 
 TABLES = [

@@ -2,6 +2,11 @@
 two axes, the leading axes broadcast NumPy-style between query, key, value
 and mask (a key/value with one head serves every query head).
 
+A sixth input, the attention sinks (one logit per head, or per head and query
+row), joins every softmax row as one more column whose weight is then dropped:
+softmax([Q Kᵀ · scale + bias, sink])[..., :S] V, the sink neither scaled nor
+masked, as OpenVINO computes it.
+
 Computed in f32 (f64 for f64; f16/bf16 accumulate in f32 and round once):
 two BLAS matmuls and a max-subtracted softmax.  A row whose every score is
 masked to -inf is NaN (0/0), as the spec's formula gives.
@@ -14,24 +19,27 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...kernels.windows import accumulator
-from ...shapes import DYNAMIC, Dim, PartialShape, broadcast_numpy
+from ...shapes import DYNAMIC, Dim, PartialShape, broadcast_dim, broadcast_numpy
 from ..base import ANY, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from ..registry import register
 
-QUERY, KEY, VALUE, MASK, SCALE = range(5)
+QUERY, KEY, VALUE, MASK, SCALE, SINK = range(6)
 
 
 @dataclass(frozen=True)
 class AttentionPlan:
     use_mask: bool
     use_scale: bool
+    use_sink: bool = False
 
 
 def _onto(target: Dim, m: Dim) -> Dim | None:
-    """A mask dim broadcast onto L or S: 1 or equal (it never widens them)."""
-    if m.is_static and m.value == 1:
-        return target
-    return target.intersect(m)
+    """A mask or sink dim broadcast onto L, S or a leading dim as OpenVINO's
+    broadcast_merge (a dim that may be 1 yields to the other), except that it never
+    widens a dim of 1: the output would not hold it (OpenVINO's CPU plugin refuses it too)."""
+    if target.is_static and target.value == 1 and not m.contains(1):
+        return None
+    return broadcast_dim(target, m)
 
 
 @register
@@ -41,7 +49,8 @@ class ScaledDotProductAttention13(Op):
     summary = "softmax(query keyᵀ scale + mask) value, optionally causal"
     inputs = (In("query", REAL, rank=(3, None)), In("key", same_as("query"), rank=(3, None)),
               In("value", same_as("query"), rank=(3, None)), In("attention_mask", ANY, optional=True),
-              In("scale", same_as("query"), rank=(0, 1), elements=1, optional=True))
+              In("scale", same_as("query"), rank=(0, 1), elements=1, optional=True),
+              In("sink", same_as("query"), optional=True))
     attributes = {"causal": Attr("bool", required=True, doc="mask every key after the query's position; "
                                                             "the attention_mask input is then ignored")}
 
@@ -93,10 +102,13 @@ class ScaledDotProductAttention13(Op):
             l_dim, s_dim = lm, sm
             if len(md) >= 3:
                 fold_lead(mask, MASK, "attention_mask")
+        sink = ins[SINK] if len(ins) > SINK else None
+        if sink is not None:
+            _check_sink(sink, q, lead, l_dim)
         if lead.dims is None:
             return Inference([TensorInfo(PartialShape(None), etype)], None)
         shape = PartialShape((*lead.dims, l_dim, ev_dim))
-        plan = AttentionPlan(mask is not None and not self.causal, scale is not None)
+        plan = AttentionPlan(mask is not None and not self.causal, scale is not None, sink is not None)
         return Inference([TensorInfo(shape, etype)], plan)
 
     def compute(self, plan: AttentionPlan, query: np.ndarray, key: np.ndarray, value: np.ndarray,
@@ -120,6 +132,13 @@ class ScaledDotProductAttention13(Op):
                     scores = np.where(mask, scores, acc.type(-np.inf))
                 else:
                     scores = scores + mask.astype(acc, copy=False)
+            if plan.use_sink:  # one more softmax column, dropped once the row is normalised
+                sink = np.broadcast_to(rest[2].astype(acc, copy=False), scores.shape[:-1] + (1,))
+                top = np.maximum(scores.max(axis=-1, keepdims=True, initial=-np.inf), sink)
+                top = np.where(np.isneginf(top), 0, top)  # a row of -inf only: keep exp(-inf) = 0
+                scores = np.exp(scores - top)
+                scores /= scores.sum(axis=-1, keepdims=True) + np.exp(sink - top)
+                return [np.matmul(scores, v).astype(query.dtype, copy=False)]
             if S == 0:  # no key to attend to: the weights are empty and the weighted sum is 0
                 return [np.zeros(np.broadcast_shapes(scores.shape[:-1], v.shape[:-2] + (1,))[:-1] + (L, v.shape[-1]),
                                  query.dtype)]
@@ -128,3 +147,21 @@ class ScaledDotProductAttention13(Op):
             scores /= scores.sum(axis=-1, keepdims=True)
             out = np.matmul(scores, v)
         return [out.astype(query.dtype, copy=False)]
+
+
+def _check_sink(sink: TensorInfo, q: TensorInfo, lead: PartialShape, l_dim: Dim) -> None:
+    """The sink has the query's rank and one value per row: [..., L or 1, 1], its
+    leading dims broadcast onto the output's.  OpenVINO's shape inference lets a
+    sink widen a dim of 1 (the output stays narrow) but its CPU plugin refuses to
+    compile that, and the semantics are undefined: refused here."""
+    sd, qd = sink.shape.dims, q.shape.dims
+    if sd is None or qd is None:
+        return
+    if len(sd) != len(qd):
+        raise op_error(f"sink must have the rank of query ({len(qd)}), got {sink.shape}", "bad-input-rank", SINK)
+    targets = ([*lead.dims] if lead.dims is not None else [DYNAMIC] * (len(sd) - 2)) + [l_dim, Dim.of(1)]
+    for m, t in zip(reversed(sd), reversed(targets)):
+        if _onto(t, m) is not None:
+            continue
+        raise op_error(f"sink {sink.shape} does not broadcast to [..., L={l_dim}, 1] of an output with leading dims "
+                       f"{lead}", "incompatible-inputs", SINK)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...dtypes import BF16
 from ...kernels.elementwise import apply_f64, blockwise
+from ...kernels.erfinv import erfinv
 from ...kernels.special import erf, erf_narrow, normal_tail, normal_tail_f64
 from ..base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
 from ..registry import register
@@ -128,6 +129,7 @@ unary("Sqrt", 1, _f64(_sqrt), summary="square root")
 unary("Exp", 1, _f64(np.exp, True), precise=True, summary="e ** x")
 unary("Log", 1, _f64(np.log, True), precise=True, summary="natural logarithm")
 unary("Erf", 1, _f64(erf), precise=True, summary="Gauss error function", narrow=_f64(erf_narrow))
+unary("ErfInv", 17, _f64(erfinv), types=REAL, precise=True, summary="inverse of the Gauss error function")
 unary("Sin", 1, _f64(np.sin, True), precise=True, summary="sine")
 unary("Cos", 1, _f64(np.cos, True), precise=True, summary="cosine")
 unary("Tan", 1, _f64(np.tan, True), precise=True, summary="tangent")

@@ -29,6 +29,7 @@ compare("GreaterEqual", 1, np.greater_equal, summary="a >= b")
 logical("LogicalAnd", 1, np.logical_and, summary="a and b")
 logical("LogicalOr", 1, np.logical_or, summary="a or b")
 logical("LogicalXor", 1, np.logical_xor, summary="a xor b")
+logical("Xor", 1, np.logical_xor, summary="a xor b (opset1's name of LogicalXor)")
 unary("LogicalNot", 1, np.logical_not, types=BOOLEAN, boolean_out=True, summary="not a")
 
 binary("BitwiseAnd", 13, np.bitwise_and, types=BITS, summary="a & b")

@@ -125,8 +125,9 @@ class _Interp(Op):
         use_sizes = self.shape_calculation_mode == "sizes"
         src = sizes if use_sizes else scales
         port = port_sizes if use_sizes else port_scales
-        if axes is not None and src is not None and src.shape.rank == 1 and src.shape[0].is_static \
-                and src.shape[0].value != len(axes):
+        # one value per axis; OpenVINO reads the first ones of a longer input
+        if axes is not None and src is not None and src.shape.rank == 1 and src.shape[0].hi is not None \
+                and src.shape[0].hi < len(axes):
             raise op_error(f"{'sizes' if use_sizes else 'scales'} {src.shape} must hold one value per axis "
                            f"(axes {axes})", "incompatible-inputs", port)
         if rank is None:
@@ -138,9 +139,10 @@ class _Interp(Op):
         out = list(dims)
         scales_v: list[float] | None = None
         if scales is not None and scales.value() is not None:
-            scales_v = [float(v) for v in np.asarray(scales.value(), np.float32).reshape(-1)]
+            scales_v = [float(v) for v in np.asarray(scales.value(), np.float32).reshape(-1)][:len(axes)]
         if use_sizes:
             given = value_dims(sizes) if sizes is not None else None
+            given = given[:len(axes)] if given is not None else None
             if given is not None and len(given) != len(axes):
                 raise op_error(f"sizes {given} must hold one value per axis (axes {axes})", "incompatible-inputs", port)
             for i, a in enumerate(axes):
@@ -328,11 +330,16 @@ def _pillow(how: Resize, plan: InterpPlan, x: np.ndarray, dtype: np.dtype) -> np
 class Interpolate4(_Interp):
     type, version = "Interpolate", 4
     summary = "resize chosen axes (nearest, linear, linear_onnx, cubic) to sizes or by scales"
-    inputs = (In("data", NUMERIC), In("sizes", INTEGRAL, rank=1, value=True), In("scales", REAL, rank=1, value=True),
+    # the input shape_calculation_mode does not read may have any rank, as OpenVINO allows
+    inputs = (In("data", NUMERIC), In("sizes", INTEGRAL, value=True), In("scales", REAL, value=True),
               In("axes", INTEGRAL, rank=1, optional=True, value=True))
     attributes = {"mode": _MODE4, **_COMMON}
 
     def infer(self, data: TensorInfo, sizes: TensorInfo, scales: TensorInfo, axes: TensorInfo | None = None) -> Inference:
+        used, port = (sizes, 1) if self.shape_calculation_mode == "sizes" else (scales, 2)
+        if used.shape.rank not in (None, 1):
+            raise op_error(f"{('sizes', 'scales')[port - 1]} must be 1-D, got rank {used.shape.rank} (shape {used.shape})",
+                           "bad-input-rank", port)
         return self._infer(data, sizes, scales, axes, 1, 2, 3)
 
     def compute(self, plan: InterpPlan, data: np.ndarray, *rest: np.ndarray) -> list[np.ndarray]:
@@ -377,7 +384,7 @@ class Interpolate1(_Interp):
 
     type, version = "Interpolate", 1
     summary = "resize the axes given as an attribute (nearest, linear, cubic) to a target spatial shape"
-    inputs = (In("data", NUMERIC), In("target_spatial_shape", INTEGRAL, rank=1, value=True))
+    inputs = (In("data", NUMERIC), In("target_spatial_shape", INTEGRAL, rank=(0, 1), value=True))
     attributes = {
         "axes": Attr("ints", required=True, doc="the resized axes (a set: order does not matter)"),
         "mode": Enum("nearest", "linear", "cubic", "area", doc="interpolation"),

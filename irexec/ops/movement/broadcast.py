@@ -51,8 +51,11 @@ def _broadcast_unidirectional(data: PartialShape, target: PartialShape) -> Parti
 class _Broadcast(Op):
     type = "Broadcast"
     family = "movement"
+    # axes_mapping's rules hold in explicit mode only: Broadcast-1 ignores the input
+    # in the other modes whatever it is (TensorFlow's converter feeds a 0-d one),
+    # Broadcast-3 refuses it there, as OpenVINO does.
     inputs = (In("data"), In("target_shape", INTEGRAL, rank=1, value=True),
-              In("axes_mapping", INTEGRAL, rank=1, optional=True, value=True))
+              In("axes_mapping", optional=True, value=True))
     moves_values = (DATA,)
 
     def infer(self, data: TensorInfo, target: TensorInfo, axes_mapping: TensorInfo | None = None) -> Inference:
@@ -62,6 +65,12 @@ class _Broadcast(Op):
         if mode == "explicit":
             if axes_mapping is None:
                 raise op_error("mode explicit needs the axes_mapping input", "bad-input-rank", AXES_MAPPING)
+            if axes_mapping.known_type and not axes_mapping.etype.is_integral:
+                raise op_error(f"axes_mapping must have an integer element type, got {axes_mapping.etype.name}",
+                               "bad-input-type", AXES_MAPPING)
+            if axes_mapping.shape.rank not in (None, 1):
+                raise op_error(f"axes_mapping must be 1-D, got rank {axes_mapping.shape.rank} (shape {axes_mapping.shape})",
+                               "bad-input-rank", AXES_MAPPING)
             out = self._explicit(data, tshape, axes_mapping)
         elif mode == "bidirectional":
             out = broadcast_numpy(data.shape, tshape) if tshape.dims is not None and data.shape.dims is not None else PartialShape(None)
@@ -70,6 +79,9 @@ class _Broadcast(Op):
                                "incompatible-inputs", TARGET)
         else:  # numpy, pdpd (aligned right: the same for one data tensor)
             out = _broadcast_unidirectional(data.shape, tshape)
+        if mode != "explicit" and axes_mapping is not None and self.version >= 3:
+            raise op_error(f"axes_mapping is only read in mode explicit; Broadcast-3 in mode {mode} takes two inputs",
+                           "incompatible-inputs", AXES_MAPPING)
         plan = None
         if out.is_static and data.shape.is_static:
             plan = (self._data_view(data, out, axes_mapping), out.to_tuple())

@@ -1,4 +1,4 @@
-"""Pad-1, Pad-12 and Tile-1: data grown (or, with Pad-12's negative pads,
+"""Pad-1, Pad-12 and Tile-1: data grown (or, with negative pads,
 cropped) at its borders, and data repeated along each axis.
 
 Pad maps every output index ``o`` of an axis to the input index
@@ -21,7 +21,7 @@ import numpy as np
 from ... import parallel
 from ...kernels.blocks import broadcast_into, copy_parallel, copy_runs
 from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INTEGRAL, Enum, In, Inference, Op, TensorInfo, op_error, same_as
+from ..base import INTEGRAL, Enum, In, Inference, Op, TensorInfo, op_error
 from ..helpers import const_ints, value_dims
 from ..registry import register
 
@@ -36,22 +36,25 @@ def _pad_dim(dim: Dim, begin: int, end: int) -> Dim:
 class _Pad(Op):
     family = "movement"
     inputs = (In("data"), In("pads_begin", INTEGRAL, rank=1, value=True), In("pads_end", INTEGRAL, rank=1, value=True),
-              In("pad_value", same_as("data"), rank=0, optional=True))
+              In("pad_value", optional=True))  # read in constant mode only: checked there
     attributes = {"pad_mode": Enum("constant", "edge", "reflect", "symmetric")}
     moves_values = (DATA, VALUE)
-    negative_pads = False
 
     def infer(self, data: TensorInfo, begin: TensorInfo, end: TensorInfo, value: TensorInfo | None = None) -> Inference:
         rank = data.shape.rank
+        if value is not None and self.pad_mode == "constant":
+            if value.known_type and data.known_type and value.etype is not data.etype:
+                raise op_error(f"pad_value must have the element type of data ({data.etype.name}), got {value.etype.name}",
+                               "bad-input-type", VALUE)
+            if value.shape.rank not in (None, 0):
+                raise op_error(f"pad_value must be a scalar, got rank {value.shape.rank} (shape {value.shape})",
+                               "bad-input-rank", VALUE)
         begins = const_ints(begin, "pads_begin", BEGIN)
         ends = const_ints(end, "pads_end", END)
         for info, vals, what, port in ((begin, begins, "pads_begin", BEGIN), (end, ends, "pads_end", END)):
             n = len(vals) if vals is not None else (info.shape[0].value if info.shape.rank == 1 and info.shape[0].is_static else None)
             if rank is not None and n is not None and n != rank:
                 raise op_error(f"{what} has {n} elements but data {data.shape} has rank {rank}", "incompatible-inputs", port)
-            if vals is not None and not self.negative_pads and min(vals, default=0) < 0:
-                raise op_error(f"{what} {vals} holds a negative pad ({self.display()} allows none; Pad-12 crops)",
-                               "bad-value", port)
         if rank is None:  # OpenVINO keeps the rank unknown even when the pads give it
             return Inference([TensorInfo(PartialShape(None), data.etype)])
         dims = data.shape.dims
@@ -240,14 +243,14 @@ def _map_index(i: np.ndarray, n: int, mode: str) -> np.ndarray:
 @register
 class Pad1(_Pad):
     type, version = "Pad", 1
-    summary = "data padded at each axis's start and end (constant, edge, reflect, symmetric)"
+    summary = "data padded at each axis's start and end (constant, edge, reflect, symmetric); negative pads crop"
+    # (the spec says non-negative; OpenVINO crops, as Pad-12 does)
 
 
 @register
 class Pad12(_Pad):
     type, version = "Pad", 12
     summary = "data padded at each axis's start and end; negative pads crop"
-    negative_pads = True
 
 
 # ---------------------------------------------------------------------- Tile
@@ -263,8 +266,9 @@ class Tile1(Op):
     def infer(self, data: TensorInfo, repeats: TensorInfo) -> Inference:
         reps = value_dims(repeats)
         exact = const_ints(repeats, "repeats", 1)
-        if exact is not None and min(exact, default=0) < 0:
-            raise op_error(f"repeats {exact} holds a negative count", "bad-value", 1)
+        if exact is not None and min(exact, default=0) < 0:  # a negative count repeats nothing, as OpenVINO does
+            exact = [max(k, 0) for k in exact]
+            reps = exact
         rank = data.shape.rank
         if reps is None:
             n = repeats.shape[0] if repeats.shape.rank == 1 else None

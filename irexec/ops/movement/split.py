@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, op_error
+from ..base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error
 from ..helpers import const_axes, const_ints
 from ..registry import register
 
@@ -59,7 +59,8 @@ class VariadicSplit1(Op):
     type, version = "VariadicSplit", 1
     family = "movement"
     summary = "parts of split_lengths sizes along axis (one length may be -1: the rest)"
-    inputs = (In("data", rank=(1, None)), In("axis", INTEGRAL, rank=0, value=True),
+    # a real axis truncates, as OpenVINO reads it
+    inputs = (In("data", rank=(1, None)), In("axis", NUMERIC, rank=(0, 1), elements=1, value=True),
               In("split_lengths", INTEGRAL, rank=1, value=True))
     moves_values = (DATA,)
 
@@ -77,7 +78,7 @@ class VariadicSplit1(Op):
         if self.layer is not None and n != len(self.layer.outputs):
             raise op_error(f"split_lengths has {n} elements but the layer has {len(self.layer.outputs)} output ports",
                            "incompatible-inputs", LENGTHS)
-        axes = const_axes(axis, data.shape.rank, "axis", AXIS)
+        axes = const_axes(axis, data.shape.rank, "axis", AXIS, real=True)
         if data.shape.dims is None or axes is None or raw is None:
             return Inference([TensorInfo(PartialShape.dynamic(data.shape.rank), data.etype) for _ in range(n)])
         a = axes[0]

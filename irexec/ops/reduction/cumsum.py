@@ -26,7 +26,7 @@ class CumSum3(Op):
     type, version = "CumSum", 3
     family = "reduction"
     summary = "running sum along axis (exclusive: without the element itself; reverse: from the end)"
-    inputs = (In("data", NUMERIC), In("axis", INTEGRAL, rank=0, optional=True, value=True))
+    inputs = (In("data", NUMERIC), In("axis", INTEGRAL, elements=1, optional=True, value=True))
     attributes = {"exclusive": Attr("bool", False), "reverse": Attr("bool", False)}
 
     def infer(self, data: TensorInfo, axis: TensorInfo | None = None) -> Inference:

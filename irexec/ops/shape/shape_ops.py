@@ -212,7 +212,7 @@ AXES = 1
 class _Squeeze(Op):
     type = "Squeeze"
     family = "shape"
-    inputs = (In("data"), In("axes", INTEGRAL, rank=(0, 1), optional=True, value=True))
+    inputs = (In("data"), In("axes", NUMERIC, rank=(0, 1), optional=True, value=True))  # real axes truncate
     moves_values = (DATA,)
     skip = False  # Squeeze-15 allow_axis_skip
 
@@ -221,7 +221,7 @@ class _Squeeze(Op):
         skip = getattr(self, "allow_axis_skip", False)
         if axes is None:
             return self._squeeze_all(data)
-        values = const_axes(axes, data.shape.rank, "axes", AXES)
+        values = const_axes(axes, data.shape.rank, "axes", AXES, real=True)
         if values is None or dims is None:
             return Inference([TensorInfo(PartialShape(None), data.etype)])
         if not values:
@@ -234,10 +234,7 @@ class _Squeeze(Op):
             elif d.is_static and d.value == 1:
                 drop.append(a)
             elif not d.contains(1):
-                if not skip:
-                    raise op_error(f"axis {a} of data {data.shape} is {d}, not 1: it cannot be squeezed",
-                                   "bad-value", AXES)
-                out.append(d)
+                out.append(d)  # never 1: kept, as OpenVINO does in both versions
             elif skip:  # may or may not be 1: the rank is known only at run time
                 return Inference([TensorInfo(PartialShape(None), data.etype)])
             else:
@@ -265,8 +262,9 @@ class Squeeze1(_Squeeze):
 @register
 class Squeeze15(_Squeeze):
     version = 15
-    summary = "Squeeze; allow_axis_skip keeps named axes that are not 1"
-    attributes = {"allow_axis_skip": Attr("bool", False, doc="an axis whose dim is not 1 is kept instead of an error")}
+    summary = "Squeeze; allow_axis_skip keeps named axes that may not be 1"
+    attributes = {"allow_axis_skip": Attr("bool", False, doc="a named axis whose dim is dynamic is kept when it is "
+                                                             "not 1 at run time (the output rank is then dynamic)")}
 
 
 @register
@@ -274,22 +272,25 @@ class Unsqueeze1(Op):
     type, version = "Unsqueeze", 1
     family = "shape"
     summary = "dims of 1 inserted at axes (of the output)"
-    inputs = (In("data"), In("axes", INTEGRAL, rank=(0, 1), value=True))
+    inputs = (In("data"), In("axes", NUMERIC, rank=(0, 1), value=True))  # real axes truncate, as OpenVINO reads them
     moves_values = (DATA,)
 
     def infer(self, data: TensorInfo, axes: TensorInfo) -> Inference:
-        raw = const_ints(axes, "axes", AXES)
+        raw = const_ints(axes, "axes", AXES, real=True)
         dims = data.shape.dims
         if raw is None or dims is None:
             n = axes.shape[0] if axes.shape.rank == 1 else _ONE if axes.shape.rank == 0 else None
             rank = None if dims is None or n is None or not n.is_static else len(dims) + n.value
             return Inference([TensorInfo(PartialShape.dynamic(rank), data.etype)])
-        rank = len(dims) + len(raw)
-        values = const_axes(axes, rank, "axes", AXES, unique=True)
+        # a repeated axis inserts one dim, as OpenVINO does: the output rank counts distinct values
+        rank = len(dims) + len(set(raw))
+        values = const_axes(axes, rank, "axes", AXES, real=True)
         assert values is not None
+        chosen = set(values)
+        if len(chosen) != rank - len(dims):
+            raise op_error(f"axes {raw} name one output axis twice (output rank {rank})", "bad-value", AXES)
         out: list[Dim] = []
         it = iter(dims)
-        chosen = set(values)
         for a in range(rank):
             out.append(_ONE if a in chosen else next(it))
         result = PartialShape(tuple(out))
