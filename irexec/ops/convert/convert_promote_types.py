@@ -99,4 +99,6 @@ class ConvertPromoteTypes14(Op):
         return Inference([TensorInfo(a.shape, et), TensorInfo(b.shape, et)], et)
 
     def compute(self, plan: ElementType, a: np.ndarray, b: np.ndarray) -> Sequence[np.ndarray]:
-        return [convert_array(a, plan.dtype), convert_array(b, plan.dtype)]
+        dtype = plan.dtype
+        assert dtype is not None, "infer promotes to a type NumPy holds"
+        return [convert_array(a, dtype), convert_array(b, dtype)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -28,7 +29,7 @@ class DeformPlan:
 
 class _Deformable(Op):
     family = "convolution"
-    inputs = (In("data", REAL, rank=4), In("offsets", same_as("data"), rank=4), In("filters", same_as("data"), rank=4))
+    inputs: ClassVar[tuple[In, ...]] = (In("data", REAL, rank=4), In("offsets", same_as("data"), rank=4), In("filters", same_as("data"), rank=4))
     attributes = {
         "strides": Attr("ints", (1, 1), doc="one positive stride per spatial axis"),
         "dilations": Attr("ints", (1, 1), doc="one positive dilation per spatial axis"),
@@ -55,7 +56,7 @@ class _Deformable(Op):
         g, dg = self.group, self.deformable_group
         if data.shape.rank is None:  # OpenVINO infers nothing then
             return Inference([TensorInfo(PartialShape(None), data.etype)])
-        dd = data.shape.dims
+        dd = data.shape.dims or ()  # the rank is known
         od = offsets.shape.dims or (DYNAMIC,) * 4
         fd = filters.shape.dims or (DYNAMIC,) * 4
         md = (mask.shape.dims or (DYNAMIC,) * 4) if mask is not None else None
@@ -73,11 +74,12 @@ class _Deformable(Op):
             raise op_error(f"offsets {offsets.shape} must have deformable_group x kh x kw x 2 = {taps * (2 * dg)} "
                            f"channels", "incompatible-inputs", OFFSETS)
         if md is not None and not md[1].compatible(taps * dg):
+            assert mask is not None
             raise op_error(f"mask {mask.shape} must have deformable_group x kh x kw = {taps * dg} channels",
                            "incompatible-inputs", MASK)
         batch = dd[0]
         for info, dims, port in ((offsets, od, OFFSETS), (mask, md, MASK)):
-            if dims is None:
+            if dims is None or info is None:
                 continue
             merged = batch.intersect(dims[0])
             if merged is None:
@@ -96,7 +98,7 @@ class _Deformable(Op):
             pb.append(b)
             out.append(window_count(dim, dilated(fd[2 + i], d), s, b, e, "floor", i, "filter"))
         for info, dims, port in ((offsets, od, OFFSETS), (mask, md, MASK)):
-            if dims is None:
+            if dims is None or info is None:
                 continue
             for i in range(2):  # compared, not merged: OpenVINO takes the output's dims from data alone
                 if not out[2 + i].compatible(dims[2 + i]):
@@ -126,6 +128,6 @@ class DeformableConvolution1(_Deformable):
 class DeformableConvolution8(_Deformable):
     type, version = "DeformableConvolution", 8
     summary = "DeformableConvolution with an optional mask and zero padding for the bilinear samples"
-    inputs = (*_Deformable.inputs, In("mask", REAL, rank=4, optional=True))
+    inputs: ClassVar[tuple[In, ...]] = (*_Deformable.inputs, In("mask", REAL, rank=4, optional=True))
     attributes = {**_Deformable.attributes,
                   "bilinear_interpolation_pad": Attr("bool", False, doc="samples near the border read zeros outside")}

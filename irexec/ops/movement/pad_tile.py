@@ -268,7 +268,7 @@ class Tile1(Op):
         exact = const_ints(repeats, "repeats", 1)
         if exact is not None and min(exact, default=0) < 0:  # a negative count repeats nothing, as OpenVINO does
             exact = [max(k, 0) for k in exact]
-            reps = exact
+            reps = exact  # type: ignore[assignment]  # ints where value_dims gives ints or Dims
         rank = data.shape.rank
         if reps is None:
             n = repeats.shape[0] if repeats.shape.rank == 1 else None

@@ -10,6 +10,7 @@ NumPy would sort it last."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -49,7 +50,7 @@ class SearchSorted15(Op):
         return Inference([TensorInfo(out, self.output_type)])
 
     def compute(self, plan: None, seq: np.ndarray, values: np.ndarray) -> Sequence[np.ndarray]:
-        side = "right" if self.right_mode else "left"
+        side: Literal["left", "right"] = "right" if self.right_mode else "left"
         dtype = self.output_type.dtype
         if seq.ndim == 1:
             out = np.asarray(np.searchsorted(seq, values, side=side), dtype)
