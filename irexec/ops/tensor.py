@@ -72,13 +72,20 @@ class TensorInfo:
         constant value or from what propagated; None when nothing is known."""
         if self._bounds is not None:
             return self._bounds
-        if self.is_constant and (self.etype.is_integral or self.etype.name == "boolean"):
+        if self.is_constant and (self.etype.is_integral or self.etype.name == "boolean") and self.small:
             v = self.value()
             if v is not None and v.size <= FOLD_LIMIT_ELEMENTS:
                 exact = _as_int64(v)
                 if exact is not None:
                     self._bounds = (exact, exact)
         return self._bounds
+
+    @property
+    def small(self) -> bool:
+        """The shape says the value is at most FOLD_LIMIT_ELEMENTS elements: decided
+        before the value is read, so a big low-bit Const is never unpacked to learn it."""
+        shape = self.shape
+        return shape.is_static and limits.element_count(shape.to_tuple()) <= FOLD_LIMIT_ELEMENTS
 
     def with_shape(self, shape: PartialShape) -> TensorInfo:
         return TensorInfo(shape, self.etype, self._value if self._thunk is None else self._thunk, self._bounds)

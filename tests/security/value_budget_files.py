@@ -1,0 +1,39 @@
+"""Models whose Consts, blobs or chains would cost gigabytes if irexec read or
+computed them before asking its budgets: each written small, with sparse .bin
+files where a Const must be large."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from irexec.writer import IRBuilder
+
+
+def _grow_const(xml: Path, old_shape: str, shape: tuple[int, ...], nbytes: int) -> None:
+    """Give the one Const of shape ``old_shape`` the new shape, its bytes at the end of a sparse .bin."""
+    text = xml.read_text()
+    pattern = rf'offset="(\d+)" size="(\d+)" shape="{re.escape(old_shape)}"'
+    assert len(re.findall(pattern, text)) == 1, text
+    binf = xml.with_suffix(".bin")
+    offset = binf.stat().st_size
+    text = re.sub(pattern, f'offset="{offset}" size="{nbytes}" shape="{",".join(map(str, shape))}"', text)
+    text = re.sub(rf"<dim>(7777|{re.escape(old_shape)})</dim>", "".join(f"<dim>{d}</dim>" for d in shape), text)
+    xml.write_text(text)
+    with open(binf, "r+b") as f:
+        f.truncate(offset + nbytes)
+
+
+def big_lowbit_const(directory: Path, etype: str = "u4", elements: int = 1 << 28) -> Path:
+    """A Const of ``elements`` low-bit values (u4: 128 MiB of .bin; u1 at 2^33: 1 GiB) read by a Convert."""
+    b = IRBuilder()
+    c = b.const(np.ones(3, np.uint8), etype)
+    b.result(b.layer("Convert", "opset1", [c], {"destination_type": "f32"}, outputs=[([7777], "f32")]), name="y")
+    directory.mkdir(parents=True, exist_ok=True)
+    xml = directory / "model.xml"
+    b.write(xml)
+    bits = {"u1": 1, "u2": 2, "u3": 3, "u4": 4, "i4": 4, "nf4": 4, "u6": 6}[etype]
+    _grow_const(xml, "3", (elements,), (elements * bits + 7) // 8)
+    return xml
