@@ -109,6 +109,9 @@ class Inference:
 
     outputs: list[TensorInfo]
     plan: Any = None
+    # Bytes the kernel allocates beside its outputs, known from the shapes (a
+    # fused chain's temporaries): a run charges them with the outputs, before the kernel.
+    scratch: int = 0
 
     @cached_property
     def output_nbytes(self) -> int | None:
@@ -120,6 +123,12 @@ class Inference:
                 return None
             total += limits.nbytes(info.shape.to_tuple(), info.etype.itemsize)
         return total
+
+    @property
+    def charge(self) -> int | None:
+        """Bytes a run must have free before the kernel runs: outputs and scratch."""
+        need = self.output_nbytes
+        return None if need is None else need + self.scratch
 
 
 def concrete_info(a: np.ndarray, with_value: bool) -> TensorInfo:

@@ -24,3 +24,21 @@ def test_a_big_low_bit_const_is_never_unpacked_by_check(tmp_path: Path, etype: s
     out = _clean(proc)
     assert proc.returncode == 0, out
     assert str(elements) in out or command == ["check"]
+
+
+def test_a_decompression_chain_is_sized_by_inference_not_by_its_declared_dims(tmp_path: Path) -> None:
+    """u8 weight [1,4096] times an f16 scale [65536,1], every dim declared -1: 1 GiB of f32."""
+    xml = files.decompression_chain(tmp_path / "big")
+    proc = cli("run", str(xml), "--max-memory", "16MiB")
+    out = _clean(proc)
+    assert proc.returncode == 1 and "error[memory-limit]" in out and "f32[65536,4096]" in out, out
+    small = files.decompression_chain(tmp_path / "small", scale_rows=16)
+    proc = cli("run", str(small), "--max-memory", "16MiB")
+    assert proc.returncode == 0 and "[1,16]" in _clean(proc), proc.stdout + proc.stderr
+
+
+def test_a_zero_point_that_does_not_broadcast_is_a_coded_error(tmp_path: Path) -> None:
+    xml = files.decompression_chain(tmp_path, scale_rows=4, zero_point=(1, 5))
+    proc = cli("run", str(xml))
+    out = _clean(proc)
+    assert proc.returncode == 1 and "error[incompatible-inputs]" in out and "Subtract" in out, out
