@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import value_budget_files as files
 from test_check_budget import _clean, cli
@@ -42,3 +43,22 @@ def test_a_zero_point_that_does_not_broadcast_is_a_coded_error(tmp_path: Path) -
     proc = cli("run", str(xml))
     out = _clean(proc)
     assert proc.returncode == 1 and "error[incompatible-inputs]" in out and "Subtract" in out, out
+
+
+def test_mean_blobs_shared_by_every_channel_cost_nothing_to_check(tmp_path: Path) -> None:
+    xml = files.shared_mean_blob(tmp_path)
+    for command in (["check"], ["inspect"]):
+        proc = cli(*command, str(xml))
+        assert proc.returncode == 0, _clean(proc)
+    proc = cli("run", str(xml), "--max-memory", "64MiB")
+    out = _clean(proc)
+    assert proc.returncode == 1 and "error[memory-limit]" in out, out
+
+
+def test_mean_blobs_are_subtracted_channel_by_channel(tmp_path: Path) -> None:
+    xml = files.shared_mean_blob(tmp_path, channels=3, side=4)
+    np.savez(tmp_path / "in.npz", input=np.full((1, 3, 4, 4), 100, np.float32))
+    proc = cli("run", str(xml), "--inputs", str(tmp_path / "in.npz"), "--output", str(tmp_path / "out.npz"))
+    assert proc.returncode == 0, _clean(proc)
+    got = np.load(tmp_path / "out.npz")["output"]
+    np.testing.assert_array_equal(got, np.broadcast_to(100 - np.arange(16, dtype=np.float32).reshape(4, 4), (1, 3, 4, 4)))

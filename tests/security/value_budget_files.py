@@ -58,3 +58,25 @@ def decompression_chain(directory: Path, scale_rows: int = 65536, zero_point: tu
     directory.mkdir(parents=True, exist_ok=True)
     b.write(directory / "model.xml")
     return directory / "model.xml"
+
+
+def shared_mean_blob(directory: Path, channels: int = 768, side: int = 512) -> Path:
+    """A ``<pre-process>`` whose ``channels`` channels all name one mean blob of
+    side x side f32 (1 MiB at 512): read into one array, 768 MiB."""
+    means = "".join(f'<channel id="{c}"><mean offset="0" size="{side * side * 4}"/></channel>' for c in range(channels))
+    dims = "".join(f"<dim>{d}</dim>" for d in (1, channels, side, side))
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "model.xml").write_text(f"""<?xml version="1.0" ?>
+<net name="means" version="10">
+<pre-process mean-precision="FP32" reference-layer-name="input">{means}</pre-process>
+<layers>
+<layer name="input" type="Parameter" id="0" version="opset1"><data element_type="f32" shape="1,{channels},{side},{side}"/>
+<output><port id="0" precision="FP32">{dims}</port></output></layer>
+<layer name="output" type="Result" id="1" version="opset1"><input><port id="0" precision="FP32">{dims}</port></input></layer>
+</layers>
+<edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/></edges>
+</net>
+""")
+    with open(directory / "model.bin", "wb") as f:
+        f.write(np.arange(side * side, dtype=np.float32).tobytes())
+    return directory / "model.xml"
