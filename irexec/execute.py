@@ -192,7 +192,7 @@ def run_model(
     limit = limits.resolve(max_memory)
     _refuse_large_inputs(model, bound, limit)
     if plan.reads:
-        _bind_variables(model, plan, state or {}, bound)
+        _bind_variables(model, plan, state or {}, bound, limit)
     steps, preset, preset_bytes = plan.steps, None, 0
     if on_layer is None and not keep_all and stop_layer is None:
         if plan.compact is None:
@@ -211,15 +211,20 @@ def run_model(
                      _assigned(plan, values))
 
 
-def _bind_variables(model: Model, plan: RunPlan, state: Mapping[str, np.ndarray], bound: dict[int, np.ndarray]) -> None:
+def _bind_variables(model: Model, plan: RunPlan, state: Mapping[str, np.ndarray], bound: dict[int, np.ndarray],
+                    limit: int) -> None:
     """Feed each ReadValue the value of its variable: the one ``state`` holds,
-    else zeros when it has no initialising input (it computes that input itself)."""
+    else zeros when it has no initialising input (it computes that input itself),
+    charged with the inputs to the memory limit before they are allocated."""
     for lid, var, has_init in plan.reads:
         value = state.get(var.id)
         if value is None:
             if has_init:
                 continue
-            value = var.initial_zeros()
+            try:
+                value = var.initial_zeros(limit - sum(a.nbytes for a in bound.values()))
+            except IRExecError as e:
+                raise type(e)(model.locate(e.diagnostics, model.layers[lid])) from None
             if value is None:
                 continue  # no declared type or rank to start from: the op says so
         else:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 
-from . import dtypes
+from . import dtypes, limits
 from .checker import CheckResult, check_model
 from .comparison import CompareReport, Tolerance, compare_outputs
 from .dump import LayerDumper
@@ -131,7 +131,7 @@ class Session:
         variable without an initialising input, else None (its ReadValue computes it in a run)."""
         var = self._variable(variable_id)
         value = self._state.get(variable_id)
-        return value if value is not None else var.initial_zeros()
+        return value if value is not None else var.initial_zeros(limits.resolve(self.max_memory))
 
     def set_state(self, values: Mapping[str, np.ndarray] | str, value: np.ndarray | None = None) -> None:
         """Set variables: ``set_state(id, array)`` or ``set_state({id: array, ...})``.  Each

@@ -62,3 +62,14 @@ def test_mean_blobs_are_subtracted_channel_by_channel(tmp_path: Path) -> None:
     assert proc.returncode == 0, _clean(proc)
     got = np.load(tmp_path / "out.npz")["output"]
     np.testing.assert_array_equal(got, np.broadcast_to(100 - np.arange(16, dtype=np.float32).reshape(4, 4), (1, 3, 4, 4)))
+
+
+def test_the_zeros_of_a_variable_without_initial_value_are_charged_first(tmp_path: Path) -> None:
+    xml = files.variable_without_init(tmp_path / "big")
+    proc = cli("run", str(xml), "--max-memory", "64MiB")
+    out = _clean(proc)
+    assert proc.returncode == 1 and "error[memory-limit]" in out and "variable 'v'" in out, out
+    small = files.variable_without_init(tmp_path / "small", (4, 2))
+    proc = cli("run", str(small), "--max-memory", "64MiB", "--output", str(tmp_path / "out.npz"))
+    assert proc.returncode == 0, _clean(proc)
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npz")["shape"], [4, 2])

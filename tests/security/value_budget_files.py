@@ -80,3 +80,18 @@ def shared_mean_blob(directory: Path, channels: int = 768, side: int = 512) -> P
     with open(directory / "model.bin", "wb") as f:
         f.write(np.arange(side * side, dtype=np.float32).tobytes())
     return directory / "model.xml"
+
+
+def variable_without_init(directory: Path, shape: tuple[int, ...] = (1 << 30, 2)) -> Path:
+    """ReadValue-6 without init_value whose variable_shape is ``shape`` f32 (8 GiB by default)."""
+    b = IRBuilder()
+    x = b.parameter("x", [1], "f32")
+    text = ",".join(map(str, shape))
+    rv = b.layer("ReadValue", "opset6", [], {"variable_id": "v", "variable_type": "f32", "variable_shape": text},
+                 outputs=[(list(shape), "f32")])
+    b.layer("Assign", "opset6", [rv], {"variable_id": "v"}, outputs=[(list(shape), "f32")])
+    b.result(b.layer("ShapeOf", "opset3", [rv], {"output_type": "i64"}, outputs=[([len(shape)], "i64")]), name="shape")
+    b.result(x, name="x_out")
+    directory.mkdir(parents=True, exist_ok=True)
+    b.write(directory / "model.xml")
+    return directory / "model.xml"
