@@ -85,7 +85,9 @@ class TensorInfo:
         """The shape says the value is at most FOLD_LIMIT_ELEMENTS elements: decided
         before the value is read, so a big low-bit Const is never unpacked to learn it."""
         shape = self.shape
-        return shape.is_static and limits.element_count(shape.to_tuple()) <= FOLD_LIMIT_ELEMENTS
+        if not shape.is_static:
+            return self._thunk is None  # a value held already (computed on inferred shapes) costs nothing to look at
+        return limits.element_count(shape.to_tuple()) <= FOLD_LIMIT_ELEMENTS
 
     def with_shape(self, shape: PartialShape) -> TensorInfo:
         return TensorInfo(shape, self.etype, self._value if self._thunk is None else self._thunk, self._bounds)
