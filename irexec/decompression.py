@@ -269,7 +269,7 @@ class DecompressionChain(Op):
                 for k in (0, 1):
                     if not f32[srcs[k]]:  # type: ignore[index]
                         made += size(args[k])
-                in_place = (srcs[0] in owned or not f32[srcs[0]]) and out.shape == args[0].shape  # type: ignore[index]
+                in_place = srcs[0] in owned and out.shape == args[0].shape  # an f32 array made here is written over
                 if not in_place:
                     made += size(out)
                 owned.add(here)
