@@ -38,6 +38,16 @@ def test_a_decompression_chain_is_sized_by_inference_not_by_its_declared_dims(tm
     assert proc.returncode == 0 and "[1,16]" in _clean(proc), proc.stdout + proc.stderr
 
 
+def test_the_f32_temporaries_of_a_decompression_chain_are_charged_with_its_output(tmp_path: Path) -> None:
+    """u8 [2048,4096] -> f16 chain: a 16 MiB f16 output computed through 32 MiB of f32."""
+    xml = files.decompression_chain(tmp_path, scale_rows=2048, weight_rows=2048, f32_end=False)
+    proc = cli("run", str(xml), "--max-memory", "40MiB")
+    out = _clean(proc)
+    assert proc.returncode == 1 and "error[memory-limit]" in out and "32.0 MiB" in out and "temporaries" in out, out
+    proc = cli("run", str(xml), "--max-memory", "128MiB")
+    assert proc.returncode == 0, _clean(proc)
+
+
 def test_a_zero_point_that_does_not_broadcast_is_a_coded_error(tmp_path: Path) -> None:
     xml = files.decompression_chain(tmp_path, scale_rows=4, zero_point=(1, 5))
     proc = cli("run", str(xml))

@@ -39,20 +39,25 @@ def big_lowbit_const(directory: Path, etype: str = "u4", elements: int = 1 << 28
     return xml
 
 
-def decompression_chain(directory: Path, scale_rows: int = 65536, zero_point: tuple[int, ...] | None = None) -> Path:
+def decompression_chain(directory: Path, scale_rows: int = 65536, zero_point: tuple[int, ...] | None = None,
+                        weight_rows: int = 1, f32_end: bool = True) -> Path:
     """u8 weight [1, 4096] -> Convert(f16) -> [Subtract zp] -> Multiply by an f16 scale [scale_rows, 1]
     -> MatMul, every dim of the chain declared -1: the product is [scale_rows, 4096] f32
     (1 GiB at 65536 rows), which only inference can tell."""
     b = IRBuilder()
     x = b.parameter("x", [1, 4096], "f32")
-    w = b.layer("Convert", "opset1", [b.const(np.full((1, 4096), 3, np.uint8))], {"destination_type": "f16"},
+    w = b.layer("Convert", "opset1", [b.const(np.full((weight_rows, 4096), 3, np.uint8))], {"destination_type": "f16"},
                 outputs=[([-1, -1], "f16")])
     if zero_point is not None:
         zp = b.const(np.ones(zero_point, np.float16))
         w = b.layer("Subtract", "opset1", [w, zp], outputs=[([-1, -1], "f16")])
     scale = b.const(np.full((scale_rows, 1), 0.5, np.float16))
     m = b.layer("Multiply", "opset1", [w, scale], outputs=[([-1, -1], "f16")])
-    f = b.layer("Convert", "opset1", [m], {"destination_type": "f32"}, outputs=[([-1, -1], "f32")])
+    if f32_end:
+        f = b.layer("Convert", "opset1", [m], {"destination_type": "f32"}, outputs=[([-1, -1], "f32")])
+    else:  # the chain ends in f16; the MatMul reads it through a Convert of its own
+        f = b.layer("Convert", "opset1", [b.layer("Relu", "opset1", [m], outputs=[([-1, -1], "f16")])],
+                    {"destination_type": "f32"}, outputs=[([-1, -1], "f32")])
     b.result(b.layer("MatMul", "opset1", [x, f], {"transpose_a": "false", "transpose_b": "true"},
                      outputs=[([-1, -1], "f32")]), name="y")
     directory.mkdir(parents=True, exist_ok=True)
