@@ -12,7 +12,7 @@ import struct
 import zipfile
 import zlib
 from collections.abc import Mapping
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 import numpy as np
 
@@ -75,7 +75,7 @@ def _check_headers(fobj: BinaryIO, path: str, limit: int) -> None:
                 total = _check_header(f, path, key, total, limit)
 
 
-def _check_header(f: BinaryIO, path: str, key: str | None, total: int, limit: int) -> int:
+def _check_header(f: IO[bytes], path: str, key: str | None, total: int, limit: int) -> int:
     """Read one .npy header; refuse object arrays, negative dims, and an array
     that brings the ``total`` bytes read so far past ``limit``.  The new total."""
     version = np.lib.format.read_magic(f)
