@@ -18,7 +18,8 @@ The file is found in the tree being checked, so nobody vouches for it: it may
 tighten a rule but never relax one.  ``follow-symlinks = true`` is refused
 (only ``--follow-symlinks`` or ``IREXEC_FOLLOW_SYMLINKS=1`` allow links out of
 a folder), ``max-memory`` can only lower the limit (a larger value leaves the
-default), and ``jobs`` is capped at the number of CPUs.
+default), ``jobs`` is capped at the number of CPUs, and ``select``/``ignore``
+never hide the findings of a file irexec refused to read (ALWAYS_REPORTED).
 
 An unknown key, a value of the wrong type, TOML that does not parse, or a file
 of any other shape (nested past what the parser can hold, larger than any
@@ -48,6 +49,11 @@ FORMATS = ("auto", "text", "json", "github", "gitlab", "junit", "sarif")  # of `
 TABLE = "tool.irexec"
 
 
+# The findings of a file irexec refused to read: a project file can neither ignore
+# them nor select them away (the command line can), so a check stays red on them.
+ALWAYS_REPORTED = ("symlink-escape", "not-regular-file", "unsafe-xml", "file-too-large", "xml-limit")
+
+
 def _codes(value: Any) -> tuple[str, ...]:
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
@@ -57,6 +63,19 @@ def _codes(value: Any) -> tuple[str, ...]:
     except ValueError as e:
         raise TypeError(f"known codes only: {e}") from None
     return tuple(items)
+
+
+def _selected(value: Any) -> tuple[str, ...]:
+    return _codes(value) + ALWAYS_REPORTED
+
+
+def _ignored(value: Any) -> tuple[str, ...]:
+    codes = _codes(value)
+    kept = sorted(parse_codes(codes) & set(ALWAYS_REPORTED))
+    if kept:
+        raise TypeError(f"codes other than {', '.join(kept)}: a project file cannot hide a file irexec refused "
+                        "to read (use --ignore)")
+    return codes
 
 
 def parse_codes(values: tuple[str, ...]) -> frozenset[str]:
@@ -119,8 +138,8 @@ class Key:
 
 
 KEYS: dict[str, Key] = {
-    "select": Key(_codes, {"check": "select"}),
-    "ignore": Key(_codes, {"check": "ignore"}),
+    "select": Key(_selected, {"check": "select"}),
+    "ignore": Key(_ignored, {"check": "ignore"}),
     "format": Key(_format, {"check": "fmt"}),
     "include-notes": Key(_bool, {"check": "include_notes"}),
     "strict": Key(_bool, {"check": "strict"}),

@@ -75,3 +75,21 @@ def test_a_project_file_of_any_shape_is_bad_config(tmp_path: Path, run_cli, text
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "error[bad-config]" in proc.stderr and "pyproject.toml" in proc.stderr
     assert "Traceback" not in proc.stderr and "internal-error" not in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("table", ['select = ["shape-mismatch"]\n', 'ignore = "symlink-escape"\n',
+                                   'ignore = ["axis-out-of-range", "unsafe-xml,symlink-escape"]\n'])
+def test_a_project_file_cannot_hide_a_refused_file(tmp_path: Path, run_cli, table: str) -> None:  # type: ignore[no-untyped-def]
+    xml, _ = _leaky_model(tmp_path)
+    repo = _repo_config(xml, table)
+    proc = run_cli.subprocess("check", str(xml.relative_to(repo)), cwd=str(repo))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Traceback" not in out, out
+    assert not _leaks(out)
+    if not table.startswith("select"):
+        assert proc.returncode == 2 and "error[bad-config]" in out and "cannot hide" in out, out
+        return
+    assert proc.returncode == 1 and "error[symlink-escape]" in out, out
+    # the command line may: the person running the check decides
+    proc = run_cli.subprocess("check", str(xml.relative_to(repo)), "--select", "shape-mismatch", cwd=str(repo))
+    assert proc.returncode == 0 and "symlink-escape" not in proc.stdout, proc.stdout + proc.stderr
