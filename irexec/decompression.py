@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, limits
 from .dtypes import ElementType
+from .errors import OpError
 from .kernels.convert import convert_array
 from .ops.base import In, Inference, Op, TensorInfo
 from .ops.io import Const1
-from .shapes import PartialShape
 
 if TYPE_CHECKING:
     from .binding import Model
@@ -46,6 +46,7 @@ MATMUL_F32 = frozenset({"nf4", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "u2"})
 WEIGHT_TYPES = ALWAYS_F32 | MATMUL_F32 | {"u1", "u3", "u6"}
 _NARROW_FLOATS = frozenset({"f16", "bf16"})
 _MOVES = frozenset({"Reshape", "Unsqueeze"})
+_SHAPE_LEAF = In("leaf", value=True)
 
 Src = tuple[int, int]
 
@@ -216,11 +217,73 @@ class DecompressionChain(Op):
         self.etype = _etype(model, (chain.end, 0))
         self._position = {src: i for i, src in enumerate(chain.leaves)}
 
+    def input_spec(self, index: int) -> In:
+        # the small Consts a Reshape/Unsqueeze of the chain reads as its shape: inference needs their values
+        return _SHAPE_LEAF if index in self._shape_leaves else self.inputs[0]
+
+    @property
+    def _shape_leaves(self) -> frozenset[int]:
+        found = getattr(self, "_shape_leaf_set", None)
+        if found is None:
+            model = self.model
+            found = frozenset(self._position[src] for lid in self.chain.layers if model.layers[lid].type in _MOVES
+                              for src in model.graph.inputs_of(lid)[1:2] if src in self._position)
+            self._shape_leaf_set = found
+        return found
+
     def infer(self, *leaves: TensorInfo) -> Inference:
-        # the declared dims of the last layer's output (a run's memory limit counts them), else unknown
-        dims = self.model.layers[self.chain.end].outputs[0].dims
-        shape = PartialShape.of(dims) if dims is not None and all(d >= 0 for d in dims) else PartialShape(None)
-        return Inference([TensorInfo(shape, self.etype)])
+        """Every layer of the chain inferred by its own op on the shapes of the
+        Consts read, never on the dims the ports declare (operands that do not
+        broadcast are refused here, with the layer's code); the f32 arrays
+        ``run`` makes on the way are the inference's ``scratch``, which a run
+        charges to its memory limit with the output before ``run`` starts."""
+        model, chain = self.model, self.chain
+        infos: dict[Src, TensorInfo] = {src: leaves[i] for src, i in self._position.items()}
+        f32: dict[Src, bool] = {src: info.etype.name == "f32" for src, info in infos.items()}
+        owned: set[Src] = set()
+        made = 0
+
+        def size(info: TensorInfo, itemsize: int = 4) -> int:
+            return limits.nbytes(info.shape.to_tuple(), itemsize) if info.shape.is_static else 0
+
+        for lid in chain.layers:
+            layer = model.layers[lid]
+            srcs = model.graph.inputs_of(lid)
+            args = [infos[s] for s in srcs]  # type: ignore[index]
+            try:
+                out = model.ops[lid].inference(args).outputs[0]  # type: ignore[union-attr]
+            except OpError as e:
+                raise OpError(f"in the weight decompression chain, layer {lid} \"{layer.name}\" ({layer.type}): "
+                              f"{e.diagnostics[0].message}", code=e.code) from None
+            here: Src = (lid, 0)
+            f32[here] = True
+            if layer.type == "Convert":  # mirrors ``run``: an f32 copy unless its input is f32 already
+                if lid == chain.layers[0] and chain.declared_weight:
+                    made += size(args[0], model.ops[lid].destination_type.itemsize)  # type: ignore[union-attr]
+                if not f32[srcs[0]]:  # type: ignore[index]
+                    made += size(args[0])
+                    owned.add(here)
+                elif srcs[0] in owned:
+                    owned.add(here)
+            elif layer.type in ("Subtract", "Multiply"):
+                for k in (0, 1):
+                    if not f32[srcs[k]]:  # type: ignore[index]
+                        made += size(args[k])
+                in_place = srcs[0] in owned and out.shape == args[0].shape  # an f32 array made here is written over
+                if not in_place:
+                    made += size(out)
+                owned.add(here)
+            else:
+                f32[here] = f32[srcs[0]]  # type: ignore[index]
+                if srcs[0] in owned:
+                    owned.add(here)
+            infos[here] = out
+        shape = infos[(chain.end, 0)].shape
+        result = Inference([TensorInfo(shape, self.etype)])
+        # the last f32 array made is the output when the output is f32: the run charges it as the output
+        output = limits.nbytes(shape.to_tuple(), 4) if shape.is_static and self.etype.name == "f32" else 0
+        result.scratch = max(made - output, 0)
+        return result
 
     def compute(self, plan: None, *leaves: np.ndarray) -> Sequence[np.ndarray]:
         return [self.evaluate(leaves)]

@@ -30,7 +30,7 @@ from . import dtypes
 from .atomic import cannot_write, write_atomically
 from .ir.records import Layer
 from .model import Model
-from .tensorfile import save_npz
+from .tensorfile import load_npz, save_npz
 
 FORMAT = 1
 INDEX = "index.json"
@@ -119,6 +119,5 @@ def load_dump(directory: str) -> tuple[dict[str, Any], dict[int, dict[str, np.nd
         index = json.load(f)
     tensors: dict[int, dict[str, np.ndarray]] = {}
     for entry in index["layers"]:
-        with np.load(os.path.join(directory, entry["file"]), allow_pickle=False) as data:
-            tensors[entry["layer_id"]] = {k: data[k] for k in data.files}
+        tensors[entry["layer_id"]] = load_npz(os.path.join(directory, entry["file"]))
     return index, tensors

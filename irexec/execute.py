@@ -76,7 +76,7 @@ def run_model(
     limit = limits.resolve(max_memory)
     refuse_large_inputs(model, bound, limit)
     if plan.reads:
-        bind_variables(model, plan, state or {}, bound)
+        bind_variables(model, plan, state or {}, bound, limit)
     steps, preset, preset_bytes = plan.steps, None, 0
     if on_layer is None and not keep_all and stop_layer is None:
         if plan.compact is None:

@@ -41,14 +41,41 @@ def parameter_list(parameters: Iterable[Layer]) -> str:
     return ", ".join(parameter_label(p) for p in parameters) or "none"
 
 
+# Suggestions compare names pairwise (difflib is quadratic in their length):
+# only names up to this long are compared, and only this many of them, so a
+# typo costs little whatever the model's names are.
+MAX_COMPARED_CHARS = 512
+MAX_COMPARED_NAMES = 20_000
+
+
+def close_names(text: str, candidates: Iterable[str], n: int = 3, *, parts: bool = False) -> list[str]:
+    """Names close to ``text`` as a whole (difflib) or, with ``parts``, holding
+    most of its characters in order (a misspelt part of a long converted name).
+    Names longer than MAX_COMPARED_CHARS are never offered, and at most
+    MAX_COMPARED_NAMES names are compared."""
+    if len(text) > MAX_COMPARED_CHARS:
+        return []
+    names = [c for c in dict.fromkeys(candidates) if len(c) <= MAX_COMPARED_CHARS][:MAX_COMPARED_NAMES]
+    close = difflib.get_close_matches(text, names, n=n)
+    if parts and len(close) < n and len(text) >= 4:
+        scored = []
+        for name in names:
+            m = difflib.SequenceMatcher(None, text, name, autojunk=False)
+            matched = sum(b.size for b in m.get_matching_blocks())
+            if matched >= 0.85 * len(text):
+                scored.append((-matched, len(name), name))
+        close += [name for *_, name in sorted(scored) if name not in close][: n - len(close)]
+    return close
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """``; did you mean 'x'?`` or ``; known: 'a', 'b'`` (empty when there is nothing to offer)."""
     candidates = list(dict.fromkeys(candidates))
-    close = difflib.get_close_matches(name, candidates, n=3)
+    close = close_names(name, candidates)
     if close:
         return f"; did you mean {' or '.join(repr(c) for c in close)}?"
     if candidates and len(candidates) <= 10:
-        return f" (known: {', '.join(repr(c) for c in candidates)})"
+        return f" (known: {', '.join(shorten(c) for c in candidates)})"
     return ""
 
 

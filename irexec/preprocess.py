@@ -32,11 +32,24 @@ CODE = "bad-pre-process"
 
 @dataclass(frozen=True)
 class MeanSubtraction:
+    """The means of one input.  Blobs stay views of the mapped weights, one per
+    channel, and are subtracted channel by channel: a section whose channels
+    all name one large blob costs no memory to read or check, and a run
+    allocates only the result, which has the input's (already charged) size."""
+
     parameter: int  # layer id of the input
-    mean: np.ndarray  # broadcasts against the input's shape
+    mean: np.ndarray | None  # scalar means, broadcasting against the input's shape
+    blobs: tuple[np.ndarray, ...] = ()  # or one blob per channel, of shape (1, *spatial)
+    channel_axis: int = 1
 
     def apply(self, value: np.ndarray) -> np.ndarray:
-        return np.subtract(value, self.mean.astype(value.dtype, copy=False), dtype=value.dtype)
+        if self.mean is not None:
+            return np.subtract(value, self.mean.astype(value.dtype, copy=False), dtype=value.dtype)
+        out = np.empty(value.shape, value.dtype)
+        for c, blob in enumerate(self.blobs):
+            at = (slice(None),) * self.channel_axis + (c,)
+            np.subtract(value[at], blob[0].astype(value.dtype, copy=False), out=out[at], dtype=value.dtype)
+        return out
 
 
 def resolve(path: str, pre: PreProcess | None, graph: Graph, ops: dict[int, Op | None], weights: Weights,
@@ -136,16 +149,14 @@ def resolve(path: str, pre: PreProcess | None, graph: Graph, ops: dict[int, Op |
                 refuse(f"mean value for channel {number}, out of range for {channels} channels")
                 return None
             values[number] = value
-        mean = values.astype(etype.dtype).reshape(scalar_shape)
-    else:
-        parts: list[np.ndarray | None] = [None] * channels
-        for number, _, offset in blobs:
-            if number >= channels:
-                refuse(f"mean blob for channel {number}, out of range for {channels} channels")
-                return None
-            parts[number] = weights.array(offset, blob_shape, etype)
-        mean = np.concatenate(parts, axis=0)  # type: ignore[arg-type]
-    return MeanSubtraction(layer.id, mean)
+        return MeanSubtraction(layer.id, values.astype(etype.dtype).reshape(scalar_shape))
+    parts: list[np.ndarray | None] = [None] * channels
+    for number, _, offset in blobs:
+        if number >= channels:
+            refuse(f"mean blob for channel {number}, out of range for {channels} channels")
+            return None
+        parts[number] = weights.array(offset, blob_shape, etype)  # a view of the map: nothing is copied
+    return MeanSubtraction(layer.id, None, tuple(parts), channel_axis)  # type: ignore[arg-type]
 
 
 def _rank(op: Op | None) -> int | None:

@@ -16,7 +16,6 @@ read and write it per ``variable_id`` (see docs/stateful.md).
 
 from __future__ import annotations
 
-import difflib
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, limits
 from .checker import CheckResult, check_model
 from .comparison import CompareReport, Tolerance, compare_outputs
 from .dump import LayerDumper
@@ -34,7 +33,7 @@ from .executor.schedule import live_layers
 from .finite import FiniteCheck
 from .ir.records import Layer
 from .model import Model, load
-from .naming import output_names
+from .naming import close_names, output_names
 from .ops.state import Variable
 from .progress import ProgressBar
 from .random_inputs import random_inputs
@@ -62,21 +61,6 @@ class RunReport:
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.outputs[name]
-
-
-def _close_names(text: str, names: list[str], n: int = 3) -> list[str]:
-    """Names close to ``text`` as a whole (difflib) or holding most of its
-    characters in order (a misspelt part of a long converted name)."""
-    close = difflib.get_close_matches(text, names, n=n)
-    if len(close) < n and len(text) >= 4:
-        scored = []
-        for name in names:
-            m = difflib.SequenceMatcher(None, text, name, autojunk=False)
-            matched = sum(b.size for b in m.get_matching_blocks())
-            if matched >= 0.85 * len(text):
-                scored.append((-matched, len(name), name))
-        close += [name for *_, name in sorted(scored) if name not in close][: n - len(close)]
-    return close
 
 
 class Session:
@@ -132,7 +116,7 @@ class Session:
         variable without an initialising input, else None (its ReadValue computes it in a run)."""
         var = self._variable(variable_id)
         value = self._state.get(variable_id)
-        return value if value is not None else var.initial_zeros()
+        return value if value is not None else var.initial_zeros(limits.resolve(self.max_memory))
 
     def set_state(self, values: Mapping[str, np.ndarray] | str, value: np.ndarray | None = None) -> None:
         """Set variables: ``set_state(id, array)`` or ``set_state({id: array, ...})``.  Each
@@ -212,7 +196,7 @@ class Session:
                 shown = ", ".join(f'{l.id} "{l.name}"' for l in found[:5]) + (", ..." if len(found) > 5 else "")
                 raise UsageError(f"`stop_at` {text!r} is ambiguous: {len(found)} layer names {how} it ({shown}); "
                                  f"give more of the name or the layer id", code="unknown-name", file=self.model.path)
-        close = _close_names(text, [l.name for l in layers])
+        close = close_names(text, [l.name for l in layers], parts=True)
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else " (give a layer id, name, or a unique part of a name)"
         raise UsageError(f"`stop_at` {text!r} names no layer{hint}", code="unknown-name", file=self.model.path)
 

@@ -1,4 +1,9 @@
-"""Tensors in .npz files: loaded without pickle, written atomically.
+"""Tensors in .npz and .npy files: loaded without pickle, written atomically.
+
+Every tensor irexec reads from a file the user names (inputs, references,
+state, token files) is read here, by one rule: a regular file, not a link out
+of its folder (irexec/files.py), its arrays' sizes taken from their headers
+and held to the memory limit before anything is allocated or inflated.
 
 NumPy's .npy format has no name for the ml_dtypes types (bf16, u1, u2, u4, i4,
 f4e2m1 and the 8-bit floats): irexec writes each as raw bytes of its width
@@ -9,11 +14,12 @@ structured arrays (see lowbit.py), which .npy files hold as they are."""
 
 from __future__ import annotations
 
+import os
 import struct
 import zipfile
 import zlib
 from collections.abc import Mapping
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 import ml_dtypes
 import numpy as np
@@ -96,22 +102,53 @@ def _check_headers(fobj: BinaryIO, path: str, limit: int) -> None:
                 raise InputError(f"{path}: entry {info.filename!r} is not an .npy array", code="bad-input-file", file=path)
             key = info.filename[:-4]
             with zf.open(info) as f:
-                version = np.lib.format.read_magic(f)
-                if version == (1, 0):
-                    shape, _, dtype = np.lib.format.read_array_header_1_0(f)
-                else:
-                    shape, _, dtype = np.lib.format.read_array_header_2_0(f)
-            if any(d < 0 for d in shape):  # would also offset the running total below
-                raise InputError(f"{path}: array {key!r} has a negative dim in its shape {list(shape)}",
-                                 code="bad-input-file", file=path)
-            if dtype.hasobject:
-                raise InputError(f"{path}: array {key!r} holds Python objects, which irexec refuses to unpickle",
-                                 code="bad-input-file", file=path)
-            total += limits.nbytes(shape, dtype.itemsize)
-            why = limits.over_limit(total, limit)
-            if why:
-                raise InputError(f"{path}: array {key!r} of shape {list(shape)} {dtype} brings the inputs to a size that {why}",
-                                 code="memory-limit", file=path)
+                total = _check_header(f, path, key, total, limit)
+
+
+def _check_header(f: IO[bytes], path: str, key: str | None, total: int, limit: int) -> int:
+    """Read one .npy header; refuse object arrays, negative dims, and an array
+    that brings the ``total`` bytes read so far past ``limit``.  The new total."""
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+    else:
+        shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+    what = f"{path}: array {key!r}" if key is not None else f"{path}: the array"
+    if any(d < 0 for d in shape):  # would also offset the running total below
+        raise InputError(f"{what} has a negative dim in its shape {list(shape)}", code="bad-input-file", file=path)
+    if dtype.hasobject:
+        raise InputError(f"{what} holds Python objects, which irexec refuses to unpickle", code="bad-input-file", file=path)
+    total += limits.nbytes(shape, dtype.itemsize)
+    why = limits.over_limit(total, limit)
+    if why:
+        raise InputError(f"{what} of shape {list(shape)} {dtype} brings the inputs to a size that {why}",
+                         code="memory-limit", file=path)
+    return total
+
+
+def load_npy(path: str, max_memory: int | None = None, *, follow_symlinks: bool | None = None,
+             what: str = "input file") -> np.ndarray:
+    """The one array of an .npy file, by the rules of ``load_npz``: a regular
+    file, no link out of its folder, its header's size held to ``max_memory``
+    before the array is allocated, never unpickled."""
+    try:
+        files.check_readable(path, what, follow_symlinks, InputError, "bad-input-file")
+        with files.open_regular(path, what, InputError, "bad-input-file") as f:
+            if f.read(6) != b"\x93NUMPY":
+                raise InputError(f"{path} is not an .npy array", code="bad-input-file", file=path)
+            f.seek(0)
+            need = _check_header(f, path, None, 0, limits.resolve(max_memory))
+            if os.fstat(f.fileno()).st_size - f.tell() < need:
+                raise InputError(f"{path} is shorter than the {need} bytes its header declares", code="bad-input-file",
+                                 file=path)
+            f.seek(0)
+            return np.lib.format.read_array(f, allow_pickle=False)
+    except InputError:
+        raise
+    except FileNotFoundError:
+        raise InputError(f"{what} {path} does not exist", code="bad-input-file", file=path) from None
+    except (OSError, ValueError, EOFError) as e:
+        raise InputError(f"{path} is not a readable .npy array: {e}", code="bad-input-file", file=path) from None
 
 
 def save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:

@@ -1,12 +1,13 @@
 """The variables of a stateful model: which ReadValue and Assign layers share
 each ``variable_id``, what the variable's shape and type are, and the
 pairing rule OpenVINO holds a model to (every variable is read by exactly one
-ReadValue and written by exactly one Assign)."""
+ReadValue and written by at most one Assign; one that is never written is a
+warning, since OpenVINO reads and compiles such a model)."""
 
 from __future__ import annotations
 
 from . import dtypes
-from .errors import ERROR, Diagnostic
+from .errors import ERROR, WARNING, Diagnostic
 from .graph import Graph
 from .ir.records import Layer
 from .ops.base import Op
@@ -29,9 +30,9 @@ def link(path: str, graph: Graph, ops: dict[int, Op | None], diags: list[Diagnos
             (writers if isinstance(op, AssignOp) else readers).setdefault(op.variable_id, []).append(lid)
     variables: dict[str, Variable] = {}
 
-    def add(code: str, message: str, lid: int) -> None:
+    def add(code: str, message: str, lid: int, severity: str = ERROR) -> None:
         layer = graph.layers[lid]
-        diags.append(Diagnostic(code, message, ERROR, path, layer.line, lid, layer.name, layer.display))
+        diags.append(Diagnostic(code, message, severity, path, layer.line, lid, layer.name, layer.display))
 
     for vid, lids in readers.items():
         first = graph.layers[lids[0]]
@@ -42,8 +43,10 @@ def link(path: str, graph: Graph, ops: dict[int, Op | None], diags: list[Diagnos
             add(code="variable-read-twice", message=f"variable {vid!r} is already read by ReadValue layer {first.id} "
                 f"{first.name!r} at line {first.line}; each variable has exactly one ReadValue", lid=lid)
         if vid not in writers:
-            add(code="variable-without-assign", message=f"no Assign writes variable {vid!r}; each ReadValue needs exactly one "
-                "Assign of the same variable_id", lid=lids[0])
+            # OpenVINO reads and compiles such a model (its CPU plugin refuses it only when
+            # inferring): a warning, an error with check --strict; a run reads the initial value
+            add(code="variable-without-assign", message=f"no Assign writes variable {vid!r}: every run reads its initial "
+                "value (OpenVINO compiles such a model; its CPU plugin refuses to infer it)", lid=lids[0], severity=WARNING)
     for vid, lids in writers.items():
         written = variables.get(vid)
         for lid in lids:

@@ -266,7 +266,30 @@ def test_pairing_breaks_are_reported_at_their_layers(tmp_path):
     assert _codes(path) == [("variable-without-assign", rv), ("variable-without-read-value", asg)]
     with pytest.raises(ModelError) as e:
         Session(path)
-    assert {d.code for d in e.value.diagnostics} == {"variable-without-assign", "variable-without-read-value"}
+    assert {d.code for d in e.value.diagnostics} == {"variable-without-read-value"}
+
+
+def test_a_variable_never_assigned_is_a_warning_openvino_compiles(tmp_path, run_cli):
+    """OpenVINO reads and compiles a ReadValue without an Assign (its CPU plugin refuses only
+    to infer it): irexec warns (an error under --strict), and a run reads the initial value."""
+    import openvino.opset8 as o8
+
+    x = o8.parameter([2, 3], np.float32, name="x")
+    read = o8.read_value(variable("acc", [2, 3]))
+    path = save(ov.Model([o8.result(o8.add(read, x))], [x], "never-assigned"), tmp_path, "a")
+    model = ov.Core().read_model(path)
+    assert len(model.get_sinks()) == 0 and len(model.get_variables()) == 1
+    ov.Core().compile_model(model, "CPU")
+    found = check_model(read_model(path)).diagnostics
+    assert [(d.code, d.severity) for d in found] == [("variable-without-assign", "warning")]
+    assert run_cli("check", path).exit_code == 0
+    strict = run_cli("check", "--strict", path)
+    assert strict.exit_code == 1 and "warning[variable-without-assign]" in strict.output
+    session = Session(path)
+    x = _x("v6-zeros", 0)
+    first, second = session.run({"x": x}), session.run({"x": x})
+    for name in first.outputs:
+        np.testing.assert_array_equal(first.outputs[name], second.outputs[name])  # the state never changes
 
 
 def test_a_variable_read_or_written_twice(tmp_path):

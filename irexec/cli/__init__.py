@@ -35,6 +35,28 @@ def _restore(previous: tuple[object] | None) -> None:
         signal.signal(signal.SIGINT, previous[0])  # type: ignore[arg-type]
 
 
+def _real_package() -> None:
+    """Make ``irexec`` this package when a folder named irexec in the working
+    directory (a clone, run from the folder holding it) made Python import it
+    as a namespace package: its ``__init__`` never ran, so ``irexec.Session``
+    and the rest would be missing in this process and in ``check -j`` workers."""
+    found = sys.modules.get("irexec")
+    if found is None or getattr(found, "__file__", None) is not None:
+        return
+    import importlib.util
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    spec = importlib.util.spec_from_file_location("irexec", os.path.join(here, "__init__.py"),
+                                                  submodule_search_locations=[here])
+    if spec is None or spec.loader is None:
+        return
+    package = importlib.util.module_from_spec(spec)
+    package.cli = sys.modules[__name__]  # type: ignore[attr-defined]
+    sys.modules["irexec"] = package
+    spec.loader.exec_module(package)
+
+
+_real_package()
 _previous = _quietly_interruptible(_interrupted)  # while the imports below run, a Ctrl-C prints no traceback
 
 import click  # noqa: E402

@@ -7,7 +7,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -274,8 +274,22 @@ def _check_files(files: list[str], jobs: int, weights: str | None, pins: dict[st
             except BrokenProcessPool as e:  # a worker died (killed, out of memory): that file's check is a bug report
                 bug = Diagnostic("internal-error", f"the process checking this file died: {e}", ERROR, file=path)
                 yield _Outcome(path, FileReport(path, [bug]), bug=True)
+    except BaseException:  # Ctrl-C, SIGTERM, a report that cannot be written: the checks in progress are not waited for
+        _kill_workers(pool)
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _kill_workers(pool: Any) -> None:
+    """Stop the pool's processes at once: shutdown() alone waits for every file
+    in progress, which may take a minute after an interrupt."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # kill_workers() from Python 3.14 on
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.kill()
+    for process in processes:
+        process.join(timeout=2)
 
 
 def _missing_file(arg: str, why: str) -> FileReport:

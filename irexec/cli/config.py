@@ -14,8 +14,16 @@ click defaults, so an option given on the command line always wins.
     follow-symlinks = false                         # check, run, inspect
     max-memory = "8GiB"                             # run --max-memory
 
-An unknown key, a value of the wrong type or TOML that does not parse is a
-usage error (exit 2) naming the file and line.
+The file is found in the tree being checked, so nobody vouches for it: it may
+tighten a rule but never relax one.  ``follow-symlinks = true`` is refused
+(only ``--follow-symlinks`` or ``IREXEC_FOLLOW_SYMLINKS=1`` allow links out of
+a folder), ``max-memory`` can only lower the limit (a larger value leaves the
+default), ``jobs`` is capped at the number of CPUs, and ``select``/``ignore``
+never hide the findings of a file irexec refused to read (ALWAYS_REPORTED).
+
+An unknown key, a value of the wrong type, TOML that does not parse, or a file
+of any other shape (nested past what the parser can hold, larger than any
+project file) is a usage error (exit 2) naming the file and line.
 """
 
 from __future__ import annotations
@@ -36,8 +44,14 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 FILE = "pyproject.toml"
+MAX_FILE_BYTES = 4 << 20  # far more than any project file; larger is refused unread
 FORMATS = ("auto", "text", "json", "github", "gitlab", "junit", "sarif")  # of `irexec check --format`
 TABLE = "tool.irexec"
+
+
+# The findings of a file irexec refused to read: a project file can neither ignore
+# them nor select them away (the command line can), so a check stays red on them.
+ALWAYS_REPORTED = ("symlink-escape", "not-regular-file", "unsafe-xml", "file-too-large", "xml-limit")
 
 
 def _codes(value: Any) -> tuple[str, ...]:
@@ -49,6 +63,19 @@ def _codes(value: Any) -> tuple[str, ...]:
     except ValueError as e:
         raise TypeError(f"known codes only: {e}") from None
     return tuple(items)
+
+
+def _selected(value: Any) -> tuple[str, ...]:
+    return _codes(value) + ALWAYS_REPORTED
+
+
+def _ignored(value: Any) -> tuple[str, ...]:
+    codes = _codes(value)
+    kept = sorted(parse_codes(codes) & set(ALWAYS_REPORTED))
+    if kept:
+        raise TypeError(f"codes other than {', '.join(kept)}: a project file cannot hide a file irexec refused "
+                        "to read (use --ignore)")
+    return codes
 
 
 def parse_codes(values: tuple[str, ...]) -> frozenset[str]:
@@ -72,7 +99,15 @@ def _bool(value: Any) -> bool:
 def _jobs(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise TypeError("an integer >= 0 (0: one per CPU)")
-    return value
+    cpus = os.cpu_count() or 1
+    return cpus if value == 0 else min(value, cpus)
+
+
+def _no_follow(value: Any) -> bool:
+    if _bool(value):
+        raise TypeError("false: a project file cannot allow links out of a folder "
+                        "(use --follow-symlinks or IREXEC_FOLLOW_SYMLINKS=1)")
+    return False
 
 
 def _format(value: Any) -> str:
@@ -87,11 +122,13 @@ def _size(value: Any) -> str:
 
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise TypeError("a size such as \"8GiB\" or a number of bytes")
+    from ..limits import default_max_memory
+
     try:
-        parse_size(str(value))
+        limit = parse_size(str(value))
     except ValueError as e:
         raise TypeError(str(e)) from None
-    return str(value)
+    return str(min(limit, default_max_memory()))  # lowers the limit, never raises it
 
 
 @dataclass(frozen=True)
@@ -101,14 +138,14 @@ class Key:
 
 
 KEYS: dict[str, Key] = {
-    "select": Key(_codes, {"check": "select"}),
-    "ignore": Key(_codes, {"check": "ignore"}),
+    "select": Key(_selected, {"check": "select"}),
+    "ignore": Key(_ignored, {"check": "ignore"}),
     "format": Key(_format, {"check": "fmt"}),
     "include-notes": Key(_bool, {"check": "include_notes"}),
     "strict": Key(_bool, {"check": "strict"}),
     "jobs": Key(_jobs, {"check": "jobs"}),
     "skip-non-ir": Key(_bool, {"check": "skip_non_ir"}),
-    "follow-symlinks": Key(_bool, {"check": "follow_symlinks", "run": "follow_symlinks", "inspect": "follow_symlinks"}),
+    "follow-symlinks": Key(_no_follow, {"check": "follow_symlinks", "run": "follow_symlinks", "inspect": "follow_symlinks"}),
     "max-memory": Key(_size, {"run": "max_memory"}),
 }
 
@@ -129,10 +166,10 @@ def find(start: str | None = None) -> str | None:
 def _has_table(path: str) -> bool:
     try:
         with open(path, "rb") as f:
-            text = f.read()
+            text = f.read(MAX_FILE_BYTES + 1)
     except OSError:
         return False
-    return re.search(rb"tool\s*\.\s*irexec\b", text) is not None  # [tool.irexec] and [tool.irexec.*]
+    return len(text) > MAX_FILE_BYTES or re.search(rb"tool\s*\.\s*irexec\b", text) is not None  # [tool.irexec] and [tool.irexec.*]
 
 
 def _line_of(text: str, key: str) -> int | None:
@@ -144,7 +181,10 @@ def load(path: str) -> dict[str, dict[str, Any]]:
     """The click default_map of ``path``'s [tool.irexec] table."""
     try:
         with open(path, "rb") as f:
-            raw = f.read()
+            raw = f.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise UsageError(f"{path} is larger than {MAX_FILE_BYTES} bytes, more than any project file",
+                             code="bad-config", file=path)
         text = raw.decode("utf-8")
         data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as e:
@@ -153,7 +193,10 @@ def load(path: str) -> dict[str, dict[str, Any]]:
         m = re.search(r"at line (\d+)", str(e))
         raise UsageError(f"{path} is not valid TOML: {e}", code="bad-config", file=path,
                          line=int(m.group(1)) if m else None) from None
-    table = data.get("tool", {}).get("irexec", {})
+    except (RecursionError, MemoryError):
+        raise UsageError(f"{path} is nested too deeply to read", code="bad-config", file=path) from None
+    tool = data.get("tool", {})
+    table = tool.get("irexec", {}) if isinstance(tool, dict) else None
     if not isinstance(table, dict):
         raise UsageError("[tool.irexec] must be a table", code="bad-config", file=path)
     problems = []

@@ -56,7 +56,7 @@ def generate(model: str, inputs_path: str, max_new_tokens: int, output_path: str
                        (compare_path, "reference file"))
         require_outputs(output_path)
         follow = follow_symlinks or None
-        reference = _load_tokens(compare_path) if compare_path else None
+        reference = _load_tokens(compare_path, max_memory, follow) if compare_path else None
         prompt = load_npz(inputs_path, max_memory, follow_symlinks=follow)
         try:
             session = Session(model, weights, max_memory=max_memory, follow_symlinks=follow)
@@ -88,19 +88,14 @@ def generate(model: str, inputs_path: str, max_new_tokens: int, output_path: str
             sys.exit(EXIT_FINDINGS)
 
 
-def _load_tokens(path: str):
-    import numpy as np
-
+def _load_tokens(path: str, max_memory: int | None, follow_symlinks: bool | None):
     from ..errors import InputError
+    from ..tensorfile import load_npy
 
-    try:
-        arr = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as e:
-        raise InputError(f"{path} is not a readable .npy array of token ids: {e}", code="bad-input-file", file=path) from None
-    if not isinstance(arr, np.ndarray) or arr.ndim != 2 or arr.dtype.kind not in "iu":
-        what = f"{arr.dtype}{list(arr.shape)}" if isinstance(arr, np.ndarray) else "an npz archive"
-        raise InputError(f"{path} holds {what}; token ids are an integer .npy [batch, tokens]", code="bad-input-file",
-                         file=path)
+    arr = load_npy(path, max_memory, follow_symlinks=follow_symlinks, what="reference file")
+    if arr.ndim != 2 or arr.dtype.kind not in "iu":
+        raise InputError(f"{path} holds {arr.dtype}{list(arr.shape)}; token ids are an integer .npy [batch, tokens]",
+                         code="bad-input-file", file=path)
     return arr
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import dtypes
 from ..binding import Model
-from ..errors import ERROR, Diagnostic, InputError
+from ..errors import ERROR, Diagnostic, InputError, IRExecError
 from ..ir.records import Layer
 from ..naming import cast_hint, parameter_label, parameter_list
 from ..shapes import PartialShape, format_shape
@@ -100,15 +100,20 @@ def _some_names(layers: list[Layer], shown: int = 10) -> str:
     return names + (f", and {len(layers) - shown} more" if len(layers) > shown else "")
 
 
-def bind_variables(model: Model, plan: RunPlan, state: Mapping[str, np.ndarray], bound: dict[int, np.ndarray]) -> None:
+def bind_variables(model: Model, plan: RunPlan, state: Mapping[str, np.ndarray], bound: dict[int, np.ndarray],
+                   limit: int) -> None:
     """Feed each ReadValue the value of its variable: the one ``state`` holds,
-    else zeros when it has no initialising input (it computes that input itself)."""
+    else zeros when it has no initialising input (it computes that input itself),
+    charged with the inputs to the memory limit before they are allocated."""
     for lid, var, has_init in plan.reads:
         value = state.get(var.id)
         if value is None:
             if has_init:
                 continue
-            value = var.initial_zeros()
+            try:
+                value = var.initial_zeros(limit - sum(a.nbytes for a in bound.values()))
+            except IRExecError as e:
+                raise type(e)(model.locate(e.diagnostics, model.layers[lid])) from None
             if value is None:
                 continue  # no declared type or rank to start from: the op says so
         else:

@@ -32,7 +32,7 @@ def compute_layer(model: Model, layer: Layer, op: Op, args: list[np.ndarray], va
     try:
         if inference is None:
             inference = op.plan_for(args)
-        need = inference.output_nbytes
+        need = inference.charge
         if (need is not None and need + held > limit) and not isinstance(op, NO_ALLOCATION):
             refuse_over_memory_limit(model, layer, inference, values, results, limit, held, outside, bound)
         # what the kernel (and a body: its layers) may still allocate; a body makes the outputs itself

@@ -42,7 +42,7 @@ def refuse_over_memory_limit(
     outputs and the tensors still alive would exceed ``limit`` bytes.  Nothing
     is allocated to find out.  ``held`` is an upper bound of the live bytes, so
     the common case costs one sum."""
-    need = inference.output_nbytes
+    need = inference.charge
     if need is None:
         return  # the op cannot say before computing (NonZero...); nothing to hold it to
     if need + held <= limit:
@@ -53,6 +53,8 @@ def refuse_over_memory_limit(
     why = limits.over_limit(need + alive, limit)
     if why:
         shapes = ", ".join(f"{i.etype.name}{i.shape}" for i in inference.outputs)
+        if inference.scratch:
+            shapes += f" and {limits.format_bytes(inference.scratch)} of temporaries"
         also = f" plus {limits.format_bytes(alive)} of tensors still in use" if alive else ""
         raise IRExecError(f"output {shapes}{also} {why}", code="memory-limit", **model.where(layer))
 

@@ -108,7 +108,9 @@ def check_tail(data: bytes, offset: int) -> None:
     """Raise TailError where pugixml would refuse the content after the root
     element: a ``<`` that starts no recognisable markup, a closing tag without
     its opening one, an element left open; everything else (text, comments,
-    CDATA, processing instructions, balanced elements) it skips."""
+    CDATA, processing instructions, balanced elements) it skips.  The line of
+    an error is counted only once an error is found: counting it for every
+    ``<`` would make a long tail quadratic."""
     stack: list[bytes] = []
     pos = offset
     n = len(data)
@@ -116,32 +118,31 @@ def check_tail(data: bytes, offset: int) -> None:
         lt = data.find(b"<", pos)
         if lt < 0:
             break
-        line = _line_of(data, lt)
         markup = next((m for m in _DELIMITED if data.startswith(m[0], lt)), None)
         if markup is not None:
             opening, closing, what = markup
             end = data.find(closing, lt + len(opening))
             if end < 0:
-                raise TailError(f"{what} after </net> is not closed", line)
+                raise TailError(f"{what} after </net> is not closed", _line_of(data, lt))
             pos = end + len(closing)
         elif data.startswith(b"</", lt):
             m = _CLOSE_TAG.match(data, lt)
             if m is None:
-                raise TailError("malformed closing tag after </net>", line)
+                raise TailError("malformed closing tag after </net>", _line_of(data, lt))
             if not stack or stack[-1] != m.group(1):
                 raise TailError(f"closing tag </{m.group(1).decode('utf-8', 'replace')}> after </net> has no opening tag",
-                                line)
+                                _line_of(data, lt))
             stack.pop()
             pos = m.end()
         elif lt + 1 < n and _NAME_START.match(data, lt + 1):
             m = _OPEN_TAG.match(data, lt)
             if m is None:
-                raise TailError("malformed tag after </net>", line)
+                raise TailError("malformed tag after </net>", _line_of(data, lt))
             if not m.group(3):
                 stack.append(m.group(1))
             pos = m.end()
         else:
-            raise TailError("'<' after </net> starts no tag", line)
+            raise TailError("'<' after </net> starts no tag", _line_of(data, lt))
     if stack:
         raise TailError(f"element <{stack[-1].decode('utf-8', 'replace')}> after </net> is never closed", _line_of(data, n))
 

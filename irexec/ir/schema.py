@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 
 from lxml import etree
 
@@ -22,7 +22,10 @@ CODE = "bad-structure"
 
 @lru_cache(maxsize=1)
 def ir_schema() -> etree.XMLSchema:
-    data = resources.files("irexec").joinpath("schemas", "ir.xsd").read_bytes()
+    # found beside this file, not through importlib.resources: a folder named
+    # irexec in the working directory can make the package a namespace package,
+    # whose resources are a MultiplexedPath that cannot join a nested path
+    data = (Path(__file__).resolve().parents[1] / "schemas" / "ir.xsd").read_bytes()
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
     return etree.XMLSchema(etree.fromstring(data, parser))
 

@@ -72,13 +72,22 @@ class TensorInfo:
         constant value or from what propagated; None when nothing is known."""
         if self._bounds is not None:
             return self._bounds
-        if self.is_constant and (self.etype.is_integral or self.etype.name == "boolean"):
+        if self.is_constant and (self.etype.is_integral or self.etype.name == "boolean") and self.small:
             v = self.value()
             if v is not None and v.size <= FOLD_LIMIT_ELEMENTS:
                 exact = _as_int64(v)
                 if exact is not None:
                     self._bounds = (exact, exact)
         return self._bounds
+
+    @property
+    def small(self) -> bool:
+        """The shape says the value is at most FOLD_LIMIT_ELEMENTS elements: decided
+        before the value is read, so a big low-bit Const is never unpacked to learn it."""
+        shape = self.shape
+        if not shape.is_static:
+            return self._thunk is None  # a value held already (computed on inferred shapes) costs nothing to look at
+        return limits.element_count(shape.to_tuple()) <= FOLD_LIMIT_ELEMENTS
 
     def with_shape(self, shape: PartialShape) -> TensorInfo:
         return TensorInfo(shape, self.etype, self._value if self._thunk is None else self._thunk, self._bounds)
@@ -102,6 +111,9 @@ class Inference:
 
     outputs: list[TensorInfo]
     plan: Any = None
+    # Bytes the kernel allocates beside its outputs, known from the shapes (a
+    # fused chain's temporaries): a run charges them with the outputs, before the kernel.
+    scratch: int = 0
 
     @cached_property
     def output_nbytes(self) -> int | None:
@@ -113,6 +125,12 @@ class Inference:
                 return None
             total += limits.nbytes(info.shape.to_tuple(), info.etype.itemsize)
         return total
+
+    @property
+    def charge(self) -> int | None:
+        """Bytes a run must have free before the kernel runs: outputs and scratch."""
+        need = self.output_nbytes
+        return None if need is None else need + self.scratch
 
 
 def concrete_info(a: np.ndarray, with_value: bool) -> TensorInfo:

@@ -109,3 +109,17 @@ def test_an_unknown_input_among_many_parameters_is_reported_in_linear_time(tmp_p
     np.savez(tmp_path / "in.npz", unknown=np.ones(1, np.float32))
     result = run_cli("run", tmp_path / "params500.xml", "--inputs", tmp_path / "in.npz")
     assert result.exit_code == 1 and "'unknown' matches no Parameter" in result.output and "and 490 more" in result.output
+
+
+def test_many_tags_after_the_root_element_are_skipped_in_linear_time(tmp_path: Path) -> None:
+    """Content after </net>, which OpenVINO ignores: one line per tag, each on its own line."""
+    def make(n: int) -> Callable[[], object]:
+        xml = _one_layer(tmp_path, f"tail{n}")
+        xml.write_bytes(xml.read_bytes() + b"<a/>\n" * n)
+
+        def check() -> None:
+            found = irexec.check(str(xml))
+            assert [d.code for d in found.diagnostics] == ["xml-trailing-content"], found.diagnostics
+        return check
+
+    _assert_linear(make, 20_000)

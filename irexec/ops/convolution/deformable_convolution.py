@@ -29,7 +29,8 @@ class DeformPlan:
 
 class _Deformable(Op):
     family = "convolution"
-    inputs: ClassVar[tuple[In, ...]] = (In("data", REAL, rank=4), In("offsets", same_as("data"), rank=4), In("filters", same_as("data"), rank=4))
+    inputs: ClassVar[tuple[In, ...]] = (In("data", REAL, rank=4), In("offsets", same_as("data"), rank=4),
+                                        In("filters", same_as("data"), rank=4))
     attributes = {
         "strides": Attr("ints", (1, 1), doc="one positive stride per spatial axis"),
         "dilations": Attr("ints", (1, 1), doc="one positive dilation per spatial axis"),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import dtypes
+from ... import dtypes, limits
 from ...dtypes import ElementType
 from ...errors import OpError
 from ...shapes import PartialShape
@@ -46,13 +46,20 @@ class Variable:
             return f"its shape {shape} does not fit the variable's {self.shape}"
         return None
 
-    def initial_zeros(self) -> np.ndarray | None:
+    def initial_zeros(self, room: int | None = None) -> np.ndarray | None:
         """The value a ReadValue without an initialising input reads on a reset
         state: zeros, each dynamic dim 0 (None with an initialising input, or when the
-        type or rank is not declared)."""
+        type or rank is not declared).  Refused (``memory-limit``) before anything
+        is allocated when they need more than ``room`` bytes (default: the memory limit)."""
         if self.has_init or self.etype.dtype is None or self.shape.rank is None:
             return None
-        out = np.zeros(tuple(d.lo for d in self.shape.dims or ()), self.etype.dtype)
+        shape = tuple(d.lo for d in self.shape.dims or ())
+        why = limits.over_limit(limits.nbytes(shape, self.etype.dtype.itemsize),
+                                limits.default_max_memory() if room is None else room)
+        if why:
+            raise OpError(f"the zeros variable {self.id!r} starts from, {self.etype.name}{list(shape)}, {why}",
+                          code="memory-limit")
+        out = np.zeros(shape, self.etype.dtype)
         out.flags.writeable = False
         return out
 
@@ -129,7 +136,9 @@ class ReadValue6(ReadValueOp):
     def compute(self, plan: None, *init: np.ndarray) -> Sequence[np.ndarray]:
         if init:
             return [init[0]]
-        zeros = Variable(self.variable_id, self.variable_shape, self.variable_etype).initial_zeros()
+        state = limits.accounting()  # the run charged this output already: it only has to fit the limit
+        zeros = Variable(self.variable_id, self.variable_shape, self.variable_etype).initial_zeros(
+            state[0] if state is not None else None)
         if zeros is None:
             raise OpError(f"variable {self.variable_id!r} has no value and no declared type and rank to start from",
                           code="variable-mismatch")
