@@ -38,6 +38,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "FakeQuantize": {"levels": "256"},
     "GatherElements": {"axis": "0"},
     "GroupNormalization": {"num_groups": "1", "epsilon": "0.001"},
+    "GRN": {"bias": "1"},
     "GRUCell": {"hidden_size": "1"}, "GRUSequence": {"hidden_size": "1"},
     "LSTMCell": {"hidden_size": "1"}, "LSTMSequence": {"hidden_size": "1"},
     "RNNCell": {"hidden_size": "1"}, "RNNSequence": {"hidden_size": "1"},
