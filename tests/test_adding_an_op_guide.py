@@ -171,9 +171,13 @@ def test_every_path_the_guide_names_exists():
 def test_the_family_table_lists_every_family():
     table = re.search(r"\| family \| what \| examples \|\n\|[-|]+\|\n((?:\|.*\|\n)+)", GUIDE)
     assert table is not None
-    listed = {name for row in table.group(1).splitlines() for name in re.findall(r"`(\w+)`", row.split("|")[1])}
+    rows = [row.split("|") for row in table.group(1).splitlines()]
+    listed = {name for row in rows for name in re.findall(r"`(\w+)`", row[1])}
     folders = {p.name for p in (ROOT / "irexec" / "ops").iterdir() if p.is_dir() and not p.name.startswith("_")}
     assert listed == folders
+    examples = [name for row in rows for name in re.findall(r"[A-Z]\w+", row[3])]
+    assert len(examples) > 30
+    assert [name for name in examples if not registry.versions_of(name)] == []
 
 
 def _module_from(path: Path) -> Any:
