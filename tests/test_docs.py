@@ -52,6 +52,13 @@ def test_the_op_table_is_generated_from_the_registry():
     assert (ROOT / "docs" / "ops.md").read_text() == module.render(), "run: python docs/make_ops_table.py"
 
 
+def test_the_op_count_is_stated_only_where_it_is_generated():
+    """docs/ops.md counts the ops from the registry; a count written elsewhere goes stale."""
+    assert re.search(r"^\d+ op versions in \d+ families\.$", (ROOT / "docs" / "ops.md").read_text(), flags=re.M)
+    for doc in [ROOT / "README.md", *(p for p in (ROOT / "docs").glob("*.md") if p.name != "ops.md")]:
+        assert not re.search(r"\b\d+ (?:op versions|ops implemented)\b", doc.read_text()), doc.name
+
+
 def test_every_relative_link_in_the_docs_resolves():
     broken = []
     for doc in [ROOT / "README.md", ROOT / "SECURITY.md", *(ROOT / "docs").glob("*.md"), ROOT / "benchmarks" / "README.md"]:

@@ -1,7 +1,6 @@
-"""GRN-1, global response normalisation: each value divided by the L2 norm of
-its position across the channels (axis 1), sqrt(sum_c x² + bias), as OpenVINO's
-reference computes it (NormalizeL2 over axis 1, eps added).  Computed in f64 and
-rounded once."""
+"""GRN-1: each element divided by the L2 norm of its position across the
+channels (dim 1), bias added under the root.  Computed in f64 and rounded
+once, as NormalizeL2 beside it."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from ..registry import register
 @register
 class GRN1(Op):
     type, version, family = "GRN", 1, "normalization"
-    summary = "x / sqrt(sum of x² over the channels + bias)"
+    summary = "x / sqrt(sum of x^2 across channels (dim 1) + bias)"
     inputs = (In("data", REAL, rank=(2, 4)),)
     attributes = {"bias": Attr("float", required=True, doc="added to the sum of squares")}
 
