@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 
-from . import blas, decompression, dtypes, limits
+from . import blas, decompression, dtypes, limits, strings
 from .binding import BLOCKS_RUN, Model
 from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError
 from .ir.declared import declared_shape, declared_text
@@ -74,6 +74,8 @@ def _parameters_by_name(model: Model) -> dict[str, Layer]:
 
 def _coerce(arr: np.ndarray, etype: dtypes.ElementType) -> np.ndarray | None:
     """The array as the Parameter's dtype when it holds exactly that type."""
+    if etype.is_string:
+        return strings.from_numpy(arr) if strings.is_text(arr) else None
     if etype.name == "bf16":
         if arr.dtype == ml_dtypes.bfloat16:
             return arr

@@ -10,7 +10,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from . import files, limits
+from . import files, limits, strings
 from .atomic import atomic_file, cannot_write
 from .errors import InputError, ModelError, shorten
 
@@ -97,6 +97,6 @@ def save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
         with atomic_file(path, ".npz.tmp") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
             for key, value in arrays.items():
                 with zf.open(key + ".npy", "w", force_zip64=True) as entry:
-                    np.lib.format.write_array(entry, np.asarray(value), allow_pickle=False)
+                    np.lib.format.write_array(entry, strings.to_numpy(np.asarray(value)), allow_pickle=False)
     except OSError as e:  # a missing directory, no permission, a full disk: not a bug
         raise cannot_write(path, e) from None

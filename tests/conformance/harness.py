@@ -39,7 +39,7 @@ from lxml import etree
 from oracle import compile_ir, core, infer, raw_bits
 
 import irexec
-from irexec import dtypes
+from irexec import dtypes, strings
 from irexec.errors import IRExecError
 from irexec.ops.registry import resolve
 from irexec.shapes import parse_partial_shape
@@ -220,6 +220,8 @@ def conformance(tables: Sequence[OpTable]) -> Callable[..., None]:
 # ------------------------------------------------------------------ building IR
 
 def _etype(arr: np.ndarray) -> str:
+    if arr.dtype.kind in "US":  # NumPy text or bytes: a string input
+        return "string"
     et = dtypes.from_dtype(arr.dtype)
     assert et is not None, f"no IR element type for {arr.dtype}"
     return et.name
@@ -297,6 +299,13 @@ def _ordered(a: np.ndarray) -> np.ndarray:
 
 def assert_close(got: np.ndarray, want: np.ndarray, tol: Tol, what: str) -> None:
     got, want = np.asarray(got), np.asarray(want)
+    if got.dtype == object or want.dtype == object:  # strings: byte for byte
+        assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
+        g, w = strings.as_bytes(got).reshape(-1).tolist(), strings.as_bytes(want).reshape(-1).tolist()
+        bad = [i for i, (x, y) in enumerate(zip(g, w)) if x != y]
+        assert not bad, f"{what}: {len(bad)} of {len(g)} strings differ; first: " + \
+            ", ".join(f"{i}: {g[i]!r} vs {w[i]!r}" for i in bad[:5])
+        return
     assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
     assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
     is_float = got.dtype.kind == "f" or got.dtype.name == "bfloat16"

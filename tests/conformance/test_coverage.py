@@ -18,9 +18,11 @@ from conformance.harness import REGISTERED, OpTable, _batch  # noqa: E402
 from irexec.ops.base import Op  # noqa: E402
 from irexec.ops.registry import all_ops, resolve  # noqa: E402
 
-for _info in pkgutil.iter_modules(conformance.__path__):
-    if _info.name.startswith("test_") and _info.name != "test_coverage":
-        importlib.import_module(f"conformance.{_info.name}")
+# the flat modules and the per-family folders (tests/conformance/<family>/test_<module>.py)
+for _info in pkgutil.walk_packages(conformance.__path__, "conformance."):
+    _leaf = _info.name.rsplit(".", 1)[-1]
+    if _leaf.startswith("test_") and _leaf != "test_coverage":
+        importlib.import_module(_info.name)
 
 TABLES: dict[type[Op], object] = {}
 for _table in (t for tables in REGISTERED for t in tables):
