@@ -77,6 +77,8 @@ class Op:
     # False for ops whose outputs are not a function of their inputs (random
     # generators): never folded, so a check infers the same on every run.
     deterministic: ClassVar[bool] = True
+    # the package whose extension defines the op (not core OpenVINO): read from version="extension"
+    extension: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -101,13 +101,17 @@ def resolve(op_type: str, version: str) -> type[Op] | None:
     """The op class a layer's type and version attribute name, or None.  A
     core op type takes the versions OpenVINO's reader takes (``opsetN`` as far
     as the type is in that opset; ``experimental``/``extension`` for the few
-    ops OpenVINO reads as opset6); another type takes ``opset1``..``opset16``."""
+    ops OpenVINO reads as opset6); another type takes ``opset1``..``opset16``, and
+    an extension's op (openvino_tokenizers) only ``extension``."""
     candidates = versions_of(op_type)
     if not candidates:
         return None
     core = core_accepts(op_type, version)
     if core is False:
         return None
+    extension = [c for c in candidates if c.extension]
+    if extension:  # an extension's op: version="extension", as its package writes it
+        return extension[-1] if version == "extension" and core is None else None
     m = _OPSET_RE.match(version)
     if m:
         opset = int(m.group(1))

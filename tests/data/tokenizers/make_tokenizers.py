@@ -1,0 +1,190 @@
+"""Build the small tokenizer IR pairs under this folder, offline.
+
+openvino_tokenizers converts a Hugging Face fast tokenizer from its tokenizer.json;
+here that JSON is written by hand (a byte-level BPE learned from a short text, as
+GPT-2's is, and a WordPiece vocabulary, as BERT's is) and handed to the converter
+through a minimal stand-in for the transformers object.  Needs openvino and
+openvino-tokenizers; the tests only read the files this writes.
+
+    python tests/data/tokenizers/make_tokenizers.py
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import openvino as ov
+
+
+def _without_transformers() -> None:
+    """The parser imports three names from transformers at load time and uses none
+    of them on the path taken here: stand-ins let it load where transformers is absent."""
+    import sys
+    import types
+
+    if "transformers" in sys.modules:
+        return
+    for name in ("transformers", "transformers.convert_slow_tokenizer", "transformers.utils", "transformers.utils.versions"):
+        sys.modules[name] = types.ModuleType(name)
+    sys.modules["transformers"].PreTrainedTokenizerBase = type("PreTrainedTokenizerBase", (), {})  # type: ignore[attr-defined]
+    sys.modules["transformers"].PreTrainedTokenizerFast = type("PreTrainedTokenizerFast", (), {})  # type: ignore[attr-defined]
+    sys.modules["transformers.convert_slow_tokenizer"].import_protobuf = None  # type: ignore[attr-defined]
+    sys.modules["transformers.utils.versions"].require_version = lambda *a, **k: None  # type: ignore[attr-defined]
+
+
+_without_transformers()
+from openvino_tokenizers.hf_parser import convert_fast_tokenizer  # noqa: E402
+from openvino_tokenizers.utils import TokenzierConversionParams, change_inputs_type, change_outputs_type  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+TEXT = """The quick brown fox jumps over the lazy dog. A tokenizer splits text into pieces;
+the pieces are looked up in a vocabulary. Hello world! Tokens, tokens and more tokens.
+Numbers like 2024 and 3.14 appear too, as do names: OpenVINO, NumPy, Python."""
+
+
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's map of the 256 bytes to printable characters."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    chars = keep[:]
+    n = 0
+    for b in range(256):
+        if b not in keep:
+            keep.append(b)
+            chars.append(256 + n)
+            n += 1
+    return dict(zip(keep, map(chr, chars)))
+
+
+def learn_bpe(text: str, merges_wanted: int) -> tuple[dict[str, int], list[str]]:
+    """Byte-level BPE merges learned from the words of ``text`` (a space joins the word after it)."""
+    b2u = bytes_to_unicode()
+    words = collections.Counter()
+    for i, w in enumerate(text.split(" ")):
+        piece = (" " if i else "") + w
+        words[tuple(b2u[b] for b in piece.encode())] += 1
+    vocab = {c: i for i, c in enumerate(b2u.values())}  # GPT-2's order: "!" is id 0, the pad id
+    merges: list[str] = []
+    for _ in range(merges_wanted):
+        pairs: collections.Counter = collections.Counter()
+        for w, n in words.items():
+            for a, b in zip(w, w[1:]):
+                pairs[a, b] += n
+        if not pairs:
+            break
+        (a, b), _count = max(pairs.items(), key=lambda kv: (kv[1], kv[0]))
+        merges.append(f"{a} {b}")
+        vocab.setdefault(a + b, len(vocab))
+        merged = collections.Counter()
+        for w, n in words.items():
+            out, i = [], 0
+            while i < len(w):
+                if i + 1 < len(w) and w[i] == a and w[i + 1] == b:
+                    out.append(a + b)
+                    i += 2
+                else:
+                    out.append(w[i])
+                    i += 1
+            merged[tuple(out)] += n
+        words = merged
+    return vocab, merges
+
+
+@dataclass
+class AddedToken:
+    content: str
+    special: bool = True
+    lstrip: bool = False
+    rstrip: bool = False
+    single_word: bool = False
+    normalized: bool = False
+
+
+class StandIn:
+    """What openvino_tokenizers reads from a transformers fast tokenizer."""
+
+    is_fast = True
+    padding_side = "right"
+    truncation_side = "right"
+    clean_up_tokenization_spaces = False
+
+    def __init__(self, tokenizer_json: dict, added: dict[int, AddedToken], max_length: int, input_names: list[str],
+                 pad: tuple[str, int] | None = None, unk: str | None = None):
+        self.tokenizer_json = tokenizer_json
+        self.added_tokens_decoder = added
+        self.model_max_length = max_length
+        self.model_input_names = input_names
+        self.pad_token, self.pad_token_id = pad if pad else (None, None)
+        self.unk_token = unk
+
+    def save_pretrained(self, folder: str) -> None:
+        (Path(folder) / "tokenizer.json").write_text(json.dumps(self.tokenizer_json), encoding="utf-8")
+
+
+def byte_level_bpe() -> StandIn:
+    vocab, merges = learn_bpe(TEXT, 120)
+    eos = "<|endoftext|>"
+    vocab[eos] = len(vocab)
+    level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    tj = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": vocab[eos], "content": eos, "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": True, "special": True}],
+        "normalizer": None, "pre_tokenizer": level, "post_processor": level, "decoder": level,
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
+                  "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                  "vocab": vocab, "merges": merges},
+    }
+    return StandIn(tj, {vocab[eos]: AddedToken(eos)}, 24, ["input_ids", "attention_mask"])
+
+
+def wordpiece() -> StandIn:
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    words = sorted({w.strip(".,;:!?").lower() for w in TEXT.split() if w.strip(".,;:!?")})
+    pieces = sorted({c for w in words for c in w}) + ["##" + c for c in sorted({c for w in words for c in w})]
+    pieces += [w for w in words if len(w) > 3] + ["##s", "##ing", "##er", "."] + list(",;:!?")
+    vocab: dict[str, int] = {}
+    for t in specials + pieces:
+        vocab.setdefault(t, len(vocab))
+    tj = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": vocab[t], "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": False, "special": True} for t in specials],
+        "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                       "strip_accents": None, "lowercase": True},
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "post_processor": {"type": "TemplateProcessing",
+                           "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                                      {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
+                           "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                                    {"SpecialToken": {"id": "[SEP]", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}},
+                                    {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
+                           "special_tokens": {t: {"id": t, "ids": [vocab[t]], "tokens": [t]} for t in ("[CLS]", "[SEP]")}},
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                  "max_input_chars_per_word": 100, "vocab": vocab},
+    }
+    added = {vocab[t]: AddedToken(t) for t in specials}
+    return StandIn(tj, added, 32, ["input_ids", "token_type_ids", "attention_mask"], pad=("[PAD]", vocab["[PAD]"]),
+                   unk="[UNK]")
+
+
+def convert(stand_in: StandIn, folder: Path) -> None:
+    params = TokenzierConversionParams(with_detokenizer=True)
+    tokenizer, detokenizer = convert_fast_tokenizer(stand_in, params)
+    tokenizer = change_outputs_type(tokenizer, ov.Type.i64)
+    detokenizer = change_inputs_type(detokenizer, ov.Type.i64)
+    folder.mkdir(parents=True, exist_ok=True)
+    ov.save_model(tokenizer, folder / "openvino_tokenizer.xml")
+    ov.save_model(detokenizer, folder / "openvino_detokenizer.xml")
+    with tempfile.TemporaryDirectory() as tmp:
+        stand_in.save_pretrained(tmp)
+        (folder / "tokenizer.json").write_text(Path(tmp, "tokenizer.json").read_text(encoding="utf-8"), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    convert(byte_level_bpe(), HERE / "bpe")
+    convert(wordpiece(), HERE / "wordpiece")
