@@ -62,6 +62,10 @@ _core: ov.Core | None = None
 def core() -> ov.Core:
     global _core
     if _core is None:
+        try:  # its ops (tokenizer IR) are read only with the extension, which it adds to every Core made after it
+            import openvino_tokenizers  # noqa: F401
+        except ImportError:
+            pass
         _core = ov.Core()
     return _core
 

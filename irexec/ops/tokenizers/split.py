@@ -7,19 +7,28 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..base import ANY, Attr, Enum, In, Inference, Op, TensorInfo, require
+from ...errors import OpError
+from ...shapes import DYNAMIC, PartialShape
+from ..base import ANY, Attr, Enum, In, Inference, Op, TensorInfo, op_error, require
 from ..registry import register
 from .ragged import BOOL, ET_BOOL, EXTENSION, FLAT, flat_rank, i32, pattern_input, ragged_strings, ragged_strings_out, rows, text_of
 from .regex_engine import compiled
 
 
 def _skips_and_pattern(op: Op, infos: Sequence[TensorInfo], pattern_at: int) -> bool:
-    """Whether input 5 is the skip flags (then the pattern follows it); checks both."""
+    """Whether input 5 is the skip flags (then the pattern follows it); checks both, and
+    compiles a constant pattern so that one RE2 cannot run is found by a check."""
     has_skips = pattern_at == 6
     if has_skips:
         require(infos[5].etype.name == "boolean", "bad-input-type", lambda: f"the skip flags are boolean, got {infos[5].etype}", 5)
         flat_rank(infos[5], 5, "the skip flags")
     pattern_input(infos[pattern_at], pattern_at)
+    value = infos[pattern_at].value() if infos[pattern_at].is_constant else None
+    if value is not None:
+        try:
+            compiled(_pattern(value))
+        except OpError as e:
+            raise op_error(e.diagnostics[0].message, e.diagnostics[0].code, pattern_at) from None
     return has_skips
 
 
@@ -90,7 +99,6 @@ class RegexSplit(Op):
     }
 
     def validate(self) -> list:
-        from ...errors import OpError
         if self.max_splits != -1 and self.max_splits <= 0:
             return [OpError(f"max_splits={self.max_splits} must be -1 or positive", code="bad-attribute")]
         return []
@@ -101,7 +109,11 @@ class RegexSplit(Op):
     def infer(self, *infos: TensorInfo) -> Inference:
         require(len(infos) in (6, 7, 9), "wrong-port-count", f"RegexSplit takes 6, 7 or 9 inputs, got {len(infos)}")
         has_skips = _skips_and_pattern(self, infos, 6 if len(infos) == 7 else 5)
-        outs = ragged_strings_out(infos[0].shape)
+        shape = infos[0].shape
+        chars = infos[4].shape
+        if chars.rank != 1 or chars[0].lo == 0:  # no bytes at all: the extension answers one empty row, whatever the batch
+            shape = PartialShape((DYNAMIC,)) if shape.rank == 1 else PartialShape(None)
+        outs = ragged_strings_out(shape)
         return Inference(outs + [TensorInfo(FLAT, ET_BOOL)] if has_skips else outs)
 
     def compute(self, plan: None, *args: np.ndarray) -> Sequence[np.ndarray]:
