@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import PartialShape
+from ...shapes import DYNAMIC, PartialShape
 from ..base import Attr, In, Inference, Op, TensorInfo, require
 from ..registry import register
 from .ragged import ET_I32, ET_U8, EXTENSION, FLAT, I32, U8, i32, ragged_strings_out, string_input, text_of
@@ -25,8 +25,9 @@ class VocabDecoder(Op):
     attributes = {"skip_tokens": Attr("ints", (), doc="ids to leave out when no skip_tokens input is given")}
 
     def infer(self, ids: TensorInfo, *rest: TensorInfo) -> Inference:
-        assert ids.shape.dims is not None
-        return Inference(ragged_strings_out(PartialShape((ids.shape.dims[0],))))
+        require(ids.shape.dims is not None, "bad-input-rank", "the token ids need a known rank (2)", 0)
+        batch = ids.shape.dims[0] if ids.shape.dims else DYNAMIC
+        return Inference(ragged_strings_out(PartialShape((batch,))))
 
     def compute(self, plan: None, ids: np.ndarray, vb: np.ndarray, ve: np.ndarray, vc: np.ndarray,
                 skip: np.ndarray | None = None) -> Sequence[np.ndarray]:

@@ -27,6 +27,9 @@ class Truncate(Op):
     def _pairs(infos: Sequence[TensorInfo]) -> int:
         for k in (1, 2):
             at = 3 * k
+            # the extension reads this input's rank to tell max_length from a second ragged input
+            require(at >= len(infos) or infos[at].shape.rank is not None, "bad-input-rank",
+                    "the rank of this input must be known (it tells max_length from a second ragged input)", at)
             if at < len(infos) and infos[at].etype.name == "i32" and infos[at].shape.rank == 0:
                 return k
         require(False, "bad-input-type", "Truncate expects a scalar i32 max_length after one or two ragged inputs")
@@ -119,18 +122,19 @@ class CombineSegments(Op):
         require((len(infos) - 1) % 3 == 0, "wrong-port-count", f"CombineSegments takes 3 inputs per segment and the ids, "
                 f"got {len(infos)}")
         shape: PartialShape | None = PartialShape(None)
-        etype = infos[2].etype
         for i in range((len(infos) - 1) // 3):
             for j in (0, 1):
                 require(infos[3 * i + j].etype.name == "i32", "bad-input-type", "ragged offsets are i32", 3 * i + j)
             flat_rank(infos[3 * i + 2], 3 * i + 2)
-            require(infos[3 * i + 2].etype == etype, "bad-input-type", "every segment holds one element type", 3 * i + 2)
+            # the extension declares its output i32 (the offsets' type) and copies the elements' bytes into it
+            require(infos[3 * i + 2].etype.name == "i32", "bad-input-type",
+                    lambda i=i: f"segment elements are i32 (the output's type), got {infos[3 * i + 2].etype}", 3 * i + 2)
             rank = infos[3 * i].shape.rank
             if rank:
                 shape = shape.intersect(infos[3 * i].shape) if shape is not None else None
                 require(shape is not None, "shape-mismatch", "the segments' batch shapes differ", 3 * i)
         assert shape is not None
-        return Inference(ragged_out(shape, etype) + ragged_out(shape, infos[-1].etype))
+        return Inference(ragged_out(shape, infos[2].etype) + ragged_out(shape, infos[-1].etype))
 
     def compute(self, plan: None, *args: np.ndarray) -> Sequence[np.ndarray]:
         count = (len(args) - 1) // 3

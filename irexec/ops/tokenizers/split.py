@@ -47,6 +47,10 @@ class SpecialTokensSplit(Op):
 
     def infer(self, *infos: TensorInfo) -> Inference:
         _skips_and_pattern(self, infos, 6 if len(infos) == 7 else 5)
+        values = [i.value() if i.is_constant else None for i in infos]
+        if all(v is not None for v in values):  # known before the run: as many flags as pieces
+            pieces = self.compute(None, *values)[5].shape  # type: ignore[arg-type]
+            return Inference([*ragged_strings_out(infos[0].shape), TensorInfo(PartialShape.static(pieces), ET_BOOL)])
         # one flag a piece: as many as the pieces (the extension declares the input strings' shape, which
         # a run outgrows whenever a string is split)
         skips = TensorInfo(FLAT, ET_BOOL)
