@@ -65,7 +65,7 @@ def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prom
         code = "text-mismatch"
     if compare_path is not None:
         if problem is None:
-            click.echo(f"PASSED: the generated {'tokens' if expected_tokens is not None else 'text'} match {compare_path}",
+            click.echo(f"PASSED: the generated {'tokens match' if expected_tokens is not None else 'text matches'} {compare_path}",
                        err=True)
         else:
             click.echo(f"FAILED: the generated output differs from {compare_path}", err=True)
