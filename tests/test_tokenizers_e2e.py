@@ -16,7 +16,7 @@ from oracle import from_tensor  # noqa: E402
 from tokenizer_corpus import corpus  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "tokenizers"
-KINDS = ["bpe"]
+KINDS = ["bpe", "wordpiece"]
 
 
 def _openvino(xml: Path, feeds: list[np.ndarray]) -> dict[str, np.ndarray]:
@@ -48,7 +48,7 @@ def test_tokenizer_matches_openvino_on_the_corpus(kind, run_cli, tmp_path):
     texts = np.array(corpus())
     assert len(texts) >= 500
     xml = DATA / kind / "openvino_tokenizer.xml"
-    ours = _run(run_cli, xml, tmp_path, Parameter_1=texts)
+    ours = _run(run_cli, xml, tmp_path, **{_parameter(xml): texts})
     theirs = _openvino(xml, [texts])
     assert sorted(ours) == sorted(theirs)
     for name, want in theirs.items():
