@@ -191,7 +191,7 @@ class CharsMapNormalization(Op):
     type, version = "CharsMapNormalization", 1
     family = "tokenizers"
     extension = EXTENSION
-    summary = "Unicode normalization (NFC, NFD, NFKC, NFKD) and case folding, character by character"
+    summary = "Unicode decomposition (NFD, NFKD) and simple case folding, character by character"
     inputs = (In("begins", I32), In("ends", I32), In("chars", U8), In("skips_or_charsmap", ANY, optional=True),
               In("charsmap", ANY, optional=True))
     attributes = {
@@ -208,6 +208,9 @@ class CharsMapNormalization(Op):
                 self.escape_whitespaces or self.nmt:
             return [OpError("CharsMapNormalization with a model's own charsmap, add_dummy_prefix, remove_extra_whitespaces, "
                             "escape_whitespaces or nmt (SentencePiece normalization) is not implemented", code="unsupported-op")]
+        if self.normalization_form in ("nfc", "nfkc"):
+            return [OpError(f"CharsMapNormalization to {self.normalization_form.upper()} (composition over the charsmap's "
+                            "character sequences) is not implemented; NFD, NFKD and case folding are", code="unsupported-op")]
         if self.normalization_form == "identity" and not self.case_fold:
             return [OpError("normalization_form=identity needs case_fold (the extension has no such charsmap)",
                             code="bad-attribute")]

@@ -36,6 +36,8 @@ def _re2() -> Any:
 
 def translate(pattern: str) -> str:
     """A PCRE2 (UTF, UCP) pattern in RE2's syntax; lookarounds are left as they are."""
+    for whole in (r"[\s\S]", r"[\S\s]", r"[\d\D]", r"[\w\W]"):  # any character, as PCRE2 spells it
+        pattern = pattern.replace(whole, "(?s:.)")
     out: list[str] = []
     i, n, in_class = 0, len(pattern), False
     while i < n:

@@ -1,0 +1,125 @@
+"""Conformance tables of RegexNormalization, CharsMapNormalization and
+WordpieceTokenizer (openvino_tokenizers) against OpenVINO with the extension loaded,
+and CharsMapNormalization on every Unicode code point."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+ov = pytest.importorskip("openvino")
+pytest.importorskip("openvino_tokenizers")
+pytest.importorskip("re2")
+from conformance.harness import Case, ErrorCase, OpTable, conformance  # noqa: E402
+from conformance.tokenizers.ragged_inputs import pattern, ragged_strings, strings  # noqa: E402
+
+HARD = ["", "  many   spaces  ", "Tab\tNew\nLine", "HÉLLO Wörld", "日本語テキスト中文", "مرحبا", "e\u0301\u0327x",
+        "👩‍👩‍👧 Family", "İstanbul ẞ ß ﬁ ŉ", "ctrl\x01\x7f\u200bchars", "Ω Å K", "ǅ ǈ", "\u00a0\u3000\u2028"]
+BYTES = [b"a\xffb", b"\xc3", b"x\xe2\x98", b"\xc0\x80", b"\xed\xa0\x80z", b"a\x00b"]
+
+
+def regex_norm(id_: str, items: list[str | bytes], search: str, replace: str, skips: list[int] | None = None,
+               global_replace: bool = True, **kw: object) -> Case:
+    inputs = strings(items)
+    if skips is not None:
+        flags = np.zeros(len(items), bool)
+        flags[skips] = True
+        inputs.append(flags)
+    inputs += [pattern(search), pattern(replace)]
+    n = len(inputs)
+    return Case(id_, inputs, attrs={"global_replace": global_replace}, const=(n - 2, n - 1), dynamic=True, **kw)  # type: ignore[arg-type]
+
+
+REGEX_NORMALIZATION = OpTable("RegexNormalization", "extension", cases=[
+    regex_norm("bert-control-chars", HARD, r"([\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\p{Cf}])", ""),
+    regex_norm("bert-whitespace", HARD, r"\s", " "),
+    regex_norm("bert-han", HARD, r"([\p{Han}])", " $1 "),
+    regex_norm("strip-accents", HARD, r"\p{Mn}", ""),
+    regex_norm("backslash-group", ["abc", "xbx"], r"(b)", r"<\1>"),
+    regex_norm("first-only", ["a a a", "b"], "a", "x", global_replace=False,
+               expect=[np.array([0, 5], np.int32), np.array([5, 6], np.int32), np.frombuffer(b"x a ab", np.uint8)]),
+    regex_norm("empty-matches", ["abc", "", "日本"], "x*", "-"),
+    regex_norm("metaspace-prepend", ["hello", "", " x"], "(^)(.)", "▁$2"),
+    regex_norm("with-skips", ["a b", "[CLS] c", "d e"], " ", "_", skips=[1]),
+    regex_norm("invalid-utf8", BYTES, "a", "A"),
+], errors=[
+    ErrorCase("branch-reset", [*strings(["a"]), pattern("(?|(a)|(b))"), pattern("x")], const=(3, 4), code="unsupported-regex"),
+    ErrorCase("pattern-i32", [*strings(["a"]), np.zeros(2, np.int32), pattern("x")], code="bad-input-type"),
+])
+
+CHARSMAP_ATTRS = {"add_dummy_prefix": False, "remove_extra_whitespaces": False, "escape_whitespaces": False, "nmt": False}
+
+
+def charsmap(id_: str, items: list[str | bytes], form: str, case_fold: bool, skips: bool = False) -> Case:
+    inputs = strings(items) + ([np.arange(len(items)) % 2 == 0] if skips else [])
+    return Case(id_, inputs, attrs={"normalization_form": form, "case_fold": case_fold, **CHARSMAP_ATTRS}, dynamic=True)
+
+
+CHARSMAP = OpTable("CharsMapNormalization", "extension", cases=[
+    charsmap("nfd-casefold", HARD + BYTES, "nfd", True),
+    charsmap("nfkd", HARD, "nfkd", False),
+    charsmap("nfkd-casefold", HARD + BYTES, "nfkd", True),
+    charsmap("casefold-only", HARD, "identity", True),
+    charsmap("with-skips", HARD, "nfd", True, skips=True),
+], errors=[
+    ErrorCase("identity-without-case-fold", strings(["a"]), attrs={"normalization_form": "identity", "case_fold": False,
+                                                                  **CHARSMAP_ATTRS}, code="bad-attribute"),
+])
+
+VOCAB = ["[PAD]", "[UNK]", "un", "##aff", "##able", "aff", "##a", "##b", "a", "b", "日", "##本", "e", "##\u0301", "x"]
+
+
+def wordpiece(id_: str, rows: list[list[str]], unk: int = 1, max_bytes: int = 100, **kw: object) -> Case:
+    return Case(id_, [*ragged_strings(rows), *strings(VOCAB), np.array(unk, np.int64)],
+                attrs={"suffix_indicator": "##", "max_bytes_per_word": max_bytes}, const=(5, 6, 7, 8), dynamic=True,
+                **kw)  # type: ignore[arg-type]
+
+
+WORDPIECE = OpTable("WordpieceTokenizer", "extension", cases=[
+    wordpiece("greedy", [["unaffable", "aff", "ab"], ["unknown", "a"], [], ["日本", "e\u0301", "ba"]],
+              expect=[np.array([0, 6, 8, 8], np.int32), np.array([6, 8, 8, 14], np.int32),
+                      np.array([2, 3, 4, 5, 8, 7, 1, 8, 10, 11, 12, 13, 9, 6], np.int32)]),
+    wordpiece("max-bytes", [["unaffable", "ab"]], max_bytes=4),
+    wordpiece("unk-id-7", [["zzz", "az"]], unk=7),
+])
+
+test_conformance = conformance([REGEX_NORMALIZATION, CHARSMAP, WORDPIECE])
+
+
+@pytest.mark.parametrize("attrs", [{"normalization_form": "nfc", "case_fold": False},
+                                   {"normalization_form": "nfd", "case_fold": True, "remove_extra_whitespaces": True}])
+def test_charsmap_forms_not_implemented_are_unsupported_op(attrs, tmp_path, run_cli):
+    from conformance.harness import _add_case, _write
+    from irexec.writer import IRBuilder
+
+    b = IRBuilder()
+    _add_case(b, CHARSMAP, 0, strings(["a"]), {**CHARSMAP_ATTRS, **attrs}, ())
+    xml = _write(b, tmp_path / "model.xml")
+    r = run_cli("check", xml)
+    assert "warning[unsupported-op]" in r.output and "CharsMapNormalization" in r.output, r.output
+
+
+def test_charsmap_matches_openvino_on_every_code_point():
+    """NFD and simple case folding per character: the charsmap the extension compiled in."""
+    from openvino import opset15
+    from openvino_tokenizers import _get_factory
+
+    import irexec
+    from irexec.ops.tokenizers.normalize import _charmap
+
+    cps = [c for c in range(1, 0x110000) if not 0xD800 <= c <= 0xDFFF]
+    mismatches = []
+    for form, fold in (("nfd", True), ("nfkd", False), ("identity", True)):
+        p = opset15.parameter([-1], ov.Type.string)
+        attrs = {"normalization_form": form, "case_fold": fold, **CHARSMAP_ATTRS}
+        n = _get_factory().create("CharsMapNormalization", opset15.string_tensor_unpack(p).outputs(), attrs).outputs()
+        compiled = ov.Core().compile_model(ov.Model([opset15.string_tensor_pack(*n[:3]).output(0)], [p]), "CPU")
+        request = compiled.create_infer_request()
+        request.infer([ov.Tensor(np.array([chr(c).encode() for c in cps]))])
+        out = request.get_output_tensor(0)
+        ours = _charmap(form, fold)
+        for c, raw, text in zip(cps, out.bytes_data, out.str_data):
+            want = bytes(raw) if text else b""
+            if ours(chr(c).encode()) != want:
+                mismatches.append((form, hex(c), want))
+    assert irexec and not mismatches, f"{len(mismatches)} code points differ, first {mismatches[:5]}"
