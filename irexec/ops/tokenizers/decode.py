@@ -66,6 +66,7 @@ class FuzeRagged(Op):
         return Inference([TensorInfo(rb.shape, ET_I32), TensorInfo(rb.shape, ET_I32)])
 
     def compute(self, plan: None, rb: np.ndarray, re_: np.ndarray, b: np.ndarray, e: np.ndarray) -> Sequence[np.ndarray]:
+        require(rb.size == re_.size and b.size == e.size, "bad-value", "begins and ends differ in size", 0)
         lo, hi = rb.reshape(-1).astype(np.int64), re_.reshape(-1).astype(np.int64)
         last = np.where(hi > lo, hi - 1, hi)
         for what, idx, size in (("row begin", lo, b.size), ("row end", last, e.size)):

@@ -53,7 +53,8 @@ def pattern_input(info: TensorInfo, port: int) -> None:
 
 
 def bounded(begins: np.ndarray, ends: np.ndarray, size: int, port: int, what: str = "strings") -> None:
-    """Offsets a kernel will read through: each span inside [0, size] and not reversed."""
+    """Offsets a kernel will read through: as many ends as begins, each span inside [0, size] and not reversed."""
+    require(begins.size == ends.size, "bad-value", f"{begins.size} begins but {ends.size} ends of {what}", port)
     b, e = begins.reshape(-1).astype(np.int64), ends.reshape(-1).astype(np.int64)
     bad = (b < 0) | (e < b) | (e > size)
     if bad.any():

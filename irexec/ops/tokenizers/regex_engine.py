@@ -140,14 +140,16 @@ class Regex:
             raise OpError(f"the pattern {pattern!r} is not UTF-8", code="unsupported-regex") from None
         self.text = text
         translated = translate(text)
+        self._options = re2.Options()
+        self._options.log_errors = False  # a refused pattern is a coded error, not a line on stderr
         self._alternatives: list[_Alternative] | None = None
         try:
             if "(?=" in translated or "(?<" in translated or "(?!" in translated:
                 self._alternatives = self._with_lookahead(re2, translated)
                 bodies = "|".join(f"(?:{a.body.pattern.decode()})" for a in self._alternatives)
-                self._any = re2.compile(bodies.encode())
+                self._any = re2.compile(bodies.encode(), self._options)
             else:
-                self._any = re2.compile(translated.encode())
+                self._any = re2.compile(translated.encode(), self._options)
         except re2.error as e:
             raise OpError(f"the pattern {text!r} is not one RE2 accepts: {e}", code="unsupported-regex") from None
 
@@ -158,7 +160,8 @@ class Regex:
             if "(?=" in body or "(?!" in body or "(?<" in body or ahead is not None and "(?" in ahead.replace("(?:", ""):
                 raise OpError(f"the pattern {self.text!r} has a lookaround RE2 cannot emulate (only a negative lookahead "
                               "that ends a top-level alternative is)", code="unsupported-regex")
-            out.append(_Alternative(re2.compile(f"(?:{body})".encode()), re2.compile(ahead.encode()) if ahead else None))
+            out.append(_Alternative(re2.compile(f"(?:{body})".encode(), self._options),
+                                    re2.compile(ahead.encode(), self._options) if ahead else None))
         return out
 
     @property
