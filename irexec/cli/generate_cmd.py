@@ -8,6 +8,7 @@ import click
 
 from ..errors import ERROR, Diagnostic, IRExecError, UsageError
 from .base import EXIT_FINDINGS, cli, fail
+from .generate_io import _first_difference, _latency_table, _load_tokens, _save_tokens
 from .run_cmd import _size
 
 
@@ -104,63 +105,3 @@ def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_fil
             click.echo(f"FAILED: the tokens differ from {compare_path}")
             click.echo(Diagnostic("tokens-mismatch", problem, ERROR, file=compare_path).format(), err=True)
             sys.exit(EXIT_FINDINGS)
-
-
-def _load_tokens(path: str):  # type: ignore[no-untyped-def]
-    import numpy as np
-
-    from ..errors import InputError
-
-    try:
-        arr = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as e:
-        raise InputError(f"{path} is not a readable .npy array of token ids: {e}", code="bad-input-file", file=path) from None
-    if not isinstance(arr, np.ndarray) or arr.ndim != 2 or arr.dtype.kind not in "iu":
-        what = f"{arr.dtype}{list(arr.shape)}" if isinstance(arr, np.ndarray) else "an npz archive"
-        raise InputError(f"{path} holds {what}; token ids are an integer .npy [batch, tokens]", code="bad-input-file",
-                         file=path)
-    return arr
-
-
-def _save_tokens(path: str, tokens) -> None:  # type: ignore[no-untyped-def]
-    import numpy as np
-
-    from ..atomic import atomic_file, cannot_write
-
-    try:
-        with atomic_file(path, ".npy.tmp") as f:
-            np.lib.format.write_array(f, np.ascontiguousarray(tokens, np.int64), allow_pickle=False)
-    except OSError as e:
-        raise cannot_write(path, e) from None
-
-
-def _first_difference(tokens, reference) -> str | None:  # type: ignore[no-untyped-def]
-    """Where the generated tokens first differ from the reference, or None."""
-    if tokens.shape[0] != reference.shape[0]:
-        return f"{tokens.shape[0]} row(s) generated, the reference has {reference.shape[0]}"
-    width = min(tokens.shape[1], reference.shape[1])
-    for col in range(width):
-        rows = [r for r in range(tokens.shape[0]) if tokens[r, col] != reference[r, col]]
-        if rows:
-            r = rows[0]
-            return (f"first difference at row {r}, position {col}: generated {int(tokens[r, col])}, "
-                    f"reference {int(reference[r, col])}")
-    if tokens.shape[1] != reference.shape[1]:
-        return (f"the first {width} tokens agree, but {tokens.shape[1]} were generated and the reference has "
-                f"{reference.shape[1]} (position {width} is the first without a counterpart)")
-    return None
-
-
-def _latency_table(latencies: list[float], prompt_length: int) -> str:
-    import statistics
-
-    from ..report.tables import render_table
-
-    rows = [["prefill", f"{prompt_length} tokens", f"{latencies[0] * 1000:.3f}"]]
-    rows += [[f"decode {i}", "1 token", f"{t * 1000:.3f}"] for i, t in enumerate(latencies[1:], 1)]
-    text = render_table(["call", "input", "ms"], rows)
-    if len(latencies) > 1:
-        decode = [t * 1000 for t in latencies[1:]]
-        text += (f"\nprefill {latencies[0] * 1000:.3f} ms; decode per token: median {statistics.median(decode):.3f} ms, "
-                 f"min {min(decode):.3f} ms, max {max(decode):.3f} ms ({len(decode)} steps)")
-    return text

@@ -16,7 +16,7 @@ def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prom
     from ..export_folder import open_export_folder
     from ..generate import generate as run_generate
     from ..session import Session
-    from .generate_cmd import _first_difference, _latency_table, _load_tokens, _save_tokens
+    from .generate_io import _first_difference, _latency_table, _load_tokens, _save_tokens
     from .paths import require_inputs, require_outputs
 
     try:
