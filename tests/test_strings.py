@@ -110,3 +110,24 @@ def test_corrupt_string_const(tmp_path, run_cli, offset, value, message):
     (tmp_path / "model.bin").write_bytes(bytes(blob))
     r = run_cli("check", xml)
     assert r.exit_code == 1 and "bad-string-const" in r.output and message in r.output, r.output
+
+
+@pytest.mark.parametrize("name", ["reshape", "concat", "gather", "transpose", "unsqueeze", "shape_of"])
+def test_data_movement_on_strings_matches_openvino(name, tmp_path):
+    import irexec
+
+    p = opset15.parameter([2, 3], ov.Type.string, name="s")
+    node = {
+        "reshape": lambda: opset15.reshape(p, opset15.constant(np.array([3, 2])), False),
+        "concat": lambda: opset15.concat([p, p], 1),
+        "gather": lambda: opset15.gather(p, opset15.constant(np.array([2, 0, 2])), opset15.constant(np.array(1))),
+        "transpose": lambda: opset15.transpose(p, opset15.constant(np.array([1, 0]))),
+        "unsqueeze": lambda: opset15.unsqueeze(p, opset15.constant(np.array([0]))),
+        "shape_of": lambda: opset15.shape_of(p),
+    }[name]()
+    xml = save(ov.Model([node.output(0)], [p]), tmp_path / "model.xml")
+    feeds = {"s": np.array([TEXTS[:3], TEXTS[3:6]])}
+    ((_, want),) = infer(compile_ir(xml), feeds).items()
+    ((_, got),) = irexec.run(xml, feeds).items()
+    assert got.shape == want.shape and [bytes(x) if got.dtype == object else x for x in got.reshape(-1)] == \
+        list(want.reshape(-1))
