@@ -31,7 +31,7 @@ def render() -> str:
     by_family: dict[str, list[str]] = defaultdict(list)
     for cls in all_ops():
         lo, hi = opset_range(cls)
-        opsets = f"opset{lo}" + (f"..{hi}" if hi != lo else "")
+        opsets = "extension" if cls.extension else f"opset{lo}" + (f"..{hi}" if hi != lo else "")
         by_family[cls.family].append(f"{cls.display()} ({opsets})")
     total = sum(len(v) for v in by_family.values())
     lines = [HEADER + f"{total} op versions in {len(by_family)} families.\n", "| family | ops |", "|---|---|"]

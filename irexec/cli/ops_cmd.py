@@ -21,7 +21,7 @@ def ops(fmt: str) -> None:
       irexec ops --format json
     """
     from .. import ops as _ops  # noqa: F401
-    from ..ops.registry import all_ops, defined_in, opset_range
+    from ..ops.registry import all_ops, defined_in, opset_range, version_text
     from ..report.tables import render_table
 
     if fmt == "json":
@@ -30,12 +30,11 @@ def ops(fmt: str) -> None:
             lo, hi = opset_range(cls)
             module = defined_in(cls)
             entries.append({"op": cls.display(), "type": cls.type, "version": cls.version, "family": cls.family,
-                            "opsets": [lo, hi], "attributes": list(cls.attributes), "summary": cls.summary,
+                            "opsets": [lo, hi], "extension": cls.extension, "attributes": list(cls.attributes), "summary": cls.summary,
                             "module": module, "file": module.replace(".", "/") + ".py"})
         click.echo(json.dumps(entries, indent=2))
         return
     rows = []
     for cls in all_ops():
-        lo, hi = opset_range(cls)
-        rows.append([cls.display(), f"opset{lo}" + (f"..opset{hi}" if hi != lo else ""), ", ".join(cls.attributes) or "-", cls.summary])
+        rows.append([cls.display(), version_text(cls), ", ".join(cls.attributes) or "-", cls.summary])
     click.echo(render_table(["op", "version attribute", "attributes", "summary"], rows))

@@ -63,12 +63,16 @@ def opset_range(cls: type[Op]) -> tuple[int, int]:
     return cls.since_opset, (min(later) - 1 if later else NEWEST_OPSET)
 
 
+def version_text(cls: type[Op]) -> str:
+    """The ``version`` attribute values that select ``cls``: ``opset3..opset16``, or ``extension``."""
+    if cls.extension:
+        return f"extension ({cls.extension})"
+    lo, hi = opset_range(cls)
+    return f"opset{lo}" + (f"..opset{hi}" if hi != lo else "")
+
+
 def describe_versions(op_type: str) -> str:
-    parts = []
-    for cls in versions_of(op_type):
-        lo, hi = opset_range(cls)
-        parts.append(f"{cls.display()} (opset{lo}" + (f"..opset{hi})" if hi != lo else ")"))
-    return ", ".join(parts)
+    return ", ".join(f"{cls.display()} ({version_text(cls)})" for cls in versions_of(op_type))
 
 
 def core_accepts(op_type: str, version: str) -> bool | None:
