@@ -110,7 +110,8 @@ class BPETokenizer(Op):
             lefts, rights = [], []
             for m in merges:
                 left, _, right = m.partition(b" ")
-                lefts.append(left), rights.append(right)
+                lefts.append(left)
+                rights.append(right)
         added: dict[bytes, int] = {}
         if n in (15, 18):
             tokens = string_list(args[n - 4], args[n - 3], args[n - 2], n - 4)
@@ -169,7 +170,10 @@ def _merge(model: _Model, ids: list[int]) -> list[int]:
             continue
         p, q = prev[a], nxt[b]
         m = len(sym_id)
-        sym_id.append(merged_id), prev.append(p), nxt.append(q), alive.append(True)
+        sym_id.append(merged_id)
+        prev.append(p)
+        nxt.append(q)
+        alive.append(True)
         alive[a] = alive[b] = False
         if p != -1:
             nxt[p] = m

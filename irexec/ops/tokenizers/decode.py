@@ -39,7 +39,8 @@ class VocabDecoder(Op):
         begins, ends = [], []
         for r in range(batch):
             if length == 0:
-                begins.append(len(out)), ends.append(len(out))
+                begins.append(len(out))
+                ends.append(len(out))
                 continue
             for t in ids[r].tolist():
                 begins.append(len(out))

@@ -12,7 +12,7 @@ from ...shapes import DYNAMIC, PartialShape
 from ..base import ANY, Attr, Enum, In, Inference, Op, TensorInfo, op_error, require
 from ..registry import register
 from .ragged import BOOL, ET_BOOL, EXTENSION, FLAT, flat_rank, i32, pattern_input, ragged_strings, ragged_strings_out, rows, text_of
-from .regex_engine import compiled
+from .regex_engine import Regex, compiled
 
 
 def _skips_and_pattern(op: Op, infos: Sequence[TensorInfo], pattern_at: int) -> bool:
@@ -30,6 +30,23 @@ def _skips_and_pattern(op: Op, infos: Sequence[TensorInfo], pattern_at: int) -> 
         except OpError as e:
             raise op_error(e.diagnostics[0].message, e.diagnostics[0].code, pattern_at) from None
     return has_skips
+
+
+class _Pieces:
+    """The pieces a split makes: begin and end offsets and skip flags."""
+
+    def __init__(self) -> None:
+        self.begins: list[int] = []
+        self.ends: list[int] = []
+        self.skips: list[bool] = []
+
+    def add(self, begin: int, end: int, skip: bool) -> None:
+        self.begins.append(begin)
+        self.ends.append(end)
+        self.skips.append(skip)
+
+    def __len__(self) -> int:
+        return len(self.begins)
 
 
 def _pattern(chars: np.ndarray) -> bytes:
@@ -62,15 +79,13 @@ class SpecialTokensSplit(Op):
         regex = compiled(_pattern(args[6 if has_skips else 5]))
         b, e, raw = text_of(begins, ends, chars, 2)
         skips = args[5].reshape(-1).tolist() if has_skips else None
-        nb: list[int] = []
-        ne: list[int] = []
-        ns: list[bool] = []
+        pieces = _Pieces()
         new_rb, new_re = [], []
         for row in rows(rb, re_, len(b)):
-            new_rb.append(len(nb))
+            new_rb.append(len(pieces))
             for col in row:
                 if skips is not None and skips[col]:
-                    nb.append(b[col]), ne.append(e[col]), ns.append(True)
+                    pieces.add(b[col], e[col], True)
                     continue
                 text, base, start = raw[b[col]:e[col]], b[col], 0
                 while (m := regex.search(text, start)) is not None and m[0] != m[1]:
@@ -78,14 +93,15 @@ class SpecialTokensSplit(Op):
                     inside = [g for g in groups if g[0] >= 0 and m_start <= g[0] and g[1] <= m_end]
                     g_start, g_end = inside[-1] if inside and inside[-1][0] != inside[-1][1] else (m_start, m_end)
                     if start < m_start:
-                        nb.append(base + start), ne.append(base + m_start), ns.append(False)
-                    nb.append(base + g_start), ne.append(base + g_end), ns.append(True)
+                        pieces.add(base + start, base + m_start, False)
+                    pieces.add(base + g_start, base + g_end, True)
                     start = m_end
                 if start < len(text):
-                    nb.append(base + start), ne.append(base + len(text)), ns.append(False)
-            new_re.append(len(nb))
+                    pieces.add(base + start, base + len(text), False)
+            new_re.append(len(pieces))
         shape = rb.shape
-        return [i32(new_rb).reshape(shape), i32(new_re).reshape(shape), i32(nb), i32(ne), chars, np.array(ns, dtype=bool)]
+        return [i32(new_rb).reshape(shape), i32(new_re).reshape(shape), i32(pieces.begins), i32(pieces.ends), chars,
+                np.array(pieces.skips, dtype=bool)]
 
 
 @register
@@ -136,24 +152,22 @@ class RegexSplit(Op):
             skip_tokens = {sraw[x:y] for x, y in zip(sb, se)}
         b, e, raw = text_of(begins, ends, chars, 2)
         skips = args[5].reshape(-1).tolist() if has_skips else [False] * len(b)
-        nb: list[int] = []
-        ne: list[int] = []
-        ns: list[bool] = []
+        pieces = _Pieces()
         new_rb, new_re = [], []
         for row in rows(rb, re_, len(b)):
-            new_rb.append(len(nb))
+            new_rb.append(len(pieces))
             for col in row:
                 text = raw[b[col]:e[col]]
                 if skips[col] or text in skip_tokens:
-                    nb.append(b[col]), ne.append(e[col]), ns.append(bool(skips[col]))
+                    pieces.add(b[col], e[col], bool(skips[col]))
                     continue
-                self._split(regex, text, b[col], nb, ne, ns)
-            new_re.append(len(nb))
+                self._split(regex, text, b[col], pieces)
+            new_re.append(len(pieces))
         shape = rb.shape
-        outs = [i32(new_rb).reshape(shape), i32(new_re).reshape(shape), i32(nb), i32(ne), chars]
-        return outs + [np.array(ns, dtype=bool)] if has_skips else outs
+        outs = [i32(new_rb).reshape(shape), i32(new_re).reshape(shape), i32(pieces.begins), i32(pieces.ends), chars]
+        return outs + [np.array(pieces.skips, dtype=bool)] if has_skips else outs
 
-    def _split(self, regex, text: bytes, base: int, nb: list, ne: list, ns: list) -> None:  # type: ignore[no-untyped-def]
+    def _split(self, regex: Regex, text: bytes, base: int, pieces: _Pieces) -> None:
         mode, length, state = self.behaviour, len(text), {"last": -1, "splits": 0}
 
         def add(begin: int, end: int, invert: bool) -> None:
@@ -175,7 +189,7 @@ class RegexSplit(Op):
             begin, end = max(0, begin), min(length, end)
             if state["splits"] == self.max_splits:
                 end = length
-            nb.append(base + begin), ne.append(base + end), ns.append(False)
+            pieces.add(base + begin, base + end, False)
             state["splits"] += 1
 
         start = 0
