@@ -50,9 +50,10 @@ REGEX_NORMALIZATION = OpTable("RegexNormalization", "extension", cases=[
 CHARSMAP_ATTRS = {"add_dummy_prefix": False, "remove_extra_whitespaces": False, "escape_whitespaces": False, "nmt": False}
 
 
-def charsmap(id_: str, items: list[str | bytes], form: str, case_fold: bool, skips: bool = False) -> Case:
+def charsmap(id_: str, items: list[str | bytes], form: str, case_fold: bool, skips: bool = False, **kw: object) -> Case:
     inputs = strings(items) + ([np.arange(len(items)) % 2 == 0] if skips else [])
-    return Case(id_, inputs, attrs={"normalization_form": form, "case_fold": case_fold, **CHARSMAP_ATTRS}, dynamic=True)
+    return Case(id_, inputs, attrs={"normalization_form": form, "case_fold": case_fold, **CHARSMAP_ATTRS}, dynamic=True,
+                **kw)  # type: ignore[arg-type]
 
 
 CHARSMAP = OpTable("CharsMapNormalization", "extension", cases=[
@@ -61,6 +62,9 @@ CHARSMAP = OpTable("CharsMapNormalization", "extension", cases=[
     charsmap("nfkd-casefold", HARD + BYTES, "nfkd", True),
     charsmap("casefold-only", HARD, "identity", True),
     charsmap("with-skips", HARD, "nfd", True, skips=True),
+    charsmap("hand-worked", ["ÅΩẞ", "e\u0301\u0327"], "nfd", True,
+             expect=[np.array([0, 7], np.int32), np.array([7, 12], np.int32),
+                     np.frombuffer("a\u030aωße\u0301\u0327".encode(), np.uint8)]),
 ], errors=[
     ErrorCase("identity-without-case-fold", strings(["a"]), attrs={"normalization_form": "identity", "case_fold": False,
                                                                   **CHARSMAP_ATTRS}, code="bad-attribute"),

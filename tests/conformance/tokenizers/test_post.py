@@ -64,9 +64,10 @@ COMBINE = OpTable("CombineSegments", "extension", cases=[
 ])
 
 
-def to_dense(id_: str, rows: list[list[int]], length: int, pad: int = 0, **attrs: object) -> Case:
+def to_dense(id_: str, rows: list[list[int]], length: int, pad: int = 0, expect: list[np.ndarray] | None = None,
+             **attrs: object) -> Case:
     return Case(id_, [*ragged(rows), np.array(length, np.int32), np.array(pad, np.int32)],
-                attrs={"pad_right": True, "m_pad_max_length": False, **attrs}, const=(3, 4), dynamic=True)
+                attrs={"pad_right": True, "m_pad_max_length": False, **attrs}, const=(3, 4), dynamic=True, expect=expect)
 
 
 RAGGED_TO_DENSE = OpTable("RaggedToDense", "extension", cases=[
@@ -77,6 +78,7 @@ RAGGED_TO_DENSE = OpTable("RaggedToDense", "extension", cases=[
     to_dense("cut-right", ROWS, 2, 9),
     to_dense("cut-left", ROWS, 2, 9, pad_right=False),
     to_dense("zero-length", ROWS, 0),
+    to_dense("pad-to-max-length", ROWS, 3, 0, m_pad_max_length=True),
     Case("pad-right-input", [*ragged(ROWS), np.array(5, np.int32), np.array(0, np.int32), np.array(False)],
          attrs={"pad_right": True, "m_pad_max_length": False}, const=(3, 4, 5), dynamic=True),
 ], errors=[
