@@ -94,3 +94,29 @@ def test_without_google_re2_a_coded_error_names_the_extra(run_cli, tmp_path):
     r = run_cli.subprocess("run", DATA / "bpe" / "openvino_tokenizer.xml", "--inputs", inputs, env=env)
     assert r.returncode == 1, r.stderr
     assert "missing-extra" in r.stderr and "irexec[tokenizers]" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_truncation_switched_on_through_the_state_matches_openvino(kind, run_cli, tmp_path):
+    """The converter keeps truncation off in a variable ("truncation"); set on, rows are cut
+    at the tokenizer's max length, special tokens included."""
+    import openvino_tokenizers  # noqa: F401
+
+    texts = np.array(corpus(count=60, seed=3) + ["word " * 40])
+    xml = DATA / kind / "openvino_tokenizer.xml"
+    state = tmp_path / "state.npz"
+    np.savez(state, truncation=np.array(True))
+    inputs, output = tmp_path / "in.npz", tmp_path / "out.npz"
+    np.savez(inputs, **{_parameter(xml): texts})
+    r = run_cli("run", xml, "--inputs", inputs, "--state-in", state, "--output", output)
+    assert r.exit_code == 0, r.output
+    request = ov.Core().compile_model(str(xml), "CPU").create_infer_request()
+    for variable in request.query_state():
+        variable.state = ov.Tensor(np.array(True))
+    request.infer([ov.Tensor(texts)])
+    with np.load(output, allow_pickle=False) as ours:
+        for i, port in enumerate(request.model_outputs):
+            want = np.array(request.get_output_tensor(i).data)
+            got = ours[sorted(port.get_names())[0]]
+            assert got.shape == want.shape and np.array_equal(got, want)
+            assert want.shape[1] < 60  # cut at the limit
