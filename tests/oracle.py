@@ -100,6 +100,7 @@ def to_tensor(arr: np.ndarray, etype: str) -> ov.Tensor:
     if etype == "string":  # NumPy bytes: the Python API takes no object arrays (trailing NULs cannot pass)
         return ov.Tensor(np.array([bytes(x) if not isinstance(x, str) else x.encode() for x in arr.reshape(-1)],
                                   dtype=np.bytes_).reshape(arr.shape))
+    if etype == "bf16":
         t = ov.Tensor(ov.Type.bf16, ov.Shape(list(arr.shape)))
         t.data[...] = arr.view(np.uint16).view(np.float16)
         return t
