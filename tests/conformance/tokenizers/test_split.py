@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("openvino_tokenizers")
 pytest.importorskip("re2")
 from conformance.harness import Case, ErrorCase, OpTable, conformance  # noqa: E402
-from conformance.tokenizers.ragged_inputs import BERT_PUNCT, GPT2_SPLIT, pattern, ragged_strings  # noqa: E402
+from conformance.tokenizers.ragged_inputs import BERT_PUNCT, GPT2_SPLIT, pattern, ragged_strings, strings  # noqa: E402
 
 SPECIALS = r"(\<\|endoftext\|\>|\[SEP\]|\[CLS\])"
 STRIPPED = r"(?:\s*)(\[MASK\])(?:\s*)|(\<s\>)"
@@ -71,6 +71,8 @@ REGEX_SPLIT = OpTable("RegexSplit", "extension", cases=[
     regex_case("max-splits", [["a b c d e"]], " ", behaviour="remove", max_splits=2),
     Case("with-skips", [*ragged_strings([["a b", "<s> x", "c d"], ["e  f"]]), flags(4, (1,)), pattern(r"\s+")],
          attrs={"behaviour": "remove"}, const=(6,), dynamic=True, ov_shapes=SHAPES_DIFFER),
+    Case("legacy-skip-tokens", [*ragged_strings([["a b"], ["<s>"], ["c <s> d"]]), pattern(r"\s+"),
+                                *strings(["<s>", "</s>"])], attrs={"behaviour": "remove"}, const=(5, 6, 7, 8), dynamic=True),
     Case("no-bytes-at-all", [*ragged_strings([[""], [""]]), pattern(r"\s+")], attrs={"behaviour": "remove"}, const=(5,),
          dynamic=True, ov_shapes="with no bytes the extension answers one row, not the declared batch: irexec infers [?]",
          expect=[np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(2, np.int32), np.zeros(2, np.int32),
