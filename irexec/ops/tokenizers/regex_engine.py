@@ -22,6 +22,7 @@ _SPACE = r"\t-\r\x{85}\x{180E}\p{Z}"
 _DIGIT = r"\p{Nd}"
 _WORD = r"\p{L}\p{N}\p{Mn}\p{Pc}"
 _IN_CLASS = {"s": _SPACE, "d": _DIGIT, "w": _WORD}
+_DOLLAR = "\x00$"  # a $ outside a class, until the alternatives are split
 _OUTSIDE = {"s": f"[{_SPACE}]", "S": f"[^{_SPACE}]", "d": _DIGIT, "D": r"\P{Nd}", "w": f"[{_WORD}]", "W": f"[^{_WORD}]"}
 
 
@@ -72,8 +73,7 @@ def translate(pattern: str) -> str:
                 continue
             out.append(c)
         elif c == "$":
-            raise OpError(f"the pattern {pattern!r} uses $, which PCRE2 also matches before a final newline and RE2 "
-                          "does not", code="unsupported-regex")
+            out.append(_DOLLAR)  # PCRE2's end: only an alternative's last atom (see _split_lookahead)
         else:
             out.append(c)
         i += 1
@@ -110,9 +110,13 @@ def _top_level_alternatives(pattern: str) -> list[str]:
 class _Alternative:
     body: Any  # compiled RE2 of the alternative without its trailing lookahead
     ahead: Any | None  # compiled RE2 of what must not follow, or None
+    at_end: bool = False  # ends in $: at the end, or before a newline that ends the text
 
 
 def _split_lookahead(alt: str) -> tuple[str, str | None]:
+    """The alternative without its trailing negative lookahead (returned apart) or trailing $ ("$")."""
+    if alt.endswith(_DOLLAR):
+        return alt[:-len(_DOLLAR)], "$"
     if alt.endswith(")"):
         depth, i = 0, len(alt) - 1
         while i >= 0:
@@ -144,7 +148,7 @@ class Regex:
         self._options.log_errors = False  # a refused pattern is a coded error, not a line on stderr
         self._alternatives: list[_Alternative] | None = None
         try:
-            if "(?=" in translated or "(?<" in translated or "(?!" in translated:
+            if "(?=" in translated or "(?<" in translated or "(?!" in translated or _DOLLAR in translated:
                 self._alternatives = self._with_lookahead(re2, translated)
                 bodies = "|".join(f"(?:{a.body.pattern.decode()})" for a in self._alternatives)
                 self._any = re2.compile(bodies.encode(), self._options)
@@ -157,11 +161,13 @@ class Regex:
         out = []
         for alt in _top_level_alternatives(translated):
             body, ahead = _split_lookahead(alt)
-            if "(?=" in body or "(?!" in body or "(?<" in body or ahead is not None and "(?" in ahead.replace("(?:", ""):
-                raise OpError(f"the pattern {self.text!r} has a lookaround RE2 cannot emulate (only a negative lookahead "
-                              "that ends a top-level alternative is)", code="unsupported-regex")
+            if "(?=" in body or "(?!" in body or "(?<" in body or _DOLLAR in body or \
+                    ahead is not None and ("(?" in ahead.replace("(?:", "") or _DOLLAR in ahead):
+                raise OpError(f"the pattern {self.text!r} has a lookaround or $ RE2 cannot emulate (only a negative "
+                              "lookahead or a $ that ends a top-level alternative is)", code="unsupported-regex")
             out.append(_Alternative(re2.compile(f"(?:{body})".encode(), self._options),
-                                    re2.compile(ahead.encode(), self._options) if ahead else None))
+                                    None if ahead is None or ahead == "$" else re2.compile(ahead.encode(), self._options),
+                                    ahead == "$"))
         return out
 
     @property
@@ -192,15 +198,21 @@ class Regex:
             m = alt.body.match(text, start)
             if m is None:
                 continue
-            if alt.ahead is None:
+            if alt.ahead is None and not alt.at_end:
                 return int(m.end())
             end = m.end()
             while end >= start:  # backtrack: shorter matches of the body, longest first
-                if (end == m.end() or alt.body.fullmatch(text, start, end) is not None) and \
-                        alt.ahead.match(text, end) is None:
+                if (end == m.end() or alt.body.fullmatch(text, start, end) is not None) and self._follows(alt, text, end):
                     return int(end)
                 end -= 1
         return None
+
+
+    @staticmethod
+    def _follows(alt: _Alternative, text: bytes, end: int) -> bool:
+        if alt.at_end:
+            return end == len(text) or end == len(text) - 1 and text[end:] == b"\n"
+        return alt.ahead.match(text, end) is None
 
 
 @lru_cache(maxsize=64)

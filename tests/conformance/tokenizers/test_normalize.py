@@ -40,9 +40,13 @@ REGEX_NORMALIZATION = OpTable("RegexNormalization", "extension", cases=[
                expect=[np.array([0, 5], np.int32), np.array([5, 6], np.int32), np.frombuffer(b"x a ab", np.uint8)]),
     regex_norm("empty-matches", ["abc", "", "日本"], "x*", "-"),
     regex_norm("metaspace-prepend", ["hello", "", " x"], "(^)(.)", "▁$2"),
+    regex_norm("strip-both", ["  a b  ", "x\n", "\n\n", "", " \t ", "a \nb \n"], r"^\s*|\s*$", ""),
+    regex_norm("rstrip-space", ["x ", "x  ", "x \n", " "], " $", ""),
+    regex_norm("dollar-before-final-newline", ["a\n", "a\nb", "aa"], "a$", "Z"),
     regex_norm("with-skips", ["a b", "[CLS] c", "d e"], " ", "_", skips=[1]),
     regex_norm("invalid-utf8", BYTES, "a", "A"),
 ], errors=[
+    ErrorCase("dollar-inside", [*strings(["a"]), pattern("(a$|b)c"), pattern("x")], const=(3, 4), code="unsupported-regex"),
     ErrorCase("branch-reset", [*strings(["a"]), pattern("(?|(a)|(b))"), pattern("x")], const=(3, 4), code="unsupported-regex"),
     ErrorCase("pattern-i32", [*strings(["a"]), np.zeros(2, np.int32), pattern("x")], code="bad-input-type"),
 ])
