@@ -172,6 +172,20 @@ def wordpiece() -> StandIn:
                    unk="[UNK]")
 
 
+def word_level() -> StandIn:
+    words = sorted({w.strip(".,;:!?").lower() for w in TEXT.split() if w.strip(".,;:!?")})
+    vocab = {t: i for i, t in enumerate(["[UNK]", "[PAD]", *words, ".", ",", "!", ";", ":"])}
+    tj = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": vocab[t], "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": False, "special": True} for t in ("[UNK]", "[PAD]")],
+        "normalizer": {"type": "Lowercase"}, "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None,
+        "decoder": None, "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
+    }
+    return StandIn(tj, {vocab[t]: AddedToken(t) for t in ("[UNK]", "[PAD]")}, 32, ["input_ids", "attention_mask"],
+                   pad=("[PAD]", vocab["[PAD]"]), unk="[UNK]")
+
+
 def convert(stand_in: StandIn, folder: Path) -> None:
     params = TokenzierConversionParams(with_detokenizer=True)
     tokenizer, detokenizer = convert_fast_tokenizer(stand_in, params)
@@ -188,3 +202,4 @@ def convert(stand_in: StandIn, folder: Path) -> None:
 if __name__ == "__main__":
     convert(byte_level_bpe(), HERE / "bpe")
     convert(wordpiece(), HERE / "wordpiece")
+    convert(word_level(), HERE / "wordlevel")
