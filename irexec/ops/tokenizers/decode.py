@@ -145,3 +145,33 @@ def _validate(raw: bytes, lo: int, hi: int, replace: bool) -> bytes:
     if need and replace:
         out += rep
     return bytes(out)
+
+
+_BYTE_PIECES = {f"<0x{b:02X}>".encode(): b for b in range(256)}
+
+
+@register
+class ByteFallback(Op):
+    type, version = "ByteFallback", 1
+    family = "tokenizers"
+    extension = EXTENSION
+    summary = "each <0xXX> piece to the byte it names (SentencePiece's byte fallback)"
+    inputs = (In("begins", I32), In("ends", I32), In("chars", U8))
+    outputs = 3
+
+    def infer(self, b: TensorInfo, e: TensorInfo, chars: TensorInfo) -> Inference:
+        return Inference([TensorInfo(b.shape, ET_I32), TensorInfo(b.shape, ET_I32), TensorInfo(FLAT, ET_U8)])
+
+    def compute(self, plan: None, begins: np.ndarray, ends: np.ndarray, chars: np.ndarray) -> Sequence[np.ndarray]:
+        bl, el, raw = text_of(begins, ends, chars, 0)
+        out = bytearray()
+        nb, ne = [], []
+        for lo, hi in zip(bl, el):
+            nb.append(len(out))
+            piece = raw[lo:hi]
+            if len(piece) == 6 and piece[:1] == b"<" and piece[5:] == b">":
+                out.append(_BYTE_PIECES.get(piece, 0xFF))  # sentencepiece's PieceToByte: -1, as a byte, for another <....>
+            else:
+                out += piece
+            ne.append(len(out))
+        return [i32(nb).reshape(begins.shape), i32(ne).reshape(begins.shape), np.frombuffer(bytes(out), np.uint8).copy()]

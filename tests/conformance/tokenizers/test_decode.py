@@ -58,4 +58,12 @@ UTF8_VALIDATE = OpTable("UTF8Validate", "extension", cases=[
     validate("valid", [b"abc", "ß".encode()], True),
 ])
 
-test_conformance = conformance([VOCAB_DECODER, FUZE, UTF8_VALIDATE])
+BYTE_FALLBACK = OpTable("ByteFallback", "extension", cases=[
+    Case("pieces", strings(["<0x41>", "b", "<0xC3>", "<0xA9>", "<0x0a>", "<abcd>", "<0x4>", "<0x41>x", "", "<0xFF>"]),
+         dynamic=True, expect=[np.array([0, 1, 2, 3, 4, 5, 6, 11, 18, 18], np.int32),
+                               np.array([1, 2, 3, 4, 5, 6, 11, 18, 18, 19], np.int32),
+                               np.frombuffer(b"Ab\xc3\xa9\xff\xff<0x4><0x41>x\xff", np.uint8)]),
+    Case("no-pieces", strings([]), dynamic=True),
+])
+
+test_conformance = conformance([VOCAB_DECODER, FUZE, UTF8_VALIDATE, BYTE_FALLBACK])

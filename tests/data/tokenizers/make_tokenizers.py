@@ -186,6 +186,60 @@ def word_level() -> StandIn:
                    pad=("[PAD]", vocab["[PAD]"]), unk="[UNK]")
 
 
+def llama_bpe() -> StandIn:
+    """A Llama-style BPE: Metaspace by normalizers, byte fallback to <0xXX> pieces."""
+    specials = ["<unk>", "<s>", "</s>"]
+    pieces = [f"<0x{b:02X}>" for b in range(256)]
+    words = collections.Counter()
+    for w in TEXT.replace("\n", " ").split(" "):
+        words[tuple("\u2581" + w)] += 1
+    chars = sorted({c for w in words for c in w})
+    vocab = {t: i for i, t in enumerate(specials + pieces + chars)}
+    merges: list[str] = []
+    for _ in range(80):
+        pairs: collections.Counter = collections.Counter()
+        for w, n in words.items():
+            for a, b in zip(w, w[1:]):
+                pairs[a, b] += n
+        if not pairs:
+            break
+        (a, b), _count = max(pairs.items(), key=lambda kv: (kv[1], kv[0]))
+        merges.append(f"{a} {b}")
+        vocab.setdefault(a + b, len(vocab))
+        merged = collections.Counter()
+        for w, n in words.items():
+            out, i = [], 0
+            while i < len(w):
+                if i + 1 < len(w) and w[i] == a and w[i + 1] == b:
+                    out.append(a + b)
+                    i += 2
+                else:
+                    out.append(w[i])
+                    i += 1
+            merged[tuple(out)] += n
+        words = merged
+    tj = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": vocab[t], "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": False, "special": True} for t in specials],
+        "normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"},
+                                                          {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]},
+        "pre_tokenizer": None,
+        "post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                                                                   {"Sequence": {"id": "A", "type_id": 0}}],
+                           "pair": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                                    {"SpecialToken": {"id": "<s>", "type_id": 1}}, {"Sequence": {"id": "B", "type_id": 1}}],
+                           "special_tokens": {"<s>": {"id": "<s>", "ids": [vocab["<s>"]], "tokens": ["<s>"]}}},
+        "decoder": {"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"},
+            {"type": "Fuse"}, {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
+        "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
+                  "vocab": vocab, "merges": merges},
+    }
+    return StandIn(tj, {vocab[t]: AddedToken(t) for t in specials}, 48, ["input_ids", "attention_mask"], unk="<unk>")
+
+
 def convert(stand_in: StandIn, folder: Path) -> None:
     params = TokenzierConversionParams(with_detokenizer=True)
     tokenizer, detokenizer = convert_fast_tokenizer(stand_in, params)
@@ -203,3 +257,4 @@ if __name__ == "__main__":
     convert(byte_level_bpe(), HERE / "bpe")
     convert(wordpiece(), HERE / "wordpiece")
     convert(word_level(), HERE / "wordlevel")
+    convert(llama_bpe(), HERE / "llama-bpe")
