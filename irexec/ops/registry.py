@@ -110,12 +110,15 @@ def resolve(op_type: str, version: str) -> type[Op] | None:
     candidates = versions_of(op_type)
     if not candidates:
         return None
+    extension = [c for c in candidates if c.extension]
+    if extension and version == "extension":  # an extension's op, as its package writes it (even of a core type)
+        return extension[-1]
     core = core_accepts(op_type, version)
     if core is False:
         return None
-    extension = [c for c in candidates if c.extension]
-    if extension:  # an extension's op: version="extension", as its package writes it
-        return extension[-1] if version == "extension" and core is None else None
+    candidates = [c for c in candidates if not c.extension]
+    if not candidates or core is None and extension:
+        return None
     m = _OPSET_RE.match(version)
     if m:
         opset = int(m.group(1))
