@@ -105,10 +105,9 @@ def show(x: bytes | str, limit: int = 60) -> str:
         try:
             x = x.decode("utf-8")
         except UnicodeDecodeError:
-            text = repr(x)
-            return text if len(text) <= limit else text[:limit] + "..."
+            pass
     text = repr(x)
-    return text if len(text) <= limit else text[:limit] + "...'"
+    return text if len(text) <= limit else text[:limit] + "..." + text[-1]  # the literal's own closing quote
 
 
 def as_bytes(arr: np.ndarray) -> np.ndarray:
