@@ -16,7 +16,7 @@ from oracle import from_tensor  # noqa: E402
 from tokenizer_corpus import corpus  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "tokenizers"
-KINDS = ["bpe", "wordpiece", "wordlevel", "llama-bpe"]
+KINDS = ["bpe", "wordpiece", "wordlevel", "llama-bpe", "unigram"]
 
 
 def _openvino(xml: Path, feeds: list[np.ndarray]) -> dict[str, np.ndarray]:

@@ -17,6 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import openvino as ov
 
 
@@ -240,6 +241,35 @@ def llama_bpe() -> StandIn:
     return StandIn(tj, {vocab[t]: AddedToken(t) for t in specials}, 48, ["input_ids", "attention_mask"], unk="<unk>")
 
 
+def unigram() -> StandIn:
+    """A SentencePiece unigram model (T5 / ALBERT style) with the metaspace pre-tokenizer."""
+    pieces: collections.Counter = collections.Counter()
+    for w in TEXT.replace("\n", " ").split(" "):
+        w = "\u2581" + w
+        for i in range(len(w)):
+            for j in range(i + 1, min(len(w), i + 5) + 1):
+                pieces[w[i:j]] += 1
+    common = [p for p, _ in sorted(pieces.items(), key=lambda kv: (-kv[1], kv[0]))[:150]]
+    total = sum(pieces[p] for p in common)
+    vocab = [["<pad>", 0.0], ["</s>", 0.0], ["<unk>", 0.0]] + [[p, float(np.log(pieces[p] / total))] for p in common]
+    tj = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": False, "special": True} for i, t in enumerate(["<pad>", "</s>", "<unk>"])],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+        "post_processor": {"type": "TemplateProcessing", "single": [{"Sequence": {"id": "A", "type_id": 0}},
+                                                                   {"SpecialToken": {"id": "</s>", "type_id": 0}}],
+                           "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "</s>", "type_id": 0}},
+                                    {"Sequence": {"id": "B", "type_id": 1}}, {"SpecialToken": {"id": "</s>", "type_id": 1}}],
+                           "special_tokens": {"</s>": {"id": "</s>", "ids": [1], "tokens": ["</s>"]}}},
+        "decoder": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+        "model": {"type": "Unigram", "unk_id": 2, "vocab": vocab, "byte_fallback": False},
+    }
+    added = {i: AddedToken(t) for i, t in enumerate(["<pad>", "</s>", "<unk>"])}
+    return StandIn(tj, added, 40, ["input_ids", "attention_mask"], pad=("<pad>", 0), unk="<unk>")
+
+
 def convert(stand_in: StandIn, folder: Path) -> None:
     params = TokenzierConversionParams(with_detokenizer=True)
     tokenizer, detokenizer = convert_fast_tokenizer(stand_in, params)
@@ -258,3 +288,4 @@ if __name__ == "__main__":
     convert(wordpiece(), HERE / "wordpiece")
     convert(word_level(), HERE / "wordlevel")
     convert(llama_bpe(), HERE / "llama-bpe")
+    convert(unigram(), HERE / "unigram")
