@@ -227,3 +227,57 @@ class CharsMapNormalization(Op):
 
     def compute(self, plan: None, *args: np.ndarray) -> Sequence[np.ndarray]:
         return _apply(args, len(args) >= 4, _charmap(self.normalization_form, self.case_fold))
+
+
+@register
+class CaseFold(Op):
+    type, version = "CaseFold", 1
+    family = "tokenizers"
+    extension = EXTENSION
+    summary = "simple Unicode case folding (utf-8), or ASCII lower/upper case (no encoding)"
+    inputs = (In("begins", I32), In("ends", I32), In("chars", U8), In("skips", ("boolean",), optional=True))
+    attributes = {"encoding": Enum("utf-8", "", default="utf-8"), "lower": Attr("bool", True)}
+
+    def validate(self) -> list[OpError]:
+        if self.encoding == "utf-8" and not self.lower:
+            return [OpError("encoding=utf-8 folds to lower case only (lower=true)", code="bad-attribute")]
+        return []
+
+    def num_outputs(self, n_inputs: int) -> int:
+        return 4 if n_inputs == 4 else 3
+
+    def infer(self, *infos: TensorInfo) -> Inference:
+        return _normalized(infos, len(infos) == 4)
+
+    def compute(self, plan: None, *args: np.ndarray) -> Sequence[np.ndarray]:
+        if self.encoding == "utf-8":
+            return _apply(args, len(args) == 4, _charmap("identity", True))
+        table = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz") if self.lower else \
+            bytes.maketrans(b"abcdefghijklmnopqrstuvwxyz", b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        outs = _apply(args[:3], False, lambda s: s.translate(table))  # the extension applies it to every string
+        return outs + [args[3]] if len(args) == 4 else outs
+
+
+@register
+class NormalizeUnicode(Op):
+    type, version = "NormalizeUnicode", 1
+    family = "tokenizers"
+    extension = EXTENSION
+    summary = "Unicode decomposition (NFD, NFKD), character by character over the extension's charsmap"
+    inputs = (In("begins", I32), In("ends", I32), In("chars", U8), In("skips", ("boolean",), optional=True))
+    attributes = {"normalization_form": Enum("nfd", "nfkd", "nfc", "nfkc", default="nfd")}
+
+    def validate(self) -> list[OpError]:
+        if self.normalization_form in ("nfc", "nfkc"):
+            return [OpError(f"NormalizeUnicode to {self.normalization_form.upper()} (composition over the charsmap's "
+                            "character sequences) is not implemented; NFD and NFKD are", code="unsupported-op")]
+        return []
+
+    def num_outputs(self, n_inputs: int) -> int:
+        return 4 if n_inputs == 4 else 3
+
+    def infer(self, *infos: TensorInfo) -> Inference:
+        return _normalized(infos, len(infos) == 4)
+
+    def compute(self, plan: None, *args: np.ndarray) -> Sequence[np.ndarray]:
+        return _apply(args, len(args) == 4, _charmap(self.normalization_form, False))

@@ -167,3 +167,21 @@ def test_classes_match_openvino_on_every_assigned_code_point(pattern_text):
               if substitute(regex, chr(c).encode(), b"#", True) != (bytes(raw) if text else b"")]
     assigned = [hex(c) for c in differ if c not in RECLASSIFIED]
     assert not assigned, f"{len(assigned)} assigned code points differ: {assigned[:10]}"
+
+
+CASE_FOLD = OpTable("CaseFold", "extension", cases=[
+    Case("utf-8", strings(HARD + BYTES), attrs={"encoding": "utf-8", "lower": True}, dynamic=True),
+    Case("utf-8-skips", [*strings(HARD[:4]), np.array([True, False, True, False])], attrs={"encoding": "utf-8", "lower": True},
+         dynamic=True),
+    Case("ascii-lower", strings(HARD + BYTES), attrs={"encoding": "", "lower": True}, dynamic=True),
+], errors=[
+    ErrorCase("utf-8-upper", strings(["a"]), attrs={"encoding": "utf-8", "lower": False}, code="bad-attribute"),
+])
+
+NORMALIZE_UNICODE = OpTable("NormalizeUnicode", "extension", cases=[
+    Case("nfd", strings(HARD + BYTES), attrs={"normalization_form": "NFD"}, dynamic=True),
+    Case("nfkd-skips", [*strings(HARD[:4]), np.array([False, True, False, True])], attrs={"normalization_form": "NFKD"},
+         dynamic=True),
+])
+
+test_more = conformance([CASE_FOLD, NORMALIZE_UNICODE])
