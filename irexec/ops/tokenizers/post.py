@@ -36,10 +36,12 @@ class Truncate(Op):
         return 0
 
     def num_outputs(self, n_inputs: int) -> int:
-        return 6 if n_inputs >= 9 else 3
+        return 6 if n_inputs >= 8 else 3  # a pair: two ragged inputs, max_length, side and perhaps mode
 
     def infer(self, *infos: TensorInfo) -> Inference:
         k = self._pairs(infos)
+        require(len(infos) in (3 * k + 2, 3 * k + 3), "wrong-port-count",
+                f"Truncate of {k} ragged input(s) takes {3 * k + 2} or {3 * k + 3} inputs, got {len(infos)}")
         for i in range(k):
             for j in (0, 1):
                 require(infos[3 * i + j].etype.name == "i32", "bad-input-type", "ragged offsets are i32", 3 * i + j)
