@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import lowbit
+from . import lowbit, strings
 from .errors import ERROR, CompareError, Diagnostic, UsageError
 from .shapes import format_shape
 from .tensorfile import as_dtype
@@ -133,6 +133,10 @@ class OutputComparison:
         """One line naming the output and every number that matters."""
         if self.status != MISMATCH:
             return f"output {self.name!r}: {self.detail}" if self.detail else f"output {self.name!r}: {self.status}"
+        if self.dtype == "string":
+            return (f"output {self.name!r} (string{format_shape(self.shape)}): {self.mismatches} of {self.size} strings differ "
+                    f"(strings compare exactly); first at {_index(self.worst_index)}: run {format_number(self.worst_actual)}, "
+                    f"reference {format_number(self.worst_reference)}")
         pct = 100.0 * self.mismatches / self.size if self.size else 0.0
         parts = [
             f"output {self.name!r} ({self.dtype}{format_shape(self.shape)}): {self.mismatches} of {self.size} "
@@ -202,7 +206,11 @@ class CompareReport:
         """Table rows: output, status, max abs, max rel, mismatches, worst."""
         rows = []
         for c in self.comparisons:
-            if c.status in (OK, MISMATCH):
+            if c.status in (OK, MISMATCH) and c.dtype == "string":
+                worst = "-" if c.worst_index is None else \
+                    f"{_index(c.worst_index)}: {format_number(c.worst_actual)} vs {format_number(c.worst_reference)}"
+                rows.append([c.name, c.status, "-", "-", f"{c.mismatches}/{c.size}", worst])
+            elif c.status in (OK, MISMATCH):
                 worst = "-"
                 if c.worst_index is not None:
                     worst = f"{_index(c.worst_index)}: {format_number(c.worst_actual)} vs {format_number(c.worst_reference)}"
@@ -219,7 +227,10 @@ def _values(c: OutputComparison) -> dict[str, object]:
 
 
 def format_number(x: object) -> str:
-    """A number as short text: integers plainly, floats to 9 significant digits."""
+    """A number as short text: integers plainly, floats to 9 significant digits;
+    a string element as its Python literal."""
+    if isinstance(x, (bytes, str)):
+        return strings.show(x)
     if isinstance(x, (bool, np.bool_)):
         return str(bool(x)).lower()
     if isinstance(x, (int, np.integer)):
@@ -297,6 +308,8 @@ def compare_tensor(name: str, actual: np.ndarray, reference: np.ndarray, atol: f
                    rtol: float | None = None) -> OutputComparison:
     """One output against its reference; a tolerance left None is the default
     of the output's element type."""
+    if actual.dtype == object or reference.dtype.kind in "USO" and actual.dtype.kind in "USO":
+        return _compare_strings(name, actual, reference)
     reference = _as_reference_dtype(actual, reference)
     d_atol, d_rtol = default_tolerance(actual.dtype)
     if atol is not None and rtol is not None:
@@ -337,6 +350,27 @@ def compare_tensor(name: str, actual: np.ndarray, reference: np.ndarray, atol: f
     diff[a_nan != r_nan] = np.inf
     diff[np.isnan(diff)] = np.inf  # +inf against -inf
     return _fill(base, actual, reference, ~same, diff, np.abs(np.where(r_nan, 0.0, r)))
+
+
+def _compare_strings(name: str, actual: np.ndarray, reference: np.ndarray) -> OutputComparison:
+    """Strings compare exactly, byte for byte (a reference may be unicode, bytes or objects)."""
+    base = OutputComparison(name, OK, 0.0, 0.0, "default", "string", tuple(actual.shape), int(actual.size))
+    if reference.dtype.kind not in "USO" or not strings.is_text(reference):
+        base.status, base.detail = DTYPE, f"strings from the run but {reference.dtype} in the reference"
+        return base
+    if actual.shape != reference.shape:
+        base.status = SHAPE
+        base.detail = f"shape {format_shape(actual.shape)} from the run but {format_shape(reference.shape)} in the reference"
+        return base
+    a, r = strings.as_bytes(actual), strings.as_bytes(reference)
+    differs = np.array([x != y for x, y in zip(a.reshape(-1), r.reshape(-1))], dtype=bool).reshape(actual.shape)
+    if differs.any():
+        idx = np.unravel_index(int(np.argmax(differs)), actual.shape)
+        base.status, base.mismatches = MISMATCH, int(np.count_nonzero(differs))
+        base.worst_index, base.worst_actual, base.worst_reference = tuple(int(i) for i in idx), a[idx], r[idx]
+        base.max_abs_error = base.max_rel_error = base.required_atol = base.required_rtol = math.inf
+        base.unfixable = base.mismatches
+    return base
 
 
 def _int_abs_diff(a: np.ndarray, r: np.ndarray) -> np.ndarray:

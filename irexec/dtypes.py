@@ -50,6 +50,11 @@ class ElementType:
         return self.name in lowbit.DTYPES
 
     @property
+    def is_string(self) -> bool:
+        """OpenVINO's ``string``: held as a NumPy object array of ``bytes`` (see strings.py)."""
+        return self.name == "string"
+
+    @property
     def is_numeric(self) -> bool:
         return self.is_integral or self.is_real
 
@@ -77,11 +82,12 @@ _SUPPORTED = [
     _et("u64", "U64", np.uint64, 64),
     _et("boolean", "BOOL", np.bool_, 8),
     *(_et(name, "BIN" if name == "u1" else name.upper(), dtype, bits) for name, (dtype, bits) in lowbit.DTYPES.items()),
+    # bits: sizeof(std::string) in OpenVINO, what an element costs in memory before its bytes
+    _et("string", "STRING", object, 256),
 ]
 
 # Valid IR types that irexec reads but does not execute.
 _UNSUPPORTED = [
-    _et("string", "STRING", None, 8),
     _et("undefined", "UNSPECIFIED", None, 0),
     _et("dynamic", "UNSPECIFIED", None, 0),
 ]
@@ -101,6 +107,7 @@ _SPELLINGS["bin"] = ELEMENT_TYPES["u1"]
 _SPELLINGS["BIN"] = ELEMENT_TYPES["u1"]
 _SPELLINGS["UNSPECIFIED"] = ELEMENT_TYPES["undefined"]
 
+# an object array is a string tensor (its elements bytes, see strings.py)
 _BY_DTYPE: dict[np.dtype, ElementType] = {t.dtype: t for t in _SUPPORTED if t.dtype is not None}
 
 

@@ -12,7 +12,7 @@ no sampling, no tokenizer.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -80,18 +80,23 @@ def causal_lm(session: Session) -> CausalLM:
 
 
 def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens: int, *,
-             eos_token_id: int | None = None, on_token: Callable[[int, np.ndarray, float], None] | None = None
+             eos_token_id: int | Sequence[int] | None = None, on_token: Callable[[int, np.ndarray, float], None] | None = None
              ) -> GenerateResult:
     """Greedy decoding from a reset state.  ``prompt`` holds ``input_ids`` [batch, tokens]
     and may hold the model's other prefill inputs (used as given); the decode steps build
     attention_mask (the previous one plus a column of ones), position_ids (the previous last
     position plus one) and beam_idx (0..batch-1).  With ``eos_token_id``, a row that has
-    produced it is filled with it, and decoding stops once every row has.  ``on_token`` is
+    produced it (or any of several) is filled with it (the first), and decoding stops once every row has.  ``on_token`` is
     called after each model call with (call index, new token ids [batch], seconds)."""
-    if eos_token_id is not None and not _INT64_MIN <= eos_token_id <= _INT64_MAX:
-        raise UsageError(f"the end-of-sequence token id {eos_token_id} is not an int64 token id", code="bad-token-id",
-                         file=session.model.path)
+    eos_ids = [] if eos_token_id is None else [eos_token_id] if isinstance(eos_token_id, int) else list(eos_token_id)
+    for eid in eos_ids:
+        if not _INT64_MIN <= eid <= _INT64_MAX:
+            raise UsageError(f"the end-of-sequence token id {eid} is not an int64 token id", code="bad-token-id",
+                             file=session.model.path)
     lm = causal_lm(session)
+    eos = None if eos_token_id is None else np.atleast_1d(np.asarray(eos_token_id, np.int64))
+    if eos is not None and not eos.size:
+        eos = None
     unknown = sorted(set(prompt) - set(lm.inputs) - {n for p in lm.inputs.values() for port in p.outputs for n in port.names})
     if unknown:
         raise InputError(f"prompt holds {', '.join(map(repr, unknown))}, which the model has no input for "
@@ -130,13 +135,13 @@ def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens:
             raise ModelError(f"logits have shape {list(logits.shape)}, with no {'token' if logits.shape[1] == 0 else 'vocabulary'}"
                              " to choose the next token from", code="not-causal-lm", file=session.model.path)
         new = logits[:, -1].argmax(-1).astype(np.int64)
-        if eos_token_id is not None:
-            new[finished] = eos_token_id
-            finished |= new == eos_token_id
+        if eos is not None:
+            new[finished] = eos[0]
+            finished |= np.isin(new, eos)
         tokens = np.concatenate([tokens, new[:, None]], 1)
         if on_token is not None:
             on_token(step, new, seconds)
-        if step + 1 == max_new_tokens or (eos_token_id is not None and finished.all()):
+        if step + 1 == max_new_tokens or (eos is not None and finished.all()):
             break
         feeds = {"input_ids": _as_input(session, lm.inputs["input_ids"], new[:, None])}
         if "attention_mask" in lm.inputs:
@@ -149,7 +154,7 @@ def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens:
             feeds["position_ids"] = positions
         if "beam_idx" in lm.inputs:
             feeds["beam_idx"] = _as_input(session, lm.inputs["beam_idx"], np.arange(batch))
-    return GenerateResult(tokens, ids.shape[1], latencies, eos_token_id is not None and bool(finished.all()))
+    return GenerateResult(tokens, ids.shape[1], latencies, eos is not None and bool(finished.all()))
 
 
 def _prefill_value(role: str, ids: np.ndarray, given: Mapping[str, np.ndarray]) -> np.ndarray:

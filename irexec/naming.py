@@ -83,6 +83,8 @@ def cast_hint(dtype: np.dtype) -> str:
     """The NumPy call that converts an array to ``dtype``: ``x.astype(np.float32)``."""
     from . import lowbit  # here: the CLI's --help and `irexec ops` load this module without NumPy
 
+    if dtype.kind == "O":  # the string element type: NumPy text or bytes
+        return "x.astype(np.str_)"
     low = lowbit.STRUCTURED.get(dtype)
     if low is not None:  # no NumPy type: the values are the uint8 codes
         return f"irexec.lowbit.from_codes(x.astype(np.uint8), {low!r})"

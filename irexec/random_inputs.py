@@ -81,6 +81,8 @@ class InputPlan:
 
     @property
     def values(self) -> str:
+        if self.dtype == object:
+            return "text of 0..16 ASCII letters and spaces"
         if self.dtype.kind == "b":
             return "{False, True}"
         if self.dtype.kind in "iu" or lowbit.name_of(self.dtype) in (*lowbit.NARROW_INTS, "nf4"):
@@ -325,6 +327,10 @@ def _example(declared: PartialShape) -> str:
 def random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype,
                  low: float | None = None, high: float | None = None) -> np.ndarray:
     dtype = np.dtype(dtype)
+    if dtype.kind == "O":  # strings: random words, as NumPy unicode (what an .npz holds)
+        letters = np.array(list("abcdefghijklmnopqrstuvwxyz    "))
+        lengths = rng.integers(0, 17, size=shape)
+        return np.array(["".join(rng.choice(letters, int(n))) for n in lengths.reshape(-1)], dtype=np.str_).reshape(shape)
     if dtype.kind == "b":
         return rng.integers(0, 2, size=shape, dtype=np.uint8).astype(np.bool_)
     low_bit = lowbit.name_of(dtype)
@@ -371,8 +377,8 @@ def plan_rows(plans: list[InputPlan]) -> list[list[str]]:
     for p in plans:
         names = ", ".join(n for n in tensor_names(p.layer) if n != p.layer.name) or "-"
         shape = format_shape(p.shape) + (f" ({spelled(p.shape_note)})" if p.shape_note else "")
-        rows.append([p.layer.name, names, lowbit.STRUCTURED.get(p.dtype) or str(p.dtype), shape, p.values,
-                     spelled(p.range_note)])
+        dtype = "string" if p.dtype.kind == "O" else lowbit.STRUCTURED.get(p.dtype) or str(p.dtype)
+        rows.append([p.layer.name, names, dtype, shape, p.values, spelled(p.range_note)])
     return rows
 
 

@@ -74,7 +74,8 @@ def _scalar(x: np.generic) -> float | int | bool:
 
 def tensor_stats(arr: np.ndarray) -> TensorStats:
     arr = np.asarray(arr)
-    base = {"dtype": str(arr.dtype), "shape": tuple(int(d) for d in arr.shape), "size": int(arr.size)}
+    dtype = "string" if arr.dtype.kind in "OUS" else str(arr.dtype)
+    base = {"dtype": dtype, "shape": tuple(int(d) for d in arr.shape), "size": int(arr.size)}
     if arr.size == 0:
         return TensorStats(**base, min=None, max=None, mean=None)  # type: ignore[arg-type]
     if not is_float(arr):

@@ -24,7 +24,7 @@ from typing import IO, BinaryIO
 import ml_dtypes
 import numpy as np
 
-from . import files, limits, lowbit
+from . import files, limits, lowbit, strings
 from .atomic import atomic_file, cannot_write
 from .errors import InputError, ModelError, shorten
 
@@ -164,6 +164,6 @@ def save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
         with atomic_file(path, ".npz.tmp") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
             for key, value in arrays.items():
                 with zf.open(key + ".npy", "w", force_zip64=True) as entry:
-                    np.lib.format.write_array(entry, storable(np.asarray(value)), allow_pickle=False)
+                    np.lib.format.write_array(entry, strings.to_numpy(storable(np.asarray(value))), allow_pickle=False)
     except OSError as e:  # a missing directory, no permission, a full disk: not a bug
         raise cannot_write(path, e) from None

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from lxml import etree
 
-from . import dtypes, lowbit
+from . import dtypes, lowbit, strings
 from .ops.base import TensorInfo
 from .shapes import PartialShape, parse_partial_shape
 
@@ -80,10 +80,14 @@ class IRBuilder:
 
     def const(self, value: np.ndarray, etype: str | None = None, name: str | None = None) -> Out:
         arr = np.asarray(value, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
-        et = dtypes.get(etype) if etype else dtypes.from_dtype(arr.dtype)
+        et = dtypes.get(etype) if etype else dtypes.get("string") if arr.dtype.kind in "US" else dtypes.from_dtype(arr.dtype)
         assert et is not None and et.dtype is not None, f"no IR element type for {arr.dtype}"
-        arr = arr.astype(et.dtype, copy=False)
-        raw = lowbit.pack(arr, et.name) if et.packed else arr.tobytes()
+        if et.is_string:
+            arr = strings.from_numpy(arr)
+            raw = strings.pack(arr) if arr.size else b""
+        else:
+            arr = arr.astype(et.dtype, copy=False)
+            raw = lowbit.pack(arr, et.name) if et.packed else arr.tobytes()
         offset = len(self.blob)
         self.blob += raw
         size = len(raw) if raw else 1  # OpenVINO writes size="1" for an empty Const

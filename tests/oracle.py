@@ -35,6 +35,7 @@ OV_TYPES: dict[str, ov.Type] = {
     "u64": ov.Type.u64,
     "boolean": ov.Type.boolean,
     **{name: getattr(ov.Type, name) for name in lowbit.DTYPES},
+    "string": ov.Type.string,
 }
 DTYPES: dict[str, np.dtype] = {
     "f64": np.dtype(np.float64),
@@ -51,8 +52,9 @@ DTYPES: dict[str, np.dtype] = {
     "u64": np.dtype(np.uint64),
     "boolean": np.dtype(np.bool_),
     **{name: dtype for name, (dtype, _) in lowbit.DTYPES.items()},
+    "string": np.dtype(object),  # irexec's strings: object arrays of bytes
 }
-ALL_TYPES = tuple(name for name in OV_TYPES if name not in lowbit.DTYPES)  # the byte-wide types every op test covers
+ALL_TYPES = tuple(name for name in OV_TYPES if name not in lowbit.DTYPES and name != "string")  # the byte-wide types every op test covers
 
 _core: ov.Core | None = None
 
@@ -60,6 +62,10 @@ _core: ov.Core | None = None
 def core() -> ov.Core:
     global _core
     if _core is None:
+        try:  # its ops (tokenizer IR) are read only with the extension, which it adds to every Core made after it
+            import openvino_tokenizers  # noqa: F401
+        except ImportError:
+            pass
         _core = ov.Core()
     return _core
 
@@ -91,6 +97,9 @@ def to_tensor(arr: np.ndarray, etype: str) -> ov.Tensor:
     raw bits); every array is wrapped in ``ov.Tensor`` because a bare 0-d
     ndarray would be sent with shape [1]."""
     arr = np.array(arr, order="C", copy=True)  # (ascontiguousarray would make a 0-d array 1-d)
+    if etype == "string":  # NumPy bytes: the Python API takes no object arrays (trailing NULs cannot pass)
+        return ov.Tensor(np.array([bytes(x) if not isinstance(x, str) else x.encode() for x in arr.reshape(-1)],
+                                  dtype=np.bytes_).reshape(arr.shape))
     if etype == "bf16":
         t = ov.Tensor(ov.Type.bf16, ov.Shape(list(arr.shape)))
         t.data[...] = arr.view(np.uint16).view(np.float16)
@@ -119,7 +128,16 @@ def from_output(value: np.ndarray, etype: str) -> np.ndarray:
 
 
 def from_tensor(tensor: ov.Tensor, etype: str) -> np.ndarray:
-    """A tensor's values in irexec's dtype convention (low-bit types unpacked)."""
+    """A tensor's values in irexec's dtype convention (low-bit types unpacked, strings as bytes objects)."""
+    if etype == "string":
+        if tensor.get_size() == 0:  # bytes_data of an empty string tensor divides by zero (SIGFPE)
+            return np.empty(tuple(tensor.shape), dtype=object)
+        # bytes_data reads past an empty element when every element is empty (an |S1 array of
+        # stale bytes); an element is empty exactly when its text is
+        raw, text = tensor.bytes_data, tensor.str_data
+        out = np.empty(raw.shape, dtype=object)
+        out.reshape(-1)[:] = [bytes(x) if t else b"" for x, t in zip(raw.reshape(-1), text.reshape(-1))]
+        return out
     if etype in lowbit.DTYPES:
         shape = tuple(tensor.shape)
         raw = np.frombuffer(bytes(tensor.data.view(np.uint8).reshape(-1)), np.uint8)

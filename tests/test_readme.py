@@ -135,3 +135,11 @@ def test_the_python_api_example_runs(monkeypatch: pytest.MonkeyPatch, capsys: py
     exec(compile(code, "README.md", "exec"), {})
     printed = capsys.readouterr().out
     assert "['data'] ['output']" in printed and "(2, 32, 21, 128)" in printed
+
+
+def test_the_strings_and_tokenizers_commands_run(reader_dir: Path):
+    pytest.importorskip("re2")
+    commands = _commands(_section("Strings and tokenizers"))
+    assert [c.split()[1] for c in commands] == ["check", "run", "run", "generate"]
+    for line, result in zip(commands, _all_pass(commands, reader_dir)):
+        assert "PASSED" in result.stdout + result.stderr or "--compare" not in line, result.stdout

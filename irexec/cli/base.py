@@ -6,7 +6,7 @@ import os
 import secrets
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -15,7 +15,7 @@ from ..errors import IRExecError, UsageError
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
-def fail(exc: IRExecError) -> None:
+def fail(exc: IRExecError) -> NoReturn:
     """Print a user error's diagnostics to stderr; exit 2 for a usage error
     (an option that names no layer or output), else 1."""
     for d in exc.diagnostics:

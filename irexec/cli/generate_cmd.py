@@ -6,33 +6,40 @@ import sys
 
 import click
 
-from ..errors import ERROR, Diagnostic, IRExecError
+from ..errors import ERROR, Diagnostic, IRExecError, UsageError
 from .base import EXIT_FINDINGS, cli, fail
+from .generate_io import _first_difference, _latency_table, _load_tokens, _save_tokens
 from .run_cmd import _size
 
 
 @cli.command()
 @click.argument("model")
-@click.option("--inputs", "-i", "inputs_path", metavar="PROMPT.npz", required=True,
+@click.option("--inputs", "-i", "inputs_path", metavar="PROMPT.npz",
               help="npz holding input_ids [batch, tokens] and optionally the model's other prefill inputs "
                    "(attention_mask, position_ids, beam_idx), used as given.")
+@click.option("--prompt", "-p", metavar="TEXT", help="With an export folder: the prompt, tokenized by its openvino_tokenizer.xml.")
+@click.option("--prompt-file", metavar="FILE", help="With an export folder: the prompt, read from this UTF-8 file.")
 @click.option("--max-new-tokens", "-n", type=click.IntRange(min=1), required=True, help="Tokens to generate per row.")
 @click.option("--output", "-o", "output_path", metavar="TOKENS.npy",
               help="Write the prompt and the new tokens, int64 [batch, prompt + new], to this .npy (atomically).")
 @click.option("--eos-token-id", type=int, metavar="ID",
-              help="Stop once every row has produced this token (a row that has is filled with it).")
-@click.option("--compare", "compare_path", metavar="TOKENS.npy",
-              help="Compare the tokens with this .npy; a mismatch exits 1 naming the first differing position.")
+              help="Stop once every row has produced this token (a row that has is filled with it); with an export "
+                   "folder, default: generation_config.json's eos_token_id.")
+@click.option("--compare", "compare_path", metavar="TOKENS.npy|TEXT.txt",
+              help="Compare the tokens with this .npy, or (export folder) the generated text with this file's text; "
+                   "a mismatch exits 1 naming the first difference.")
 @click.option("--profile", is_flag=True, help="Print the latency of every model call: the prefill, then each decode step.")
 @click.option("--weights", metavar="FILE.bin", help="The .bin file (default: beside MODEL).")
 @click.option("--max-memory", callback=lambda ctx, param, value: _size(value), metavar="SIZE",
               help="Bytes of tensors a run may hold, e.g. 8GiB (default: $IREXEC_MAX_MEMORY or half the RAM).")
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
-def generate(model: str, inputs_path: str, max_new_tokens: int, output_path: str | None, eos_token_id: int | None,
-             compare_path: str | None, profile: bool, weights: str | None, max_memory: int | None,
-             follow_symlinks: bool | None) -> None:
-    """Greedy decoding with MODEL, a stateful causal LM as optimum-intel exports it.
+def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_file: str | None, max_new_tokens: int,
+             output_path: str | None, eos_token_id: int | None, compare_path: str | None, profile: bool,
+             weights: str | None, max_memory: int | None, follow_symlinks: bool | None) -> None:
+    """Greedy decoding with MODEL, a stateful causal LM as optimum-intel exports it, or
+    with an export folder (openvino_model.xml and the openvino-tokenizers pair): text in,
+    text out, as GenAI's LLMPipeline(folder).
 
     From a reset state the prompt is run once; each new token is the argmax of the
     logits at the last position, fed back as a one-token decode step with
@@ -43,7 +50,19 @@ def generate(model: str, inputs_path: str, max_new_tokens: int, output_path: str
     Example:
       irexec generate llm/model.xml --inputs prompt.npz --max-new-tokens 16 --output tokens.npy
       irexec generate llm/model.xml -i prompt.npz -n 16 --compare reference_tokens.npy --profile
+      irexec generate llm-folder/ --prompt "The capital of France is" -n 16
     """
+    import os
+
+    if os.path.isdir(model):
+        from .generate_text import generate_text
+
+        generate_text(model, inputs_path, prompt, prompt_file, max_new_tokens, output_path, eos_token_id, compare_path,
+                      profile, max_memory, follow_symlinks)
+        return
+    if prompt is not None or prompt_file is not None or inputs_path is None:
+        fail(UsageError("--prompt and --prompt-file need an export folder as MODEL; a model file needs --inputs "
+                        "PROMPT.npz of token ids", code="bad-prompt"))
     from ..generate import generate as run_generate
     from ..heap import retain_freed_memory
     from ..session import Session
@@ -57,13 +76,13 @@ def generate(model: str, inputs_path: str, max_new_tokens: int, output_path: str
         require_outputs(output_path)
         follow = follow_symlinks or None
         reference = _load_tokens(compare_path, max_memory, follow) if compare_path else None
-        prompt = load_npz(inputs_path, max_memory, follow_symlinks=follow)
+        prompt_arrays = load_npz(inputs_path, max_memory, follow_symlinks=follow)
         try:
             session = Session(model, weights, max_memory=max_memory, follow_symlinks=follow)
         except IRExecError as e:
             e.diagnostics = explain_not_xml(model, e.diagnostics)
             raise
-        result = run_generate(session, prompt, max_new_tokens, eos_token_id=eos_token_id)
+        result = run_generate(session, prompt_arrays, max_new_tokens, eos_token_id=eos_token_id)
         if output_path:
             _save_tokens(output_path, result.tokens)
     except IRExecError as e:
@@ -86,58 +105,3 @@ def generate(model: str, inputs_path: str, max_new_tokens: int, output_path: str
             click.echo(f"FAILED: the tokens differ from {compare_path}")
             click.echo(Diagnostic("tokens-mismatch", problem, ERROR, file=compare_path).format(), err=True)
             sys.exit(EXIT_FINDINGS)
-
-
-def _load_tokens(path: str, max_memory: int | None, follow_symlinks: bool | None):
-    from ..errors import InputError
-    from ..tensorfile import load_npy
-
-    arr = load_npy(path, max_memory, follow_symlinks=follow_symlinks, what="reference file")
-    if arr.ndim != 2 or arr.dtype.kind not in "iu":
-        raise InputError(f"{path} holds {arr.dtype}{list(arr.shape)}; token ids are an integer .npy [batch, tokens]",
-                         code="bad-input-file", file=path)
-    return arr
-
-
-def _save_tokens(path: str, tokens) -> None:
-    import numpy as np
-
-    from ..atomic import atomic_file, cannot_write
-
-    try:
-        with atomic_file(path, ".npy.tmp") as f:
-            np.lib.format.write_array(f, np.ascontiguousarray(tokens, np.int64), allow_pickle=False)
-    except OSError as e:
-        raise cannot_write(path, e) from None
-
-
-def _first_difference(tokens, reference) -> str | None:
-    """Where the generated tokens first differ from the reference, or None."""
-    if tokens.shape[0] != reference.shape[0]:
-        return f"{tokens.shape[0]} row(s) generated, the reference has {reference.shape[0]}"
-    width = min(tokens.shape[1], reference.shape[1])
-    for col in range(width):
-        rows = [r for r in range(tokens.shape[0]) if tokens[r, col] != reference[r, col]]
-        if rows:
-            r = rows[0]
-            return (f"first difference at row {r}, position {col}: generated {int(tokens[r, col])}, "
-                    f"reference {int(reference[r, col])}")
-    if tokens.shape[1] != reference.shape[1]:
-        return (f"the first {width} tokens agree, but {tokens.shape[1]} were generated and the reference has "
-                f"{reference.shape[1]} (position {width} is the first without a counterpart)")
-    return None
-
-
-def _latency_table(latencies: list[float], prompt_length: int) -> str:
-    import statistics
-
-    from ..base.table_text import render_table
-
-    rows = [["prefill", f"{prompt_length} tokens", f"{latencies[0] * 1000:.3f}"]]
-    rows += [[f"decode {i}", "1 token", f"{t * 1000:.3f}"] for i, t in enumerate(latencies[1:], 1)]
-    text = render_table(["call", "input", "ms"], rows)
-    if len(latencies) > 1:
-        decode = [t * 1000 for t in latencies[1:]]
-        text += (f"\nprefill {latencies[0] * 1000:.3f} ms; decode per token: median {statistics.median(decode):.3f} ms, "
-                 f"min {min(decode):.3f} ms, max {max(decode):.3f} ms ({len(decode)} steps)")
-    return text

@@ -31,7 +31,7 @@ def ops(fmt: str) -> None:
             ranges, others = opset_ranges(cls)
             module = defined_in(cls)
             entries.append({"op": cls.display(), "type": cls.type, "version": cls.version, "family": cls.family,
-                            "opsets": [list(r) for r in ranges], "other_versions": others,
+                            "opsets": [list(r) for r in ranges], "other_versions": others, "extension": cls.extension,
                             "attributes": list(cls.attributes), "summary": cls.summary,
                             "module": module, "file": module.replace(".", "/") + ".py"})
         click.echo(json.dumps(entries, indent=2))

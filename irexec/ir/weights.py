@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 
-from .. import lowbit
+from .. import lowbit, strings
 from ..dtypes import ElementType
 from ..errors import ModelError
 from ..files import open_regular
@@ -55,10 +55,13 @@ class Weights:
             self._size = len(self._buffer)
         return self._buffer
 
-    def array(self, offset: int, shape: tuple[int, ...], etype: ElementType) -> np.ndarray:
+    def array(self, offset: int, shape: tuple[int, ...], etype: ElementType, size: int | None = None) -> np.ndarray:
         """A read-only array over the mapped bytes (no copy, any alignment);
-        the packed low-bit types are unpacked into a new array."""
+        the packed low-bit types are unpacked into a new array, and strings
+        (``size`` bytes of count, offsets and characters) into an object array."""
         assert etype.dtype is not None
+        if etype.is_string:
+            return self._strings(offset, shape, size)
         count = math.prod(int(d) for d in shape)  # Python ints: an absurd shape cannot wrap around
         if count == 0:
             return np.empty(shape, dtype=etype.dtype)
@@ -75,6 +78,17 @@ class Weights:
             return out
         # one array object straight over the map (frombuffer + reshape makes two, and a check holds thousands)
         return np.ndarray(shape, dtype=etype.dtype, buffer=buf, offset=offset)
+
+    def _strings(self, offset: int, shape: tuple[int, ...], size: int | None) -> np.ndarray:
+        if math.prod(int(d) for d in shape) == 0:
+            return np.empty(shape, dtype=object)
+        buf = self._view()
+        end = len(buf) if size is None else offset + size
+        if offset < 0 or end > len(buf):
+            raise ModelError(f"bytes {offset}..{end} lie outside the {len(buf)}-byte weights file", code="weights-out-of-bounds")
+        out = strings.unpack(buf[offset:end], shape)
+        out.flags.writeable = False
+        return out
 
     def close(self) -> None:
         self._buffer = None

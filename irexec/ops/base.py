@@ -86,6 +86,9 @@ class Op:
         # layer is bound; their names are data, so the type checker sees them here.
         def __getattr__(self, name: str) -> Any: ...
 
+    # the package whose extension defines the op (not core OpenVINO): read from version="extension"
+    extension: ClassVar[str | None] = None
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         own = cls.__dict__
@@ -383,7 +386,7 @@ def _value_inputs(cls: type[Op]) -> Callable[[int], bool] | None:
     return lambda i: flags[i if i < last else last]
 
 
-def require(cond: object, code: str, message: str | Callable[[], str], port: int | None = None) -> None:
+def require(cond: object, code: str, message: str | Callable[..., str], port: int | None = None) -> None:
     """Raise ``op_error(message, code, port)`` unless ``cond`` holds: one line
     per rule in ``infer``, as OpenVINO's NODE_VALIDATION_CHECK.  ``message`` may
     be a function, so a rule checked on every layer builds its text only when it fails."""

@@ -23,7 +23,8 @@ NUMERIC = "numeric"  # integral or real
 INTEGRAL = "integral"  # integer types, not boolean
 REAL = "real"  # f16, bf16, f32, f64
 BOOLEAN = "boolean"
-COMPARABLE = "comparable"  # any but the storage-only u3, u6, nf4 (Const, Convert and data movement only)
+COMPARABLE = "comparable"  # any but string and the storage-only u3, u6, nf4 (Const, Convert and data movement only)
+STRING = ("string",)
 INDEX = ("i32", "i64")  # a tuple: exactly these element types
 
 
@@ -60,7 +61,7 @@ class In:
         if t == BOOLEAN:
             return et.name == "boolean"
         if t == COMPARABLE:
-            return not et.storage_only
+            return not et.storage_only and not et.is_string
         raise AssertionError(f"unknown element-type class {t!r}")
 
     def type_text(self) -> str:
@@ -69,7 +70,7 @@ class In:
             return "element type " + " or ".join(t)
         return {NUMERIC: "a numeric element type", INTEGRAL: "an integer element type",
                 REAL: "a floating-point element type", BOOLEAN: "element type boolean",
-                COMPARABLE: "an element type other than u3, u6, nf4"}.get(t, t)
+                COMPARABLE: "an element type other than string, u3, u6, nf4"}.get(t, t)
 
     def elements_ok(self, shape: PartialShape) -> bool:
         """False only when the shape cannot hold ``elements`` elements (a dynamic dim may)."""

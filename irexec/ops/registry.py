@@ -65,6 +65,8 @@ def opset_ranges(cls: type[Op]) -> tuple[list[tuple[int, int]], list[str]]:
     strings that select ``cls``, read from :func:`resolve` itself, so that what
     ``irexec ops`` lists is exactly what a layer may name."""
     ranges: list[tuple[int, int]] = []
+    if cls.extension:  # an extension's op is read from version="extension" alone
+        return ranges, ["extension"]
     for n in range(1, _TOP_OPSET + 1):
         if resolve(cls.type, f"opset{n}") is cls:
             if ranges and ranges[-1][1] == n - 1:
@@ -77,7 +79,10 @@ def opset_ranges(cls: type[Op]) -> tuple[list[tuple[int, int]], list[str]]:
 
 
 def opsets_text(cls: type[Op], sep: str = "..") -> str:
-    """``opset1..opset16``, ``opset1, opset3..opset16``, ``'experimental'``; ``-`` when nothing selects it."""
+    """``opset1..opset16``, ``opset1, opset3..opset16``, ``'experimental'``, ``extension
+    (openvino_tokenizers)``; ``-`` when nothing selects it."""
+    if cls.extension:
+        return f"extension ({cls.extension})"
     ranges, others = opset_ranges(cls)
     parts = [f"opset{lo}" if lo == hi else f"opset{lo}{sep}opset{hi}" for lo, hi in ranges]
     return ", ".join(parts + [repr(o) for o in others]) or "-"
@@ -117,12 +122,19 @@ def resolve(op_type: str, version: str) -> type[Op] | None:
     """The op class a layer's type and version attribute name, or None.  A
     core op type takes the versions OpenVINO's reader takes (``opsetN`` as far
     as the type is in that opset; ``experimental``/``extension`` for the few
-    ops OpenVINO reads as opset6); another type takes ``opset1``..``opset16``."""
+    ops OpenVINO reads as opset6); another type takes ``opset1``..``opset16``, and
+    an extension's op (openvino_tokenizers) only ``extension``."""
     candidates = versions_of(op_type)
     if not candidates:
         return None
+    extension = [c for c in candidates if c.extension]
+    if extension and version == "extension":  # an extension's op, as its package writes it (even of a core type)
+        return extension[-1]
     core = core_accepts(op_type, version)
     if core is False:
+        return None
+    candidates = [c for c in candidates if not c.extension]
+    if not candidates or core is None and extension:
         return None
     m = _OPSET_RE.match(version)
     if m:

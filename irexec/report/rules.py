@@ -82,6 +82,12 @@ RULES: dict[str, Rule] = {
     "wrong-port-count": Rule("Wrong number of ports", "The layer declares more or fewer ports than its op has."),
     # weights
     "const-size-mismatch": Rule("Const size too small", "A Const's size is smaller than its shape and element type need."),
+    "bad-string-const": Rule("String Const not packed as OpenVINO packs it",
+                             "A string Const's bytes are not an i32 count, count + 1 ascending i32 offsets and the characters."),
+    "unsupported-regex": Rule("Pattern RE2 cannot run as PCRE2 does",
+                              "A pattern of an openvino_tokenizers op uses a construct RE2 lacks or reads otherwise."),
+    "missing-extra": Rule("Optional dependency missing",
+                          "The openvino_tokenizers ops need google-re2: pip install 'irexec[tokenizers]'."),
     "missing-weights": Rule("Weights file missing",
                             "Consts need bytes from a .bin that does not exist (one finding for all of them); "
                             "give the model's .bin with --weights."),
@@ -134,6 +140,11 @@ RULES: dict[str, Rule] = {
     "not-causal-lm": Rule("Not a stateful causal LM",
                           "irexec generate needs variables, input_ids, inputs it can build and a logits output."),
     "tokens-mismatch": Rule("Generated tokens differ", "irexec generate --compare: the tokens differ from the reference."),
+    "text-mismatch": Rule("Generated text differs", "irexec generate FOLDER --compare: the text differs from the reference."),
+    "not-export-folder": Rule("Not an export folder",
+                              "The folder lacks openvino_model.xml or the openvino-tokenizers pair."),
+    "bad-prompt": Rule("Prompt options do not fit",
+                       "--prompt needs an export folder; a folder needs one of --prompt, --prompt-file, --inputs."),
     # comparison
     "compare-mismatch": Rule("Output differs from the reference", "Values differ beyond tolerance."),
     "compare-missing-output": Rule("Output missing from the reference", "The reference has no array for this output."),

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .. import lowbit
+from .. import lowbit, strings
 from ..shapes import format_shape
 
 
@@ -20,6 +20,9 @@ def value_range(arr: np.ndarray) -> tuple[str, str]:
     """(min, max) as text; NaNs ignored, '-' for an empty tensor."""
     if arr.size == 0:
         return "-", "-"
+    if arr.dtype == object:  # strings: byte-wise lexicographic, shown as text
+        items = [bytes(x) for x in arr.reshape(-1)]
+        return strings.show(min(items), 24), strings.show(max(items), 24)
     a = arr.astype(np.float32) if arr.dtype.name == "bfloat16" else lowbit.to_number(arr) if lowbit.name_of(arr.dtype) else arr
     if a.dtype.kind == "f":
         # fmin/fmax skip NaNs without the mask and the copy a[~isnan(a)] would
@@ -44,5 +47,6 @@ def tensor_rows(tensors: Mapping[str, np.ndarray]) -> list[list[str]]:
             nan, inf = str(st.nan), str(st.inf)
         else:
             nan = inf = "-"
-        rows.append([name, lowbit.STRUCTURED.get(arr.dtype) or str(arr.dtype), format_shape(arr.shape), lo, hi, nan, inf])
+        dtype = "string" if arr.dtype.kind == "O" else lowbit.STRUCTURED.get(arr.dtype) or str(arr.dtype)
+        rows.append([name, dtype, format_shape(arr.shape), lo, hi, nan, inf])
     return rows

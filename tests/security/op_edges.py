@@ -73,7 +73,8 @@ REQUIRED: dict[str, dict[str, Any]] = {
 SKIPPED = {"Parameter", "Const", "Result", "If", "Loop", "TensorIterator", "ReadValue", "Assign", "RandomUniform", "Multinomial"}
 
 OPS = sorted((c for c in all_ops() if c.type not in SKIPPED), key=lambda c: (c.type, c.version))
-TYPES = sorted((et for et in dtypes.ELEMENT_TYPES.values() if et.supported and et.dtype is not None and et.name != "dynamic"),
+TYPES = sorted((et for et in dtypes.ELEMENT_TYPES.values()
+                if et.supported and et.dtype is not None and et.name not in ("dynamic", "string")),
                key=lambda et: et.name)
 SHAPES: list[tuple[int, ...]] = [(), (0,), (1,), (3,), (2, 0), (2, 3), (1, 2, 3), (2, 1, 2, 2)]
 
@@ -140,7 +141,8 @@ def build(case: Case, directory: Path) -> tuple[Path, dict[str, np.ndarray]] | N
             outs.append(b.parameter(f"in{k}", list(shape), et))
             feeds[f"in{k}"] = arr
     try:
-        y = b.layer(case.op.type, f"opset{case.op.since_opset}", outs, REQUIRED.get(case.op.type, {}))
+        version = "extension" if case.op.extension else f"opset{case.op.since_opset}"
+        y = b.layer(case.op.type, version, outs, REQUIRED.get(case.op.type, {}))
     except IRExecError:
         return None
     for o in b.outputs_of(y):

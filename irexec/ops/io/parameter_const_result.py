@@ -8,8 +8,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ... import limits, lowbit
-from ...errors import OpError
+from ... import limits, lowbit, strings
+from ...errors import ModelError, OpError
 from ...shapes import PartialShape, format_dims
 from ..base import Attr, In, Op, TensorInfo
 from ..registry import register
@@ -79,6 +79,8 @@ class Const1(Op):
         """Bytes the value takes in the .bin (a low-bit type packs several elements a byte)."""
         count = math.prod(map(int, self.shape))  # Python ints: exact, no wrap-around
         et = self.element_type
+        if et.is_string:  # the characters' length is in the blob; the count and offsets are not
+            return strings.packed_header(count) if count else 0
         return lowbit.packed_nbytes(count, et.name, et.bits) if et.packed else count * et.itemsize
 
     def validate(self) -> list[OpError]:
@@ -90,7 +92,8 @@ class Const1(Op):
             return too_large
         need = self.nbytes
         if self.size < need:
-            packing = f" at {self.element_type.bits} bits an element" if self.element_type.packed else ""
+            packing = (f" at {self.element_type.bits} bits an element" if self.element_type.packed
+                       else " with its count and offsets" if self.element_type.is_string else "")
             return [
                 OpError(
                     f"size={self.size} bytes is less than shape {list(self.shape)} x {self.element_type}{packing} "
@@ -113,11 +116,16 @@ class Const1(Op):
                     code="weights-out-of-bounds", values={"end": self.offset + self.size},
                 )
             ]
+        if self.element_type.is_string:
+            try:
+                self._value()
+            except ModelError as e:
+                return [OpError(e.diagnostics[0].message, code=e.diagnostics[0].code)]
         return []
 
     def _value(self) -> np.ndarray:
         assert self.weights is not None
-        return self.weights.array(self.offset, tuple(self.shape), self.element_type)
+        return self.weights.array(self.offset, tuple(self.shape), self.element_type, self.size)
 
     def infer(self) -> list[TensorInfo]:
         return [TensorInfo(_static_pshape(tuple(self.shape)), self.element_type, self._value)]

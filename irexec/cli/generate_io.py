@@ -1,0 +1,59 @@
+"""Token files and reports of `irexec generate`: reading and writing token .npy files,
+the first difference from a reference, the latency table."""
+
+from __future__ import annotations
+
+
+def _load_tokens(path: str, max_memory: int | None = None, follow_symlinks: bool | None = None):
+    from ..errors import InputError
+    from ..tensorfile import load_npy
+
+    arr = load_npy(path, max_memory, follow_symlinks=follow_symlinks, what="reference file")
+    if arr.ndim != 2 or arr.dtype.kind not in "iu":
+        raise InputError(f"{path} holds {arr.dtype}{list(arr.shape)}; token ids are an integer .npy [batch, tokens]",
+                         code="bad-input-file", file=path)
+    return arr
+
+
+def _save_tokens(path: str, tokens) -> None:
+    import numpy as np
+
+    from ..atomic import atomic_file, cannot_write
+
+    try:
+        with atomic_file(path, ".npy.tmp") as f:
+            np.lib.format.write_array(f, np.ascontiguousarray(tokens, np.int64), allow_pickle=False)
+    except OSError as e:
+        raise cannot_write(path, e) from None
+
+
+def _first_difference(tokens, reference) -> str | None:
+    """Where the generated tokens first differ from the reference, or None."""
+    if tokens.shape[0] != reference.shape[0]:
+        return f"{tokens.shape[0]} row(s) generated, the reference has {reference.shape[0]}"
+    width = min(tokens.shape[1], reference.shape[1])
+    for col in range(width):
+        rows = [r for r in range(tokens.shape[0]) if tokens[r, col] != reference[r, col]]
+        if rows:
+            r = rows[0]
+            return (f"first difference at row {r}, position {col}: generated {int(tokens[r, col])}, "
+                    f"reference {int(reference[r, col])}")
+    if tokens.shape[1] != reference.shape[1]:
+        return (f"the first {width} tokens agree, but {tokens.shape[1]} were generated and the reference has "
+                f"{reference.shape[1]} (position {width} is the first without a counterpart)")
+    return None
+
+
+def _latency_table(latencies: list[float], prompt_length: int) -> str:
+    import statistics
+
+    from ..base.table_text import render_table
+
+    rows = [["prefill", f"{prompt_length} tokens", f"{latencies[0] * 1000:.3f}"]]
+    rows += [[f"decode {i}", "1 token", f"{t * 1000:.3f}"] for i, t in enumerate(latencies[1:], 1)]
+    text = render_table(["call", "input", "ms"], rows)
+    if len(latencies) > 1:
+        decode = [t * 1000 for t in latencies[1:]]
+        text += (f"\nprefill {latencies[0] * 1000:.3f} ms; decode per token: median {statistics.median(decode):.3f} ms, "
+                 f"min {min(decode):.3f} ms, max {max(decode):.3f} ms ({len(decode)} steps)")
+    return text
