@@ -160,4 +160,9 @@ def test_steps_feed_both_lms_the_same_tokens(tmp_path: Path, run_cli) -> None:
     _validate(doc)
     assert len(doc["steps"]) == 5 and all(s["reference_token"] is not None for s in doc["steps"])
     assert not doc["steps"][0]["within"]
-    assert doc["origins"] == [out_proj.get_friendly_name()]
+    # the two builds name their layers apart: they are matched by tensor names and structure, and named by A's names
+    pair = next(m for m in doc["matching"]["matched"] if m["b"] == out_proj.get_friendly_name())
+    assert doc["matching"]["unmatched_a"] == {} and doc["matching"]["counts"]["structure"] > 5
+    assert doc["origins"] == [pair["a"]] and doc["analysed_step"] == 0
+    assert [w["layer"] for w in doc["weights"]] == [pair["a"]]  # the other weights are the same
+    assert doc["weights"][0]["element_type"] == "f32" and doc["weights"][0]["max_steps"] is None

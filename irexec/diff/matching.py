@@ -6,8 +6,9 @@ Three passes, each over what the previous left unmatched:
 2. **layer names**: layers of the same type and name (NNCF keeps the names of the
    MatMul and Convolution layers it compresses; optimum-intel exports at two
    precisions share them);
-3. **structure**: weighted ops (MatMul, Convolution, ...) of the same type whose
-   activation input comes from matched ports, paired in topological order.
+3. **structure**: in topological order, a layer whose inputs come from matched ports
+   (or matched Parameters) and a layer of the same type fed by their counterparts; a
+   weighted op's constant input (NNCF's decompression chain) does not count.
 
 Only the layers that depend on the inputs or the state are matched: constant
 sub-graphs (weights and their decompression chains) are compared by ``weights.py``.
@@ -73,19 +74,27 @@ def match(a: ReferenceSide, b: ReferenceSide) -> Matching:
         lb = by_name.get(la.name)
         if la.name not in m.layer and lb is not None and lb.name not in taken_b and lb.type == la.type:
             pair(la, lb, "layer name")
-    # structure: a weighted op whose activation comes from matched ports is the weighted op of the
-    # same type fed by their counterparts (in topological order when several are)
+    # structure, in topological order: a layer whose varying inputs all come from matched ports is the
+    # unmatched layer of the same type fed by their counterparts (the first such one in B's order);
+    # Parameters are matched by name or tensor name to start from
+    sources = dict(m.ports)
+    b_params = {n: p for p in b.model.parameters for n in (p.name, *(x for port in p.outputs for x in port.names))}
+    for p in a.model.parameters:
+        q = next((b_params[n] for n in (p.name, *(x for port in p.outputs for x in port.names)) if n in b_params), None)
+        if q is not None:
+            sources[(p.name, 0)] = (q.name, 0)
     for la in left:
-        if la.name in m.layer or la.type not in WEIGHTED:
+        if la.name in m.layer:
             continue
         wanted = _activation_sources(a, la)
-        if not wanted or any(src not in m.ports for src in wanted):
+        if not wanted or any(src not in sources for src in wanted):
             continue
-        target = [m.ports[src] for src in wanted]
+        target = [sources[src] for src in wanted]
         lb = next((x for x in right if x.name not in taken_b and x.type == la.type
                    and _activation_sources(b, x) == target), None)
         if lb is not None:
             pair(la, lb, "structure")
+            sources.update({(la.name, i): (lb.name, i) for i in range(min(len(la.outputs), len(lb.outputs)))})
     for la in left:
         if la.name not in m.layer:
             m.unmatched_a[la.name] = _why_a(la, right)

@@ -34,7 +34,7 @@ def render_ab(report: DiffReport, top: int = 10) -> str:
     lines.append(f"compressed weights ({len(weights)}), ranked by the layer's own output error on the inputs:")
     rows = [[str(i + 1), w.layer, w.element_type, "-" if w.group_size is None else str(w.group_size), w.zero_point,
              _s(w.sqnr_db), _s(w.max_abs_error), _s(w.mean_abs_error), _s(w.max_steps), _s(w.layer_rel_l2),
-             "yes" if w.within_rounding else "NO"] for i, w in enumerate(shown)]
+             "-" if w.max_steps is None else "yes" if w.within_rounding else "NO"] for i, w in enumerate(shown)]
     lines.append(render_table(["#", "layer", "type", "group", "zero point", "SQNR dB", "max abs err", "mean abs err",
                                "max steps", "layer rel L2", "within rounding"], rows))
     damaged = [w.layer for w in weights if not w.within_rounding and w.max_steps is not None]

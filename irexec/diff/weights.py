@@ -161,10 +161,9 @@ def rank_weights(ref: ReferenceSide, other: ReferenceSide, matching: Matching, k
             va, vb = np.asarray(wa[sa[1]], np.float64), np.asarray(wb[sb[1]], np.float64)
             if va.shape != vb.shape or va.dtype.kind not in "fc" or va.size < 2:
                 continue
+            if np.array_equal(va, vb):
+                continue  # the same weight (perhaps stored in another type, f16 against f32 of equal values)
             chain = _walk(other, kept_b, sb[0])
-            if chain.stored is None and not chain.element_type.startswith("fake"):
-                if np.array_equal(va, vb):
-                    continue  # the same weight in another layout (f16 against f32 of equal values)
             out.append(_result(ref, la, lb, port, sb[0].name, chain, va, vb, kept_b, other, lb))
     by_layer = {r.name: r for r in report.layers}
     for w in out:
