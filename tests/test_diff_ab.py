@@ -64,9 +64,13 @@ def test_int8_copy_matches_every_layer_and_reports_each_weight(tmp_path: Path, r
 
 def test_int4_groups_of_32(tmp_path: Path, run_cli) -> None:
     out = tmp_path / "r.json"
-    r = run_cli("diff", BERT / "model.xml", DATA / "bert_tiny_int4.xml", "--inputs", BERT / "inputs.npz", "--json", out)
+    page = tmp_path / "r.html"
+    r = run_cli("diff", BERT / "model.xml", DATA / "bert_tiny_int4.xml", "--inputs", BERT / "inputs.npz", "--json", out,
+                "--html", page)
     assert r.exit_code == 0, r.output
     doc = json.loads(out.read_text())
+    text = page.read_text()
+    assert "<h2>Compressed weights</h2>" in text and doc["weights"][0]["layer"] in text
     _validate(doc)
     assert {w["element_type"] for w in doc["weights"]} == {"u4"} and {w["group_size"] for w in doc["weights"]} == {32}
     assert all(15 < w["sqnr_db"] < 30 for w in doc["weights"])

@@ -46,3 +46,31 @@ def render_ab(report: DiffReport, top: int = 10) -> str:
 
 
 __all__ = ["render_ab"]
+
+
+def html_weights(report: DiffReport) -> str:
+    """The HTML section on matching and the ranked weights; empty unless the other side is a second IR."""
+    import html
+
+    if report.matching is None:
+        return ""
+    counts = report.matching.get("counts", {})
+    out = ["<h2>Matching</h2>", "<p>" + html.escape(", ".join(f"{n} by {how}" for how, n in counts.items()) or "none")
+           + "</p>"]
+    for title, key in (("Unmatched in A", "unmatched_a"), ("Unmatched in B", "unmatched_b")):
+        items = {k: v for k, v in report.matching.get(key, {}).items() if "weight of" not in v}
+        if items:
+            out.append(f"<h3>{title}</h3><ul>" + "".join(f"<li><code>{html.escape(k)}</code>: {html.escape(v)}</li>"
+                                                         for k, v in items.items()) + "</ul>")
+    if report.weights:
+        head = ["#", "layer", "type", "group", "zero point", "SQNR dB", "max abs err", "mean abs err", "max steps",
+                "layer rel L2", "within rounding"]
+        rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in (
+            str(i + 1), w.layer, w.element_type, "-" if w.group_size is None else str(w.group_size), w.zero_point,
+            _s(w.sqnr_db), _s(w.max_abs_error), _s(w.mean_abs_error), _s(w.max_steps), _s(w.layer_rel_l2),
+            "-" if w.max_steps is None else "yes" if w.within_rounding else "NO")) + "</tr>"
+            for i, w in enumerate(report.weights))
+        out.append("<h2>Compressed weights</h2><p>Ranked by the layer's own output error on the inputs.</p><table><tr>"
+                   + "".join(f"<th>{h}</th>" for h in head) + f"</tr>{rows}</table>")
+        out.append(f"<pre>{html.escape(ignored_scope(report.weights))}</pre>")
+    return "\n".join(out)
