@@ -80,12 +80,20 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
         raise click.UsageError("give either a second IR (irexec diff A.xml B.xml) or --device, not both")
     if other_model is None and (inputs_dir or jobs > 1 or scheduler):
         raise click.UsageError("--inputs-dir, -j and --scheduler compare a second IR: irexec diff A.xml B.xml")
+    if other_model is not None:
+        from .paths import require_inputs
+
+        try:
+            require_inputs((model, "model file"), (other_model, "model file"), (weights, "weights file"),
+                           (inputs_path, "inputs file"))
+        except IRExecError as e:
+            fail(e)
     if inputs_dir:
         _dataset(model, other_model, weights, inputs_dir, jobs, scheduler, json_path, top)
         return
     try:
         if other_model is not None:
-            from .diff_ab import diff_ab
+            from ..diff.ab import diff_ab
 
             report = diff_ab(model, other_model, weights, None, inputs_path, seed, shapes, steps)
         else:
@@ -119,7 +127,8 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
 
 def _dataset(model: str, other_model: str | None, weights: str | None, inputs_dir: str, jobs: int,
              scheduler: str | None, json_path: str | None, top: int) -> None:
-    from .diff_ab import diff_dataset, render_dataset
+    from ..diff.ab import diff_dataset
+    from ..diff.render_dataset import render_dataset
 
     try:
         summary = diff_dataset(model, str(other_model), weights, None, inputs_dir, jobs, scheduler)

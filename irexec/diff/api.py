@@ -17,19 +17,16 @@ def diff(model: str, other: str | None = None, *, device: str | None = None, inp
     >>> report = irexec.diff("f32.xml", "int4.xml", inputs="sample.npz")
     >>> report.origins, report.weights[:3]
     """
-    from ..cli.diff_ab import diff_ab
     from ..errors import UsageError
     from ..random_inputs import parse_input_shapes
+    from .ab import device_diff, diff_ab
 
     if (other is None) == (device is None):
         raise UsageError("irexec.diff needs either a second IR or a device, not both", code="diff-usage")
     shapes = parse_input_shapes([f"{k}:{v}" for k, v in (input_shapes or {}).items()])
     if other is not None:
         return diff_ab(model, other, weights, other_weights, inputs, seed, shapes, steps)  # type: ignore[no-any-return]
-    from ..cli.diff_cmd import _diff
-
-    return _diff(model, weights, device, dict(config or {}), inputs, seed, shapes, layers, expose,  # type: ignore[no-any-return]
-                 steps)
+    return device_diff(model, weights, device, dict(config or {}), inputs, seed, shapes, layers, expose, steps)
 
 
 __all__ = ["diff"]

@@ -250,10 +250,10 @@ def compression_tolerance(report: DiffReport) -> list[str]:
 
 def ignored_scope(weights: list[WeightResult], top: int = 5) -> str:
     """The top layers as an NNCF ignored scope to paste."""
-    return _scope_text(list(dict.fromkeys(w.layer for w in weights[:top])))
+    return scope_text(list(dict.fromkeys(w.layer for w in weights[:top])))
 
 
-def _scope_text(names: list[str]) -> str:
+def scope_text(names: list[str]) -> str:
     body = ",\n".join(f"    {n!r}" for n in names)
     return f"nncf.IgnoredScope(names=[\n{body},\n])"
 
