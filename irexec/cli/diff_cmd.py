@@ -97,7 +97,7 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
 
             report = diff_ab(model, other_model, weights, None, inputs_path, seed, shapes, steps)
         else:
-            report = _diff(model, weights, device, config, inputs_path, seed, shapes, layers, k, steps)
+            report = _diff(model, weights, str(device), config, inputs_path, seed, shapes, layers, k, steps)
         if json_path:
             from ..atomic import write_atomically
             from ..diff.render_json import render_json

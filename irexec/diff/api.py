@@ -26,7 +26,7 @@ def diff(model: str, other: str | None = None, *, device: str | None = None, inp
     shapes = parse_input_shapes([f"{k}:{v}" for k, v in (input_shapes or {}).items()])
     if other is not None:
         return diff_ab(model, other, weights, other_weights, inputs, seed, shapes, steps)  # type: ignore[no-any-return]
-    return device_diff(model, weights, device, dict(config or {}), inputs, seed, shapes, layers, expose, steps)
+    return device_diff(model, weights, str(device), dict(config or {}), inputs, seed, shapes, layers, expose, steps)
 
 
 __all__ = ["diff"]

@@ -37,7 +37,8 @@ class IRSide:
         for layer in ref.candidates:
             if layer.id not in ref.varying:
                 self.fusion.setdefault(layer.name, Fusion(layer.name, layer.type, _precision(layer)))
-        self.kept: dict[int, list[np.ndarray]] = {}
+        self.kept: dict[int, list[np.ndarray]] = {}  # B's layers' outputs of the last step run
+        self.constants: dict[int, list[np.ndarray]] = {}  # A's constant layers' outputs, given as they are
         self._cache: tuple[int, list[dict[tuple[str, int], np.ndarray]]] | None = None
 
     def feeds(self, feeds: Feeds) -> dict[str, np.ndarray]:
@@ -76,28 +77,20 @@ class IRSide:
             self._cache = (key, history)
             self.compiles += 1
         layers: dict[str, list[np.ndarray | None]] = {}
-        const_a: dict[int, list[np.ndarray]] | None = None
         for name, port in expose:
             slots = layers.setdefault(name, [])
             slots.extend([None] * (port + 1 - len(slots)))
             layer = self.ref.by_name[name]
             if layer.id not in self.ref.varying:
-                if const_a is None:
-                    const_a = _constants(self.ref)
-                outs = const_a.get(layer.id)
-                slots[port] = None if outs is None or port >= len(outs) else outs[port]
+                given = self.constants.get(layer.id)
+                slots[port] = None if given is None or port >= len(given) else given[port]
                 continue
             b = self.matching.ports.get((name, port))
             if b is not None:
                 lb = self.other.by_name[b[0]]
-                outs = self.kept.get(lb.id)
-                slots[port] = None if outs is None or b[1] >= len(outs) else outs[b[1]]
+                given = self.kept.get(lb.id)
+                slots[port] = None if given is None or b[1] >= len(given) else given[b[1]]
         return Exposed(layers, self._cache[1])
-
-
-def _constants(side: ReferenceSide) -> dict[int, list[np.ndarray]]:
-    """A's constant layers' outputs, as the last captured run computed them."""
-    return getattr(side, "_diff_constants", {})
 
 
 def _precision(layer) -> str:  # type: ignore[no-untyped-def]
@@ -114,9 +107,8 @@ def run_ir_diff(a: Session, b: Session, steps: Sequence[Feeds], *, model: str, o
     ref, other = ReferenceSide(a), ReferenceSide(b)
     matching = match(ref, other)
     side = IRSide(ref, other, matching, other_model)
-    # A's constants for the re-runs: captured once on the analysed step's run below
-    _, kept_a = ref.run(list(steps), capture=True)
-    ref._diff_constants = {lid: outs for lid, outs in kept_a.items() if lid not in ref.varying}  # type: ignore[attr-defined]
+    _, kept_a = ref.run(list(steps), capture=True)  # A's weights, and its layers at the last step for weights.py
+    side.constants = {lid: outs for lid, outs in kept_a.items() if lid not in ref.varying}
     report = run_diff(ref, side, steps, mode="all", model=model, inputs=inputs, logits=logits)
     report.layers = [r for r in report.layers if r.layer_id in ref.varying]
     report.notes = [n for n in report.notes if not n.startswith("all ")]
@@ -136,7 +128,6 @@ def run_ir_diff(a: Session, b: Session, steps: Sequence[Feeds], *, model: str, o
                                 "weights (every weight element within one quantization step of A's, and the layer's "
                                 "own error within the bound that gives): counted as matches: "
                                 + ", ".join(tolerated[:5]) + (", ..." if len(tolerated) > 5 else ""))
-    del ref._diff_constants  # type: ignore[attr-defined]
     return report
 
 

@@ -138,7 +138,7 @@ class DiffReport:
 
     def to_dataframe(self) -> Any:
         """One row per compared layer port with its figures (needs pandas)."""
-        import pandas as pd
+        import pandas as pd  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
         return pd.DataFrame([{"name": r.name, "port": r.port, "op": r.op, "status": r.status, "index": r.index,
                               **r.figures.as_dict(), "stated_units": r.stated.units, "budget_units": r.budget,
