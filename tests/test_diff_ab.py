@@ -138,10 +138,14 @@ def test_data_set_figures_do_not_depend_on_where_samples_run(tmp_path: Path, run
         assert _dataset(run_cli, tmp_path, "dask", "--scheduler", cluster.scheduler_address) == serial
 
 
-def test_an_empty_inputs_dir_is_a_usage_error(tmp_path: Path, run_cli) -> None:
+def test_usage_errors(tmp_path: Path, run_cli) -> None:
     (tmp_path / "in").mkdir()
     r = run_cli("diff", BERT / "model.xml", DATA / "bert_tiny_int8.xml", "--inputs-dir", tmp_path / "in")
     assert r.exit_code == 2 and "bad-inputs-dir" in r.output and "Traceback" not in r.output
+    for args in ((BERT / "model.xml",), (BERT / "model.xml", DATA / "bert_tiny_int8.xml", "--device", "CPU"),
+                 (BERT / "model.xml", "--device", "CPU", "--inputs-dir", tmp_path / "in")):
+        r = run_cli("diff", *args)
+        assert r.exit_code == 2 and "diff-usage" in r.output and "Traceback" not in r.output
 
 
 def test_steps_feed_both_lms_the_same_tokens(tmp_path: Path, run_cli) -> None:

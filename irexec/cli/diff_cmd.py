@@ -77,9 +77,10 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
     except UsageError as e:
         fail(e)
     if (other_model is None) == (device is None):
-        raise click.UsageError("give either a second IR (irexec diff A.xml B.xml) or --device, not both")
+        fail(UsageError("give either a second IR (irexec diff A.xml B.xml) or --device, not both", code="diff-usage"))
     if other_model is None and (inputs_dir or jobs > 1 or scheduler):
-        raise click.UsageError("--inputs-dir, -j and --scheduler compare a second IR: irexec diff A.xml B.xml")
+        fail(UsageError("--inputs-dir, -j and --scheduler compare a second IR: irexec diff A.xml B.xml",
+                        code="diff-usage"))
     if other_model is not None:
         from .paths import require_inputs
 

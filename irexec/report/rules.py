@@ -131,6 +131,10 @@ RULES: dict[str, Rule] = {
     "not-causal-lm": Rule("Not a stateful causal LM",
                           "irexec generate needs variables, input_ids, inputs it can build and a logits output."),
     "tokens-mismatch": Rule("Generated tokens differ", "irexec generate --compare: the tokens differ from the reference."),
+    "diff-usage": Rule("A second IR or a device", "irexec diff needs either a second IR (B.xml) or --device, not both; "
+                       "--inputs-dir, -j and --scheduler need a second IR."),
+    "bad-inputs-dir": Rule("Unreadable data set", "irexec diff --inputs-dir names a directory that cannot be read or "
+                           "holds no .npz sample."),
     # comparison
     "compare-mismatch": Rule("Output differs from the reference", "Values differ beyond tolerance."),
     "compare-missing-output": Rule("Output missing from the reference", "The reference has no array for this output."),
