@@ -29,17 +29,18 @@ def _validate(doc: dict) -> None:
     jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(doc)
 
 
-def _damage(tmp_path: Path, row: int = 7, factor: float = 1.5) -> Path:
-    """A copy of the INT8 model with one output channel's scale (one group) times ``factor``."""
+def _damage(tmp_path: Path, kind: str = "int8", group: int = 7, factor: float = 1.5) -> Path:
+    """A copy of a compressed model with one group's scale (INT8: an output channel; INT4: 32
+    weights) times ``factor``."""
     xml, binary = tmp_path / "damaged.xml", tmp_path / "damaged.bin"
-    shutil.copy(DATA / "bert_tiny_int8.xml", xml)
-    data = bytearray((DATA / "bert_tiny_int8.bin").read_bytes())
+    shutil.copy(DATA / f"bert_tiny_{kind}.xml", xml)
+    data = bytearray((DATA / f"bert_tiny_{kind}.bin").read_bytes())
     layer = etree.parse(str(xml)).find(f".//layer[@name='{SCALE}']")
     attrs = layer.find("data").attrib
     dtype = {"f32": np.float32, "f16": np.float16}[attrs["element_type"]]
     offset, size = int(attrs["offset"]), int(attrs["size"])
     scale = np.frombuffer(bytes(data[offset:offset + size]), dtype).copy()
-    scale[row] *= factor
+    scale[group] *= factor
     data[offset:offset + size] = scale.tobytes()
     binary.write_bytes(bytes(data))
     return xml
@@ -78,8 +79,9 @@ def test_int4_groups_of_32(tmp_path: Path, run_cli) -> None:
     assert ranked == sorted(ranked, reverse=True)
 
 
-def test_a_damaged_scale_is_the_origin_and_its_weight_ranks_first(tmp_path: Path, run_cli) -> None:
-    damaged, out = _damage(tmp_path), tmp_path / "r.json"
+@pytest.mark.parametrize("kind", ["int8", "int4"])
+def test_a_damaged_scale_is_the_origin_and_its_weight_ranks_first(tmp_path: Path, run_cli, kind: str) -> None:
+    damaged, out = _damage(tmp_path, kind), tmp_path / "r.json"
     r = run_cli("diff", BERT / "model.xml", damaged, "--inputs", BERT / "inputs.npz", "--json", out)
     assert r.exit_code == 0, r.output
     doc = json.loads(out.read_text())
@@ -177,3 +179,31 @@ def test_steps_feed_both_lms_the_same_tokens(tmp_path: Path, run_cli) -> None:
     assert doc["origins"] == [pair["a"]] and doc["analysed_step"] == 0
     assert [w["layer"] for w in doc["weights"]] == [pair["a"]]  # the other weights are the same
     assert doc["weights"][0]["element_type"] == "f32" and doc["weights"][0]["max_steps"] is None
+
+
+def test_unmatched_layers_are_listed_with_why(tmp_path: Path, run_cli) -> None:
+    ov = pytest.importorskip("openvino")
+    from stateful_models import save, tiny_lm
+
+    a = save(tiny_lm(), tmp_path, "a")
+    model = tiny_lm()
+    logits = next(r.input_value(0).get_node() for r in model.get_results())
+    add = logits.input_value(0).get_node()
+    assert add.get_type_name() == "Add"
+    logits.input(0).replace_source_output(ov.opset13.subtract(add.input_value(0), add.input_value(1)).output(0))
+    b = save(model, tmp_path, "b")
+    np.savez(tmp_path / "p.npz", input_ids=np.array([[1, 2, 3]]), attention_mask=np.ones((1, 3), np.int64),
+             position_ids=np.arange(3)[None], beam_idx=np.zeros(1, np.int32))
+    out = tmp_path / "r.json"
+    r = run_cli("diff", a, b, "--inputs", tmp_path / "p.npz", "--json", out)
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    _validate(doc)
+    unmatched_a, unmatched_b = doc["matching"]["unmatched_a"], doc["matching"]["unmatched_b"]
+    assert list(unmatched_a.values()) == ["no layer of B shares its tensor names or its name (fused or renamed in B)"]
+    assert len(unmatched_b) == 1 and next(iter(unmatched_b.values())).startswith("Subtract: no layer of A")
+    assert "unmatched in A (1)" in r.output and "unmatched in B (1)" in r.output
+    # the logits MatMul matches by its tensor name; its input is not compared, so its cause is not known
+    assert doc["origins"] == [] and doc["outputs"][0]["status"] == "beyond"
+    assert [(layer["name"], layer["status"]) for layer in doc["layers"] if layer["status"] != "match"] == \
+        [(doc["outputs"][0]["name"], "beyond")]
