@@ -124,7 +124,10 @@ def _dataset(run_cli, tmp_path: Path, name: str, *args: str) -> dict:
     r = run_cli("diff", BERT / "model.xml", DATA / "bert_tiny_int8.xml", "--inputs-dir", tmp_path / "in",
                 "--json", out, *args)
     assert r.exit_code == 0, r.output
-    doc = json.loads(out.read_text())["dataset"]
+    full = json.loads(out.read_text())
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator(json.loads((SCHEMA.parent / "diff-dataset.schema.json").read_text())).validate(full)
+    doc = full["dataset"]
     doc.pop("runner")
     return doc
 

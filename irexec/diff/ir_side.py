@@ -62,7 +62,7 @@ class IRSide:
         key = id(steps[-1]) * 1000 + len(steps)
         if self._cache is None or self._cache[0] != key or (expose and not self.kept):
             b_ports = {(layer.name, port): key for layer, port, key in self.other.output_ports()}
-            history_b, self.kept = self.other.run([self.feeds(f) for f in steps], capture=bool(expose))
+            history_b, self.kept = self.other.run([self.feeds(f) for f in steps], capture=True)
             a_names = {key: (layer.name, port) for layer, port, key in self.ref.output_ports()}
             history = []
             for outs in history_b:
