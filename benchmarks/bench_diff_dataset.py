@@ -6,7 +6,7 @@
 Pairs: bert_tiny against its INT8 and INT4 copies (tests/data/diff_ab), and gpt2_tiny
 against itself (the matching and the figures with nothing compressed).  Samples are
 the model's inputs.npz with the token ids between the first and the last drawn again
-(seed 0).  Each configuration runs the CLI in a fresh process; its wall time, less one
+(seed 0) below its largest.  Each configuration runs the CLI in a fresh process; its wall time, less one
 run on a single sample (loading, matching), divided by the other samples is the cost
 per sample; peak RSS is the largest resident set of that process and its children
 (ru_maxrss), so with -j N it is one process's, not their sum.
@@ -39,7 +39,7 @@ def _samples(inputs: Path, folder: Path, n: int) -> None:
     rng = np.random.default_rng(0)
     for i in range(n):
         ids = base["input_ids"].copy()
-        ids[:, 1:-1] = rng.integers(1000, 2000, ids[:, 1:-1].shape)
+        ids[:, 1:-1] = rng.integers(1, ids.max() + 1, ids[:, 1:-1].shape)  # ids the vocabulary has
         np.savez(folder / f"s{i:04d}.npz", **{**base, "input_ids": ids})
 
 

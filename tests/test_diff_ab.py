@@ -114,7 +114,7 @@ def _samples(folder: Path, n: int = 3) -> Path:
     rng = np.random.default_rng(0)
     for i in range(n):
         ids = base["input_ids"].copy()
-        ids[:, 1:-1] = rng.integers(1000, 2000, ids[:, 1:-1].shape)
+        ids[:, 1:-1] = rng.integers(1, ids.max() + 1, ids[:, 1:-1].shape)  # ids the vocabulary has
         np.savez(folder / f"s{i}.npz", input_ids=ids, attention_mask=base["attention_mask"])
     return folder
 
@@ -137,6 +137,8 @@ def test_data_set_figures_do_not_depend_on_where_samples_run(tmp_path: Path, run
     serial = _dataset(run_cli, tmp_path, "j1", "-j", "1")
     assert serial["samples"] == ["s0.npz", "s1.npz", "s2.npz"]
     assert all(s["samples"] == 3 for s in serial["layers"].values()) and len(serial["weights"]) == 15
+    output = next(iter(serial["outputs"].values()))
+    assert output["max_rel_l2"] > output["mean_rel_l2"]  # the samples differ
     assert _dataset(run_cli, tmp_path, "j2", "-j", "2") == serial
     distributed = pytest.importorskip("dask.distributed")
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as cluster:
