@@ -212,3 +212,32 @@ def test_unmatched_layers_are_listed_with_why(tmp_path: Path, run_cli) -> None:
     assert doc["origins"] == [] and doc["outputs"][0]["status"] == "beyond"
     assert [(layer["name"], layer["status"]) for layer in doc["layers"] if layer["status"] != "match"] == \
         [(doc["outputs"][0]["name"], "beyond")]
+
+
+@pytest.mark.skipif(not (MODELS / "gpt2_tiny").is_dir(), reason="the shared models are not here")
+def test_f32_and_f16_exports_match_layer_for_layer(tmp_path: Path, run_cli) -> None:
+    """gpt2_tiny stores its weights in f16 (Const f16 -> Convert); its f32 export has the same
+    layer names and weights of equal values: everything matches and no weight is listed."""
+    ov = pytest.importorskip("openvino")
+    model = ov.Core().read_model(str(MODELS / "gpt2_tiny" / "model.xml"))
+    widened = 0
+    for node in model.get_ordered_ops():
+        source = node.input_value(0).get_node() if node.get_input_size() else None
+        if node.get_type_name() == "Convert" and source.get_type_name() == "Constant" \
+                and source.get_element_type() == ov.Type.f16:
+            f32 = ov.opset13.constant(source.get_data().astype(np.float32))
+            for target in node.output(0).get_target_inputs():
+                target.replace_source_output(f32.output(0))
+            widened += 1
+    assert widened > 5
+    a = tmp_path / "f32.xml"
+    ov.save_model(model, str(a), compress_to_fp16=False)
+    out = tmp_path / "r.json"
+    r = run_cli("diff", a, MODELS / "gpt2_tiny" / "model.xml", "--inputs", MODELS / "gpt2_tiny" / "inputs.npz",
+                "--json", out)
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    _validate(doc)
+    assert doc["matching"]["unmatched_a"] == {} and doc["weights"] == [] and doc["origins"] == []
+    assert doc["outputs_within"] and all(layer["figures"]["max_abs_error"] == 0 for layer in doc["layers"])
+    assert "no compressed weight of B has an original in A" in r.output

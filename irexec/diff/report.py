@@ -133,7 +133,7 @@ class DiffReport:
             "analysed_step": self.analysed_step, "first_token_step": self.first_token_step,
             "notes": self.notes, "compiles": self.compiles, "timings": self.timings,
             **({"matching": self.matching} if self.matching is not None else {}),
-            **({"weights": [w.as_dict() for w in self.weights]} if self.weights else {}),
+            **({"weights": [w.as_dict() for w in self.weights]} if self.matching is not None else {}),
         }
 
     def to_dataframe(self) -> Any:
