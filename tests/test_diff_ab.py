@@ -75,8 +75,10 @@ def test_int4_groups_of_32(tmp_path: Path, run_cli) -> None:
     _validate(doc)
     assert {w["element_type"] for w in doc["weights"]} == {"u4"} and {w["group_size"] for w in doc["weights"]} == {32}
     assert all(15 < w["sqnr_db"] < 30 for w in doc["weights"])
-    ranked = [w["layer_rel_l2"] for w in doc["weights"]]
-    assert ranked == sorted(ranked, reverse=True)
+    alone = [w["output_rel_l2"] for w in doc["weights"][:5]]
+    assert None not in alone and alone == sorted(alone, reverse=True)
+    rest = [w["layer_rel_l2"] for w in doc["weights"][5:]]
+    assert rest == sorted(rest, reverse=True) and all(w["output_rel_l2"] is None for w in doc["weights"][5:])
 
 
 @pytest.mark.parametrize("kind", ["int8", "int4"])
@@ -86,10 +88,21 @@ def test_a_damaged_scale_is_the_origin_and_its_weight_ranks_first(tmp_path: Path
     assert r.exit_code == 0, r.output
     doc = json.loads(out.read_text())
     assert doc["origins"] == [DAMAGED]
-    first = doc["weights"][0]
-    assert first["layer"] == DAMAGED and not first["within_rounding"] and first["max_steps"] > 1
-    assert all(w["within_rounding"] for w in doc["weights"][1:])
-    assert f"    {DAMAGED!r}," in r.output.split("nncf.IgnoredScope(names=[")[1].splitlines()[1] + ","
+    damaged = next(w for w in doc["weights"] if w["layer"] == DAMAGED)
+    assert not damaged["within_rounding"] and damaged["max_steps"] > 1
+    assert all(w["within_rounding"] for w in doc["weights"] if w is not damaged)
+    # the first five are measured by the outputs' error with only that weight compressed, and ranked by it
+    alone = [w["output_rel_l2"] for w in doc["weights"][:5]]
+    assert None not in alone and alone == sorted(alone, reverse=True)
+    assert all(w["output_rel_l2"] is None for w in doc["weights"][5:])
+    matmuls = [w["layer"] for w in doc["weights"] if w["layer"].endswith("MatMul")]
+    assert matmuls[0] == DAMAGED
+    if kind == "int8":  # one channel's damage outweighs INT8's rounding of every other weight
+        assert doc["weights"][0] is damaged and alone[0] > 3 * alone[1]
+        assert f"    {DAMAGED!r}," in r.output.split("nncf.IgnoredScope(names=[")[1].splitlines()[1] + ","
+    else:  # INT4's rounding of the token-type embedding costs the outputs more than one damaged group of 32
+        assert doc["weights"][0]["layer"].endswith("token_type_embeddings/aten::embedding/Gather")
+        assert doc["weights"][1] is damaged
 
 
 def test_python_api_returns_the_report(tmp_path: Path) -> None:

@@ -37,6 +37,9 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail, holds_workflow_comm
               help="With --layers bisect: layers exposed per compilation.")
 @click.option("--steps", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
               help="A stateful causal LM: the prefill, then N decode steps fed irexec's greedy token.")
+@click.option("--ablate", type=click.IntRange(min=0), default=5, show_default=True, metavar="K",
+              help="With B.xml: run A again with each of the top K compressed weights alone replaced by B's, and rank "
+                   "them by the outputs' error (0: rank by the layer's own error only).")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, metavar="N",
               help="Layers listed in the text report (0: all).")
 @click.option("--json", "json_path", metavar="OUT.json", help="Write the report as JSON (schemas/diff-report.schema.json).")
@@ -47,7 +50,7 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail, holds_workflow_comm
 @holds_workflow_commands()
 def diff(model: str, other_model: str | None, device: str | None, configs: tuple[str, ...], inputs_path: str | None,
          weights: str | None, inputs_dir: str | None, jobs: int, scheduler: str | None, seed: int,
-         input_shapes: tuple[str, ...], layers: str, k: int, steps: int, top: int, json_path: str | None,
+         input_shapes: tuple[str, ...], layers: str, k: int, steps: int, ablate: int, top: int, json_path: str | None,
          html_path: str | None, fail_on: str) -> None:
     """Find the first layer where an OpenVINO device plugin's result, or a second IR's, departs from irexec.
 
@@ -96,7 +99,7 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
         if other_model is not None:
             from ..diff.ab import diff_ab
 
-            report = diff_ab(model, other_model, weights, None, inputs_path, seed, shapes, steps)
+            report = diff_ab(model, other_model, weights, None, inputs_path, seed, shapes, steps, ablate)
         else:
             report = _diff(model, weights, str(device), config, inputs_path, seed, shapes, layers, k, steps)
         if json_path:

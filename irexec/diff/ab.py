@@ -12,8 +12,9 @@ from ..errors import UsageError
 
 
 def diff_ab(a: str, b: str, a_weights: str | None, b_weights: str | None, inputs_path: str | None, seed: int,
-            shapes: dict, steps: int) -> Any:
-    """One diff of B against A on the given (or generated) inputs, or ``steps`` greedy decode steps."""
+            shapes: dict, steps: int, ablate: int = 5) -> Any:
+    """One diff of B against A on the given (or generated) inputs, or ``steps`` greedy decode steps;
+    the top ``ablate`` weights are measured by the outputs' error with only that weight compressed."""
     from ..random_inputs import plan_inputs, random_inputs
     from ..session import Session
     from ..tensorfile import load_npz
@@ -34,7 +35,7 @@ def diff_ab(a: str, b: str, a_weights: str | None, b_weights: str | None, inputs
                 raise UsageError(f"--steps needs stateful models; {path} has no ReadValue/Assign variables",
                                  code="not-stateful", file=path)
         all_feeds, _, _, logits = greedy_steps(sa, feeds, steps)
-    return run_ir_diff(sa, sb, all_feeds, model=a, other_model=b, inputs=where, logits=logits)
+    return run_ir_diff(sa, sb, all_feeds, model=a, other_model=b, inputs=where, logits=logits, ablate=ablate)
 
 
 def diff_dataset(a: str, b: str, a_weights: str | None, b_weights: str | None, directory: str, jobs: int,

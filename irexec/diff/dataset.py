@@ -51,7 +51,7 @@ def sample_figures(key: tuple[str, str | None, str, str | None], path: str) -> F
     feeds = dict(load_npz(path))
     names = {p.name for p in a.model.parameters}
     feeds = {k: v for k, v in feeds.items() if k in names} or feeds
-    report = run_ir_diff(a, b, [feeds], model=key[0], other_model=key[2], inputs=path)
+    report = run_ir_diff(a, b, [feeds], model=key[0], other_model=key[2], inputs=path, ablate=0)
     return {"layers": {f"{r.name}:{r.port}" if r.port else r.name: (r.figures.rel_l2, r.figures.max_abs_error,
                                                                    r.figures.max_units, r.status == ORIGIN)
                        for r in report.layers},

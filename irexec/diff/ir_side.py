@@ -100,9 +100,11 @@ def _precision(layer) -> str:  # type: ignore[no-untyped-def]
 
 
 def run_ir_diff(a: Session, b: Session, steps: Sequence[Feeds], *, model: str, other_model: str, inputs: str,
-                logits: str | None = None, weights: bool = True) -> DiffReport:
-    """Compare B with A (the reference) over ``steps``: every matched layer, every compressed weight."""
-    from .weights import compression_tolerance, rank_weights
+                logits: str | None = None, weights: bool = True, ablate: int = 5) -> DiffReport:
+    """Compare B with A (the reference) over ``steps``: every matched layer, every compressed weight;
+    the top ``ablate`` weights also by the outputs' error with only that weight compressed."""
+    from .ablation import ablate as ablate_weights
+    from .weights import compression_tolerance, decompressed, rank_weights
 
     ref, other = ReferenceSide(a), ReferenceSide(b)
     matching = match(ref, other)
@@ -122,6 +124,9 @@ def run_ir_diff(a: Session, b: Session, steps: Sequence[Feeds], *, model: str, o
                         f"{sum(1 for v in matching.unmatched_b.values() if 'weight' not in v)} of B unmatched")
     if weights:
         report.weights = rank_weights(ref, other, matching, kept_a, side.kept, report)
+        if ablate:
+            report.weights = ablate_weights(a, ref, report.weights, decompressed(other, side.kept, report.weights),
+                                            steps, ablate)
         tolerated = compression_tolerance(report)
         if tolerated:
             report.notes.append(f"{len(tolerated)} layer(s) depart from A only within the rounding of their compressed "

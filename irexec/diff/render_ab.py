@@ -31,10 +31,13 @@ def render_ab(report: DiffReport, top: int = 10) -> str:
         lines.append("no compressed weight of B has an original in A")
         return "\n".join(lines)
     shown = weights[:top] if top else weights
-    lines.append(f"compressed weights ({len(weights)}), ranked by the layer's own output error on the inputs:")
+    alone = sum(1 for w in weights if w.output_rel_l2 is not None)
+    lines.append(f"compressed weights ({len(weights)}), ranked by the layer's own output error on the inputs"
+                 + (f"; the first {alone} by the outputs' error with only that weight compressed:" if alone else ":"))
     rows = [[str(i + 1), w.layer, w.element_type, "-" if w.group_size is None else str(w.group_size), w.zero_point,
              _s(w.sqnr_db), _s(w.max_abs_error), _s(w.mean_abs_error), _s(w.max_steps), _s(w.layer_rel_l2),
-             "-" if w.max_steps is None else "yes" if w.within_rounding else "NO"] for i, w in enumerate(shown)]
+             _s(w.output_rel_l2), "-" if w.max_steps is None else "yes" if w.within_rounding else "NO"]
+            for i, w in enumerate(shown)]
     lines.append(render_table(["#", "layer", "type", "group", "zero point", "SQNR dB", "max abs err", "mean abs err",
                                "max steps", "layer rel L2", "within rounding"], rows))
     damaged = [w.layer for w in weights if not w.within_rounding and w.max_steps is not None]
@@ -64,13 +67,14 @@ def html_weights(report: DiffReport) -> str:
                                                          for k, v in items.items()) + "</ul>")
     if report.weights:
         head = ["#", "layer", "type", "group", "zero point", "SQNR dB", "max abs err", "mean abs err", "max steps",
-                "layer rel L2", "within rounding"]
+                "layer rel L2", "outputs rel L2 alone", "within rounding"]
         rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in (
             str(i + 1), w.layer, w.element_type, "-" if w.group_size is None else str(w.group_size), w.zero_point,
             _s(w.sqnr_db), _s(w.max_abs_error), _s(w.mean_abs_error), _s(w.max_steps), _s(w.layer_rel_l2),
-            "-" if w.max_steps is None else "yes" if w.within_rounding else "NO")) + "</tr>"
+            _s(w.output_rel_l2), "-" if w.max_steps is None else "yes" if w.within_rounding else "NO")) + "</tr>"
             for i, w in enumerate(report.weights))
-        out.append("<h2>Compressed weights</h2><p>Ranked by the layer's own output error on the inputs.</p><table><tr>"
+        out.append("<h2>Compressed weights</h2><p>Ranked by the outputs' error with only that weight compressed where "
+                   "measured (the first ones), then by the layer's own output error on the inputs.</p><table><tr>"
                    + "".join(f"<th>{h}</th>" for h in head) + f"</tr>{rows}</table>")
         out.append(f"<pre>{html.escape(ignored_scope(report.weights))}</pre>")
     return "\n".join(out)

@@ -47,6 +47,7 @@ class WeightResult:
     layer_rel_l2: float = 0.0  # the layer's own output error from this weight, on the inputs
     layer_max_abs_error: float = 0.0
     layer_within_bound: bool | None = None  # own error within |x| @ step
+    output_rel_l2: float | None = None  # the model outputs' error with only this weight compressed (ablation.py)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -63,6 +64,7 @@ class WeightResult:
                 "mean_abs_error": num(self.mean_abs_error), "max_steps": num(self.max_steps),
                 "layer_rel_l2": num(self.layer_rel_l2), "layer_max_abs_error": num(self.layer_max_abs_error),
                 "layer_within_bound": self.layer_within_bound, "within_rounding": self.within_rounding,
+                "output_rel_l2": num(self.output_rel_l2),
                 "notes": self.notes}
 
 
@@ -231,6 +233,17 @@ def _own_error(ref: ReferenceSide, la: Layer, port: int, va: np.ndarray, step: n
     w.layer_within_bound = bool(np.all(diff <= np.asarray(bound[0], np.float64) * (1 + 1e-5) + slack))
 
 
+def decompressed(other: ReferenceSide, kept_b: dict[int, list[np.ndarray]], weights: list[WeightResult]
+                 ) -> dict[str, np.ndarray]:
+    """B's decompressed value of each weight, by "layer:port" (the arrays B's run kept, not copies)."""
+    out = {}
+    for w in weights:
+        src = other.producers(other.by_name[w.b_layer])[w.port]
+        if src is not None and src[0].id in kept_b:
+            out[f"{w.layer}:{w.port}"] = kept_b[src[0].id][src[1]]
+    return out
+
+
 def compression_tolerance(report: DiffReport) -> list[str]:
     """Origins whose every compressed weight is within rounding become matches; their names."""
     by_layer: dict[str, list[WeightResult]] = {}
@@ -258,4 +271,4 @@ def scope_text(names: list[str]) -> str:
     return f"nncf.IgnoredScope(names=[\n{body},\n])"
 
 
-__all__ = ["WeightResult", "compression_tolerance", "ignored_scope", "rank_weights"]
+__all__ = ["WeightResult", "compression_tolerance", "decompressed", "ignored_scope", "rank_weights"]
