@@ -37,7 +37,7 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail, holds_workflow_comm
               help="With --layers bisect: layers exposed per compilation.")
 @click.option("--steps", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
               help="A stateful causal LM: the prefill, then N decode steps fed irexec's greedy token.")
-@click.option("--ablate", type=click.IntRange(min=0), default=5, show_default=True, metavar="K",
+@click.option("--ablate", type=click.IntRange(min=0), default=32, show_default=True, metavar="K",
               help="With B.xml: run A again with each of the top K compressed weights alone replaced by B's, and rank "
                    "them by the outputs' error (0: rank by the layer's own error only).")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, metavar="N",

@@ -12,7 +12,7 @@ from ..errors import UsageError
 
 
 def diff_ab(a: str, b: str, a_weights: str | None, b_weights: str | None, inputs_path: str | None, seed: int,
-            shapes: dict, steps: int, ablate: int = 5) -> Any:
+            shapes: dict, steps: int, ablate: int = 32) -> Any:
     """One diff of B against A on the given (or generated) inputs, or ``steps`` greedy decode steps;
     the top ``ablate`` weights are measured by the outputs' error with only that weight compressed."""
     from ..random_inputs import plan_inputs, random_inputs

@@ -4,7 +4,8 @@ For each of the ``k`` weights ranked first by their layer's own error, A is run 
 that one weight replaced by B's decompressed value (written over A's Const in a copy of
 A's .bin, in A's element type), on the same steps; the outputs' relative L2 error against
 A's is that weight's contribution.  The weights are then ranked by it, the others after
-them in their order.  It costs one run of A per weight and a copy of A's .bin.
+them in their order; weights beyond the rounding of their format stay first.  It costs one
+run of A per weight and a copy of A's .bin.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def ablate(a: Session, ref: ReferenceSide, weights: list[WeightResult], decompre
                     f.write(original)
     measured = [w for w in weights[:k] if w.output_rel_l2 is not None]
     rest = [w for w in weights if w.output_rel_l2 is None]
-    return sorted(measured, key=lambda w: -(w.output_rel_l2 or 0.0)) + rest
+    # damaged weights (beyond the rounding of their format) stay first, as weights.py ranks them
+    return sorted(measured, key=lambda w: (w.within_rounding, -(w.output_rel_l2 or 0.0))) + rest
 
 
 __all__ = ["ablate"]

@@ -10,7 +10,7 @@ from .report import DiffReport
 def diff(model: str, other: str | None = None, *, device: str | None = None, inputs: str | None = None,
          seed: int = 0, input_shapes: Mapping[str, str] | None = None, steps: int = 0,
          config: Mapping[str, str] | None = None, layers: str = "bisect", expose: int = 8,
-         weights: str | None = None, other_weights: str | None = None, ablate: int = 5) -> DiffReport:
+         weights: str | None = None, other_weights: str | None = None, ablate: int = 32) -> DiffReport:
     """Compare ``other`` (a second IR) or ``device`` (an OpenVINO plugin) with ``model``, run by
     irexec as the reference, on ``inputs`` (an .npz) or inputs generated from ``seed``.
     With a second IR, the top ``ablate`` weights are also measured by the outputs' error with

@@ -100,7 +100,7 @@ def _precision(layer) -> str:  # type: ignore[no-untyped-def]
 
 
 def run_ir_diff(a: Session, b: Session, steps: Sequence[Feeds], *, model: str, other_model: str, inputs: str,
-                logits: str | None = None, weights: bool = True, ablate: int = 5) -> DiffReport:
+                logits: str | None = None, weights: bool = True, ablate: int = 32) -> DiffReport:
     """Compare B with A (the reference) over ``steps``: every matched layer, every compressed weight;
     the top ``ablate`` weights also by the outputs' error with only that weight compressed."""
     from .ablation import ablate as ablate_weights

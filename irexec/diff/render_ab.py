@@ -32,8 +32,9 @@ def render_ab(report: DiffReport, top: int = 10) -> str:
         return "\n".join(lines)
     shown = weights[:top] if top else weights
     alone = sum(1 for w in weights if w.output_rel_l2 is not None)
-    lines.append(f"compressed weights ({len(weights)}), ranked by the layer's own output error on the inputs"
-                 + (f"; the first {alone} by the outputs' error with only that weight compressed:" if alone else ":"))
+    lines.append(f"compressed weights ({len(weights)}): those beyond the rounding of their format first, then "
+                 + (f"the first {alone} by the outputs' error with only that weight compressed, the rest "
+                    if alone else "") + "by the layer's own output error on the inputs:")
     rows = [[str(i + 1), w.layer, w.element_type, "-" if w.group_size is None else str(w.group_size), w.zero_point,
              _s(w.sqnr_db), _s(w.max_abs_error), _s(w.mean_abs_error), _s(w.max_steps), _s(w.layer_rel_l2),
              _s(w.output_rel_l2), "-" if w.max_steps is None else "yes" if w.within_rounding else "NO"]
@@ -73,8 +74,9 @@ def html_weights(report: DiffReport) -> str:
             _s(w.sqnr_db), _s(w.max_abs_error), _s(w.mean_abs_error), _s(w.max_steps), _s(w.layer_rel_l2),
             _s(w.output_rel_l2), "-" if w.max_steps is None else "yes" if w.within_rounding else "NO")) + "</tr>"
             for i, w in enumerate(report.weights))
-        out.append("<h2>Compressed weights</h2><p>Ranked by the outputs' error with only that weight compressed where "
-                   "measured (the first ones), then by the layer's own output error on the inputs.</p><table><tr>"
+        out.append("<h2>Compressed weights</h2><p>Those beyond the rounding of their format first; then by the outputs' "
+                   "error with only that weight compressed where measured, then by the layer's own output error "
+                   "on the inputs.</p><table><tr>"
                    + "".join(f"<th>{h}</th>" for h in head) + f"</tr>{rows}</table>")
         out.append(f"<pre>{html.escape(ignored_scope(report.weights))}</pre>")
     return "\n".join(out)

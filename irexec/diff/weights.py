@@ -6,7 +6,9 @@ Multiply scale -> [Reshape] -> [Convert]``, or a FakeQuantize.  Its decompressed
 value (what B's layer reads) is compared with A's weight at the same input of the
 same layer.  Weights are ranked by the layer's own output error on the inputs: the
 layer re-run with A's weight on B's activations against B's output, which is what
-that weight alone puts into the layer.
+that weight alone puts into the layer; ``ablation.py`` then measures the first ones by the
+model outputs' error with only that weight compressed, and ranks them by it.  Weights beyond
+the rounding of their format (below) come first whatever their figures: they are damaged.
 
 A quantized weight is within the rounding of its format when every element is within
 one quantization step (the scale) of A's; the layer's own error is then bounded by
@@ -172,7 +174,8 @@ def rank_weights(ref: ReferenceSide, other: ReferenceSide, matching: Matching, k
         r = by_layer.get(w.layer)
         if r is not None and r.local is not None and w.layer_rel_l2 == 0.0:
             w.layer_rel_l2 = r.local.rel_l2
-    out.sort(key=lambda w: (-w.layer_rel_l2, -w.max_abs_error, w.layer))
+    # a weight beyond the rounding of its format is broken, not traded for size: those first
+    out.sort(key=lambda w: (w.within_rounding, -w.layer_rel_l2, -w.max_abs_error, w.layer))
     return out
 
 
