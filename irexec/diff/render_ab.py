@@ -33,14 +33,16 @@ def render_ab(report: DiffReport, top: int = 10) -> str:
     shown = weights[:top] if top else weights
     alone = sum(1 for w in weights if w.output_rel_l2 is not None)
     lines.append(f"compressed weights ({len(weights)}): those beyond the rounding of their format first, then "
-                 + (f"the first {alone} by the outputs' error with only that weight compressed, the rest "
-                    if alone else "") + "by the layer's own output error on the inputs:")
+                 + ("by the outputs' error with only that weight compressed" if alone == len(weights) else
+                    f"the first {alone} by the outputs' error with only that weight compressed, the rest by the "
+                    "layer's own output error on the inputs" if alone else "by the layer's own output error on the inputs")
+                 + ":")
     rows = [[str(i + 1), w.layer, w.element_type, "-" if w.group_size is None else str(w.group_size), w.zero_point,
              _s(w.sqnr_db), _s(w.max_abs_error), _s(w.mean_abs_error), _s(w.max_steps), _s(w.layer_rel_l2),
              _s(w.output_rel_l2), "-" if w.max_steps is None else "yes" if w.within_rounding else "NO"]
             for i, w in enumerate(shown)]
     lines.append(render_table(["#", "layer", "type", "group", "zero point", "SQNR dB", "max abs err", "mean abs err",
-                               "max steps", "layer rel L2", "within rounding"], rows))
+                               "max steps", "layer rel L2", "outputs rel L2 alone", "within rounding"], rows))
     damaged = [w.layer for w in weights if not w.within_rounding and w.max_steps is not None]
     if damaged:
         lines.append(f"beyond the rounding of their format ({len(damaged)}): " + ", ".join(damaged[:top or None]))
