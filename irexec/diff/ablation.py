@@ -5,7 +5,8 @@ that one weight replaced by B's decompressed value (written over A's Const in a 
 A's .bin, in A's element type), on the same steps; the outputs' relative L2 error against
 A's is that weight's contribution.  The weights are then ranked by it, the others after
 them in their order; weights beyond the rounding of their format stay first.  It costs one
-run of A per weight and a copy of A's .bin.
+run of A per weight and a copy of A's .bin.  An f16 Const of A holds B's value rounded to
+f16; a Const that feeds several layers changes them all (both are noted).
 """
 
 from __future__ import annotations
@@ -60,7 +61,15 @@ def ablate(a: Session, ref: ReferenceSide, weights: list[WeightResult], decompre
             if const is None or value is None or "offset" not in const.data or const.outputs[0].precision is None:
                 w.notes.append("its output error alone was not measured: A's weight is not a Const in its .bin")
                 continue
+            consumers = {dst for port in range(len(const.outputs))
+                         for dst, _ in ref.model.graph.consumers.get((const.id, port), ())}
+            if len(consumers) > 1:
+                w.notes.append(f"A's Const {const.name} feeds {len(consumers)} layers: its outputs' error alone "
+                               "counts them all")
             dtype = const.outputs[0].precision.dtype
+            if dtype is not None and np.dtype(dtype).itemsize < 4:
+                w.notes.append(f"B's weight was rounded to A's {const.outputs[0].precision.name} to measure its "
+                               "outputs' error alone")
             offset, size = int(const.data["offset"]), int(const.data["size"])
             new = np.ascontiguousarray(np.asarray(value).astype(dtype)).tobytes() if dtype is not None else b""
             if len(new) != size:
