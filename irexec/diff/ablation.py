@@ -63,6 +63,11 @@ def ablate(a: Session, ref: ReferenceSide, weights: list[WeightResult], decompre
                 continue
             consumers = {dst for port in range(len(const.outputs))
                          for dst, _ in ref.model.graph.consumers.get((const.id, port), ())}
+            twins = [c.name for c in ref.order if c.type == "Const" and c.id != const.id
+                     and c.data.get("offset") == const.data["offset"] and c.data.get("size") == const.data.get("size")]
+            if twins:  # the serializer stores equal constants once: a tied embedding and lm_head
+                w.notes.append(f"A's .bin holds this weight once for {len(twins) + 1} Consts ({', '.join(twins[:3])}): "
+                               "its outputs' error alone counts them all")
             if len(consumers) > 1:
                 w.notes.append(f"A's Const {const.name} feeds {len(consumers)} layers: its outputs' error alone "
                                "counts them all")

@@ -43,6 +43,8 @@ def render_ab(report: DiffReport, top: int = 10) -> str:
             for i, w in enumerate(shown)]
     lines.append(render_table(["#", "layer", "type", "group", "zero point", "SQNR dB", "max abs err", "mean abs err",
                                "max steps", "layer rel L2", "outputs rel L2 alone", "within rounding"], rows))
+    notes = sorted({n for w in shown for n in w.notes})
+    lines.extend(f"note: {n}" for n in notes)
     damaged = [w.layer for w in weights if not w.within_rounding and w.max_steps is not None]
     if damaged:
         lines.append(f"beyond the rounding of their format ({len(damaged)}): " + ", ".join(damaged[:top or None]))
