@@ -52,6 +52,10 @@ _LAZY_SESSION = {"Session", "RunReport", "compare"}
 
 
 def __getattr__(name: str) -> Any:
+    if name == "diff":  # a callable package: irexec.diff(A, B) returns a DiffReport
+        import importlib
+
+        return importlib.import_module(".diff", __name__)
     if name in _LAZY:
         from . import model
 

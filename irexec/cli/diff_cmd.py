@@ -1,4 +1,4 @@
-"""`irexec diff`: the first layer where an OpenVINO device plugin departs from irexec."""
+"""`irexec diff`: the first layer where an OpenVINO device plugin, or a second IR, departs from irexec."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
 
 @cli.command(cls=TensorFileHints)
 @click.argument("model")
-@click.option("--device", required=True, metavar="DEVICE",
+@click.argument("other_model", metavar="[B.xml]", required=False)
+@click.option("--device", metavar="DEVICE",
               help="The OpenVINO device plugin to compare with irexec, e.g. CPU (needs irexec[openvino]).")
 @click.option("--config", "configs", multiple=True, metavar="KEY=VALUE|FILE.json",
               help="A property of the plugin, e.g. INFERENCE_PRECISION_HINT=f32 (repeatable), or a JSON file of them "
@@ -20,6 +21,12 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
 @click.option("--inputs", "-i", "inputs_path", metavar="IN.npz",
               help="npz of inputs keyed by Parameter name or tensor name (default: random inputs from --seed).")
 @click.option("--weights", metavar="FILE.bin", help="The .bin file (default: beside MODEL).")
+@click.option("--inputs-dir", metavar="DIR", help="With B.xml: a data set, one .npz per sample; per-layer figures "
+              "are aggregated over the samples.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="With --inputs-dir: samples run on N local processes.")
+@click.option("--scheduler", metavar="tcp://HOST:PORT",
+              help="With --inputs-dir: run the samples on a Dask distributed cluster (needs irexec[dask]).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the random inputs.")
 @click.option("--input-shape", "input_shapes", multiple=True, metavar="NAME:DIMS",
               help="Shape of a generated input whose declared dims are not static (repeatable).")
@@ -30,6 +37,9 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
               help="With --layers bisect: layers exposed per compilation.")
 @click.option("--steps", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
               help="A stateful causal LM: the prefill, then N decode steps fed irexec's greedy token.")
+@click.option("--ablate", type=click.IntRange(min=0), default=32, show_default=True, metavar="K",
+              help="With B.xml: run A again with each of the top K compressed weights alone replaced by B's, and rank "
+                   "them by the outputs' error (0: rank by the layer's own error only).")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, metavar="N",
               help="Layers listed in the text report (0: all).")
 @click.option("--json", "json_path", metavar="OUT.json", help="Write the report as JSON (schemas/diff-report.schema.json).")
@@ -37,10 +47,11 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
               help="Write a self-contained HTML page with an interactive plot (needs irexec[html]).")
 @click.option("--fail-on", type=click.Choice(["origin", "never"]), default="never", show_default=True,
               help="origin: exit 1 when an origin is found.")
-def diff(model: str, device: str, configs: tuple[str, ...], inputs_path: str | None, weights: str | None, seed: int,
-         input_shapes: tuple[str, ...], layers: str, k: int, steps: int, top: int, json_path: str | None,
+def diff(model: str, other_model: str | None, device: str | None, configs: tuple[str, ...], inputs_path: str | None,
+         weights: str | None, inputs_dir: str | None, jobs: int, scheduler: str | None, seed: int,
+         input_shapes: tuple[str, ...], layers: str, k: int, steps: int, ablate: int, top: int, json_path: str | None,
          html_path: str | None, fail_on: str) -> None:
-    """Find the first layer where an OpenVINO device plugin's result departs from irexec.
+    """Find the first layer where an OpenVINO device plugin's result, or a second IR's, departs from irexec.
 
     Both run the same inputs; layer outputs are compared against each op's stated
     accuracy (docs/accuracy.md), and the ORIGIN is the first layer beyond it while its
@@ -52,6 +63,8 @@ def diff(model: str, device: str, configs: tuple[str, ...], inputs_path: str | N
       irexec diff model.xml --device CPU --config INFERENCE_PRECISION_HINT=f32
       irexec diff model.xml --device CPU --layers all --html report.html
       irexec diff llm.xml --device CPU --inputs prefill.npz --steps 8
+      irexec diff f32.xml int4.xml --inputs sample.npz --json weights.json
+      irexec diff f32.xml int4.xml --inputs-dir samples/ -j 2
     """
     if inputs_path and input_shapes:
         raise click.UsageError("--input-shape shapes generated inputs; it cannot be combined with --inputs")
@@ -65,8 +78,29 @@ def diff(model: str, device: str, configs: tuple[str, ...], inputs_path: str | N
         config = parse_device_config(configs)
     except UsageError as e:
         fail(e)
+    if (other_model is None) == (device is None):
+        fail(UsageError("give either a second IR (irexec diff A.xml B.xml) or --device, not both", code="diff-usage"))
+    if other_model is None and (inputs_dir or jobs > 1 or scheduler):
+        fail(UsageError("--inputs-dir, -j and --scheduler compare a second IR: irexec diff A.xml B.xml",
+                        code="diff-usage"))
+    if other_model is not None:
+        from .paths import require_inputs
+
+        try:
+            require_inputs((model, "model file"), (other_model, "model file"), (weights, "weights file"),
+                           (inputs_path, "inputs file"))
+        except IRExecError as e:
+            fail(e)
+    if inputs_dir:
+        _dataset(model, other_model, weights, inputs_dir, jobs, scheduler, json_path, top)
+        return
     try:
-        report = _diff(model, weights, device, config, inputs_path, seed, shapes, layers, k, steps)
+        if other_model is not None:
+            from ..diff.ab import diff_ab
+
+            report = diff_ab(model, other_model, weights, None, inputs_path, seed, shapes, steps, ablate)
+        else:
+            report = _diff(model, weights, str(device), config, inputs_path, seed, shapes, layers, k, steps)
         if json_path:
             from ..atomic import write_atomically
             from ..diff.render_json import render_json
@@ -82,12 +116,37 @@ def diff(model: str, device: str, configs: tuple[str, ...], inputs_path: str | N
     from ..diff.render_text import render_text
 
     click.echo(render_text(report, top))
+    if other_model is not None:
+        from ..diff.render_ab import render_ab
+
+        click.echo(render_ab(report, top))
     if json_path:
         click.echo(f"wrote the JSON report to {json_path}")
     if html_path:
         click.echo(f"wrote the HTML report to {html_path}")
     if fail_on == "origin" and report.origins:
         sys.exit(EXIT_FINDINGS)
+
+
+def _dataset(model: str, other_model: str | None, weights: str | None, inputs_dir: str, jobs: int,
+             scheduler: str | None, json_path: str | None, top: int) -> None:
+    from ..diff.ab import diff_dataset
+    from ..diff.render_dataset import render_dataset
+
+    try:
+        summary = diff_dataset(model, str(other_model), weights, None, inputs_dir, jobs, scheduler)
+        if json_path:
+            import json
+
+            from ..atomic import write_atomically
+
+            write_atomically(json_path, json.dumps({"format": 1, "model": model, "other": other_model,
+                                                    "dataset": summary.as_dict()}, indent=1) + "\n")
+    except IRExecError as e:
+        fail(e)
+    click.echo(render_dataset(summary, top))
+    if json_path:
+        click.echo(f"wrote the JSON report to {json_path}")
 
 
 def _diff(model: str, weights: str | None, device: str, config: dict[str, str], inputs_path: str | None, seed: int,

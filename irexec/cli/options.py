@@ -36,6 +36,9 @@ OPTION_NAMES = {
     "compare": "--compare",
     "eos_token_id": "--eos-token-id",
     "layers": "--layers",
+    "steps": "--steps",
+    "inputs_dir": "--inputs-dir",
+    "scheduler": "--scheduler",
     "json": "--json",
 }
 

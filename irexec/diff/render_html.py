@@ -137,6 +137,8 @@ def _steps(report: DiffReport) -> str:
 
 
 def render_html(report: DiffReport) -> str:
+    from .render_ab import html_weights
+
     origins = report.origins
     summary = (f"<p><b>{len(origins)} origin(s)</b>: " + ", ".join(f"<code>{html.escape(r.name)}</code> ({html.escape(r.op)})"
                                                                   for r in origins) + "</p>") if origins else \
@@ -156,6 +158,7 @@ mode {html.escape(report.mode)}, inputs {html.escape(report.inputs)}.</p>
 {summary}<ul>{notes}</ul>
 {_steps(report)}
 {_figure(report)}
+{html_weights(report)}
 <h2>Compared layers</h2>
 <p>Click a column header to sort.</p>
 {_table(report)}

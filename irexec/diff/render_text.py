@@ -71,8 +71,9 @@ def render_text(report: DiffReport, top: int = 10) -> str:
         lines.append(f"compared {len(report.layers)} layer output(s); top {len(shown)}, origins first, then by "
                      "relative L2 error:")
         lines.append(render_table(HEADER, [_row(r) for r in shown]))
-    lines.append(f"deployed graph: {len(report.fused)} layer(s) fused with others, {len(report.removed)} removed "
-                 f"(folded or optimised away); {report.compiles} compilation(s)")
+    if report.matching is None:  # a second IR has no deployed graph; render_ab says what matched
+        lines.append(f"deployed graph: {len(report.fused)} layer(s) fused with others, {len(report.removed)} removed "
+                     f"(folded or optimised away); {report.compiles} compilation(s)")
     groups: dict[str, list[str]] = {}
     for name, fusion in report.fused.items():
         groups.setdefault(f"{fusion.node} ({fusion.node_type}, {fusion.precision})", []).append(name)

@@ -103,6 +103,8 @@ class DiffReport:
     notes: list[str] = field(default_factory=list)
     compiles: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+    matching: dict[str, Any] | None = None  # a second IR as the other side: which layer is which (matching.py)
+    weights: list[Any] = field(default_factory=list)  # its compressed weights, ranked (weights.py)
 
     @property
     def origins(self) -> list[LayerResult]:
@@ -130,7 +132,18 @@ class DiffReport:
             "steps": [s.as_dict() for s in self.steps],
             "analysed_step": self.analysed_step, "first_token_step": self.first_token_step,
             "notes": self.notes, "compiles": self.compiles, "timings": self.timings,
+            **({"matching": self.matching} if self.matching is not None else {}),
+            **({"weights": [w.as_dict() for w in self.weights]} if self.matching is not None else {}),
         }
+
+    def to_dataframe(self) -> Any:
+        """One row per compared layer port with its figures (needs pandas)."""
+        import pandas as pd  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+        return pd.DataFrame([{"name": r.name, "port": r.port, "op": r.op, "status": r.status, "index": r.index,
+                              **r.figures.as_dict(), "stated_units": r.stated.units, "budget_units": r.budget,
+                              "local_units": None if r.local is None else r.local.max_units}
+                             for r in self.layers])
 
 
 __all__ = ["DiffReport", "Fusion", "INHERITED", "LayerResult", "MATCH", "ORIGIN", "StepResult", "UNRESOLVED"]

@@ -145,6 +145,10 @@ RULES: dict[str, Rule] = {
                               "The folder lacks openvino_model.xml or the openvino-tokenizers pair."),
     "bad-prompt": Rule("Prompt options do not fit",
                        "--prompt needs an export folder; a folder needs one of --prompt, --prompt-file, --inputs."),
+    "diff-usage": Rule("A second IR or a device", "irexec diff needs either a second IR (B.xml) or --device, not both; "
+                       "--inputs-dir, -j and --scheduler need a second IR."),
+    "bad-inputs-dir": Rule("Unreadable data set", "irexec diff --inputs-dir names a directory that cannot be read or "
+                           "holds no .npz sample."),
     # comparison
     "compare-mismatch": Rule("Output differs from the reference", "Values differ beyond tolerance."),
     "compare-missing-output": Rule("Output missing from the reference", "The reference has no array for this output."),

@@ -1,0 +1,139 @@
+"""The other side as a second IR run by irexec (``irexec diff A.xml B.xml``).
+
+A is the reference; B runs the same steps on the same inputs with its own state.
+``matching.py`` says which layer of B is which layer of A; B's tensors are given
+under A's layer names.  A's constant layers are given as A's own (the core takes
+constants to be the same on both sides), so re-running a weighted layer of A on
+B's activations with A's weights isolates what B's weights change: a compressed
+layer is where an error starts.  Everything B has and A has not is reported as
+unmatched, with why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..session import Session
+from .core import Exposed, Feeds, run_diff
+from .matching import Matching, match
+from .reference import ReferenceSide
+from .report import DiffReport, Fusion
+
+
+class IRSide:
+    """B, run by irexec; tensors given under A's layer names."""
+
+    def __init__(self, ref: ReferenceSide, other: ReferenceSide, matching: Matching, label: str):
+        self.ref, self.other, self.matching = ref, other, matching
+        self.description = f"irexec on {label}"
+        self.properties: dict[str, str] = {}
+        self.compiles = 0
+        self.slack_units = 0.0  # the same engine on both sides: only the IRs differ
+        by_name = other.by_name
+        self.fusion = {a: Fusion(b, by_name[b].type, _precision(by_name[b])) for a, b in matching.layer.items()}
+        # A's constant layers count as computed the same way ("removed" would say they are not)
+        for layer in ref.candidates:
+            if layer.id not in ref.varying:
+                self.fusion.setdefault(layer.name, Fusion(layer.name, layer.type, _precision(layer)))
+        self.kept: dict[int, list[np.ndarray]] = {}  # B's layers' outputs of the last step run
+        self.constants: dict[int, list[np.ndarray]] = {}  # A's constant layers' outputs, given as they are
+        self._cache: tuple[int, list[dict[tuple[str, int], np.ndarray]]] | None = None
+
+    def feeds(self, feeds: Feeds) -> dict[str, np.ndarray]:
+        """A's feeds keyed for B: by Parameter name, else by a shared tensor name."""
+        out = {}
+        a_params = {p.name: p for p in self.ref.model.parameters}
+        for p in self.other.model.parameters:
+            names = (p.name, *(n for port in p.outputs for n in port.names))
+            for name in names:
+                if name in feeds:
+                    out[p.name] = feeds[name]
+                    break
+            else:
+                for ap in a_params.values():
+                    if set(names) & {n for port in ap.outputs for n in port.names} and ap.name in feeds:
+                        out[p.name] = feeds[ap.name]
+                        break
+        return out
+
+    def run(self, steps: Sequence[Feeds], expose: Sequence[tuple[str, int]]) -> Exposed:
+        key = id(steps[-1]) * 1000 + len(steps)
+        if self._cache is None or self._cache[0] != key or (expose and not self.kept):
+            b_ports = {(layer.name, port): key for layer, port, key in self.other.output_ports()}
+            history_b, self.kept = self.other.run([self.feeds(f) for f in steps], capture=True)
+            a_names = {key: (layer.name, port) for layer, port, key in self.ref.output_ports()}
+            history = []
+            for outs in history_b:
+                step: dict[tuple[str, int], np.ndarray] = {}
+                for b_port, key_b in b_ports.items():
+                    a_port = next((a for a, b in self.matching.ports.items() if b == b_port), None)
+                    if a_port is None and key_b in a_names:
+                        a_port = a_names[key_b]
+                    if a_port is not None:
+                        step[a_port] = outs[key_b]
+                history.append(step)
+            self._cache = (key, history)
+            self.compiles += 1
+        layers: dict[str, list[np.ndarray | None]] = {}
+        for name, port in expose:
+            slots = layers.setdefault(name, [])
+            slots.extend([None] * (port + 1 - len(slots)))
+            layer = self.ref.by_name[name]
+            if layer.id not in self.ref.varying:
+                given = self.constants.get(layer.id)
+                slots[port] = None if given is None or port >= len(given) else given[port]
+                continue
+            b = self.matching.ports.get((name, port))
+            if b is not None:
+                lb = self.other.by_name[b[0]]
+                given = self.kept.get(lb.id)
+                slots[port] = None if given is None or b[1] >= len(given) else given[b[1]]
+        return Exposed(layers, self._cache[1])
+
+
+def _precision(layer) -> str:
+    port = layer.outputs[0] if layer.outputs else None
+    return "" if port is None or port.precision is None else str(port.precision.name if hasattr(port.precision, "name")
+                                                                 else port.precision)
+
+
+def run_ir_diff(a: Session, b: Session, steps: Sequence[Feeds], *, model: str, other_model: str, inputs: str,
+                logits: str | None = None, weights: bool = True, ablate: int = 32) -> DiffReport:
+    """Compare B with A (the reference) over ``steps``: every matched layer, every compressed weight;
+    the top ``ablate`` weights also by the outputs' error with only that weight compressed."""
+    from .ablation import ablate as ablate_weights
+    from .weights import compression_tolerance, decompressed, rank_weights
+
+    ref, other = ReferenceSide(a), ReferenceSide(b)
+    matching = match(ref, other)
+    side = IRSide(ref, other, matching, other_model)
+    _, kept_a = ref.run(list(steps), capture=True)  # A's weights, and its layers at the last step for weights.py
+    side.constants = {lid: outs for lid, outs in kept_a.items() if lid not in ref.varying}
+    report = run_diff(ref, side, steps, mode="all", model=model, inputs=inputs, logits=logits)
+    report.layers = [r for r in report.layers if r.layer_id in ref.varying]
+    report.notes = [n for n in report.notes if not n.startswith("all ")]
+    report.removed = sorted(matching.unmatched_a)
+    report.fused = {}
+    report.matching = matching.as_dict()
+    counts = matching.counts()
+    report.notes.insert(0, f"B: {other_model}; {len(matching.layer)} layer(s) matched ("
+                        + ", ".join(f"{n} by {how}" for how, n in counts.items())
+                        + f"), {len(matching.unmatched_a)} of A and "
+                        f"{sum(1 for v in matching.unmatched_b.values() if 'weight' not in v)} of B unmatched")
+    if weights:
+        report.weights = rank_weights(ref, other, matching, kept_a, side.kept, report)
+        if ablate:
+            report.weights = ablate_weights(a, ref, report.weights, decompressed(other, side.kept, report.weights),
+                                            steps, ablate)
+        tolerated = compression_tolerance(report)
+        if tolerated:
+            report.notes.append(f"{len(tolerated)} layer(s) depart from A only within the rounding of their compressed "
+                                "weights (every weight element within one quantization step of A's, and the layer's "
+                                "own error within the bound that gives): counted as matches: "
+                                + ", ".join(tolerated[:5]) + (", ..." if len(tolerated) > 5 else ""))
+    return report
+
+
+__all__ = ["IRSide", "run_ir_diff"]
