@@ -57,7 +57,7 @@ def _result_infos(body: Body, tensors: Mapping[tuple[int, int], TensorInfo], res
 
 
 @body_check_scope
-def _check_body(body: Body, seeds: dict[int, TensorInfo]) -> tuple[dict[int, TensorInfo | None], list[Diagnostic]]:
+def infer_body(body: Body, seeds: dict[int, TensorInfo]) -> tuple[dict[int, TensorInfo | None], list[Diagnostic]]:
     """Check the body on the tensors fed to its Parameters: each Result's
     tensor (None when it could not be inferred) and the findings.  Within one
     budget (see BODY_CHECKS) a body checked on the same shapes and types is

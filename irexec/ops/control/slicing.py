@@ -8,7 +8,7 @@ from ..base import op_error
 from .body import BodyInput
 
 
-def _num_slices(dim: Dim, bi: BodyInput) -> Dim:
+def num_slices(dim: Dim, bi: BodyInput) -> Dim:
     """Iterations a sliced input gives: [start, end] both included, negative
     values counted from the end (OpenVINO's rule)."""
     if not dim.is_static:
@@ -19,7 +19,7 @@ def _num_slices(dim: Dim, bi: BodyInput) -> Dim:
     return Dim.of((abs(end - start) + 1) // bi.part_size)
 
 
-def _check_slices(bi: BodyInput, shape: PartialShape) -> None:
+def check_slices(bi: BodyInput, shape: PartialShape) -> None:
     """Every slice a sliced input gives lies inside its dim and runs from start
     towards end: OpenVINO's reference splits the whole axis into parts of
     part_size, walked forwards or backwards by the stride's sign, so a stride
@@ -39,7 +39,7 @@ def _check_slices(bi: BodyInput, shape: PartialShape) -> None:
     start = bi.start + n if bi.start < 0 else bi.start
     end = bi.end + n if bi.end < 0 else bi.end
     count = (abs(end - start) + 1) // bi.part_size
-    first, last = _slice_begin(n, bi, 0), _slice_begin(n, bi, count - 1) if count else 0
+    first, last = slice_begin(n, bi, 0), slice_begin(n, bi, count - 1) if count else 0
     if not (0 <= start < n and 0 <= end < n) or (bi.stride > 0) != (end >= start) and start != end \
             or count and not (0 <= min(first, last) and max(first, last) + bi.part_size <= n):
         raise op_error(f"port map start={bi.start}, end={bi.end}, stride={bi.stride}, part_size={bi.part_size} do not "
@@ -47,7 +47,7 @@ def _check_slices(bi: BodyInput, shape: PartialShape) -> None:
                        "and the stride must lead from start to end)", "bad-port-map", bi.index)
 
 
-def _slice_begin(n: int, bi: BodyInput, i: int) -> int:
+def slice_begin(n: int, bi: BodyInput, i: int) -> int:
     start = bi.start + n if bi.start < 0 else bi.start
     if bi.stride > 0:
         return start + i * bi.stride

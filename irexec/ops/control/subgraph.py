@@ -23,8 +23,8 @@ from ...shapes import DYNAMIC, Dim, PartialShape
 from ..base import BOOLEAN, INDEX, In, Inference, Op, TensorInfo, op_error
 from ..registry import register
 from .body import Body, BodyOutput
-from .body_checks import _check_body
-from .slicing import _check_slices, _num_slices, _slice_begin
+from .body_checks import infer_body
+from .slicing import check_slices, num_slices, slice_begin
 
 # Bodies that feed back into themselves may change a merged input's shape;
 # shape inference re-runs the body until the shapes settle, at most this often
@@ -129,7 +129,7 @@ class SubgraphOp(Op):
         seeds = dict(extra)
         for bi in body.inputs:
             info = inputs[bi.index]
-            _check_slices(bi, info.shape)
+            check_slices(bi, info.shape)
             if bi.axis is not None:
                 info = TensorInfo(_with_dim(info.shape, bi.axis, Dim.of(bi.part_size)), info.etype)
             else:
@@ -137,7 +137,7 @@ class SubgraphOp(Op):
             seeds[bi.param] = info
         diags: list[Diagnostic] = []
         for settle in range(_SETTLE_ROUNDS):
-            found, diags = _check_body(body, seeds)
+            found, diags = infer_body(body, seeds)
             changed = False
             for bi in body.inputs:
                 res = found.get(bi.merged) if bi.merged is not None else None
@@ -196,7 +196,7 @@ class SubgraphOp(Op):
         limit = iterations if iterations is not None else (trip if trip is not None and trip >= 0 else None)
         for bi in sliced:  # a Loop also ends when a sliced input has no slice left
             a = arrays[bi.index]
-            n = _num_slices(Dim.of(a.shape[bi.axis % a.ndim]), bi).value  # type: ignore[operator]
+            n = num_slices(Dim.of(a.shape[bi.axis % a.ndim]), bi).value  # type: ignore[operator]
             limit = n if limit is None else min(limit, n)
         # the concatenated parts and the values carried to the next iteration
         # count against the run's memory limit, checked after every iteration
@@ -208,7 +208,7 @@ class SubgraphOp(Op):
             for bi in sliced:
                 a = arrays[bi.index]
                 axis = bi.axis % a.ndim  # type: ignore[operator]
-                begin = _slice_begin(a.shape[axis], bi, i)
+                begin = slice_begin(a.shape[axis], bi, i)
                 feeds[bi.param] = np.take(a, np.arange(begin, begin + bi.part_size), axis=axis)
             if body.current_iteration is not None and all(bi.param != body.current_iteration for bi in body.inputs):
                 feeds[body.current_iteration] = np.full(ci_shape, i, dtype=ci_dtype)
@@ -253,7 +253,7 @@ class SubgraphOp(Op):
         shape with 0 along the axis (learnt from the body's inference)."""
         seeds = {lid: TensorInfo(PartialShape.static(a.shape), dtypes.from_dtype(a.dtype) or dtypes.get("dynamic"))
                  for lid, a in feeds.items()}
-        found, _ = _check_body(body, seeds)
+        found, _ = infer_body(body, seeds)
         res = found.get(bo.result)
         if res is None or res.shape.dims is None or not res.known_type:
             raise op_error("the loop ran no iteration and the shape of its concatenated output is unknown", "bad-shape")
@@ -279,7 +279,7 @@ class TensorIterator1(SubgraphOp):
                 continue
             if not -len(shape.dims) <= bi.axis < len(shape.dims):
                 raise op_error(f"port map axis {bi.axis} is out of range for input shape {shape}", "axis-out-of-range", bi.index)
-            k = _num_slices(shape.dims[bi.axis], bi)
+            k = num_slices(shape.dims[bi.axis], bi)
             if n is not None and n.is_static and k.is_static and n.value != k.value:
                 raise op_error(f"sliced inputs give different iteration counts ({n} and {k})", "incompatible-inputs", bi.index)
             n = k if n is None or not n.is_static else n
@@ -373,7 +373,7 @@ class If8(SubgraphOp):
 
     def _branch(self, body: Body, inputs: Sequence[TensorInfo]) -> tuple[list[TensorInfo | None], list[Diagnostic]]:
         seeds = {bi.param: TensorInfo(inputs[bi.index].shape, inputs[bi.index].etype) for bi in body.inputs}
-        found, diags = _check_body(body, seeds)
+        found, diags = infer_body(body, seeds)
         outs: list[TensorInfo | None] = [None] * self.num_outputs(len(inputs))
         for bo in body.outputs:
             if bo.index < len(outs):
