@@ -272,8 +272,10 @@ def _depthwise_channels_last(x: np.ndarray, w: np.ndarray, strides: Sequence[int
     """The input copied once channels last with its padding, then per input
     channel of a group one ``einsum`` over a strided view [N, *taps, *out, C]
     of it (every tap and stride is a stride of the view, so no phases),
-    summing the taps with the channels innermost.  (einsum holds the GIL:
-    one thread.)"""
+    summing the taps with the channels innermost, one pass for every tap.
+    One thread: einsum releases the GIL, but cutting MobileNet's layers over
+    two threads measured 1.1-1.4x slower on a loaded 2-CPU host, and a multiply-add per tap (two
+    passes over the output each) 1.4-3x slower (benchmarks/README.md)."""
     n, g, og, cg, kernel, out_spatial = _depthwise_geometry(x, w, out)
     r, c = len(kernel), g * og
     reach = _reach(out_spatial, strides, kernel, dilations)
