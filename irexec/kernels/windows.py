@@ -267,15 +267,24 @@ def _progression(values: list[int]) -> slice:
     return slice(values[0], values[-1] + 1, step)
 
 
+# Output width from which a channels-last depthwise convolution of stride 1
+# along the width sums runs of the whole output row (measured on MobileNet's
+# shapes: 0.56x the time at 56 x 56, 0.7-0.9x at 28 and 14, 1.2x at 7).
+ROW_RUNS_FROM = 14
+
+
 def _depthwise_channels_last(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
                              begin: Sequence[int], out: np.ndarray, acc: np.dtype) -> None:
     """The input copied once channels last with its padding, then per input
     channel of a group one ``einsum`` over a strided view [N, *taps, *out, C]
     of it (every tap and stride is a stride of the view, so no phases),
-    summing the taps with the channels innermost, one pass for every tap.
-    One thread: einsum releases the GIL, but cutting MobileNet's layers over
-    two threads measured 1.1-1.4x slower on a loaded 2-CPU host, and a multiply-add per tap (two
-    passes over the output each) 1.4-3x slower (benchmarks/README.md)."""
+    summing the taps in one pass each.  NumPy's cost is per innermost run:
+    with stride 1 along a wide enough last axis, that axis and the channels
+    are one contiguous run [out[-1] * C] of the view, the weights repeated
+    along it to match.  One thread: einsum releases the GIL, but cutting
+    MobileNet's layers over two threads measured 1.1-1.4x slower on a loaded
+    2-CPU host, and a multiply-add per tap (two passes over the output each)
+    1.4-3x slower (benchmarks/README.md)."""
     n, g, og, cg, kernel, out_spatial = _depthwise_geometry(x, w, out)
     r, c = len(kernel), g * og
     reach = _reach(out_spatial, strides, kernel, dilations)
@@ -287,24 +296,31 @@ def _depthwise_channels_last(x: np.ndarray, w: np.ndarray, strides: Sequence[int
         src.append(slice(0, take))
         dst.append(slice(b, b + take))
     xc[tuple(dst)] = np.moveaxis(x[tuple(src)], 1, -1)
-    wc = w.reshape(c, cg, *kernel).astype(acc, copy=False)
-    taps, outs = "abcdef"[:r], "uvwxyz"[:r]
+    wc = np.ascontiguousarray(np.moveaxis(w.reshape(c, cg, *kernel), 0, -1), dtype=acc)  # [Cg, *kernel, C]
+    rows = strides[-1] == 1 and out_spatial[-1] >= ROW_RUNS_FROM
+    if rows:  # the weights [Cg, *kernel, out[-1] * C]
+        limits.require(wc.size * out_spatial[-1] * acc.itemsize, "the depthwise weights repeated along a row")
+        wc = np.ascontiguousarray(np.broadcast_to(wc[..., None, :], (*wc.shape[:-1], out_spatial[-1], c)))
+        wc = wc.reshape(*wc.shape[:-2], -1)
+    run = out_spatial[-1] * c if rows else c
+    outs = out_spatial[:-1] if rows else out_spatial
+    taps, letters = "abcdef"[:r], "uvwxyz"[:len(outs)]
     total = None
     for ci in range(cg):
         # output channel (group, o) reads input channel group * cg + ci
         xs = xc if cg == 1 and og == 1 else np.take(xc, np.arange(c) // og * cg + ci, axis=-1)
         st = xs.strides
         view = np.lib.stride_tricks.as_strided(
-            xs, (n, *kernel, *out_spatial, c),
-            (st[0], *[st[1 + a] * dilations[a] for a in range(r)], *[st[1 + a] * strides[a] for a in range(r)], st[-1]),
+            xs, (n, *kernel, *outs, run),
+            (st[0], *[st[1 + a] * dilations[a] for a in range(r)], *[st[1 + a] * strides[a] for a in range(len(outs))], st[-1]),
             writeable=False)
-        part = np.einsum(f"n{taps}{outs}q,{taps}q->n{outs}q", view, np.ascontiguousarray(np.moveaxis(wc[:, ci], 0, -1)))
+        part = np.einsum(f"n{taps}{letters}q,{taps}q->n{letters}q", view, wc[ci])
         if total is None:
             total = part
         else:
             total += part
     assert total is not None  # every input channel added its part
-    out[...] = np.moveaxis(total, -1, 1)
+    out[...] = np.moveaxis(total.reshape(n, *out_spatial, c), -1, 1)
 
 
 def parallel_parts(nbytes: int, limit: int) -> int:
