@@ -47,7 +47,7 @@ MODELS = next((p / "shared" / "models" for p in REPO.parents if (p / "shared" / 
 
 def host() -> str:
     """The CPU's model name and its vector extensions, from /proc/cpuinfo."""
-    name, flags = "unknown CPU", set()
+    name, flags = "unknown CPU", set[str]()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             key, _, value = line.partition(":")
@@ -126,8 +126,11 @@ def bench_llm(d: Path, repeat: int, new_tokens: int, peaks: int) -> dict[str, fl
                                     "beam_idx": np.zeros(1, np.int32)})["logits"]
 
     out: dict[str, float | None] = {}
-    out["ir_prefill"], out["ov_prefill"] = interleaved(lambda: (session.reset_state(), session.run(step0)),
-                                                       lambda: (request.reset_state(), request.infer(step0)), repeat, warm=3)
+    def prefill(reset: Callable[[], object], call: Callable[[dict[str, np.ndarray]], object]) -> Callable[[], object]:
+        return lambda: (reset(), call(step0))
+
+    out["ir_prefill"], out["ov_prefill"] = interleaved(prefill(session.reset_state, session.run),
+                                                       prefill(request.reset_state, request.infer), repeat, warm=3)
     ir_dec, ov_dec = [], []
     for _ in range(1 + repeat):
         ir_dec.append(decode_step(session.reset_state, session.run))
@@ -144,7 +147,7 @@ def stateful_peak(engine: str, d: Path, count: int) -> float | None:
     """Median over ``count`` fresh processes of the peak RSS of loading the model and running both steps."""
     got = []
     for _ in range(count):
-        p = subprocess.run([sys.executable, bench_models.__file__, "--child-stateful", engine, str(d), "0"],
+        p = subprocess.run([sys.executable, str(bench_models.__file__), "--child-stateful", engine, str(d), "0"],
                            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
         if p.returncode != 0 or not p.stdout.strip():
             return None

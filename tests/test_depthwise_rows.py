@@ -4,6 +4,8 @@ runs give, bit for bit on integer-valued data, and what OpenVINO CPU gives."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -46,7 +48,7 @@ def test_row_runs_match_channel_runs_exactly(name: str, monkeypatch: pytest.Monk
     np.testing.assert_array_equal(rows, first)
 
 
-def test_row_runs_match_openvino(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_row_runs_match_openvino(tmp_path: Path) -> None:
     ov = pytest.importorskip("openvino")
     import irexec
     from irexec.writer import IRBuilder
