@@ -18,6 +18,7 @@ CASES = {
     "2d-stride-rows-dilated": ((2, 72, 11, 20), 72, (1, 1), (3, 5), (2, 1), (1, 2), (2, 0), (0, 3)),
     "2d-multiplier": ((1, 40, 6, 18), 40, (2, 1), (2, 3), (1, 1), (1, 1), (0, 1), (1, 1)),
     "2d-two-inputs-per-group": ((1, 80, 5, 17), 40, (2, 2), (3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
+    "2d-few-channels": ((1, 8, 7, 15), 8, (1, 1), (3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
     "1d": ((2, 96, 30), 96, (1, 1), (5,), (1,), (1,), (2,), (2,)),
     "3d": ((1, 72, 4, 5, 16), 72, (1, 1), (2, 3, 3), (1, 2, 1), (1, 1, 1), (1, 1, 1), (0, 1, 1)),
 }
@@ -36,12 +37,13 @@ def _case(name: str) -> tuple[np.ndarray, np.ndarray, tuple, tuple, tuple, tuple
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_row_runs_match_channel_runs_exactly(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     x, w, strides, dilations, out, pads = _case(name)
-    assert out[-1] >= windows.ROW_RUNS_FROM and strides[-1] == 1  # the case takes the row path
-    monkeypatch.setattr(windows, "CHANNELS_LAST_FROM", 1)
+    assert windows._row_runs(w.shape[0] * w.shape[1], strides, out)  # the case takes the row path
     rows = conv_nd(x, w, w.shape[0], strides, dilations, out, x.dtype, pads)
     monkeypatch.setattr(windows, "ROW_RUNS_FROM", 1 << 30)
+    monkeypatch.setattr(windows, "CHANNELS_LAST_FROM", 1)
     channels = conv_nd(x, w, w.shape[0], strides, dilations, out, x.dtype, pads)
     monkeypatch.setattr(windows, "CHANNELS_LAST_FROM", 1 << 30)
+    monkeypatch.setattr(windows, "ROW_RUNS_CHANNELS_FROM", 1 << 30)
     first = conv_nd(x, w, w.shape[0], strides, dilations, out, x.dtype, pads)
     assert rows.shape == (x.shape[0], w.shape[0] * w.shape[1], *out)
     np.testing.assert_array_equal(rows, channels)
