@@ -184,7 +184,7 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
     width are scratch, dropped at the end)."""
     n, g, og, cg, kernel, out_spatial = _depthwise_geometry(x, w, out)
     r, c = len(kernel), g * og
-    if c >= CHANNELS_LAST_FROM:
+    if c >= CHANNELS_LAST_FROM or _row_runs(c, strides, out_spatial) and out.nbytes < parallel.MIN_PARALLEL_BYTES:
         _depthwise_channels_last(x, w, strides, dilations, begin, out, acc)
         return
     # the windows reach (o-1)*s + (k-1)*d + 1 positions of the padded axis
@@ -267,13 +267,36 @@ def _progression(values: list[int]) -> slice:
     return slice(values[0], values[-1] + 1, step)
 
 
+# Output width from which a channels-last depthwise convolution of stride 1
+# along the width sums runs of the whole output row (measured on MobileNet's
+# shapes: 0.56x the time at 56 x 56, 0.7-0.9x at 28 and 14, 1.2x at 7).
+ROW_RUNS_FROM = 14
+
+
+def _row_runs(c: int, strides: Sequence[int], out_spatial: Sequence[int]) -> bool:
+    """Whether channels last sums runs of whole output rows: stride 1 along a
+    wide enough last axis.  Then it is also faster than channels first from
+    ``ROW_RUNS_CHANNELS_FROM`` channels (0.74-0.84x the time on 6-48 channel
+    layers of 28-112 wide maps; 1.2-1.7x with 2-4 channels).  (Its one
+    thread: only where channels first would not be cut over threads either.)"""
+    return strides[-1] == 1 and out_spatial[-1] >= ROW_RUNS_FROM and c >= ROW_RUNS_CHANNELS_FROM
+
+
+ROW_RUNS_CHANNELS_FROM = 8
+
+
 def _depthwise_channels_last(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
                              begin: Sequence[int], out: np.ndarray, acc: np.dtype) -> None:
     """The input copied once channels last with its padding, then per input
     channel of a group one ``einsum`` over a strided view [N, *taps, *out, C]
     of it (every tap and stride is a stride of the view, so no phases),
-    summing the taps with the channels innermost.  (einsum holds the GIL:
-    one thread.)"""
+    summing the taps in one pass each.  NumPy's cost is per innermost run:
+    with stride 1 along a wide enough last axis, that axis and the channels
+    are one contiguous run [out[-1] * C] of the view, the weights repeated
+    along it to match.  One thread: einsum releases the GIL, but cutting
+    MobileNet's layers over two threads measured 1.1-1.4x slower on a loaded
+    2-CPU host, and a multiply-add per tap (two passes over the output each)
+    1.4-3x slower (benchmarks/README.md)."""
     n, g, og, cg, kernel, out_spatial = _depthwise_geometry(x, w, out)
     r, c = len(kernel), g * og
     reach = _reach(out_spatial, strides, kernel, dilations)
@@ -285,24 +308,31 @@ def _depthwise_channels_last(x: np.ndarray, w: np.ndarray, strides: Sequence[int
         src.append(slice(0, take))
         dst.append(slice(b, b + take))
     xc[tuple(dst)] = np.moveaxis(x[tuple(src)], 1, -1)
-    wc = w.reshape(c, cg, *kernel).astype(acc, copy=False)
-    taps, outs = "abcdef"[:r], "uvwxyz"[:r]
+    wc = np.ascontiguousarray(np.moveaxis(w.reshape(c, cg, *kernel), 0, -1), dtype=acc)  # [Cg, *kernel, C]
+    rows = _row_runs(c, strides, out_spatial)
+    if rows:  # the weights [Cg, *kernel, out[-1] * C]
+        limits.require(wc.size * out_spatial[-1] * acc.itemsize, "the depthwise weights repeated along a row")
+        wc = np.ascontiguousarray(np.broadcast_to(wc[..., None, :], (*wc.shape[:-1], out_spatial[-1], c)))
+        wc = wc.reshape(*wc.shape[:-2], -1)
+    run = out_spatial[-1] * c if rows else c
+    outs = out_spatial[:-1] if rows else out_spatial
+    taps, letters = "abcdef"[:r], "uvwxyz"[:len(outs)]
     total = None
     for ci in range(cg):
         # output channel (group, o) reads input channel group * cg + ci
         xs = xc if cg == 1 and og == 1 else np.take(xc, np.arange(c) // og * cg + ci, axis=-1)
         st = xs.strides
         view = np.lib.stride_tricks.as_strided(
-            xs, (n, *kernel, *out_spatial, c),
-            (st[0], *[st[1 + a] * dilations[a] for a in range(r)], *[st[1 + a] * strides[a] for a in range(r)], st[-1]),
+            xs, (n, *kernel, *outs, run),
+            (st[0], *[st[1 + a] * dilations[a] for a in range(r)], *[st[1 + a] * strides[a] for a in range(len(outs))], st[-1]),
             writeable=False)
-        part = np.einsum(f"n{taps}{outs}q,{taps}q->n{outs}q", view, np.ascontiguousarray(np.moveaxis(wc[:, ci], 0, -1)))
+        part = np.einsum(f"n{taps}{letters}q,{taps}q->n{letters}q", view, wc[ci])
         if total is None:
             total = part
         else:
             total += part
     assert total is not None  # every input channel added its part
-    out[...] = np.moveaxis(total, -1, 1)
+    out[...] = np.moveaxis(total.reshape(n, *out_spatial, c), -1, 1)
 
 
 def parallel_parts(nbytes: int, limit: int) -> int:

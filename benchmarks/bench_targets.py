@@ -1,0 +1,286 @@
+#!/usr/bin/env python
+"""irexec against OpenVINO CPU on whole models, and the speed targets met or not.
+
+    python benchmarks/bench_targets.py             # every target, a few minutes
+    python benchmarks/bench_targets.py --quick     # few repeats, small IR: a smoke run
+    python benchmarks/bench_targets.py --models DIR --repeat 15
+
+Every time is a median of calls that alternate between irexec and OpenVINO (f32:
+``INFERENCE_PRECISION_HINT=f32``) in this process after warm-ups, so both see the
+machine's load; the ratios are what to compare.  The models: every directory of
+``--models`` (default ``shared/models`` beside the repository) and of ``examples/``
+holding ``model.xml`` and ``inputs.npz``; a stateful LLM (meta.json ``"stateful"``)
+is measured step by step as bench_models.py does (prefill = reset, step 0; decode =
+reset, step 0 untimed, step 1), with each engine's peak RSS in a fresh process, and
+its greedy generation in tokens/s.  ``check`` is timed on a long IR built here with
+IRBuilder against ``openvino.Core().read_model`` of the same file, and ``irexec run``
+of a tiny model in a fresh process as a user starts it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # this tree's irexec, not an installed one
+EXAMPLES = REPO / "examples"
+_spec = importlib.util.spec_from_file_location("bench_models", Path(__file__).with_name("bench_models.py"))
+assert _spec is not None and _spec.loader is not None
+bench_models = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_models)
+F32 = {"INFERENCE_PRECISION_HINT": "f32"}
+# shared/models beside the repository or beside one of its parent folders (a worktree)
+MODELS = next((p / "shared" / "models" for p in REPO.parents if (p / "shared" / "models").is_dir()), bench_models.DEFAULT_DIR)
+
+
+def host() -> str:
+    """The CPU's model name and its vector extensions, from /proc/cpuinfo."""
+    name, flags = "unknown CPU", set[str]()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and name == "unknown CPU":
+                name = value.strip()
+            elif key.strip() == "flags" and not flags:
+                flags = set(value.split())
+    except OSError:
+        pass
+    ext = [f for f in ("avx2", "avx512f", "avx512_vnni", "amx_tile") if f in flags]
+    return f"{name}, {os.cpu_count()} CPUs, {' '.join(ext) or 'no avx2'}"
+
+
+def interleaved(a: Callable[[], object], b: Callable[[], object], repeat: int, warm: int = 2) -> tuple[float, float]:
+    """Medians of ``a`` and ``b`` called in turn ``repeat`` times after ``warm`` warm-ups."""
+    ta, tb = [], []
+    for i in range(warm + repeat):
+        t = time.perf_counter()
+        a()
+        t1 = time.perf_counter()
+        b()
+        t2 = time.perf_counter()
+        if i >= warm:
+            ta.append(t1 - t)
+            tb.append(t2 - t1)
+    return statistics.median(ta), statistics.median(tb)
+
+
+def model_dirs(models: Path) -> list[Path]:
+    dirs = [d for root in (models, EXAMPLES) if root.is_dir() for d in sorted(root.iterdir())]
+    return [d for d in dirs if (d / "model.xml").is_file()]
+
+
+def bench_model(d: Path, repeat: int) -> tuple[float, float]:
+    import openvino as ov
+
+    import irexec
+    from irexec.model import load
+
+    feeds = dict(np.load(d / "inputs.npz"))
+    model = load(str(d / "model.xml"))
+    request = ov.Core().compile_model(str(d / "model.xml"), "CPU", F32).create_infer_request()
+    return interleaved(lambda: irexec.run(model, feeds), lambda: request.infer(feeds, share_inputs=True, share_outputs=True),
+                       repeat)
+
+
+def bench_llm(d: Path, repeat: int, new_tokens: int, peaks: int) -> dict[str, float | None]:
+    """Prefill and decode medians, peak RSS, greedy tokens/s of irexec and OpenVINO."""
+    import openvino as ov
+
+    import irexec
+    from irexec.generate import generate
+
+    meta = json.loads((d / "meta.json").read_text())
+    step0, step1 = bench_models._steps(d)
+    request = ov.Core().compile_model(str(d / "model.xml"), "CPU", meta["ov_config"]).create_infer_request()
+    session = irexec.Session(str(d / "model.xml"))
+
+    def decode_step(reset: Callable[[], object], call: Callable[[dict[str, np.ndarray]], object]) -> float:
+        """Seconds of step 1 after a reset and an untimed step 0."""
+        reset()
+        call(step0)
+        t = time.perf_counter()
+        call(step1)
+        return time.perf_counter() - t
+
+    def ov_greedy() -> None:
+        """The same greedy loop as ``irexec generate``, on one infer request."""
+        request.reset_state()
+        ids, mask = step0["input_ids"], step0["attention_mask"]
+        logits = request.infer(step0)["logits"]
+        for _ in range(1, new_tokens):
+            ids = logits[:, -1].argmax(-1)[:, None].astype(np.int64)
+            mask = np.ones((1, mask.shape[1] + 1), np.int64)
+            logits = request.infer({"input_ids": ids, "attention_mask": mask, "position_ids": np.array([[mask.shape[1] - 1]]),
+                                    "beam_idx": np.zeros(1, np.int32)})["logits"]
+
+    out: dict[str, float | None] = {}
+    def prefill(reset: Callable[[], object], call: Callable[[dict[str, np.ndarray]], object]) -> Callable[[], object]:
+        return lambda: (reset(), call(step0))
+
+    out["ir_prefill"], out["ov_prefill"] = interleaved(prefill(session.reset_state, session.run),
+                                                       prefill(request.reset_state, request.infer), repeat, warm=3)
+    ir_dec, ov_dec = [], []
+    for _ in range(1 + repeat):
+        ir_dec.append(decode_step(session.reset_state, session.run))
+        ov_dec.append(decode_step(request.reset_state, request.infer))
+    out["ir_decode"], out["ov_decode"] = statistics.median(ir_dec[1:]), statistics.median(ov_dec[1:])
+    prompt = {k: step0[k] for k in ("input_ids", "attention_mask", "position_ids", "beam_idx")}
+    ir_gen, ov_gen = interleaved(lambda: generate(session, prompt, new_tokens), ov_greedy, max(1, repeat // 3), warm=1)
+    out["ir_tok_s"], out["ov_tok_s"] = new_tokens / ir_gen, new_tokens / ov_gen
+    out["ir_peak"], out["ov_peak"] = stateful_peak("irexec", d, peaks), stateful_peak("openvino", d, peaks)
+    return out
+
+
+def stateful_peak(engine: str, d: Path, count: int) -> float | None:
+    """Median over ``count`` fresh processes of the peak RSS of loading the model and running both steps."""
+    got = []
+    for _ in range(count):
+        p = subprocess.run([sys.executable, str(bench_models.__file__), "--child-stateful", engine, str(d), "0"],
+                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+        if p.returncode != 0 or not p.stdout.strip():
+            return None
+        got.append(int(p.stdout.split()[-1]))
+    return statistics.median(got)
+
+
+def write_long_ir(path: Path, blocks: int) -> int:
+    """Parameter -> ``blocks`` x (Add of a Const, ReLU, Multiply by a Const) -> Result; its layer count."""
+    from irexec.writer import IRBuilder
+
+    b = IRBuilder()
+    x = b.parameter("x", "1,16")
+    for i in range(blocks):
+        x = b.layer("Add", "opset1", [x, b.const(np.full((1, 16), 0.01 * (i % 7), np.float32))])
+        x = b.layer("Relu", "opset1", [x])
+        x = b.layer("Multiply", "opset1", [x, b.const(np.full((1, 16), 0.5, np.float32))])
+    b.result(x)
+    b.write(path)
+    return 2 + 5 * blocks
+
+
+def bench_check(blocks: int, repeat: int) -> tuple[int, float, float]:
+    import openvino as ov
+
+    import irexec
+
+    core = ov.Core()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "long.xml"
+        layers = write_long_ir(path, blocks)
+        result = irexec.check(str(path))
+        if result.diagnostics and any(d.severity == "error" for d in result.diagnostics):
+            raise SystemExit(f"the long IR does not check: {result.diagnostics[0].format()}")
+        ir, ov_s = interleaved(lambda: irexec.check(str(path)), lambda: core.read_model(str(path)), repeat, warm=1)
+    return layers, ir, ov_s
+
+
+def bench_fresh_run(repeat: int) -> float:
+    """Wall time of ``python -m irexec run`` of a tiny example model, a fresh process each time."""
+    d = EXAMPLES / "gather-example-1"
+    cmd = [sys.executable, "-m", "irexec", "run", str(d / "model.xml"), "--inputs", str(d / "inputs.npz"), "-q"]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    times = []
+    for _ in range(repeat + 1):
+        t = time.perf_counter()
+        subprocess.run(cmd, capture_output=True, check=True, env=env)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times[1:])  # the first warms the file cache
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT MET"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--models", type=Path, default=MODELS)
+    ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--quick", action="store_true", help="few repeats, a small long IR, one process per peak")
+    ap.add_argument("--only", help="only the models whose directory name contains one of these comma-separated words")
+    args = ap.parse_args()
+    repeat = 3 if args.quick else args.repeat
+    import irexec
+
+    irexec.retain_freed_memory()  # as `irexec run` does
+    print(f"host: {host()}; load average {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+    targets: list[tuple[str, str, bool | None]] = []
+
+    print(f"\n== models (f32, medians of {repeat} interleaved calls)")
+    print(f"{'model':<26} {'irexec ms':>10} {'OpenVINO ms':>12} {'ratio':>7}")
+    ratios: dict[str, float] = {}
+    llms: list[Path] = []
+    for d in model_dirs(args.models):
+        if args.only and not any(w in d.name for w in args.only.split(",")):
+            continue
+        meta = json.loads((d / "meta.json").read_text()) if (d / "meta.json").is_file() else {}
+        if meta.get("stateful"):
+            llms.append(d)
+            continue
+        if not (d / "inputs.npz").is_file():
+            continue
+        try:
+            ir, ov_s = bench_model(d, repeat)
+        except irexec.IRExecError as e:
+            print(f"{d.name:<26} skipped: {e.diagnostics[0].format()}")
+            continue
+        except RuntimeError as e:  # OpenVINO refuses some spec examples irexec runs
+            print(f"{d.name:<26} skipped: OpenVINO: {str(e).strip().splitlines()[-1][:80]}")
+            continue
+        ratios[d.name] = ir / ov_s
+        print(f"{d.name:<26} {ir * 1e3:>10.2f} {ov_s * 1e3:>12.3f} {ir / ov_s:>7.2f}")
+    if ratios:
+        med, worst = statistics.median(ratios.values()), max(ratios.values())
+        slowest = max(ratios, key=ratios.__getitem__)
+        targets += [("whole-model median <= 2x OpenVINO", f"{med:.2f}x", med <= 2),
+                    ("whole-model worst <= 3x OpenVINO", f"{worst:.2f}x ({slowest})", worst <= 3)]
+
+    for d in llms:
+        r = bench_llm(d, repeat, 4 if args.quick else 16, 1 if args.quick else 3)
+        print(f"\n== {d.name} (stateful LLM, OpenVINO config from meta.json)")
+        print(f"{'':<10} {'prefill ms':>11} {'decode ms':>10} {'tokens/s':>9} {'peak MiB':>9}")
+        for who, k in (("irexec", "ir"), ("OpenVINO", "ov")):
+            peak = r[f"{k}_peak"]
+            print(f"{who:<10} {r[f'{k}_prefill'] * 1e3:>11.1f} {r[f'{k}_decode'] * 1e3:>10.1f} "  # type: ignore[operator]
+                  f"{r[f'{k}_tok_s']:>9.1f} {'n/a' if peak is None else f'{peak / 2**20:.0f}':>9}")
+        prefill, decode = r["ir_prefill"] / r["ov_prefill"], r["ir_decode"] / r["ov_decode"]  # type: ignore[operator]
+        targets += [(f"{d.name} prefill <= 1.5x", f"{prefill:.2f}x", prefill <= 1.5),
+                    (f"{d.name} decode <= 2x", f"{decode:.2f}x", decode <= 2)]
+        if r["ir_peak"] and r["ov_peak"]:
+            peak = r["ir_peak"] / r["ov_peak"]
+            targets.append((f"{d.name} peak RSS <= 1.5x", f"{peak:.2f}x", peak <= 1.5))
+        gen = r["ir_tok_s"] / r["ov_tok_s"]  # type: ignore[operator]
+        if importlib.util.find_spec("openvino_genai") is None:
+            targets.append(("generate tokens/s >= 0.5x GenAI LLMPipeline",
+                            f"not measured: openvino_genai is not installed (vs an OpenVINO greedy loop: {gen:.2f}x)", None))
+        else:
+            targets.append(("generate tokens/s >= 0.5x OpenVINO greedy loop (GenAI needs a tokenizer dir)",
+                            f"{gen:.2f}x", gen >= 0.5))
+
+    blocks = 400 if args.quick else 5000
+    layers, ir, ov_s = bench_check(blocks, repeat)
+    print(f"\n== check of a {layers}-layer IR: irexec.check {ir * 1e3:.0f} ms, OpenVINO read_model {ov_s * 1e3:.0f} ms")
+    targets.append((f"check <= 1x read_model ({layers} layers)", f"{ir / ov_s:.2f}x", ir <= ov_s))
+
+    fresh = bench_fresh_run(repeat)
+    print(f"\n== `irexec run` of a tiny model in a fresh process: {fresh:.2f} s")
+    targets.append(("tiny `irexec run` in a fresh process <= 0.5 s", f"{fresh:.2f} s", fresh <= 0.5))
+
+    print(f"\n== targets (load average now {os.getloadavg()[0]:.1f})")
+    for name, value, ok in targets:
+        print(f"{name:<52} {value:<30} {'n/a' if ok is None else verdict(ok)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""bench_targets.py keeps working: its quick mode completes and names the host,
+every section and every target.  Never how fast anything is."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+BENCH = REPO / "benchmarks" / "bench_targets.py"
+LLM = next((p / "shared" / "models" / "smollm_int4_stateful" for p in REPO.parents
+            if (p / "shared" / "models" / "smollm_int4_stateful").is_dir()), None)
+
+
+def test_quick_targets_run_names_every_target() -> None:
+    pytest.importorskip("openvino")
+    only = "roll-example-1" + (",smollm" if LLM is not None else "")
+    proc = subprocess.run([sys.executable, str(BENCH), "--quick", "--only", only], capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout
+    assert out.startswith("host: ") and "load average" in out
+    for line in ["roll-example-1", "== check of a", "fresh process", "== targets",
+                 "whole-model median <= 2x", "whole-model worst <= 3x", "check <= 1x read_model",
+                 "tiny `irexec run` in a fresh process <= 0.5 s"]:
+        assert line in out, f"{line!r} missing from the output:\n{out}"
+    if LLM is not None:
+        for line in ["prefill <= 1.5x", "decode <= 2x", "peak RSS <= 1.5x", "generate tokens/s"]:
+            assert line in out, f"{line!r} missing from the output:\n{out}"
+    verdicts = [line for line in out.split("== targets", 1)[1].splitlines()[1:] if line.strip()]
+    assert verdicts and all(v.rstrip().endswith(("met", "NOT MET", "n/a")) for v in verdicts)
+    assert "Traceback" not in proc.stderr
