@@ -21,14 +21,11 @@ def qkv(b: tuple[int, ...], bk: tuple[int, ...], L: int, S: int, E: int, Ev: int
     return [rand((*b, L, E), dtype), rand((*bk, S, E), dtype), rand((*bk, S, Ev), dtype)]
 
 
-rng = table_rng("ScaledDotProductAttention-13")  # each table its own generator
-
-
+rng = table_rng("ScaledDotProductAttention-13-mask")  # the boolean mask's own generator
 masked = rng.random((5, 7)) > 0.3
-
-
 masked[:, 0] = True
 
+rng = table_rng("ScaledDotProductAttention-13")  # each table its own generator
 
 SDPA = OpTable("ScaledDotProductAttention", "opset13", reference=ref_sdpa, tol=Tol(rtol=1e-5, atol=1e-6), cases=[
     Case("plain", qkv((2, 3), (2, 3), 5, 7, 8, 4), {"causal": False}),

@@ -1,4 +1,7 @@
-"""Conformance tables of RandomUniform, Multinomial."""
+"""Conformance tables of RandomUniform-8 and Multinomial-13: shapes and
+types against OpenVINO's shape inference, declared dims and errors.  Their
+values come from another generator than OpenVINO's, so they are not compared
+(generation/test_random_values.py checks support, shape, dtype and determinism)."""
 
 from __future__ import annotations
 

@@ -98,4 +98,5 @@ def table(kind: str, bgr: bool) -> OpTable:
     return OpTable(op, "opset8", reference=reference(kind, bgr), cases=cases, errors=errors)
 
 
-test_conformance = conformance([table("NV12", False), table("NV12", True), table("I420", False), table("I420", True)])
+TABLES = [table("NV12", False), table("NV12", True), table("I420", False), table("I420", True)]
+test_conformance = conformance(TABLES)

@@ -1,4 +1,5 @@
-"""Conformance tables of GridSample."""
+"""Conformance table of GridSample-9.  The reference reads pixels one output
+point at a time with plain Python, in float64."""
 
 from __future__ import annotations
 

@@ -25,12 +25,10 @@ def f32(*v: float) -> np.ndarray:
 NONE = np.array([1], np.int64)  # sizes unused in scales mode
 
 
-rng = table_rng("Interpolate-4")  # each table its own generator
-
-
+rng = table_rng("Interpolate-image")  # the image several tables share, its own generator
 IMG = rand((1, 2, 4, 5))
 
-
+rng = table_rng("Interpolate-4")  # each table its own generator
 INTERP4 = OpTable("Interpolate", "opset4", reference=ref_interp, tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("nearest-up-asymmetric-floor", [IMG, shape_of(8, 10), f32(2, 2), shape_of(2, 3)],
          interp("nearest", ctm="asymmetric", nearest="floor"), const=(1, 2, 3)),

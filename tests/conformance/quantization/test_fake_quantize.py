@@ -1,4 +1,6 @@
-"""Conformance tables of FakeQuantize."""
+"""Conformance table of FakeQuantize-1.  The reference follows the spec's
+formula element by element in the element type (the reference's order of
+operations), written with explicit broadcasting, independently of the kernel."""
 
 from __future__ import annotations
 

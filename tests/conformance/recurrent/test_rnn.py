@@ -1,4 +1,5 @@
-"""Conformance tables of RNNCell, GRUCell, LSTMCell, RNNSequence, GRUSequence, LSTMSequence."""
+"""Conformance tables of the recurrent ops.  The references are written from
+the specs in float64, one batch row and one time step at a time."""
 
 from __future__ import annotations
 

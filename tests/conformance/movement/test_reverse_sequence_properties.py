@@ -9,12 +9,12 @@ import itertools
 import ml_dtypes
 import numpy as np
 import pytest
-from diagnostic_helpers import only_error, xml_line
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import EXECUTABLE, any_bits
 
 import irexec
+from conformance.diagnostic_helpers import only_error, xml_line
+from conformance.strategies import EXECUTABLE, any_bits
 from irexec import dtypes
 from irexec.errors import OpError
 from irexec.ops.base import TensorInfo
@@ -59,7 +59,7 @@ def test_spec_example_batch_0_seq_1():
         assert got[b, n:].tolist() == data[b, n:].tolist()
 
 
-# OpenVINO's reference tests are cases of the ReverseSequence table (tests/conformance/test_framework_ops.py).
+# OpenVINO's reference tests are cases of the ReverseSequence table (tests/conformance/movement/test_reverse_sequence.py).
 
 
 def test_negative_axes_match_positive_ones():

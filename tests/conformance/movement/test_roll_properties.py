@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from diagnostic_helpers import only_error, xml_line
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import EXECUTABLE, any_bits
 
 import irexec
+from conformance.diagnostic_helpers import only_error, xml_line
+from conformance.strategies import EXECUTABLE, any_bits
 from irexec import dtypes, parallel
 from irexec.errors import OpError
 from irexec.ops.base import TensorInfo
@@ -52,7 +52,7 @@ def same_bits(got: np.ndarray, want_bits: np.ndarray, data: np.ndarray) -> None:
 
 
 # The spec's examples and OpenVINO's reference test are cases of the Roll table
-# (tests/conformance/test_framework_ops.py); what follows is what a table cannot say.
+# (tests/conformance/movement/test_roll.py); what follows is what a table cannot say.
 
 
 def test_one_element_shift_applies_to_every_axis():

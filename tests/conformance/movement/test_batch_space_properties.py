@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import EXECUTABLE, any_bits
 
+from conformance.strategies import EXECUTABLE, any_bits
 from irexec.ops.movement.batch_space import BatchToSpace2, SpaceToBatch2
 
 
