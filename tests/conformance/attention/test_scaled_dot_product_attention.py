@@ -1,4 +1,4 @@
-"""Conformance tables of ScaledDotProductAttention."""
+"""Conformance tables of ScaledDotProductAttention-13."""
 
 from __future__ import annotations
 
@@ -44,8 +44,6 @@ SDPA = OpTable("ScaledDotProductAttention", "opset13", reference=ref_sdpa, tol=T
 
 
 rng = table_rng("ScaledDotProductAttention-13-f16")  # each table its own generator
-
-
 SDPA_F16 = OpTable("ScaledDotProductAttention", "opset13", id="ScaledDotProductAttention-opset13-f16", reference=ref_sdpa,
                    tol=Tol(rtol=2e-3, atol=2e-3), cases=[
     Case("f16-causal", qkv((2, 2), (2, 2), 5, 5, 8, 4, np.float16), {"causal": True}),

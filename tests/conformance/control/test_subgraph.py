@@ -25,6 +25,7 @@ def _drop(tag: str):
 
 # ------------------------------------------------------------------------ If-8
 
+
 def if_model(variant: str) -> ov.Model:
     cond = _param("cond", [], ov.Type.boolean)
     x = _param("x", [2, 3], ov.Type.f32, variant)
@@ -54,6 +55,7 @@ IF_ERRORS = [BrokenFile("no-else-body", _drop("else_body"), "missing-element"),
 
 
 # ---------------------------------------------------------------------- Loop-5
+
 
 def loop_model(variant: str) -> ov.Model:
     """Three iterations: acc += x + iteration, and every iteration's acc concatenated."""
@@ -88,6 +90,7 @@ def loop_reference(feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
 
 
 # ------------------------------------------------------------ TensorIterator-1
+
 
 def ti_model(variant: str) -> ov.Model:
     """h = h * w + x_t over the 4 steps of axis 1 of seq; the last h and every h."""

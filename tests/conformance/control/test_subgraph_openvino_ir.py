@@ -43,6 +43,7 @@ def loop_model(dynamic=False, body_cond=True):
     o2 = loop.get_concatenated_slices(body.get_results()[2].output(0), 0, 1, 1, -1, 0)
     return ov.Model([o1, o2], [trip, cond, x, a, seq, flags], "loop")
 
+
 def ti_model(reverse=False):
     seq = ops.parameter([2, 4, 3], ov.Type.f32, name="seq")  # batch, time, feat
     h0 = ops.parameter([2, 1, 3], ov.Type.f32, name="h0")
@@ -64,6 +65,7 @@ def ti_model(reverse=False):
     o2 = ti.get_concatenated_slices(body.get_results()[1].output(0), -1, -1, 1, 0, 1) if reverse else \
         ti.get_concatenated_slices(body.get_results()[1].output(0), 0, 1, 1, -1, 1)
     return ov.Model([o1, o2], [seq, h0, w], "ti")
+
 
 def if_model(dynamic=False):
     c = ops.parameter([], ov.Type.boolean, name="c")

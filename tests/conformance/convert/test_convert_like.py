@@ -1,4 +1,4 @@
-"""Conformance tables of ConvertLike."""
+"""Conformance table of ConvertLike-1."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from conformance.sorting.references import BF16
 
 TABLES: list[OpTable] = []
 
+
 def rand(shape: tuple[int, ...], dtype: Any = np.float32, lo: int = -100, hi: int = 100) -> np.ndarray:
     dtype = np.dtype(dtype)
     if dtype.kind in "iu":
@@ -22,8 +23,6 @@ def rand(shape: tuple[int, ...], dtype: Any = np.float32, lo: int = -100, hi: in
 
 
 rng = table_rng("ConvertLike-1")  # each table its own generator
-
-
 TABLES.append(OpTable("ConvertLike", "opset1", reference=ref_convert_like, cases=[
     Case("f32-to-f16", [rand((3, 4)), np.zeros((1,), np.float16)]),
     Case("f32-to-i32", [rand((5,)) * 100, np.zeros((2, 2), np.int32)], const=(1,)),

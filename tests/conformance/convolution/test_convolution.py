@@ -1,4 +1,4 @@
-"""Conformance tables of Convolution, GroupConvolution."""
+"""Conformance tables of Convolution-1 and GroupConvolution-1."""
 
 from __future__ import annotations
 
@@ -26,8 +26,6 @@ A2 = conv_attrs("1,1", "1,1", "0,0", "0,0")
 
 
 rng = table_rng("Convolution-1")  # each table its own generator
-
-
 CONV = OpTable("Convolution", "opset1", reference=ref_conv, tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("2d-plain", [rand((1, 3, 6, 7)), rand((4, 3, 3, 3))], A2, const=(1,)),
     Case("2d-stride-pad-dilation", [rand((2, 4, 9, 10)), rand((6, 4, 3, 2))],
@@ -59,8 +57,6 @@ CONV = OpTable("Convolution", "opset1", reference=ref_conv, tol=Tol(rtol=1e-5, a
 
 
 rng = table_rng("Convolution-1-f16")  # each table its own generator
-
-
 CONV_F16 = OpTable("Convolution", "opset1", id="Convolution-opset1-f16", reference=ref_conv, tol=Tol(rtol=2e-3, atol=2e-3),
                    cases=[Case("f16", [rand((1, 3, 6, 6), np.float16), rand((4, 3, 3, 3), np.float16)], A2, const=(1,)),
                           Case("bf16", [rand((1, 3, 6, 6), ml_dtypes.bfloat16), rand((4, 3, 3, 3), ml_dtypes.bfloat16)], A2,
@@ -68,8 +64,6 @@ CONV_F16 = OpTable("Convolution", "opset1", id="Convolution-opset1-f16", referen
 
 
 rng = table_rng("GroupConvolution-1")  # each table its own generator
-
-
 GCONV = OpTable("GroupConvolution", "opset1", reference=lambda x, a: ref_conv(x, a, True), tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("groups-2", [rand((1, 6, 7, 8)), rand((2, 3, 3, 3, 3))], conv_attrs("1,1", "1,1", "1,1", "1,1"), const=(1,)),
     Case("depthwise-stride", [rand((2, 8, 9, 9)), rand((8, 1, 1, 3, 3))], conv_attrs("2,2", "1,1", "1,1", "1,1"), const=(1,)),

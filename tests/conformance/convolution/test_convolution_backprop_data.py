@@ -1,4 +1,5 @@
-"""Conformance tables of ConvolutionBackpropData, GroupConvolutionBackpropData."""
+"""Conformance tables of ConvolutionBackpropData-1 and
+GroupConvolutionBackpropData-1."""
 
 from __future__ import annotations
 
@@ -24,8 +25,6 @@ S2 = attrs("2,2", "1,1", "1,1", "1,1", op="1,1")
 
 
 rng = table_rng("ConvolutionBackpropData-1")  # each table its own generator
-
-
 DECONV = OpTable("ConvolutionBackpropData", "opset1", reference=ref_deconv, tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("2d-plain", [rand((1, 3, 4, 5)), rand((3, 2, 3, 3))], A2, const=(1,)),
     Case("2d-stride-pads-output-padding", [rand((2, 4, 5, 4)), rand((4, 3, 3, 3))], S2, const=(1,)),
@@ -55,8 +54,6 @@ DECONV = OpTable("ConvolutionBackpropData", "opset1", reference=ref_deconv, tol=
 
 
 rng = table_rng("GroupConvolutionBackpropData-1")  # each table its own generator
-
-
 GDECONV = OpTable("GroupConvolutionBackpropData", "opset1", reference=lambda x, a: ref_deconv(x, a, True),
                   tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("groups-2", [rand((1, 4, 4, 5)), rand((2, 2, 3, 3, 3))], attrs("2,1", "1,1", "1,0", "0,1"), const=(1,)),

@@ -85,15 +85,11 @@ def errors() -> list[ErrorCase]:
 
 # selected indices are exact; soft-NMS scores are f32 products (OpenVINO CPU: its own order)
 rng = table_rng("NonMaxSuppression-5")  # each table its own generator
-
-
 NMS5 = OpTable("NonMaxSuppression", "opset5", reference=ref_nms(5), tol=Tol.EXACT, ov_tol=Tol(rtol=1e-5, atol=1e-6),
                cases=cases(5), errors=errors())
 
 
 rng = table_rng("NonMaxSuppression-9")  # each table its own generator
-
-
 NMS9 = OpTable("NonMaxSuppression", "opset9", reference=ref_nms(9), tol=Tol.EXACT, ov_tol=Tol(rtol=1e-5, atol=1e-6),
                cases=cases(9), errors=errors())
 
@@ -164,29 +160,21 @@ def roi_errors() -> list[ErrorCase]:
 
 
 rng = table_rng("ROIAlign-3")  # each table its own generator
-
-
 ROI_ALIGN3 = OpTable("ROIAlign", "opset3", reference=ref_roi_align, tol=ROI_TOL, ov_tol=ROI_OV_TOL,
                      cases=roi_cases(False), errors=roi_errors())
 
 
 rng = table_rng("ROIAlign-9")  # each table its own generator
-
-
 ROI_ALIGN9 = OpTable("ROIAlign", "opset9", reference=ref_roi_align, tol=ROI_TOL, ov_tol=ROI_OV_TOL,
                      cases=roi_cases(True), errors=roi_errors())
 
 
 rng = table_rng("ROIAlign-3-f16")  # each table its own generator
-
-
 ROI_ALIGN3_F16 = OpTable("ROIAlign", "opset3", id="ROIAlign-opset3-f16", reference=ref_roi_align, tol=ROI_F16_TOL,
                          ov_tol=ROI_OV_TOL, cases=roi_f16_cases())
 
 
 rng = table_rng("ROIAlign-9-f16")  # each table its own generator
-
-
 ROI_ALIGN9_F16 = OpTable("ROIAlign", "opset9", id="ROIAlign-opset9-f16", reference=ref_roi_align, tol=ROI_F16_TOL,
                          ov_tol=ROI_OV_TOL, cases=roi_f16_cases())
 

@@ -180,8 +180,6 @@ TABLES = [
 
 
 rand = draws(table_rng("PReLU-1"))  # each table its own generator
-
-
 TABLES.append(OpTable("PReLU", "opset1", reference=prelu_ref, cases=[
     Case("per-channel", [rand((2, 3, 4)), rand((3,))]),
     Case("broadcast-last", [rand((2, 3, 4)), rand((4,))], ov_shapes="OpenVINO takes a 1-D slope as per-channel only"),

@@ -1,4 +1,5 @@
-"""Conformance tables of Subtract, Multiply, Divide, Power, Maximum, Minimum, Mod, FloorMod, SquaredDifference, Add."""
+"""Conformance tables of Subtract-1, Multiply-1, Divide-1, Power-1, Maximum-1,
+Minimum-1, Mod-1, FloorMod-1, SquaredDifference-1 and Add-1."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from conformance.harness import (
 )
 
 TABLES: list[OpTable] = []
+
 
 def rand(shape: tuple[int, ...], dtype: Any = np.float32, lo: int = -100, hi: int = 100) -> np.ndarray:
     dtype = np.dtype(dtype)
@@ -69,16 +71,12 @@ INT_DIV_EDGE = [np.array([-7, 7, -7, 7, -2**31, 0], np.int32), np.array([2, -2, 
 
 
 rng = table_rng("Subtract-1")  # each table its own generator
-
-
 TABLES.append(table("Subtract", np.subtract, F + INT, ov_skip={"uint8": "OpenVINO CPU computes u8 in f32 and saturates",
                                                     "int8": "OpenVINO CPU saturates i8 overflow",
                                                     "bfloat16": "OpenVINO CPU rounds bf16 results differently in a few cases"}))
 
 
 rng = table_rng("Multiply-1")  # each table its own generator
-
-
 TABLES.append(table("Multiply", np.multiply, F + INT, ov_skip={"uint8": "OpenVINO CPU computes u8 in f32 and saturates",
                                                     "int8": "OpenVINO CPU saturates i8 overflow",
                                                     "int32": "OpenVINO CPU saturates i32 overflow",
@@ -86,8 +84,6 @@ TABLES.append(table("Multiply", np.multiply, F + INT, ov_skip={"uint8": "OpenVIN
 
 
 rng = table_rng("Divide-1")  # each table its own generator
-
-
 TABLES.append(OpTable("Divide", "opset1", reference=ref_divide, ov_tol=Tol(ulps=1), cases=[
     Case("f32-broadcast", [rand((2, 3, 4)), nonzero((3, 1), np.float32)]),
     Case("f16", [rand((2, 3), np.float16), nonzero((3,), np.float16)]),
@@ -113,8 +109,6 @@ TABLES.append(OpTable("Divide", "opset1", reference=ref_divide, ov_tol=Tol(ulps=
 
 
 rng = table_rng("Power-1")  # each table its own generator
-
-
 TABLES.append(OpTable("Power", "opset1", reference=ref_power, tol=Tol(ulps=1), ov_tol=Tol(rtol=2e-6, atol=1e-30), cases=[
     Case("f32", [np.abs(rand((2, 3, 4))), rand((3, 1)) / 4]),
     Case("f16", [np.abs(rand((2, 3), np.float16)) / 4, small_exp((3,), np.float16)]),
@@ -127,20 +121,14 @@ TABLES.append(OpTable("Power", "opset1", reference=ref_power, tol=Tol(ulps=1), o
 
 
 rng = table_rng("Maximum-1")  # each table its own generator
-
-
 TABLES.append(table("Maximum", None, F + INT, reference=ref_max, ov_elements=[MINMAX_NAN]))
 
 
 rng = table_rng("Minimum-1")  # each table its own generator
-
-
 TABLES.append(table("Minimum", None, F + INT, reference=ref_min, ov_elements=[MINMAX_NAN]))
 
 
 rng = table_rng("Mod-1")  # each table its own generator
-
-
 TABLES.append(table("Mod", ref_fmod, (np.float32, np.int32, np.int64, np.float16), make_b=nonzero,
       ov_tol=Tol(rtol=1e-5, atol=1e-5), ov_skip={"edges": "OpenVINO CPU computes x - trunc(x / y) * y, not an exact fmod",
                                                  "float16": "OpenVINO CPU computes x - trunc(x / y) * y in f16"},
@@ -149,8 +137,6 @@ TABLES.append(table("Mod", ref_fmod, (np.float32, np.int32, np.int64, np.float16
 
 
 rng = table_rng("FloorMod-1")  # each table its own generator
-
-
 TABLES.append(table("FloorMod", np.remainder, (np.float32, np.int32, np.int64, np.float16), make_b=nonzero,
       ov_tol=Tol(rtol=1e-5, atol=1e-5), ov_skip={"edges": "OpenVINO CPU computes x - floor(x / y) * y, not an exact remainder",
                                                  "float16": "OpenVINO CPU computes x - floor(x / y) * y in f16"},
@@ -158,8 +144,6 @@ TABLES.append(table("FloorMod", np.remainder, (np.float32, np.int32, np.int64, n
 
 
 rng = table_rng("SquaredDifference-1")  # each table its own generator
-
-
 TABLES.append(table("SquaredDifference", lambda a, b: (a - b) * (a - b), F + (np.int32,), tol=Tol(ulps=1),
       ov_tol=Tol(rtol=2e-7, atol=0), ov_skip={"bfloat16": "OpenVINO CPU rounds bf16 twice",
                                               "float16": "OpenVINO CPU rounds f16 twice"}))
@@ -169,8 +153,6 @@ edge = np.array([0.0, -0.0, 1e-45, -1e-45, np.inf, -np.inf, np.nan, 3.4e38, -3.4
 
 
 rand = random_arrays(table_rng("Add-1"))
-
-
 ADD = OpTable("Add", "opset1", reference=ref_add, cases=[
     Case("f32-same-shape", [rand((2, 3, 4)), rand((2, 3, 4))]),
     Case("f32-broadcast", [rand((2, 1, 4)), rand((3, 1))]),
@@ -194,13 +176,12 @@ ADD = OpTable("Add", "opset1", reference=ref_add, cases=[
     ErrorCase("none-needs-equal", [rand((2, 3)), rand((1, 3))], attrs={"auto_broadcast": "none"}, code="incompatible-inputs"),
 ])
 
-TABLES.append(ADD)
-
 # The factories share one shape inference: OpenVINO's is compared on the first
 # two cases of each table, which keeps the whole file fast.
 for _t in TABLES:
     for _c in _t.cases[2:]:
         if _c.ov_shapes is True:
             _c.ov_shapes = "same broadcasting inference as the first cases"
+TABLES.append(ADD)  # after the factories' tables: every case of Add checks OpenVINO's shape inference
 
 test_conformance = conformance(TABLES)

@@ -1,4 +1,7 @@
-"""Conformance tables of Equal, LogicalAnd, LogicalNot, BitwiseAnd, BitwiseNot, BitwiseLeftShift, IsNaN, IsFinite, IsInf."""
+"""Conformance tables of Equal-1, NotEqual-1, Less-1, LessEqual-1, Greater-1,
+GreaterEqual-1, LogicalAnd-1, LogicalOr-1, LogicalXor-1, LogicalNot-1, BitwiseAnd-13,
+BitwiseOr-13, BitwiseXor-13, BitwiseNot-13, BitwiseLeftShift-15, BitwiseRightShift-15,
+IsNaN-10, IsFinite-10 and IsInf-10."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from conformance.elementwise.references import BF16, EDGE, EDGE_B, ref_shift
 from conformance.harness import COMPARE_NAN, ISFINITE_DENORMAL, Case, ErrorCase, OpTable, conformance, table_rng
 
 TABLES: list[OpTable] = []
+
 
 def rand(shape: tuple[int, ...], dtype: Any = np.float32, lo: int = -100, hi: int = 100) -> np.ndarray:
     dtype = np.dtype(dtype)
@@ -51,8 +55,6 @@ for _op, _fn in [("LogicalAnd", np.logical_and), ("LogicalOr", np.logical_or), (
 
 
 rng = table_rng("LogicalNot-1")  # each table its own generator
-
-
 TABLES.append(OpTable("LogicalNot", "opset1", reference=lambda x, a: [np.logical_not(x[0])], cases=[
     Case("values", [np.array([[True, False], [False, False]])]),
     Case("zero-size", [rand((3, 0), bool)]),
@@ -72,8 +74,6 @@ for _op, _fn in [("BitwiseAnd", np.bitwise_and), ("BitwiseOr", np.bitwise_or), (
 
 
 rng = table_rng("BitwiseNot-13")  # each table its own generator
-
-
 TABLES.append(OpTable("BitwiseNot", "opset13", reference=lambda x, a: [np.invert(x[0])], cases=[
     Case("boolean", [rand((2, 3), bool)]),
     Case("i32", [rand((3, 4), np.int32, -1000, 1000)]),
@@ -107,29 +107,21 @@ def float_edge_cases() -> list[Case]:
 
 
 rng = table_rng("IsNaN-10")  # each table its own generator
-
-
 TABLES.append(OpTable("IsNaN", "opset10", reference=lambda x, a: [np.isnan(x[0].astype(np.float64))], cases=float_edge_cases(),
         errors=[ErrorCase("integer", [rand((2,), np.int32)], code="bad-input-type")]))
 
 
 rng = table_rng("IsFinite-10")  # each table its own generator
-
-
 TABLES.append(OpTable("IsFinite", "opset10", reference=lambda x, a: [np.isfinite(x[0].astype(np.float64))], cases=float_edge_cases(),
         ov_elements=[ISFINITE_DENORMAL]))
 
 
 rng = table_rng("IsInf-both")  # each table its own generator
-
-
 TABLES.append(OpTable("IsInf", "opset10", id="IsInf-both", reference=lambda x, a: [np.isinf(x[0].astype(np.float64))],
         cases=float_edge_cases()))
 
 
 rng = table_rng("IsInf-one-side")  # each table its own generator
-
-
 TABLES.append(OpTable("IsInf", "opset10", id="IsInf-one-side", reference=lambda x, a: [
     (x[0].astype(np.float64) == np.inf) & a["detect_positive"] | (x[0].astype(np.float64) == -np.inf) & a["detect_negative"]],
     cases=[Case("positive", [EDGE], attrs={"detect_negative": False, "detect_positive": True}),

@@ -71,7 +71,6 @@ def test_normal_tail_to_its_stated_bound() -> None:
     assert list(ends[:2]) == [0.0, 0.0] and np.isnan(ends[2]) and ends[3] == 0.0 and abs(ends[4] - 0.5) < 2.0 ** -36
 
 
-
 def _f32_ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
     """ulps between f32 arrays on the ordered integer line (+0 and -0 both 0)."""
     def line(v: np.ndarray) -> np.ndarray:

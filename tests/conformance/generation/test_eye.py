@@ -1,4 +1,4 @@
-"""Conformance tables of Eye."""
+"""Conformance table of Eye-9."""
 
 from __future__ import annotations
 
@@ -15,8 +15,6 @@ def i64(v: Any) -> np.ndarray:
 
 
 rng = table_rng("Eye-9")  # each table its own generator
-
-
 EYE = OpTable("Eye", "opset9", reference=ref_eye, cases=[
     Case("square", [i64(3), i64(3), i64(0)], attrs={"output_type": "f32"}, const=(0, 1, 2)),
     Case("wide-shifted", [i64(2), i64(5), i64(2)], attrs={"output_type": "i8"}, const=(0, 1, 2)),

@@ -24,8 +24,6 @@ def grid_attrs(mode: str, pad: str, align: bool = False) -> dict[str, Any]:
 
 
 rng = table_rng("GridSample-9")  # each table its own generator
-
-
 GRID_SAMPLE = OpTable("GridSample", "opset9", reference=ref_grid_sample, tol=Tol(rtol=1e-6, atol=1e-6),
                       ov_tol=Tol(rtol=1e-4, atol=1e-4), cases=[
     Case("bilinear-zeros", inputs(), attrs=grid_attrs("bilinear", "zeros")),

@@ -1,4 +1,4 @@
-"""Conformance tables of Interpolate."""
+"""Conformance tables of Interpolate-4, Interpolate-11 and Interpolate-1."""
 
 from __future__ import annotations
 
@@ -69,8 +69,6 @@ INTERP4 = OpTable("Interpolate", "opset4", reference=ref_interp, tol=Tol(rtol=1e
 
 
 rng = table_rng("Interpolate-11")  # each table its own generator
-
-
 INTERP11 = OpTable("Interpolate", "opset11", reference=lambda x, a: ref_interp(x, a, True),
                    tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("nearest-sizes", [IMG, shape_of(8, 3), shape_of(2, 3)], interp("nearest", nearest="round_prefer_ceil"),
@@ -94,8 +92,6 @@ PIL_DOWN = rand((1, 2, 11, 13))
 
 
 rng = table_rng("Interpolate-11-pillow")  # each table its own generator
-
-
 INTERP11_PILLOW = OpTable("Interpolate", "opset11", id="Interpolate-opset11-pillow",
                           reference=lambda x, a: ref_interp(x, a, True), tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("bilinear-up-sizes", [IMG, shape_of(7, 9), shape_of(2, 3)], interp("bilinear_pillow"), const=(1, 2)),
@@ -126,8 +122,6 @@ def interp1(mode: str, axes: str = "2,3", align: bool = True, **more: Any) -> di
 
 
 rng = table_rng("Interpolate-1")  # each table its own generator
-
-
 INTERP1 = OpTable("Interpolate", "opset1", reference=ref_interp1, tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("nearest-up-align-corners", [IMG, shape_of(8, 10)], interp1("nearest"), const=(1,)),
     Case("nearest-down-asymmetric", [rand((1, 1, 9, 7)), shape_of(4, 3)], interp1("nearest", align=False),

@@ -1,4 +1,4 @@
-"""Conformance tables of NonZero."""
+"""Conformance table of NonZero-3."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from conformance.indexing.references import ref_nonzero
 from conformance.sorting.references import BF16
 
 TABLES: list[OpTable] = []
+
 
 def rand(shape: tuple[int, ...], dtype: Any = np.float32, lo: int = -100, hi: int = 100) -> np.ndarray:
     dtype = np.dtype(dtype)
@@ -26,8 +27,6 @@ def sparse(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
 
 
 rng = table_rng("NonZero-3")  # each table its own generator
-
-
 TABLES.append(OpTable("NonZero", "opset3", reference=ref_nonzero, cases=[
     Case("f32", [sparse((3, 4))]),
     Case("i32-out", [sparse((2, 3, 4), np.int32)], attrs={"output_type": "i32"}),

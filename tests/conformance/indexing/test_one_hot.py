@@ -1,4 +1,4 @@
-"""Conformance tables of OneHot."""
+"""Conformance table of OneHot-1."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from conformance.indexing.references import ref_onehot
 from conformance.sorting.references import i64
 
 TABLES: list[OpTable] = []
+
 
 def rand(shape: tuple[int, ...], dtype: Any = np.float32, lo: int = -100, hi: int = 100) -> np.ndarray:
     dtype = np.dtype(dtype)
@@ -25,8 +26,6 @@ ON, OFF = np.float32(2.5), np.float32(-1.0)
 
 
 rng = table_rng("OneHot-1")  # each table its own generator
-
-
 TABLES.append(OpTable("OneHot", "opset1", reference=ref_onehot, cases=[
     Case("last-axis", [np.array([0, 2, 1, 3], np.int64), i64(4), ON, OFF], attrs={"axis": -1}, const=(1, 2, 3)),
     Case("axis0-i32", [rand((2, 3), np.int32, 0, 5), np.array(5, np.int32), np.int32(7), np.int32(0)],

@@ -1,4 +1,4 @@
-"""Conformance tables of Einsum."""
+"""Conformance table of Einsum-7."""
 
 from __future__ import annotations
 
@@ -17,8 +17,6 @@ def rand(*shape: int, dtype: Any = np.float32) -> np.ndarray:
 
 
 rng = table_rng("Einsum-7")  # each table its own generator
-
-
 EINSUM = OpTable("Einsum", "opset7", reference=ref_einsum, tol=ACC, cases=later_shapes_same([
     Case("matmul", [rand(2, 3), rand(3, 4)], attrs={"equation": "ij,jk->ik"}),
     Case("implicit", [rand(2, 3), rand(3, 4)], attrs={"equation": "ij,jk"}),

@@ -1,4 +1,4 @@
-"""Conformance tables of MatMul."""
+"""Conformance table of MatMul-1."""
 
 from __future__ import annotations
 
@@ -20,8 +20,6 @@ def rand(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
 
 
 rng = table_rng("MatMul-1")  # each table its own generator
-
-
 MATMUL = OpTable("MatMul", "opset1", reference=ref_matmul, tol=F32_ACC, cases=[
     Case("2d", [rand((3, 4)), rand((4, 5))]),
     Case("transpose-a", [rand((4, 3)), rand((4, 5))], attrs={"transpose_a": True}),

@@ -1,4 +1,4 @@
-"""Conformance tables of Broadcast."""
+"""Conformance tables of Broadcast-3 and Broadcast-1."""
 
 from __future__ import annotations
 
@@ -9,11 +9,7 @@ from conformance.movement.references import ref_broadcast
 from conformance.shape.references import BF16
 
 rng = table_rng("Broadcast-3")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 BROADCAST3 = OpTable("Broadcast", "opset3", reference=ref_broadcast, cases=[
     Case("numpy", [rand((3, 1)), i64(2, 3, 4)], attrs={"mode": "numpy"}, const=(1,)),
     Case("numpy-scalar", [np.array(5, np.int8), i64(2, 2)], attrs={"mode": "numpy"}, const=(1,)),
@@ -32,11 +28,7 @@ BROADCAST3 = OpTable("Broadcast", "opset3", reference=ref_broadcast, cases=[
 
 
 rng = table_rng("Broadcast-1")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 BROADCAST1 = OpTable("Broadcast", "opset1", reference=ref_broadcast, cases=[
     Case("numpy", [rand((1, 4), np.int32), i64(3, 4)], attrs={"mode": "numpy"}, const=(1,)),
     Case("explicit", [rand((2,)), i64(2, 3), i64(0)], attrs={"mode": "explicit"}, const=(1, 2)),

@@ -1,4 +1,4 @@
-"""Conformance tables of Concat."""
+"""Conformance table of Concat-1."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ from conformance.harness import Case, ErrorCase, OpTable, conformance, random_ar
 from conformance.movement.references import ref_concat
 
 rand = random_arrays(table_rng("Concat-1"))
-
-
 CONCAT = OpTable("Concat", "opset1", reference=ref_concat, cases=[
     Case("two", [rand((2, 3)), rand((2, 5))], attrs={"axis": 1}),
     Case("negative-axis", [rand((2, 3, 4)), rand((2, 3, 1)), rand((2, 3, 2))], attrs={"axis": -1}),

@@ -1,4 +1,4 @@
-"""Conformance tables of GatherElements."""
+"""Conformance table of GatherElements-6."""
 
 from __future__ import annotations
 
@@ -8,11 +8,7 @@ from conformance.harness import Case, ErrorCase, OpTable, conformance, random_ar
 from conformance.movement.references import ref_gather_elements
 
 rng = table_rng("GatherElements-6")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 GATHER_ELEMENTS = OpTable("GatherElements", "opset6", reference=ref_gather_elements, cases=[
     Case("spec-example", [np.array([[1, 2], [3, 4]], np.int32), np.array([[0, 0], [1, 0]], np.int32)], attrs={"axis": 1},
          expect=[np.array([[1, 1], [4, 3]], np.int32)]),

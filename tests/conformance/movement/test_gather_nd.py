@@ -1,4 +1,4 @@
-"""Conformance tables of GatherND."""
+"""Conformance tables of GatherND-8 and GatherND-5."""
 
 from __future__ import annotations
 
@@ -33,20 +33,12 @@ def gnd_errors() -> list[ErrorCase]:
 
 
 rng = table_rng("GatherND-8")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 GATHERND8 = OpTable("GatherND", "opset8", reference=ref_gather_nd(8), cases=gnd_cases(), errors=gnd_errors())
 
 
 rng = table_rng("GatherND-5")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 GND5_CASES = gnd_cases()
 
 

@@ -35,8 +35,6 @@ def pad_cases() -> list[Case]:
 
 
 rand = random_arrays(table_rng("Pad-1"))  # each table its own generator
-
-
 PAD1 = OpTable("Pad", "opset1", reference=ref_pad, cases=pad_cases(), errors=[
     ErrorCase("negative", [rand((3,)), i64(-1), i64(0)], attrs={"pad_mode": "constant"}, const=(1, 2), code="bad-value"),
     ErrorCase("length", [rand((3, 2)), i64(1), i64(0)], attrs={"pad_mode": "constant"}, const=(1, 2),
@@ -47,8 +45,6 @@ PAD1 = OpTable("Pad", "opset1", reference=ref_pad, cases=pad_cases(), errors=[
 
 
 rand = random_arrays(table_rng("Pad-12"))  # each table its own generator
-
-
 PAD12 = OpTable("Pad", "opset12", reference=ref_pad, cases=pad_cases()[:4] + [
     Case("crop", [rand((4, 5)), i64(-1, 2), i64(-2, -1)], attrs={"pad_mode": "constant"}, const=(1, 2)),
     Case("crop-edge", [rand((4, 5), np.int32), i64(-2, 1), i64(2, -3)], attrs={"pad_mode": "edge"}, const=(1, 2)),
@@ -62,8 +58,6 @@ PAD12 = OpTable("Pad", "opset12", reference=ref_pad, cases=pad_cases()[:4] + [
 
 
 rand = random_arrays(table_rng("Tile-1"))  # each table its own generator
-
-
 TILE = OpTable("Tile", "opset1", reference=ref_tile, cases=[
     Case("same-rank", [rand((2, 3)), i64(2, 3)], const=(1,)),
     Case("more-repeats", [rand((2, 3), np.int16), i64(2, 1, 2)], const=(1,)),

@@ -1,4 +1,5 @@
-"""Conformance tables of Reverse, DepthToSpace, SpaceToDepth, ShuffleChannels, Identity."""
+"""Conformance tables of Reverse-1, DepthToSpace-1, SpaceToDepth-1, ShuffleChannels-1
+and Identity-16."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from conformance.sorting.references import BF16, i64
 
 TABLES: list[OpTable] = []
 
+
 def rand(shape: tuple[int, ...], dtype: Any = np.float32, lo: int = -100, hi: int = 100) -> np.ndarray:
     dtype = np.dtype(dtype)
     if dtype.kind in "iu":
@@ -22,8 +24,6 @@ def rand(shape: tuple[int, ...], dtype: Any = np.float32, lo: int = -100, hi: in
 
 
 rng = table_rng("Reverse-1")  # each table its own generator
-
-
 TABLES.append(OpTable("Reverse", "opset1", reference=ref_reverse, cases=[
     Case("index", [rand((3, 4, 2)), i64([0, 2])], attrs={"mode": "index"}, const=(1,)),
     Case("index-negative-i32", [rand((2, 5), np.int32), np.array([-1], np.int32)], attrs={"mode": "index"}, const=(1,)),
@@ -74,24 +74,18 @@ BLOCK_ERRORS = [
 
 
 rng = table_rng("DepthToSpace-1")  # each table its own generator
-
-
 TABLES.append(OpTable("DepthToSpace", "opset1", reference=ref_depth_to_space, cases=block_cases(True), errors=[
     *BLOCK_ERRORS,
     ErrorCase("channels", [rand((1, 6, 2, 2))], attrs={"mode": "blocks_first", "block_size": 2}, code="incompatible-inputs")]))
 
 
 rng = table_rng("SpaceToDepth-1")  # each table its own generator
-
-
 TABLES.append(OpTable("SpaceToDepth", "opset1", reference=ref_space_to_depth, cases=block_cases(False), errors=[
     *BLOCK_ERRORS,
     ErrorCase("spatial", [rand((1, 2, 3, 2))], attrs={"mode": "blocks_first", "block_size": 2}, code="incompatible-inputs")]))
 
 
 rng = table_rng("ShuffleChannels-3")  # each table its own generator
-
-
 TABLES.append(OpTable("ShuffleChannels", "opset3", reference=ref_shuffle, cases=[
     Case("default", [rand((1, 6, 2))], attrs={"group": 3}),
     Case("axis-neg", [rand((2, 3, 8), np.int32)], attrs={"axis": -1, "group": 4}),
@@ -108,8 +102,6 @@ TABLES.append(OpTable("ShuffleChannels", "opset3", reference=ref_shuffle, cases=
 
 
 rng = table_rng("Identity-16")  # each table its own generator
-
-
 TABLES.append(OpTable("Identity", "opset16", reference=lambda x, attrs: [x[0].copy()], cases=[
     Case("f32", [rand((2, 3))]),
     Case("i8-scalar", [np.int8(-5)]),

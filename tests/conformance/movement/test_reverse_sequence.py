@@ -1,4 +1,4 @@
-"""Conformance tables of ReverseSequence."""
+"""Conformance table of ReverseSequence-1."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ import numpy as np
 from conformance.harness import Case, OpTable, conformance, random_arrays, table_rng
 
 rand = random_arrays(table_rng("ReverseSequence-1"))
-
-
 REVERSE_SEQUENCE = OpTable("ReverseSequence", "opset1", reference=None, cases=[
     Case("spec-like", [rand((4, 3)), np.array([1, 2, 3], np.int32)], attrs={"batch_axis": 1, "seq_axis": 0}, const=(1,)),
     Case("batch0", [rand((2, 5, 3), np.int32), np.array([5, 2], np.int64)], attrs={"batch_axis": 0, "seq_axis": 1}, const=(1,),

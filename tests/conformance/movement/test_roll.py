@@ -1,4 +1,4 @@
-"""Conformance tables of Roll."""
+"""Conformance table of Roll-7."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ MATRIX = np.arange(1, 13, dtype=np.int32).reshape(4, 3)
 
 
 rand = random_arrays(table_rng("Roll-7"))
-
-
 ROLL = OpTable("Roll", "opset7", reference=ref_roll, cases=[
     Case("one-axis", [rand((3, 4)), np.array([1], np.int64), np.array([0], np.int64)], const=(1, 2)),
     Case("two-axes", [rand((3, 4, 5), np.int16), np.array([2, -1], np.int32), np.array([0, 2], np.int64)], const=(1, 2)),

@@ -104,7 +104,6 @@ def test_large_tensor_paths_match_numpy():
 # ----------------------------------------------------------- property tests
 
 
-
 @st.composite
 def roll_cases(draw):
     rank = draw(st.integers(0, 4))

@@ -1,4 +1,5 @@
-"""Conformance tables of ScatterUpdate, ScatterElementsUpdate, ScatterNDUpdate."""
+"""Conformance tables of ScatterUpdate-3, ScatterElementsUpdate-3,
+ScatterElementsUpdate-12, ScatterNDUpdate-3 and ScatterNDUpdate-15."""
 
 from __future__ import annotations
 
@@ -15,11 +16,7 @@ def idx(high: int, shape: tuple[int, ...], dtype: Any = np.int64, low: int | Non
 
 
 rng = table_rng("ScatterUpdate-3")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 SCATTER_UPDATE = OpTable("ScatterUpdate", "opset3", reference=ref_scatter_update, cases=[
     Case("axis0", [rand((4, 3)), i64(2, 0), rand((2, 3)), np.array(0, np.int64)], const=(3,)),
     Case("axis1-2d-indices", [rand((2, 5), np.int16), idx(5, (2, 2), low=0), rand((2, 2, 2), np.int16), i64(-1)], const=(3,)),
@@ -36,11 +33,7 @@ SCATTER_UPDATE = OpTable("ScatterUpdate", "opset3", reference=ref_scatter_update
 
 
 rng = table_rng("ScatterElementsUpdate-3")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 SEU3 = OpTable("ScatterElementsUpdate", "opset3", reference=ref_scatter_elements, cases=[
     Case("axis0", [rand((3, 3)), np.array([[1, 0, 2], [0, 2, 1]], np.int64), rand((2, 3)), np.array(0, np.int64)], const=(3,)),
     Case("axis1-negative", [rand((2, 4), np.int32), idx(4, (2, 2), np.int32), rand((2, 2), np.int32), np.array(-1, np.int64)],
@@ -58,11 +51,7 @@ def seu12(red: str, init: bool, dtype: Any, cid: str, ov: bool | str = True) -> 
 
 
 rng = table_rng("ScatterElementsUpdate-12")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 SEU12 = OpTable("ScatterElementsUpdate", "opset12", reference=ref_scatter_elements, cases=[
     seu12("none", True, np.float32, "none"),
     seu12("sum", True, np.int32, "sum-i32"),
@@ -95,11 +84,7 @@ def snd_errors() -> list[ErrorCase]:
 
 
 rng = table_rng("ScatterNDUpdate-4")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 SND3 = OpTable("ScatterNDUpdate", "opset4", reference=ref_scatter_nd, cases=snd_cases(), errors=snd_errors())
 
 
@@ -109,11 +94,7 @@ def snd15(red: str, dtype: Any, cid: str, ov: bool | str = True) -> Case:
 
 
 rng = table_rng("ScatterNDUpdate-15")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 SND15 = OpTable("ScatterNDUpdate", "opset15", reference=ref_scatter_nd, cases=[
     snd15("none", np.float32, "none"),
     snd15("sum", np.float32, "sum-f32"),

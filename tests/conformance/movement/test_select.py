@@ -1,4 +1,4 @@
-"""Conformance tables of Select."""
+"""Conformance table of Select-1."""
 
 from __future__ import annotations
 
@@ -9,11 +9,7 @@ from conformance.movement.references import ref_select
 from conformance.shape.references import BF16
 
 rng = table_rng("Select-1")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 SELECT = OpTable("Select", "opset1", reference=ref_select, cases=[
     Case("numpy", [rand((2, 1, 4), bool), rand((3, 1)), rand((4,))]),
     Case("same-shape-i64", [rand((3, 2), bool), rand((3, 2), np.int64), rand((3, 2), np.int64)]),

@@ -1,4 +1,4 @@
-"""Conformance tables of Slice."""
+"""Conformance table of Slice-8."""
 
 from __future__ import annotations
 
@@ -9,11 +9,7 @@ from conformance.movement.references import ref_slice
 from conformance.shape.references import BF16
 
 rng = table_rng("Slice-8")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 SLICE = OpTable("Slice", "opset8", reference=ref_slice, cases=[
     Case("basic", [rand((10,)), i64(1), i64(8), i64(2)], const=(1, 2, 3)),
     Case("negative-step", [rand((10,), np.int32), i64(9), i64(-11), i64(-3)], const=(1, 2, 3)),

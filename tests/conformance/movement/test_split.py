@@ -1,4 +1,4 @@
-"""Conformance tables of Split, VariadicSplit."""
+"""Conformance tables of Split-1 and VariadicSplit-1."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from conformance.movement.references import ref_split, ref_vsplit
 from conformance.shape.references import BF16
 
 rand = random_arrays(table_rng("Split-1"))
-
-
 SPLIT = OpTable("Split", "opset1", reference=ref_split, cases=[
     Case("three", [rand((2, 6)), np.array(1, np.int64)], attrs={"num_splits": 3}, const=(1,)),
     Case("negative-axis", [rand((4, 2, 2), np.int32), np.array(-3, np.int32)], attrs={"num_splits": 2}, const=(1,)),
@@ -27,11 +25,7 @@ SPLIT = OpTable("Split", "opset1", reference=ref_split, cases=[
 
 
 rng = table_rng("VariadicSplit-1")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 VSPLIT = OpTable("VariadicSplit", "opset1", reference=ref_vsplit, cases=[
     Case("basic", [rand((6, 4)), np.array(0, np.int64), i64(1, 2, 3)], const=(1, 2)),
     Case("minus-one", [rand((2, 10), np.int32), np.array(-1, np.int64), i64(4, -1, 2)], const=(1, 2)),

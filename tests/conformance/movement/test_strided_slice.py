@@ -35,8 +35,6 @@ def masks(**kw: tuple[int, ...]) -> dict[str, Any]:
 
 
 rng = table_rng("StridedSlice-1")  # each table its own generator
-
-
 STRIDED_SLICE = OpTable("StridedSlice", "opset1", reference=ref_strided_slice, cases=[
     Case("plain", [rand((4, 6)), i64(1, 0), i64(3, 5), i64(1, 2)], attrs=masks(), const=(1, 2, 3)),
     Case("negative-stride", [rand((5, 4), np.int32), i64(-1, 3), i64(0, 0), i64(-2, -1)], attrs=masks(), const=(1, 2, 3)),

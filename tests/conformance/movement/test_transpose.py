@@ -1,4 +1,4 @@
-"""Conformance tables of Transpose."""
+"""Conformance table of Transpose-1."""
 
 from __future__ import annotations
 
@@ -9,11 +9,7 @@ from conformance.movement.references import ref_transpose
 from conformance.shape.references import BF16
 
 rng = table_rng("Transpose-1")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 TRANSPOSE = OpTable("Transpose", "opset1", reference=ref_transpose, cases=[
     Case("f32", [rand((2, 3, 4)), i64(2, 0, 1)], const=(1,)),
     Case("empty-order", [rand((2, 3, 4), np.int16), np.zeros(0, np.int64)], const=(1,),

@@ -1,4 +1,6 @@
-"""Conformance tables of MVN, SoftMax, LogSoftmax, BatchNormInference, GroupNormalization, NormalizeL2, LRN."""
+"""Conformance tables of SoftMax-1, SoftMax-8, LogSoftmax-5, MVN-6, MVN-1,
+BatchNormInference-5, BatchNormInference-1, GroupNormalization-12, NormalizeL2-1 and
+LRN-1."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from conformance.matmul.references import ACC, later_shapes_same
 from conformance.normalization.references import ref_bn, ref_gn, ref_l2, ref_lrn, ref_mvn1, ref_mvn6, ref_softmax
 
 TABLES: list[OpTable] = []
+
 
 def rand(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
     dtype = np.dtype(dtype)
@@ -25,8 +28,6 @@ MVN_ACC = Tol(rtol=1e-5, atol=3e-6)
 
 
 rng = table_rng("MVN-6")  # each table its own generator
-
-
 MVN6 = OpTable("MVN", "opset6", reference=ref_mvn6, tol=MVN_ACC, ov_tol=Tol(rtol=1e-4, atol=1e-5), cases=[
     Case("last-axis", [rand((2, 3, 8)) * 5 + 3, np.array([-1], np.int64)],
          attrs={"normalize_variance": True, "eps": 1e-5, "eps_mode": "inside_sqrt"}, const=(1,)),
@@ -53,8 +54,6 @@ MVN6 = OpTable("MVN", "opset6", reference=ref_mvn6, tol=MVN_ACC, ov_tol=Tol(rtol
 
 
 rng = table_rng("MVN-2")  # each table its own generator
-
-
 MVN1 = OpTable("MVN", "opset2", reference=ref_mvn1, tol=MVN_ACC, ov_tol=Tol(rtol=1e-4, atol=1e-5), cases=[
     Case("per-channel", [rand((2, 3, 4, 4))], attrs={"normalize_variance": True, "eps": 1e-9, "across_channels": False}),
     Case("across", [rand((2, 3, 4))], attrs={"normalize_variance": True, "eps": 1e-5, "across_channels": True}),
@@ -84,20 +83,14 @@ def softmax_table(op: str, opset: str, log: bool, negative: bool) -> OpTable:
 
 
 rng = table_rng("SoftMax-1")  # each table its own generator
-
-
 TABLES.append(softmax_table("SoftMax", "opset1", False, False))
 
 
 rng = table_rng("SoftMax-8")  # each table its own generator
-
-
 TABLES.append(softmax_table("SoftMax", "opset8", False, True))
 
 
 rng = table_rng("LogSoftmax-5")  # each table its own generator
-
-
 TABLES.append(softmax_table("LogSoftmax", "opset5", True, True))
 
 
@@ -125,8 +118,6 @@ BATCHNORM: list[OpTable] = []
 
 
 rng = table_rng("BatchNormInference-5")  # each table its own generator
-
-
 BATCHNORM.append(OpTable("BatchNormInference", "opset5", reference=ref_bn((0, 1, 2, 3, 4)), tol=Tol(ulps=1), ov_tol=ACC,
         cases=bn_cases(True), errors=[
             ErrorCase("epsilon-missing", [rand(2, 3), rand(3), rand(3), rand(3), rand(3)], code="bad-attribute"),
@@ -135,15 +126,11 @@ BATCHNORM.append(OpTable("BatchNormInference", "opset5", reference=ref_bn((0, 1,
 
 
 rng = table_rng("BatchNormInference-1")  # each table its own generator
-
-
 BATCHNORM.append(OpTable("BatchNormInference", "opset1", reference=ref_bn((2, 0, 1, 3, 4)), tol=Tol(ulps=1), ov_tol=ACC,
         cases=bn_cases(False)))
 
 
 rng = table_rng("GroupNormalization-12")  # each table its own generator
-
-
 GROUPNORM = OpTable("GroupNormalization", "opset12", reference=ref_gn, tol=ACC, ov_tol=Tol(rtol=1e-4, atol=1e-5),
                     cases=later_shapes_same([
                         Case("two-groups", [rand(2, 4, 3, 3), rand(4), rand(4)], attrs={"num_groups": 2, "epsilon": 1e-5}),
@@ -162,8 +149,6 @@ GROUPNORM = OpTable("GroupNormalization", "opset12", reference=ref_gn, tol=ACC, 
 
 
 rng = table_rng("NormalizeL2-1")  # each table its own generator
-
-
 NORML2 = OpTable("NormalizeL2", "opset1", reference=ref_l2, tol=Tol(ulps=1), ov_tol=ACC, cases=later_shapes_same([
     Case("channels", [rand(2, 3, 4), np.array([1], np.int64)], attrs={"eps": 1e-10, "eps_mode": "add"}, const=(1,)),
     Case("spatial-max", [rand(2, 3, 4, 4), np.array([2, 3], np.int64)], attrs={"eps": 1e-6, "eps_mode": "max"}, const=(1,)),
@@ -184,8 +169,6 @@ LRN_ATTRS = {"alpha": 1e-4, "beta": 0.75, "bias": 1.0, "size": 5}
 
 
 rng = table_rng("LRN-1")  # each table its own generator
-
-
 LRN = OpTable("LRN", "opset1", reference=ref_lrn, tol=Tol(ulps=1), ov_tol=ACC, cases=later_shapes_same([
     Case("channels", [rand(2, 7, 3, 3) * 10, np.array([1], np.int64)], attrs=LRN_ATTRS, const=(1,)),
     Case("spatial", [rand(1, 2, 5, 5) * 10, np.array([2, 3], np.int64)], attrs={**LRN_ATTRS, "size": 3, "alpha": 0.01},

@@ -1,4 +1,4 @@
-"""Conformance tables of AdaptiveAvgPool, AdaptiveMaxPool."""
+"""Conformance tables of AdaptiveAvgPool-8 and AdaptiveMaxPool-8."""
 
 from __future__ import annotations
 
@@ -18,8 +18,6 @@ def rand(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
 
 
 rng = table_rng("AdaptiveAvgPool-8")  # each table its own generator
-
-
 AAVG = OpTable("AdaptiveAvgPool", "opset8", reference=ref_adaptive_avg, tol=Tol(rtol=1e-5, atol=1e-6), cases=[
     Case("2d-down-uneven", [rand((2, 3, 7, 9)), shape_of(3, 4)], const=(1,)),
     Case("2d-global", [rand((1, 4, 5, 6)), shape_of(1, 1)], const=(1,)),
@@ -38,8 +36,6 @@ I32 = {"index_element_type": "i32"}
 
 
 rng = table_rng("AdaptiveMaxPool-8")  # each table its own generator
-
-
 AMAX = OpTable("AdaptiveMaxPool", "opset8", reference=ref_adaptive_max, tol=Tol.EXACT, cases=[
     Case("2d-down-uneven", [rand((2, 3, 7, 9)), shape_of(3, 4)], I32, const=(1,)),
     Case("2d-global-i64", [rand((1, 4, 5, 6)), shape_of(1, 1)], const=(1,),

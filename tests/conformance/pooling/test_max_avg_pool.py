@@ -1,4 +1,5 @@
-"""Conformance tables of MaxPool, AvgPool."""
+"""Conformance tables of MaxPool-1, MaxPool-8, MaxPool-14, AvgPool-1, AvgPool-14 and
+AvgPool-16."""
 
 from __future__ import annotations
 
@@ -22,8 +23,6 @@ def pool_attrs(kernel: str, strides: str, pb: str, pe: str, **more: Any) -> dict
 
 
 rng = table_rng("MaxPool-1")  # each table its own generator
-
-
 nan_data = rand((1, 2, 4, 4))
 
 
@@ -68,8 +67,6 @@ def with_dilations(c: Case) -> Case:
 
 
 rng = table_rng("MaxPool-8")  # each table its own generator
-
-
 MAXPOOL8 = OpTable("MaxPool", "opset8", reference=ref_max_pool, cases=[*map(with_dilations, [
     *MAXPOOL_CASES,
     Case("dilations-axis-0", [rand((2, 3, 9, 8))], pool_attrs("2,3", "2,1", "1,0", "1,1", dilations="2,1", axis=0)),
@@ -84,8 +81,6 @@ MAXPOOL8 = OpTable("MaxPool", "opset8", reference=ref_max_pool, cases=[*map(with
 
 
 rng = table_rng("MaxPool-14")  # each table its own generator
-
-
 MAXPOOL14 = OpTable("MaxPool", "opset14", reference=ref_max_pool, cases=[*map(with_dilations, [
     Case("ceil-torch-trims", [rand((1, 4, 13, 13))], pool_attrs("2,2", "2,2", "1,1", "1,1", rounding_type="ceil_torch")),
     Case("ceil-torch-keeps", [rand((1, 4, 13, 13))], pool_attrs("3,3", "2,2", "0,0", "0,0", rounding_type="ceil_torch")),
@@ -123,15 +118,11 @@ AVG_ERRORS = [
 
 
 rng = table_rng("AvgPool-1")  # each table its own generator
-
-
 AVGPOOL1 = OpTable("AvgPool", "opset1", reference=ref_avg_pool, tol=Tol(rtol=1e-6, atol=1e-6), cases=AVG_CASES,
                    errors=AVG_ERRORS)
 
 
 rng = table_rng("AvgPool-14")  # each table its own generator
-
-
 AVGPOOL14 = OpTable("AvgPool", "opset14", reference=ref_avg_pool, tol=Tol(rtol=1e-6, atol=1e-6), cases=[
     *AVG_CASES[:3],
     Case("ceil-torch", [rand((2, 3, 10, 10))], pool_attrs("2,2", "3,3", "1,1", "1,1", rounding_type="ceil_torch",

@@ -31,8 +31,6 @@ ties = np.array([-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5, np.inf, -np.
 
 
 rng = table_rng("FakeQuantize-1")  # each table its own generator
-
-
 FAKE_QUANTIZE = OpTable("FakeQuantize", "opset1", reference=ref_fq, tol=Tol.EXACT,
                         # OpenVINO CPU multiplies by precomputed scales: an element may round to a neighbouring level
                         ov_tol=Tol(rtol=1e-5, atol=0.05), cases=[

@@ -77,8 +77,6 @@ def seq_const(kind: str) -> tuple[int, ...]:
 
 
 rng = table_rng("RNNCell-1")  # each table its own generator
-
-
 TABLES.append(OpTable("RNNCell", "opset1", cases=[
     Case("tanh", cell_inputs("rnn", 3, 4, 5), attrs={"hidden_size": 5}, const=(2, 3, 4)),
     Case("relu-clip", cell_inputs("rnn", 2, 3, 4), attrs={"hidden_size": 4, "activations": ["relu"], "clip": 0.5},
@@ -92,8 +90,6 @@ TABLES.append(OpTable("RNNCell", "opset1", cases=[
 
 
 rng = table_rng("GRUCell-3")  # each table its own generator
-
-
 TABLES.append(OpTable("GRUCell", "opset3", cases=[
     Case("default", cell_inputs("gru", 3, 4, 5), attrs={"hidden_size": 5}, const=(2, 3, 4)),
     Case("linear-before-reset", cell_inputs("gru", 2, 3, 4, lbr=True), attrs={"hidden_size": 4, "linear_before_reset": True},
@@ -107,8 +103,6 @@ TABLES.append(OpTable("GRUCell", "opset3", cases=[
 
 
 rng = table_rng("LSTMCell-4")  # each table its own generator
-
-
 TABLES.append(OpTable("LSTMCell", "opset4", cases=[
     Case("default", cell_inputs("lstm", 3, 4, 5), attrs={"hidden_size": 5}, const=(3, 4, 5)),
     Case("clip", cell_inputs("lstm", 2, 3, 4), attrs={"hidden_size": 4, "clip": 0.5}, const=(3, 4, 5)),
@@ -120,8 +114,6 @@ TABLES.append(OpTable("LSTMCell", "opset4", cases=[
 
 
 rng = table_rng("RNNSequence-5")  # each table its own generator
-
-
 TABLES.append(OpTable("RNNSequence", "opset5", cases=[
     Case("forward", seq_inputs("rnn", 2, 4, 3, 5, 1), attrs=seq_attrs("rnn", hidden_size=5, direction="forward"),
          const=seq_const("rnn")),
@@ -140,8 +132,6 @@ TABLES.append(OpTable("RNNSequence", "opset5", cases=[
 
 
 rng = table_rng("GRUSequence-5")  # each table its own generator
-
-
 TABLES.append(OpTable("GRUSequence", "opset5", cases=[
     Case("forward", seq_inputs("gru", 2, 4, 3, 5, 1), attrs=seq_attrs("gru", hidden_size=5, direction="forward"),
          const=seq_const("gru")),
@@ -155,8 +145,6 @@ TABLES.append(OpTable("GRUSequence", "opset5", cases=[
 
 
 rng = table_rng("LSTMSequence-5")  # each table its own generator
-
-
 TABLES.append(OpTable("LSTMSequence", "opset5", cases=[
     Case("forward", seq_inputs("lstm", 2, 4, 3, 5, 1), attrs=seq_attrs("lstm", hidden_size=5, direction="forward"),
          const=seq_const("lstm")),

@@ -20,8 +20,6 @@ def rand(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
 
 
 rng = table_rng("CumSum-3")  # each table its own generator
-
-
 CUMSUM = OpTable("CumSum", "opset3", reference=ref_cumsum, tol=Tol(rtol=1e-5, atol=1e-5),
                  ov_tol=Tol(rtol=1e-5, atol=1e-5), cases=[
     Case("default-axis", [rand((5, 3))], ov="OpenVINO's IR reader refuses CumSum without its optional axis input",

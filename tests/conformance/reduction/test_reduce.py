@@ -1,4 +1,5 @@
-"""Conformance tables of ReduceSum, ReduceProd, ReduceMean, ReduceMax, ReduceMin, ReduceL1, ReduceL2, ReduceLogicalAnd, ReduceLogicalOr."""
+"""Conformance tables of ReduceSum-1, ReduceProd-1, ReduceMean-1, ReduceMax-1,
+ReduceMin-1, ReduceL1-4, ReduceL2-4, ReduceLogicalAnd-1 and ReduceLogicalOr-1."""
 
 from __future__ import annotations
 
@@ -76,32 +77,22 @@ EMPTY_OV = "OpenVINO CPU returns 0 for a reduction over a zero-size dim"
 
 
 rng = table_rng("ReduceSum-1")  # each table its own generator
-
-
 TABLES.append(reduce_table("ReduceSum", lambda d, a: np.sum(d, axis=a)))
 
 
 rng = table_rng("ReduceProd-1")  # each table its own generator
-
-
 TABLES.append(reduce_table("ReduceProd", lambda d, a: np.prod(d, axis=a)))
 
 
 rng = table_rng("ReduceMean-1")  # each table its own generator
-
-
 TABLES.append(reduce_table("ReduceMean", int_mean, zero_ov=EMPTY_OV))
 
 
 rng = table_rng("ReduceMax-1")  # each table its own generator
-
-
 TABLES.append(reduce_table("ReduceMax", ref_max, tol=Tol.EXACT, exact=True, zero_ov=EMPTY_OV))
 
 
 rng = table_rng("ReduceMin-1")  # each table its own generator
-
-
 TABLES.append(reduce_table("ReduceMin", ref_min, tol=Tol.EXACT, exact=True, zero_ov=EMPTY_OV, extra=[
     # ONNX's test_reduce_min_empty_set: axes known only at run time, where OpenVINO CPU runs its reference (+inf)
     Case("onnx-empty-set-runtime-axes", [rand((2, 0, 4)), np.array([1], np.int64)], attrs={"keep_dims": True}),
@@ -109,27 +100,19 @@ TABLES.append(reduce_table("ReduceMin", ref_min, tol=Tol.EXACT, exact=True, zero
 
 
 rng = table_rng("ReduceL1-4")  # each table its own generator
-
-
 TABLES.append(reduce_table("ReduceL1", lambda d, a: np.sum(np.abs(d), axis=a), "opset4"))
 
 
 rng = table_rng("ReduceL2-4")  # each table its own generator
-
-
 TABLES.append(reduce_table("ReduceL2", lambda d, a: np.sqrt(np.sum(d.astype(np.float64) ** 2, axis=a)), "opset4",
              types=(np.float32, np.float32, np.float16)))
 
 
 rng = table_rng("ReduceLogicalAnd-1")  # each table its own generator
-
-
 TABLES.append(reduce_table("ReduceLogicalAnd", lambda d, a: np.all(d, axis=a), types=(bool, bool, bool)))
 
 
 rng = table_rng("ReduceLogicalOr-1")  # each table its own generator
-
-
 TABLES.append(reduce_table("ReduceLogicalOr", lambda d, a: np.any(d, axis=a), types=(bool, bool, bool)))
 
 test_conformance = conformance(TABLES)

@@ -73,8 +73,6 @@ def repeats(rng: np.random.Generator, shape: tuple[int, ...], dtype: Any = np.fl
 
 rng = table_rng("CTCGreedyDecoder-1")  # the table's own generator
 rand = random_arrays(rng)
-
-
 def mask(time: int, lengths: list[int], dtype: Any = np.float32) -> np.ndarray:
     return (np.arange(time)[:, None] < np.array(lengths)[None, :]).astype(dtype)
 

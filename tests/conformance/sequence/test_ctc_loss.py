@@ -45,8 +45,6 @@ def ref_ctc_loss(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]
 
 rng = table_rng("CTCLoss-4")  # the table's own generator
 rand = random_arrays(rng)
-
-
 def logits(shape: tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
     return rng.standard_normal(shape).astype(dtype)
 

@@ -1,4 +1,5 @@
-"""Conformance tables of ShapeOf, Reshape, Squeeze, Unsqueeze, Range."""
+"""Conformance tables of ShapeOf-3, ShapeOf-1, Reshape-1, Squeeze-1, Squeeze-15,
+Unsqueeze-1, Range-4 and Range-1."""
 
 from __future__ import annotations
 
@@ -8,11 +9,7 @@ from conformance.harness import Case, ErrorCase, OpTable, conformance, i64, rand
 from conformance.shape.references import BF16, ref_range, ref_reshape, ref_shapeof, ref_squeeze, ref_unsqueeze
 
 rng = table_rng("ShapeOf-3")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 SHAPEOF3 = OpTable("ShapeOf", "opset3", reference=ref_shapeof, cases=[
     Case("f32-i64", [rand((2, 3, 4))], attrs={"output_type": "i64"}),
     Case("i8-i32", [rand((5, 1), np.int8)], attrs={"output_type": "i32"}),
@@ -23,11 +20,7 @@ SHAPEOF3 = OpTable("ShapeOf", "opset3", reference=ref_shapeof, cases=[
 
 
 rng = table_rng("ShapeOf-1")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 SHAPEOF1 = OpTable("ShapeOf", "opset1", reference=ref_shapeof, cases=[
     Case("bf16", [rand((2, 7), BF16)]),
     Case("u64-rank4", [rand((1, 2, 1, 3), np.uint64)]),
@@ -35,11 +28,7 @@ SHAPEOF1 = OpTable("ShapeOf", "opset1", reference=ref_shapeof, cases=[
 
 
 rng = table_rng("Reshape-1")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 RESHAPE = OpTable("Reshape", "opset1", reference=ref_reshape, cases=[
     Case("spec-example", [rand((2, 5, 5, 0)), i64(0, 4)], attrs={"special_zero": False}, const=(1,),
          ov="OpenVINO CPU refuses a zero-size input"),
@@ -65,11 +54,7 @@ RESHAPE = OpTable("Reshape", "opset1", reference=ref_reshape, cases=[
 
 
 rng = table_rng("Squeeze-1")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 SQUEEZE1 = OpTable("Squeeze", "opset1", reference=ref_squeeze, cases=[
     Case("axes", [rand((1, 3, 1, 2)), i64(0, 2)], const=(1,)),
     Case("negative-axis", [rand((2, 1), np.int8), np.array(-1, np.int64)], const=(1,)),
@@ -84,11 +69,7 @@ SQUEEZE1 = OpTable("Squeeze", "opset1", reference=ref_squeeze, cases=[
 
 
 rng = table_rng("Squeeze-15")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 SQUEEZE15 = OpTable("Squeeze", "opset15", reference=None, cases=[
     Case("skip", [rand((1, 3, 1)), i64(0, 1)], attrs={"allow_axis_skip": True}, const=(1,),
          expect=None),
@@ -101,11 +82,7 @@ SQUEEZE15.reference = lambda x, a: [np.squeeze(x[0], axis=tuple(
 
 
 rng = table_rng("Unsqueeze-1")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 UNSQUEEZE = OpTable("Unsqueeze", "opset1", reference=ref_unsqueeze, cases=[
     Case("spec-example", [rand((2, 3)), i64(0, 3)], const=(1,)),
     Case("scalar", [np.array(7, np.int64), np.array(0, np.int64)], const=(1,)),
@@ -119,11 +96,7 @@ UNSQUEEZE = OpTable("Unsqueeze", "opset1", reference=ref_unsqueeze, cases=[
 
 
 rng = table_rng("Range-4")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 RANGE4 = OpTable("Range", "opset4", reference=ref_range, cases=[
     Case("i64", [i64(0).reshape(()), i64(10).reshape(()), i64(3).reshape(())], attrs={"output_type": "i64"}, const=(0, 1, 2)),
     Case("f32-step", [np.array(1.0, np.float32), np.array(2.0, np.float32), np.array(0.1, np.float32)],
@@ -145,11 +118,7 @@ RANGE4 = OpTable("Range", "opset4", reference=ref_range, cases=[
 
 
 rng = table_rng("Range-1")  # each table its own generator
-
-
 rand = random_arrays(rng)
-
-
 RANGE1 = OpTable("Range", "opset1", reference=ref_range, cases=[
     Case("i32", [np.array(2, np.int32), np.array(11, np.int32), np.array(3, np.int32)], const=(0, 1, 2)),
     Case("f32", [np.array(0, np.float32), np.array(1, np.float32), np.array(0.3, np.float32)], const=(0, 1, 2)),

@@ -1,4 +1,4 @@
-"""Conformance tables of DFT, IDFT, RDFT, IRDFT."""
+"""Conformance tables of DFT-7, IDFT-7, RDFT-9 and IRDFT-9."""
 
 from __future__ import annotations
 
@@ -27,8 +27,6 @@ RDFT_SIGNAL = ("OpenVINO CPU fails on RDFT with a signal_size input (above the i
 
 
 rng = table_rng("DFT-7")  # each table its own generator
-
-
 DFT = OpTable("DFT", "opset7", reference=ref_dft(False), tol=TOL, ov_tol=OV_TOL, cases=[
     Case("1d", [rand((8, 2)), i64([0])], const=(1,)),
     Case("2d-axes", [rand((2, 5, 6, 2)), i64([1, 2])], const=(1,)),
@@ -49,8 +47,6 @@ DFT = OpTable("DFT", "opset7", reference=ref_dft(False), tol=TOL, ov_tol=OV_TOL,
 
 
 rng = table_rng("IDFT-7")  # each table its own generator
-
-
 IDFT = OpTable("IDFT", "opset7", reference=ref_dft(True), tol=TOL, ov_tol=OV_TOL, cases=[
     Case("1d", [rand((8, 2)), i64([0])], const=(1,)),
     Case("2d-axes", [rand((2, 5, 6, 2)), i64([2, 1])], const=(1,)),
@@ -62,8 +58,6 @@ IDFT = OpTable("IDFT", "opset7", reference=ref_dft(True), tol=TOL, ov_tol=OV_TOL
 
 
 rng = table_rng("RDFT-9")  # each table its own generator
-
-
 RDFT = OpTable("RDFT", "opset9", reference=ref_rdft, tol=TOL, ov_tol=OV_TOL, cases=[
     Case("1d", [rand((8,)), i64([0])], const=(1,)),
     Case("odd", [rand((3, 7)), i64([1])], const=(1,)),
@@ -78,8 +72,6 @@ RDFT = OpTable("RDFT", "opset9", reference=ref_rdft, tol=TOL, ov_tol=OV_TOL, cas
 
 
 rng = table_rng("IRDFT-9")  # each table its own generator
-
-
 IRDFT = OpTable("IRDFT", "opset9", reference=ref_irdft, tol=TOL, ov_tol=OV_TOL, cases=[
     Case("1d", [rand((5, 2)), i64([0])], const=(1,)),
     Case("2d-axes", [rand((2, 5, 6, 2)), i64([1, 2])], const=(1,)),

@@ -1,4 +1,4 @@
-"""Conformance tables of STFT."""
+"""Conformance table of STFT-15."""
 
 from __future__ import annotations
 
@@ -19,8 +19,6 @@ def ints(v: int) -> np.ndarray:
 
 
 rng = table_rng("STFT-15")  # each table its own generator
-
-
 STFT = OpTable("STFT", "opset15", reference=ref_stft, tol=TOL, ov_tol=OV_TOL, cases=[
     Case("batch", [rand((2, 48)), rand((16,)), ints(16), ints(4)], attrs={"transpose_frames": False}, const=(2, 3)),
     Case("transposed", [rand((2, 48)), rand((16,)), ints(16), ints(4)], attrs={"transpose_frames": True}, const=(2, 3)),

@@ -1,4 +1,4 @@
-"""Conformance tables of Bucketize."""
+"""Conformance table of Bucketize-3."""
 
 from __future__ import annotations
 
@@ -19,8 +19,6 @@ I64 = {"output_type": "i64"}
 
 
 rng = table_rng("Bucketize-3")  # each table its own generator
-
-
 BUCKETIZE = OpTable("Bucketize", "opset3", reference=ref_bucketize, cases=[
     Case("f32-right", [rng.uniform(-5, 5, (3, 4)).astype(np.float32), np.array([-2, 0, 0.5, 3], np.float32)], attrs=I64, const=(1,)),
     Case("on-boundaries-right", [np.array([-2, 0, 0.5, 3, 4, -3], np.float32), np.array([-2, 0, 0.5, 3], np.float32)],

@@ -1,4 +1,4 @@
-"""Conformance tables of TopK."""
+"""Conformance tables of TopK-1, TopK-3 and TopK-11."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from conformance.harness import Case, ErrorCase, OpTable, conformance, table_rng
 from conformance.sorting.references import BF16, i64, ref_topk
 
 TABLES: list[OpTable] = []
+
 
 def rand(shape: tuple[int, ...], dtype: Any = np.float32, lo: int = -100, hi: int = 100) -> np.ndarray:
     dtype = np.dtype(dtype)

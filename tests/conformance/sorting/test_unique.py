@@ -1,4 +1,4 @@
-"""Conformance tables of Unique."""
+"""Conformance table of Unique-10."""
 
 from __future__ import annotations
 
@@ -19,8 +19,6 @@ rows = np.array([[1, 2, 1, 2], [3, 3, 3, 3], [1, 2, 1, 2], [0, 5, 0, 5]], np.flo
 
 
 rng = table_rng("Unique-10")  # each table its own generator
-
-
 UNIQUE = OpTable("Unique", "opset10", reference=ref_unique, cases=[
     Case("flat-sorted", [ints((3, 5), 0, 6)]),
     Case("flat-unsorted", [ints((12,), -3, 3, np.int64)], attrs={"sorted": False}),

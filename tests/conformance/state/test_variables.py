@@ -65,6 +65,7 @@ def reference(init: bool = True):
 
 # ---------------------------------------------------------------- broken files
 
+
 def _layer(tree, type_: str):
     return tree.getroot().find(f"layers/layer[@type='{type_}']")
 
