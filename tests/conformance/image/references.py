@@ -244,3 +244,46 @@ def ref_grid_sample(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarr
     if data.dtype.kind in "iu":
         out = np.trunc(out)
     return [out.astype(data.dtype)]
+
+
+F = np.float32
+
+
+def _yuv_pixel(y: float, u: float, v: float) -> tuple[float, float, float]:
+    c, d, e = F(y) - F(16), F(u) - F(128), F(v) - F(128)
+    return F(1.164) * c + F(1.596) * e, F(1.164) * c - F(0.391) * d - F(0.813) * e, F(1.164) * c + F(2.018) * d
+
+
+def _yuv_convert(y: np.ndarray, u: np.ndarray, v: np.ndarray, dtype: Any, bgr: bool) -> np.ndarray:
+    """y [N, H, W], u and v [N, H/2, W/2]."""
+    n, h, w = y.shape
+    out = np.empty((n, h, w, 3), np.float32)
+    for b, i, j in np.ndindex(n, h, w):
+        rgb = _yuv_pixel(float(y[b, i, j]), float(u[b, i // 2, j // 2]), float(v[b, i // 2, j // 2]))
+        out[b, i, j] = rgb[::-1] if bgr else rgb
+    if np.dtype(dtype) == np.uint8:
+        return np.array([min(max(math.copysign(math.floor(abs(float(a)) + 0.5), a), 0), 255) for a in out.reshape(-1)],
+                        np.uint8).reshape(out.shape)
+    return np.clip(out, F(0), F(255)).astype(dtype)
+
+
+def color_convert_reference(kind: str, bgr: bool) -> Any:
+    def ref(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+        y = x[0]
+        if len(x) == 1:
+            n, rows, w = y.shape[:3]
+            h = rows * 2 // 3
+            rest = y[:, h:, :, 0].reshape(n, -1)
+            if kind == "NV12":
+                uv = rest.reshape(n, h // 2, w // 2, 2)
+                u, v = uv[..., 0], uv[..., 1]
+            else:
+                u, v = (rest[:, k * (h * w // 4) : (k + 1) * (h * w // 4)].reshape(n, h // 2, w // 2) for k in (0, 1))
+            y = y[:, :h]
+        elif kind == "NV12":
+            u, v = x[1][..., 0], x[1][..., 1]
+        else:
+            u, v = x[1][..., 0], x[2][..., 0]
+        return [_yuv_convert(y[..., 0], u, v, y.dtype, bgr)]
+
+    return ref

@@ -8,9 +8,11 @@ import numpy as np
 
 from conformance.harness import Case, ErrorCase, OpTable, conformance, table_rng
 from conformance.indexing.references import ref_onehot
-from conformance.sorting.references import i64
 
 TABLES: list[OpTable] = []
+
+def i64(v: Any) -> np.ndarray:
+    return np.array(v, np.int64)
 
 
 def rand(shape: tuple[int, ...], dtype: Any = np.float32, lo: int = -100, hi: int = 100) -> np.ndarray:

@@ -267,3 +267,65 @@ def ref_shuffle(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
         src = (i % group) * (n // group) + i // group  # output i = j * group + g reads input g * (n/group) + j
         out[pos] = data[pos[:axis] + (src,) + pos[axis + 1 :]]
     return [out]
+
+
+def ref_batch_to_space(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+    data, block, begin, end = x[0], [int(v) for v in x[1]], [int(v) for v in x[2]], [int(v) for v in x[3]]
+    batch, *space = data.shape
+    small = batch // int(np.prod(block))
+    full = [d * b for d, b in zip(space, block[1:])]
+    out_shape = (small, *(f - b - e for f, b, e in zip(full, begin[1:], end[1:])))
+    out = np.empty(out_shape, data.dtype)
+    for pos in np.ndindex(*out_shape):
+        # output position p (before cropping) of dim i is block offset p % B_i of input position p // B_i;
+        # the block offsets, in row-major order over B_1..B_k, select the batch group
+        full_pos = [p + b for p, b in zip(pos[1:], begin[1:])]
+        offsets = [p % b for p, b in zip(full_pos, block[1:])]
+        group = int(np.ravel_multi_index(offsets, block[1:])) if offsets else 0
+        out[pos] = data[(group * small + pos[0], *(p // b for p, b in zip(full_pos, block[1:])))]
+    return [out]
+
+
+def ref_space_to_batch(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+    data, block, begin, end = x[0], [int(v) for v in x[1]], [int(v) for v in x[2]], [int(v) for v in x[3]]
+    batch, *space = data.shape
+    padded = [d + b + e for d, b, e in zip(space, begin[1:], end[1:])]
+    small = [p // b for p, b in zip(padded, block[1:])]
+    out = np.zeros((batch * int(np.prod(block)), *small), data.dtype)
+    for pos in np.ndindex(*out.shape):
+        group, n = divmod(pos[0], batch)
+        offsets = np.unravel_index(group, block[1:]) if block[1:] else ()
+        src = [p * b + o - pb for p, b, o, pb in zip(pos[1:], block[1:], offsets, begin[1:])]
+        if all(0 <= s < d for s, d in zip(src, space)):
+            out[pos] = data[(n, *src)]
+    return [out]
+
+
+def _pad_before(size: int, stride: int, extent: int, mode: str) -> int:
+    if mode == "valid":
+        return 0
+    total = (math.ceil(size / stride) - 1) * stride + extent - size
+    if not 0 < total < extent:
+        return 0
+    return total // 2 + (total % 2 if mode == "same_lower" else 0)
+
+
+def ref_extract_image_patches(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+    data = x[0]
+    (kh, kw), (sh, sw), (rh, rw) = (attrs[k] for k in ("sizes", "strides", "rates"))
+    mode = attrs["auto_pad"]
+    n, c, h, w = data.shape
+    eh, ew = rh * (kh - 1) + 1, rw * (kw - 1) + 1
+    oh = max(0, math.ceil((h - (eh - 1)) / sh)) if mode == "valid" else math.ceil(h / sh)
+    ow = max(0, math.ceil((w - (ew - 1)) / sw)) if mode == "valid" else math.ceil(w / sw)
+    top, left = _pad_before(h, sh, eh, mode), _pad_before(w, sw, ew, mode)
+    out = np.zeros((n, c * kh * kw, oh, ow), data.dtype)
+    for b, y, z, i, j, ch in np.ndindex(n, oh, ow, kh, kw, c):
+        row, col = y * sh - top + i * rh, z * sw - left + j * rw
+        if 0 <= row < h and 0 <= col < w:
+            out[b, (i * kw + j) * c + ch, y, z] = data[b, ch, row, col]
+    return [out]
+
+
+def attrs(sizes: tuple[int, int], strides: tuple[int, int], rates: tuple[int, int], pad: str) -> dict[str, Any]:
+    return {"sizes": sizes, "strides": strides, "rates": rates, "auto_pad": pad}

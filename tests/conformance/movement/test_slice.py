@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from conformance.harness import Case, ErrorCase, OpTable, conformance, i64, random_arrays, table_rng
-from conformance.movement.references import ref_slice
-from conformance.shape.references import BF16
+from conformance.movement.references import BF16, ref_slice
 
 rng = table_rng("Slice-8")  # each table its own generator
 rand = random_arrays(rng)

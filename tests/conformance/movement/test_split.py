@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from conformance.harness import Case, ErrorCase, OpTable, conformance, i64, random_arrays, table_rng
-from conformance.movement.references import ref_split, ref_vsplit
-from conformance.shape.references import BF16
+from conformance.movement.references import BF16, ref_split, ref_vsplit
 
 rand = random_arrays(table_rng("Split-1"))
 SPLIT = OpTable("Split", "opset1", reference=ref_split, cases=[

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from conformance.harness import Case, ErrorCase, OpTable, conformance, i64, random_arrays, table_rng
-from conformance.movement.references import ref_transpose
-from conformance.shape.references import BF16
+from conformance.movement.references import BF16, ref_transpose
 
 rng = table_rng("Transpose-1")  # each table its own generator
 rand = random_arrays(rng)
