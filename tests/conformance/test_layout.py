@@ -67,6 +67,9 @@ def test_the_allow_list_holds_only_ops_without_a_table() -> None:
 
 def test_each_family_folder_has_one_references_module() -> None:
     """Reference functions live in <family>/references.py, not beside the tables."""
-    for folder in sorted(p for p in HERE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()):
+    folders = sorted(p for p in HERE.iterdir() if p.is_dir() and (p / "__init__.py").is_file())
+    assert len(folders) > 20  # the family folders were found
+    for folder in folders:
+        assert (folder / "references.py").is_file(), f"{folder.name} has no references.py"
         assert not list(folder.glob("references_*.py")), f"{folder.name}: references belong in {folder.name}/references.py"
     assert not list(HERE.glob("references*.py")), "references belong in their family's folder"

@@ -9,6 +9,7 @@ import pytest
 ov = pytest.importorskip("openvino")
 from openvino import opset8 as ops  # noqa: E402
 
+from conformance.control.references import if_reference, loop_reference, ti_reference  # noqa: E402
 from conformance.graphs import BrokenFile, GraphTable, graph_conformance, partial  # noqa: E402
 
 
@@ -45,11 +46,6 @@ def if_feeds(taken: bool):
     return lambda rng: {"cond": np.array(taken), "x": (rng.standard_normal((2, 3)) * 10).astype(np.float32)}
 
 
-def if_reference(feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    x = feeds["x"]
-    return [x * np.float32(2) if feeds["cond"] else x - np.float32(1)]
-
-
 IF_ERRORS = [BrokenFile("no-else-body", _drop("else_body"), "missing-element"),
              BrokenFile("no-then-port-map", _drop("then_port_map"), "bad-port-map")]
 
@@ -81,14 +77,6 @@ def loop_feeds(rng: np.random.Generator) -> dict[str, np.ndarray]:
     return {k: (rng.standard_normal((2, 3)) * 10).astype(np.float32) for k in ("x", "acc0")}
 
 
-def loop_reference(feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    acc, seen = feeds["acc0"], []
-    for i in range(3):
-        acc = (acc + feeds["x"]) + np.float32(i)
-        seen.append(acc[None])
-    return [acc, np.concatenate(seen)]
-
-
 # ------------------------------------------------------------ TensorIterator-1
 
 
@@ -114,14 +102,6 @@ def ti_model(variant: str) -> ov.Model:
 def ti_feeds(rng: np.random.Generator) -> dict[str, np.ndarray]:
     shapes = {"seq": (2, 4, 3), "h0": (2, 1, 3), "w": (1, 3)}
     return {k: rng.standard_normal(s).astype(np.float32) for k, s in shapes.items()}
-
-
-def ti_reference(feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    h, steps = feeds["h0"], []
-    for t in range(4):
-        h = h * feeds["w"] + feeds["seq"][:, t:t + 1]
-        steps.append(h)
-    return [h, np.concatenate(steps, axis=1)]
 
 
 TABLES = [

@@ -329,3 +329,54 @@ def ref_extract_image_patches(x: list[np.ndarray], attrs: dict[str, Any]) -> lis
 
 def attrs(sizes: tuple[int, int], strides: tuple[int, int], rates: tuple[int, int], pad: str) -> dict[str, Any]:
     return {"sizes": sizes, "strides": strides, "rates": rates, "auto_pad": pad}
+
+
+def element_gather(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) -> np.ndarray:
+    """The spec formula, one output element at a time:
+    output[p_0..p_{axis-1}, i_b..i_{M-1}, p_{axis+1}..] =
+        data[p_0..p_{axis-1}, indices[p_0..p_{b-1}, i_b..i_{M-1}], p_{axis+1}..]
+    with negative indices counted from the end and out-of-range ones giving 0."""
+    rank = data.ndim
+    axis = axis + rank if axis < 0 else axis
+    b = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
+    out_shape = data.shape[:axis] + indices.shape[b:] + data.shape[axis + 1:]
+    out = np.zeros(out_shape, data.dtype)
+    dim = data.shape[axis]
+    taken = indices.ndim - b
+    for pos in np.ndindex(*out_shape):
+        before, picked, after = pos[:axis], pos[axis:axis + taken], pos[axis + taken:]
+        raw = indices[before[:b] + picked]
+        k = int(np.trunc(float(raw))) if indices.dtype.kind not in "iu" else int(raw)
+        if k < 0:
+            k += dim
+        if 0 <= k < dim:
+            out[pos] = data[before + (k,) + after]
+    return out
+
+
+def element_reverse_sequence(data: np.ndarray, lengths: list[float], batch_axis: int, seq_axis: int) -> np.ndarray:
+    """One element at a time on the raw bits: position s < L of batch b reads L-1-s."""
+    bits = np.ascontiguousarray(data).reshape(-1).view(f"u{data.itemsize}").reshape(data.shape)
+    batch, seq = batch_axis % data.ndim, seq_axis % data.ndim
+    out = np.empty_like(bits)
+    for idx in np.ndindex(*data.shape):
+        length = max(int(lengths[idx[batch]]), 1)  # int() truncates toward zero; 0 means 1
+        src = list(idx)
+        if idx[seq] < length:
+            src[seq] = length - 1 - idx[seq]
+        out[idx] = bits[tuple(src)]
+    return out
+
+
+def element_roll(data: np.ndarray, shift: list[int], axes: list[int]) -> np.ndarray:
+    """out[i] = data[i - total shift] per axis, one element at a time, on the raw bits."""
+    bits = np.ascontiguousarray(data).reshape(-1).view(f"u{data.itemsize}").reshape(data.shape)
+    rank = data.ndim
+    totals = [0] * rank
+    for k, axis in enumerate(axes):
+        totals[axis % rank] += shift[0] if len(shift) == 1 else shift[k]
+    out = np.empty_like(bits)
+    for idx in np.ndindex(*data.shape):
+        src = tuple((i - t) % n for i, t, n in zip(idx, totals, data.shape))
+        out[idx] = bits[src]
+    return out

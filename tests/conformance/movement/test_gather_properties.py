@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import irexec
+from conformance.movement.references import element_gather
 from irexec import dtypes, parallel
 from irexec.errors import OpError
 from irexec.ops.base import TensorInfo
@@ -32,30 +33,7 @@ def make_op(version: int, batch_dims: int = 0):
     return cls(None, {} if version == 1 else {"batch_dims": batch_dims})
 
 
-# ------------------------------------------------------------- the reference
-
-
-def reference_gather(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) -> np.ndarray:
-    """The spec formula, one output element at a time:
-    output[p_0..p_{axis-1}, i_b..i_{M-1}, p_{axis+1}..] =
-        data[p_0..p_{axis-1}, indices[p_0..p_{b-1}, i_b..i_{M-1}], p_{axis+1}..]
-    with negative indices counted from the end and out-of-range ones giving 0."""
-    rank = data.ndim
-    axis = axis + rank if axis < 0 else axis
-    b = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
-    out_shape = data.shape[:axis] + indices.shape[b:] + data.shape[axis + 1:]
-    out = np.zeros(out_shape, data.dtype)
-    dim = data.shape[axis]
-    taken = indices.ndim - b
-    for pos in np.ndindex(*out_shape):
-        before, picked, after = pos[:axis], pos[axis:axis + taken], pos[axis + taken:]
-        raw = indices[before[:b] + picked]
-        k = int(np.trunc(float(raw))) if indices.dtype.kind not in "iu" else int(raw)
-        if k < 0:
-            k += dim
-        if 0 <= k < dim:
-            out[pos] = data[before + (k,) + after]
-    return out
+# (the element-at-a-time reference, element_gather, is in references.py)
 
 
 def same_bits(got: np.ndarray, want: np.ndarray) -> bool:
@@ -106,7 +84,7 @@ def test_compute_matches_reference(case, version):
     axis_arr = np.array([axis], dtype=np.int64)
     op = make_op(version, b)
     (got,) = op.run(data, indices, axis_arr)
-    assert same_bits(got, reference_gather(data, indices, axis, b))
+    assert same_bits(got, element_gather(data, indices, axis, b))
     assert same_bits(data, data_before) and same_bits(indices, indices_before)  # inputs untouched
     (inferred,) = op.inference([TensorInfo(PartialShape.static(data.shape), dtypes.from_dtype(data.dtype)),
                            TensorInfo(PartialShape.static(indices.shape), dtypes.from_dtype(indices.dtype)),
@@ -136,7 +114,7 @@ def test_threaded_pieces_match_reference(path, case, transpose):
         for name, value in {**THREADED, **GATHER_PATHS[path]}.items():
             mp.setattr(parallel if hasattr(parallel, name) else gather_module, name, value)
         (got,) = make_op(8, b).run(data, indices, np.array([axis], dtype=np.int64))
-    assert same_bits(got, reference_gather(data, indices, axis, b))
+    assert same_bits(got, element_gather(data, indices, axis, b))
 
 
 @settings(max_examples=60, deadline=None)
@@ -144,7 +122,7 @@ def test_threaded_pieces_match_reference(path, case, transpose):
 def test_gather1_matches_reference_without_batch_dims(case):
     data, indices, axis, _ = case
     (got,) = make_op(1).run(data, indices, np.array(axis, dtype=np.int32))
-    assert same_bits(got, reference_gather(data, indices, axis, 0))
+    assert same_bits(got, element_gather(data, indices, axis, 0))
 
 
 @pytest.mark.parametrize("dtype", DATA_TYPES, ids=lambda t: np.dtype(t).name)
@@ -153,7 +131,7 @@ def test_every_element_type_is_moved_bit_exactly(dtype):
     data = random_data(rng, (3, 5, 2), dtype)
     indices = np.array([[4, -1, 7], [0, -5, -6]], dtype=np.int32)  # 7 and -6 are out of range
     (got,) = make_op(8).run(data, indices, np.array(1))
-    assert same_bits(got, reference_gather(data, indices, 1, 0))
+    assert same_bits(got, element_gather(data, indices, 1, 0))
     assert not got[:, 0, 2].any() and not got[:, 1, 2].any()
 
 
@@ -163,9 +141,9 @@ def test_large_batch_count_uses_the_same_formula():
     data = rng.integers(0, 1000, size=(70, 3, 5, 2)).astype(np.int16)
     indices = rng.integers(-7, 7, size=(70, 4))
     (got,) = make_op(8, 1).run(data, indices, np.array(2))
-    assert same_bits(got, reference_gather(data, indices, 2, 1))
+    assert same_bits(got, element_gather(data, indices, 2, 1))
     (got,) = make_op(7, -1).run(data, indices, np.array(-2))
-    assert same_bits(got, reference_gather(data, indices, 2, 1))
+    assert same_bits(got, element_gather(data, indices, 2, 1))
 
 
 def test_scalar_indices_drop_the_axis():
@@ -210,7 +188,7 @@ def test_zero_size_dims(data_shape, indices_shape, axis, b, out_shape, zeros):
     assert got.shape == out_shape
     if zeros:
         assert got.size and not got.any()
-    assert same_bits(got, reference_gather(data, indices, axis, b))
+    assert same_bits(got, element_gather(data, indices, axis, b))
 
 
 def test_non_contiguous_and_read_only_inputs():
@@ -219,7 +197,7 @@ def test_non_contiguous_and_read_only_inputs():
     indices = np.array([[3, -1], [0, 9]], dtype=np.int32)
     indices.setflags(write=False)
     (got,) = make_op(7).run(data, indices, np.array([-1]))
-    assert same_bits(got, reference_gather(data, indices, 2, 0))
+    assert same_bits(got, element_gather(data, indices, 2, 0))
 
 
 def test_gather1_real_indices_truncate_toward_zero():

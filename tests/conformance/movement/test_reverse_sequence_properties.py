@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import irexec
 from conformance.diagnostic_helpers import only_error, xml_line
+from conformance.movement.references import element_reverse_sequence
 from conformance.strategies import EXECUTABLE, any_bits
 from irexec import dtypes
 from irexec.errors import OpError
@@ -32,20 +33,6 @@ def op(batch_axis: int = 0, seq_axis: int = 1) -> ReverseSequence1:
 
 def reverse(data, lengths, batch_axis=0, seq_axis=1) -> np.ndarray:
     return op(batch_axis, seq_axis).run(np.asarray(data), np.asarray(lengths))[0]
-
-
-def reference(data: np.ndarray, lengths: list[float], batch_axis: int, seq_axis: int) -> np.ndarray:
-    """One element at a time on the raw bits: position s < L of batch b reads L-1-s."""
-    bits = np.ascontiguousarray(data).reshape(-1).view(f"u{data.itemsize}").reshape(data.shape)
-    batch, seq = batch_axis % data.ndim, seq_axis % data.ndim
-    out = np.empty_like(bits)
-    for idx in np.ndindex(*data.shape):
-        length = max(int(lengths[idx[batch]]), 1)  # int() truncates toward zero; 0 means 1
-        src = list(idx)
-        if idx[seq] < length:
-            src[seq] = length - 1 - idx[seq]
-        out[idx] = bits[tuple(src)]
-    return out
 
 
 # ------------------------------------------------------------- examples
@@ -111,7 +98,7 @@ def test_every_kernel_path_matches_reference(monkeypatch, path):
     data = rng.integers(0, 1 << 15, (3, 4, 5, 6)).astype(np.int16)
     for batch, seq in itertools.permutations(range(4), 2):
         lengths = rng.integers(0, data.shape[seq] + 1, data.shape[batch])
-        want = reference(data, lengths.tolist(), batch, seq)
+        want = element_reverse_sequence(data, lengths.tolist(), batch, seq)
         assert reverse(data, lengths, batch, seq).tobytes() == want.tobytes(), (batch, seq)
         view = np.asfortranarray(data)  # not C-contiguous
         assert reverse(view, lengths, batch, seq).tobytes() == want.tobytes(), (batch, seq, "F")
@@ -151,7 +138,7 @@ def test_kernel_matches_slow_reference(path, case):
     with pytest.MonkeyPatch.context() as mp:
         thresholds(mp, path)
         got = op(batch, seq).run(data, lengths)[0]
-    want = reference(data, lengths.astype(np.float64).tolist(), batch, seq)
+    want = element_reverse_sequence(data, lengths.astype(np.float64).tolist(), batch, seq)
     assert got.dtype == data.dtype and got.shape == data.shape
     assert got.tobytes() == want.tobytes()
     assert data.tobytes() == before, "input mutated"
@@ -331,4 +318,4 @@ def test_run_computes_the_spec_example(write_ir):
     path, _ = revseq_model(write_ir, "4,10,3", lengths)
     data = np.random.default_rng(0).standard_normal((4, 10, 3)).astype(np.float32)
     (out,) = irexec.run(path, {"data": data}).values()
-    assert out.tobytes() == reference(data, lengths.tolist(), 0, 1).tobytes()
+    assert out.tobytes() == element_reverse_sequence(data, lengths.tolist(), 0, 1).tobytes()

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import irexec
 from conformance.diagnostic_helpers import only_error, xml_line
+from conformance.movement.references import element_roll
 from conformance.strategies import EXECUTABLE, any_bits
 from irexec import dtypes, parallel
 from irexec.errors import OpError
@@ -27,20 +28,6 @@ MATRIX = np.arange(1, 13, dtype=np.int32).reshape(4, 3)
 
 def roll(data, shift, axes) -> np.ndarray:
     return Roll7().run(np.asarray(data), np.asarray(shift), np.asarray(axes))[0]
-
-
-def reference_roll(data: np.ndarray, shift: list[int], axes: list[int]) -> np.ndarray:
-    """out[i] = data[i - total shift] per axis, one element at a time, on the raw bits."""
-    bits = np.ascontiguousarray(data).reshape(-1).view(f"u{data.itemsize}").reshape(data.shape)
-    rank = data.ndim
-    totals = [0] * rank
-    for k, axis in enumerate(axes):
-        totals[axis % rank] += shift[0] if len(shift) == 1 else shift[k]
-    out = np.empty_like(bits)
-    for idx in np.ndindex(*data.shape):
-        src = tuple((i - t) % n for i, t, n in zip(idx, totals, data.shape))
-        out[idx] = bits[src]
-    return out
 
 
 def same_bits(got: np.ndarray, want_bits: np.ndarray, data: np.ndarray) -> None:
@@ -164,7 +151,7 @@ def test_kernel_matches_slow_reference(path, case):
     with pytest.MonkeyPatch.context() as mp:
         apply_path(mp, path)
         got = Roll7().run(data, shift, axes)[0]
-    same_bits(got, reference_roll(data, shift.reshape(-1).tolist(), axes.reshape(-1).tolist()), data)
+    same_bits(got, element_roll(data, shift.reshape(-1).tolist(), axes.reshape(-1).tolist()), data)
     assert data.tobytes() == before.tobytes(), "input mutated"
     if got.size:
         assert not np.shares_memory(got, data)

@@ -19,6 +19,7 @@ from openvino.op import assign as assign6  # noqa: E402
 from openvino.op.util import Variable, VariableInfo  # noqa: E402
 
 from conformance.graphs import BrokenFile, GraphTable, graph_conformance, partial  # noqa: E402
+from conformance.state.references import state_reference  # noqa: E402
 
 SHAPE = [2, 3]
 
@@ -55,14 +56,6 @@ def feeds(rng: np.random.Generator) -> dict[str, np.ndarray]:
     return {"x": (rng.standard_normal(SHAPE) * 10).astype(np.float32)}
 
 
-def reference(init: bool = True):
-    def ref(f: dict[str, np.ndarray]) -> list[np.ndarray]:
-        x = f["x"]
-        read = x * np.float32(2) if init else np.zeros_like(x)
-        return [read, read + x]
-    return ref
-
-
 # ---------------------------------------------------------------- broken files
 
 
@@ -95,17 +88,17 @@ WITHOUT_ASSIGN = BrokenFile("assign-removed", _drop_assign, "variable-without-as
 WITHOUT_READ = BrokenFile("assign-of-unknown-variable", _rename_assign, "variable-without-read-value")
 
 TABLES = [
-    GraphTable("ReadValue-3", "ReadValue", "opset3", state_model(3, "read"), feeds, reference(),
+    GraphTable("ReadValue-3", "ReadValue", "opset3", state_model(3, "read"), feeds, state_reference(),
                errors=[WITHOUT_ASSIGN]),
-    GraphTable("ReadValue-6-init", "ReadValue", "opset6", state_model(6, "read"), feeds, reference(),
+    GraphTable("ReadValue-6-init", "ReadValue", "opset6", state_model(6, "read"), feeds, state_reference(),
                errors=[WITHOUT_ASSIGN,
                        BrokenFile("init-does-not-fit", _variable_shape("4,3"), "variable-mismatch")]),
     GraphTable("ReadValue-6-zeros", "ReadValue", "opset6", state_model(6, "read", init=False), feeds,
-               reference(init=False), errors=[WITHOUT_ASSIGN]),
-    GraphTable("Assign-3", "Assign", "opset3", state_model(3, "assign"), feeds, reference(),
+               state_reference(init=False), errors=[WITHOUT_ASSIGN]),
+    GraphTable("Assign-3", "Assign", "opset3", state_model(3, "assign"), feeds, state_reference(),
                errors=[WITHOUT_READ]),
     GraphTable("Assign-6", "Assign", "opset6", state_model(6, "assign", init=False), feeds,
-               reference(init=False),
+               state_reference(init=False),
                errors=[WITHOUT_READ,
                        # the ReadValue's zeros [1,3] still broadcast in the Add; the Assign's [2,3] does not fit
                        BrokenFile("value-does-not-fit", _variable_shape("1,3"), "variable-mismatch")]),
