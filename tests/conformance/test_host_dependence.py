@@ -16,14 +16,15 @@ import numpy as np
 import pytest
 
 from conformance import harness
+from conformance.elementwise.test_arithmetic import TABLES as ARITHMETIC
+from conformance.elementwise.test_logic import TABLES as LOGIC
 from conformance.harness import COMPARE_NAN, ISFINITE_DENORMAL, MINMAX_NAN, OpTable, is_denormal
-from conformance.test_elementwise_binary import TABLES
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "openvino-divergences.md"
 
 
 def _table(name: str) -> OpTable:
-    return next(t for t in TABLES if str(t) == name)
+    return next(t for t in ARITHMETIC + LOGIC if str(t) == name)
 
 
 def _f64(x: np.ndarray) -> np.ndarray:
@@ -105,7 +106,8 @@ def harness_tables() -> list[OpTable]:
     import importlib
 
     tables: list[OpTable] = []
-    for path in sorted(Path(__file__).parent.glob("test_*.py")):
-        module = importlib.import_module(f"conformance.{path.stem}")
+    root = Path(__file__).parent
+    for path in sorted(root.glob("**/test_*.py")):
+        module = importlib.import_module(".".join(("conformance", *path.relative_to(root).with_suffix("").parts)))
         tables += [t for t in getattr(module, "TABLES", []) if isinstance(t, OpTable)]
     return tables

@@ -10,49 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, random_arrays, table_rng
+from conformance.embedding.references import ref_offsets, ref_packed, ref_segments
+from conformance.harness import OV_VALUE_UNCHECKED, Case, ErrorCase, OpTable, Tol, conformance, random_arrays, table_rng
 
 TOL = Tol(rtol=1e-6, atol=1e-5)
-
-
-def _reduce(table: np.ndarray, bags: list[list[int]], weights: list[list[float]] | None, default: int | None,
-            mean: bool) -> np.ndarray:
-    out = np.zeros((len(bags), *table.shape[1:]), np.float64 if table.dtype.kind == "f" else np.int64)
-    for b, bag in enumerate(bags):
-        if not bag:
-            if default is not None and default >= 0:
-                out[b] = table[default]
-            continue
-        terms = [table[i].astype(out.dtype) * (weights[b][k] if weights is not None else 1) for k, i in enumerate(bag)]
-        total = np.sum(terms, axis=0)
-        out[b] = (total / len(bag) if out.dtype.kind == "f" else np.trunc(total / len(bag))) if mean else total
-    return out.astype(table.dtype)
-
-
-def ref_offsets(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
-    table, indices, offsets = x[0], x[1].tolist(), x[2].tolist()
-    ends = offsets[1:] + [len(indices)]
-    bags = [indices[a:b] for a, b in zip(offsets, ends)]
-    weights = [x[4][a:b].astype(np.float64).tolist() for a, b in zip(offsets, ends)] if len(x) > 4 else None
-    default = int(x[3]) if len(x) > 3 else None
-    return [_reduce(table, bags, weights, default, attrs.get("reduction") == "mean")]
-
-
-def ref_packed(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
-    weights = x[2].astype(np.float64).tolist() if len(x) > 2 else None
-    return [_reduce(x[0], x[1].tolist(), weights, None, attrs.get("reduction") == "mean")]
-
-
-def ref_segments(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
-    table, indices, segment_ids, count = x[0], x[1].tolist(), x[2].tolist(), int(x[3])
-    bags: list[list[int]] = [[] for _ in range(count)]
-    weights: list[list[float]] = [[] for _ in range(count)]
-    for k, (i, s) in enumerate(zip(indices, segment_ids)):
-        bags[s].append(i)
-        if len(x) > 5:
-            weights[s].append(float(x[5][k]))
-    default = int(x[4]) if len(x) > 4 else None
-    return [_reduce(table, bags, weights if len(x) > 5 else None, default, False)]
 
 
 def i32(*values: int) -> np.ndarray:
@@ -84,11 +45,15 @@ def offsets_cases(rand: Any, mean: bool) -> list[Case]:
 
 def offsets_errors(rand: Any, attrs: dict[str, Any]) -> list[ErrorCase]:
     return [
-        ErrorCase("index-range", [rand((3, 2)), i32(0, 3), i32(0, 1)], const=(1,), attrs=dict(attrs), code="bad-value"),
-        ErrorCase("empty-last-bag", [rand((3, 2)), i32(0, 1), i32(0, 2)], const=(2,), attrs=dict(attrs), code="bad-value"),
-        ErrorCase("offsets-back", [rand((3, 2)), i32(0, 1, 1), i32(1, 0)], const=(2,), attrs=dict(attrs), code="bad-value"),
+        ErrorCase("index-range", [rand((3, 2)), i32(0, 3), i32(0, 1)], const=(1,), attrs=dict(attrs), code="bad-value",
+                  ov=OV_VALUE_UNCHECKED),
+        ErrorCase("empty-last-bag", [rand((3, 2)), i32(0, 1), i32(0, 2)], const=(2,), attrs=dict(attrs), code="bad-value",
+                  ov=OV_VALUE_UNCHECKED),
+        ErrorCase("offsets-back", [rand((3, 2)), i32(0, 1, 1), i32(1, 0)], const=(2,), attrs=dict(attrs), code="bad-value",
+                  ov=OV_VALUE_UNCHECKED),
         ErrorCase("default-range", [rand((3, 2)), i32(0, 1), i32(0, 1), s32(3)], const=(3,), attrs=dict(attrs),
-                  code="bad-value"),
+                  code="bad-value",
+                  ov=OV_VALUE_UNCHECKED),
         ErrorCase("weights-length", [rand((3, 2)), i32(0, 1), i32(0, 1), s32(0), rand((3,))], attrs=dict(attrs),
                   code="incompatible-inputs"),
         ErrorCase("weights-type", [rand((3, 2)), i32(0, 1), i32(0, 1), s32(0), rand((2,), np.float16)], attrs=dict(attrs),
@@ -115,7 +80,8 @@ def packed_cases(rand: Any, mean: bool) -> list[Case]:
 def packed_errors(rand: Any, attrs: dict[str, Any]) -> list[ErrorCase]:
     return [
         ErrorCase("index-range", [rand((3, 2)), np.array([[0, 5]], np.int32)], const=(1,), attrs=dict(attrs),
-                  code="bad-value"),
+                  code="bad-value",
+                  ov=OV_VALUE_UNCHECKED),
         ErrorCase("weights-shape", [rand((3, 2)), np.array([[0, 1]], np.int32), rand((1, 3))], attrs=dict(attrs),
                   code="incompatible-inputs"),
         ErrorCase("indices-rank", [rand((3, 2)), i32(0, 1)], attrs=dict(attrs), code="bad-input-rank"),
@@ -126,6 +92,8 @@ def packed_errors(rand: Any, attrs: dict[str, Any]) -> list[ErrorCase]:
 rand = random_arrays(table_rng("EmbeddingBagOffsetsSum-3"))  # each table its own generator
 OFFSETS_SUM = OpTable("EmbeddingBagOffsetsSum", "opset3", reference=ref_offsets, tol=TOL,
                       cases=offsets_cases(rand, False), errors=offsets_errors(rand, {}))
+
+
 rand = random_arrays(table_rng("EmbeddingBagOffsets-15"))
 OFFSETS15 = OpTable("EmbeddingBagOffsets", "opset15", reference=ref_offsets, tol=TOL,
                     cases=offsets_cases(rand, False) + [Case(f"mean-{c.id}", c.inputs, c.attrs, c.const)
@@ -135,9 +103,13 @@ OFFSETS15 = OpTable("EmbeddingBagOffsets", "opset15", reference=ref_offsets, tol
                                   code="bad-attribute"),
                         ErrorCase("mean-weights", [rand((3, 2)), i32(0, 1), i32(0, 1), s32(0), rand((2,))],
                                   attrs={"reduction": "mean"}, code="incompatible-inputs")])
+
+
 rand = random_arrays(table_rng("EmbeddingBagPackedSum-3"))
 PACKED_SUM = OpTable("EmbeddingBagPackedSum", "opset3", reference=ref_packed, tol=TOL, cases=packed_cases(rand, False),
                      errors=packed_errors(rand, {}))
+
+
 rand = random_arrays(table_rng("EmbeddingBagPacked-15"))
 PACKED15 = OpTable("EmbeddingBagPacked", "opset15", reference=ref_packed, tol=TOL,
                    cases=packed_cases(rand, False) + [Case(f"mean-{c.id}", c.inputs, c.attrs, c.const)
@@ -145,6 +117,8 @@ PACKED15 = OpTable("EmbeddingBagPacked", "opset15", reference=ref_packed, tol=TO
                    errors=packed_errors(rand, {"reduction": "sum"}) + [
                        ErrorCase("mean-weights", [rand((3, 2)), np.array([[0, 1]], np.int32), rand((1, 2))],
                                  attrs={"reduction": "mean"}, code="incompatible-inputs")])
+
+
 rand = random_arrays(table_rng("EmbeddingSegmentsSum-3"))
 SEGMENTS_SUM = OpTable("EmbeddingSegmentsSum", "opset3", reference=ref_segments, tol=TOL, cases=[
     Case("basic", [rand((5, 2)), i32(0, 2, 3, 4), i32(0, 0, 2, 2), s32(3)], const=(3,)),
@@ -158,13 +132,18 @@ SEGMENTS_SUM = OpTable("EmbeddingSegmentsSum", "opset3", reference=ref_segments,
 ], errors=[
     ErrorCase("segment-shape", [rand((3, 2)), i32(0, 1), i32(0), s32(2)], const=(3,), code="incompatible-inputs"),
     ErrorCase("num-segments-rank", [rand((3, 2)), i32(0, 1), i32(0, 1), i32(2)], const=(3,), code="bad-input-rank"),
-    ErrorCase("segment-past-count", [rand((3, 2)), i32(0, 1), i32(0, 2), s32(2)], const=(2, 3), code="bad-value"),
+    ErrorCase("segment-past-count", [rand((3, 2)), i32(0, 1), i32(0, 2), s32(2)], const=(2, 3), code="bad-value",
+              ov=OV_VALUE_UNCHECKED),
     ErrorCase("negative-count", [rand((3, 2)), i32(0, 1), i32(0, 1), np.array(-1, np.int32)], const=(3,),
-              code="bad-value"),
+              code="bad-value",
+              ov=OV_VALUE_UNCHECKED),
     ErrorCase("index-range", [rand((3, 2)), i32(0, 3), i32(0, 1), np.array(2, np.int32)], const=(1, 3),
-              code="bad-value"),
+              code="bad-value",
+              ov=OV_VALUE_UNCHECKED),
     ErrorCase("default-range", [rand((3, 2)), i32(0, 1), i32(0, 1), np.array(2, np.int32), np.array(7, np.int32)],
-              const=(3, 4), code="bad-value"),
+              const=(3, 4), code="bad-value",
+              ov=OV_VALUE_UNCHECKED),
 ])
 
-test_conformance = conformance([OFFSETS_SUM, PACKED_SUM, SEGMENTS_SUM, OFFSETS15, PACKED15])
+TABLES = [OFFSETS_SUM, OFFSETS15, PACKED_SUM, PACKED15, SEGMENTS_SUM]
+test_conformance = conformance(TABLES)

@@ -6,54 +6,12 @@ rounded half away from zero."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from conformance.harness import Case, ErrorCase, OpTable, conformance, table_rng
-
-F = np.float32
-
-
-def _pixel(y: float, u: float, v: float) -> tuple[float, float, float]:
-    c, d, e = F(y) - F(16), F(u) - F(128), F(v) - F(128)
-    return F(1.164) * c + F(1.596) * e, F(1.164) * c - F(0.391) * d - F(0.813) * e, F(1.164) * c + F(2.018) * d
-
-
-def _convert(y: np.ndarray, u: np.ndarray, v: np.ndarray, dtype: Any, bgr: bool) -> np.ndarray:
-    """y [N, H, W], u and v [N, H/2, W/2]."""
-    n, h, w = y.shape
-    out = np.empty((n, h, w, 3), np.float32)
-    for b, i, j in np.ndindex(n, h, w):
-        rgb = _pixel(float(y[b, i, j]), float(u[b, i // 2, j // 2]), float(v[b, i // 2, j // 2]))
-        out[b, i, j] = rgb[::-1] if bgr else rgb
-    if np.dtype(dtype) == np.uint8:
-        return np.array([min(max(math.copysign(math.floor(abs(float(a)) + 0.5), a), 0), 255) for a in out.reshape(-1)],
-                        np.uint8).reshape(out.shape)
-    return np.clip(out, F(0), F(255)).astype(dtype)
-
-
-def reference(kind: str, bgr: bool) -> Any:
-    def ref(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
-        y = x[0]
-        if len(x) == 1:
-            n, rows, w = y.shape[:3]
-            h = rows * 2 // 3
-            rest = y[:, h:, :, 0].reshape(n, -1)
-            if kind == "NV12":
-                uv = rest.reshape(n, h // 2, w // 2, 2)
-                u, v = uv[..., 0], uv[..., 1]
-            else:
-                u, v = (rest[:, k * (h * w // 4) : (k + 1) * (h * w // 4)].reshape(n, h // 2, w // 2) for k in (0, 1))
-            y = y[:, :h]
-        elif kind == "NV12":
-            u, v = x[1][..., 0], x[1][..., 1]
-        else:
-            u, v = x[1][..., 0], x[2][..., 0]
-        return [_convert(y[..., 0], u, v, y.dtype, bgr)]
-
-    return ref
+from conformance.image.references import color_convert_reference
 
 
 def planes(rng: np.random.Generator, kind: str, n: int, h: int, w: int, dtype: Any, single: bool) -> list[np.ndarray]:
@@ -95,7 +53,8 @@ def table(kind: str, bgr: bool) -> OpTable:
         errors.append(ErrorCase("uv-channels", [y, np.zeros((1, 2, 2, 1), np.uint8)], code="incompatible-inputs"))
     else:
         errors.append(ErrorCase("two-planes", [y, chroma[0]], code="wrong-port-count"))
-    return OpTable(op, "opset8", reference=reference(kind, bgr), cases=cases, errors=errors)
+    return OpTable(op, "opset8", reference=color_convert_reference(kind, bgr), cases=cases, errors=errors)
 
 
-test_conformance = conformance([table("NV12", False), table("NV12", True), table("I420", False), table("I420", True)])
+TABLES = [table("NV12", False), table("NV12", True), table("I420", False), table("I420", True)]
+test_conformance = conformance(TABLES)
