@@ -4,34 +4,12 @@ whose weight is dropped (as OpenVINO computes it)."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, random_arrays, table_rng
-
-
-def ref_sdpa_sinks(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
-    q, k, v = (a.astype(np.float64) for a in x[:3])
-    scale = float(np.asarray(x[4]).reshape(())) if len(x) > 4 else 1.0 / math.sqrt(q.shape[-1])
-    w = q @ np.swapaxes(k, -1, -2) * scale
-    L, S = w.shape[-2:]
-    if attrs.get("causal") in (True, "true"):
-        w = w + np.triu(np.full((L, S), -np.inf), 1)
-    else:
-        m = x[3]
-        w = np.where(m, w, -np.inf) if m.dtype == bool else w + m.astype(np.float64)
-    sink = np.broadcast_to(x[5].astype(np.float64), w.shape[:-1] + (1,))
-    w = np.concatenate([w, sink], axis=-1)
-    with np.errstate(invalid="ignore"):
-        w = np.exp(w - w.max(-1, keepdims=True))
-        w = w / w.sum(-1, keepdims=True)
-    return [(w[..., :-1] @ v).astype(x[0].dtype)]
-
-
-rng = table_rng("ScaledDotProductAttention-13-sinks")  # each table its own generator
-rand = random_arrays(rng)
+from conformance.attention.references import ref_sdpa_sinks
+from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance
 
 
 def qkv(b: tuple[int, ...], L: int, S: int, E: int, Ev: int, dtype: Any = np.float32) -> list[np.ndarray]:
