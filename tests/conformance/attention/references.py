@@ -41,7 +41,3 @@ def ref_sdpa_sinks(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarra
         w = np.exp(w - w.max(-1, keepdims=True))
         w = w / w.sum(-1, keepdims=True)
     return [(w[..., :-1] @ v).astype(x[0].dtype)]
-
-
-rng = table_rng("ScaledDotProductAttention-13-sinks")  # each table its own generator
-rand = random_arrays(rng)

@@ -9,7 +9,10 @@ from typing import Any
 import numpy as np
 
 from conformance.attention.references import ref_sdpa_sinks
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance
+from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, random_arrays, table_rng
+
+rng = table_rng("ScaledDotProductAttention-13-sinks")  # each table its own generator
+rand = random_arrays(rng)
 
 
 def qkv(b: tuple[int, ...], L: int, S: int, E: int, Ev: int, dtype: Any = np.float32) -> list[np.ndarray]:
