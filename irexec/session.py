@@ -19,7 +19,7 @@ from __future__ import annotations
 import difflib
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import ml_dtypes
@@ -295,7 +295,10 @@ class Session:
         atol: ToleranceLike = None,
         rtol: ToleranceLike = None,
     ) -> CompareReport:
-        return compare(outputs, reference, atol, rtol)
+        """``irexec.compare``, with exact defaults for the outputs this model only moves."""
+        from .exactness import exact_outputs
+
+        return compare(outputs, reference, atol, rtol, exact=exact_outputs(self.model))
 
     def check(self, input_shapes: Mapping[str, Sequence[int] | PartialShape] | None = None) -> CheckResult:
         """Shape-check the loaded model; the result lists every diagnostic."""
@@ -308,15 +311,18 @@ def compare(
     reference: str | os.PathLike[str] | Mapping[str, np.ndarray],
     atol: ToleranceLike = None,
     rtol: ToleranceLike = None,
+    *,
+    exact: Collection[str] = (),
 ) -> CompareReport:
     """Compare outputs with a reference (an .npz path or a dict of arrays).
-    Tolerances: a number, ``{"output": value, "*": global}`` or a Tolerance."""
+    Tolerances: a number, ``{"output": value, "*": global}`` or a Tolerance;
+    the outputs named in ``exact`` default to exact."""
     actual = outputs.outputs if isinstance(outputs, RunReport) else outputs
     name = None
     if isinstance(reference, (str, os.PathLike)):
         name = os.fspath(reference)
         reference = load_npz(name)
-    return compare_outputs(actual, reference, atol, rtol, reference_name=name)
+    return compare_outputs(actual, reference, atol, rtol, reference_name=name, exact=exact)
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:

@@ -65,8 +65,9 @@ def test_a_report_with_a_failed_comparison(write_ir, save_npz, run_cli, tmp_path
     cmp = {c["name"]: c for c in doc["comparison"]["outputs"]}
     assert doc["comparison"]["passed"] is False
     assert cmp["ratio"]["passed"] is False and cmp["ratio"]["mismatches"] == 1 and cmp["ratio"]["worst_index"] == [1, 2]
-    assert (cmp["ratio"]["atol"], cmp["ratio"]["rtol"], cmp["ratio"]["tolerance_from"]) == (1e-5, 1e-5, "default")
-    assert cmp["ratio"]["max_abs_error"] == 0.5 and cmp["ratio"]["tolerance"] == "atol=1e-05, rtol=1e-05, the float32 default"
+    assert (cmp["ratio"]["atol"], cmp["ratio"]["rtol"], cmp["ratio"]["tolerance_from"]) == (pytest.approx(4e-4), 1e-5, "default")
+    assert cmp["ratio"]["max_abs_error"] == 0.5
+    assert cmp["ratio"]["tolerance"] == "atol=0.0004 (0.0001 x max|ref| 4), rtol=1e-05, the float32 default"
     assert cmp["whole"]["passed"] is True and cmp["whole"]["tolerance"] == "exact (atol=0, rtol=0), the int64 default"
     t = doc["timings"]
     assert t["total_seconds"] >= t["run_seconds"] > 0 and len(t["latencies_seconds"]) == 1 and t["compare_seconds"] >= 0

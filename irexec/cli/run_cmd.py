@@ -27,10 +27,12 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail, holds_workflow_comm
               help="Compare the outputs with this npz; a mismatch exits 1.")
 @click.option("--atol", multiple=True, metavar="[OUTPUT:]VALUE",
               help="Absolute tolerance for --compare, global or per output (repeatable). Default by element type: "
-                   "0 for integers and booleans, 1e-5 for f32, 1e-3 for f16, 1e-2 for bf16.")
+                   "0 for integers, booleans and outputs the graph only moves; for floats a fraction of the "
+                   "reference's largest |value|: 1e-4 for f32, 1e-2 for f16, 8e-2 for bf16.")
 @click.option("--rtol", multiple=True, metavar="[OUTPUT:]VALUE",
               help="Relative tolerance for --compare, global or per output (repeatable). Default by element type: "
-                   "0 for integers and booleans, 1e-5 for f32, 1e-2 for f16, 8e-2 for bf16. --atol 0 --rtol 0: exact.")
+                   "0 for integers, booleans and outputs the graph only moves, 1e-5 for f32, 1e-2 for f16, "
+                   "8e-2 for bf16. --atol 0 --rtol 0: exact.")
 @click.option("--report", "report_path", metavar="OUT.json",
               help="Write a JSON report of the run (per-output stats, comparison results, timings; "
                    "schemas/run-report.schema.json), atomically; not written when the run fails.")
@@ -151,7 +153,10 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         report = None
         compare_started = time.perf_counter()
         if reference is not None:
-            report = compare_outputs(result.outputs, reference, atol_t, rtol_t, reference_name=compare_path)
+            from ..exactness import exact_outputs
+
+            report = compare_outputs(result.outputs, reference, atol_t, rtol_t, reference_name=compare_path,
+                                     exact=exact_outputs(session.model))
         if report_path:
             _write_report(report_path, model=model, weights=weights, feeds=feeds, inputs_path=inputs_path,
                           seed=None if inputs_path else seed, result=result, comparison=report,
