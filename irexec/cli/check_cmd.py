@@ -293,7 +293,7 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
     from ..gc_pause import gc_paused
     from ..model import read_model
     from ..naming import parameter_keys
-    from ..report.check_report import FileReport, cap_findings, group_repeated
+    from ..report.check_report import FileReport, cap_findings, errors_first, group_repeated
     from .paths import explain_not_xml, input_problem
 
     start = time.perf_counter()
@@ -306,7 +306,7 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
                 model = read_model(path, weights, follow_symlinks=follow_symlinks)
             except IRExecError as e:
                 found = explain_not_xml(path, [d.located(file=path) for d in e.diagnostics])
-                return FileReport(path, cap_findings(found), 0, time.perf_counter() - start), False
+                return FileReport(path, errors_first(cap_findings(found)), 0, time.perf_counter() - start), False
             try:
                 mine = {}
                 for p in model.parameters:
@@ -322,7 +322,8 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
     except (InternalError, Exception) as e:  # noqa: BLE001 - a bug must not hide the other files' findings
         bug = Diagnostic("internal-error", f"irexec failed on this file: {type(e).__name__}: {e}", ERROR, file=path)
         return FileReport(path, [bug], 0, time.perf_counter() - start), True
-    return FileReport(path, cap_findings(group_repeated(result.diagnostics)), result.layers, time.perf_counter() - start), False
+    return FileReport(path, errors_first(cap_findings(group_repeated(result.diagnostics))), result.layers,
+                      time.perf_counter() - start), False
 
 
 def _colour(choice: str) -> bool:
