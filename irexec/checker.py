@@ -149,6 +149,10 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
         out.append(Diagnostic("unknown-name", f"--input-shape names {name!r}, which is not a Parameter of this model",
                               ERROR, file=model.path))
     out.sort(key=lambda d: d.line or 0)
+    if parameters is None:  # a whole model, not a body: errors that a foreign .bin causes become one
+        from .weights_check import fold_errors
+
+        result.diagnostics = fold_errors(model, out)
     return result
 
 

@@ -29,7 +29,7 @@ from . import dtypes
 from .checker import CheckResult, check_model
 from .comparison import CompareReport, Tolerance, compare_outputs
 from .dump import LayerDumper
-from .errors import ERROR, Diagnostic, InputError, UsageError
+from .errors import ERROR, Diagnostic, InputError, IRExecError, UsageError
 from .execute import LayerHook, live_layers, output_names, reads_values, run_model
 from .finite import FiniteCheck
 from .ir.reader import Layer
@@ -272,8 +272,16 @@ class Session:
                 if profiler is not None and i > warmup:
                     profiler.next_run()
                 start = time.perf_counter()
-                result = run_model(self.model, feeds, stop_at=stop_key, on_layer=_chain(hooks), max_memory=self.max_memory,
-                                   state=self._state)
+                try:
+                    result = run_model(self.model, feeds, stop_at=stop_key, on_layer=_chain(hooks),
+                                       max_memory=self.max_memory, state=self._state)
+                except IRExecError as e:
+                    from .weights_check import fold_errors
+
+                    folded = fold_errors(self.model, e.diagnostics)
+                    if folded is not e.diagnostics:
+                        e.diagnostics = folded
+                    raise
                 if timed:
                     latencies.append(time.perf_counter() - start)
             failed = False
