@@ -17,7 +17,7 @@ from .binding import BLOCKS_RUN, Model
 from .errors import ERROR, WARNING, Diagnostic, InputError, InternalError, IRExecError, ModelError, UsageError
 from .ir.declared import declared_shape, declared_text
 from .ir.reader import Layer
-from .naming import cast_hint, parameter_label, parameter_list
+from .naming import cast_hint, parameter_label, parameter_list, positional_hint
 from .ops.base import Inference, Op, TensorInfo
 from .ops.io import Const1, Result1
 from .ops.state import AssignOp, ReadValue3, ReadValue6, Variable
@@ -99,8 +99,8 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray], needed: set[int] |
         layer = params.get(key)
         if layer is None:
             known = _some_names(model.parameters)
-            problems.append(Diagnostic("input-mismatch", f"input {key!r} matches no Parameter (Parameters: {known})", ERROR,
-                                       file=model.path))
+            problems.append(Diagnostic("input-mismatch", f"input {key!r} matches no Parameter (Parameters: {known})"
+                                       f"{positional_hint(key, [p.name for p in model.parameters])}", ERROR, file=model.path))
             continue
         where = model.where(layer, layer.outputs[0].id if layer.outputs else None, "output" if layer.outputs else None)
         if layer.id in bound:

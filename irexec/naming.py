@@ -61,3 +61,12 @@ def cast_hint(dtype: np.dtype) -> str:
     name = dtype.name
     module = "ml_dtypes" if name == "bfloat16" or lowbit.name_of(dtype) is not None else "np"
     return f"x.astype({module}.{name})"
+
+
+def positional_hint(key: str, parameters: list[str]) -> str:
+    """np.savez names a positional array arr_0, arr_1, ...: say so, and show the keyword form."""
+    if not (key.startswith("arr_") and key[4:].isdigit()):
+        return ""
+    example = ", ".join(f"{n}=..." if n.isidentifier() else f"**{{{n!r}: ...}}" for n in parameters[:3]) or "name=array"
+    return (f"; {key!r} is how np.savez names an array passed by position: pass each input by keyword, "
+            f"np.savez('inputs.npz', {example})")

@@ -122,10 +122,11 @@ def test_files_directories_globs_and_a_missing_path(write_ir, run_cli, tmp_path)
     assert out.splitlines()[-1].startswith("5 files, ")
 
 
-def test_a_pattern_that_matches_nothing_is_an_error_and_an_empty_directory_is_not(run_cli, tmp_path):
+def test_a_pattern_that_matches_nothing_and_an_empty_directory_fail(run_cli, tmp_path):
     (tmp_path / "empty").mkdir()
     r = run_cli("check", str(tmp_path / "empty"))
-    assert r.exit_code == 0 and "no *.xml files" in r.stderr
+    assert r.exit_code == 1 and "no *.xml files" in r.stderr and "--allow-empty" in r.stderr
+    assert run_cli("check", str(tmp_path / "empty"), "--allow-empty").exit_code == 0
     r = run_cli("check", str(tmp_path / "*.xml"))
     assert r.exit_code == 1 and "no file matches the pattern" in r.stdout
 

@@ -14,7 +14,7 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail, holds_workflow_comm
 
 @cli.command(cls=TensorFileHints)
 @click.argument("model")
-@click.option("--inputs", "-i", "inputs_path", metavar="IN.npz",
+@click.option("--inputs", "--input", "-i", "inputs_path", metavar="IN.npz",
               help="npz of inputs keyed by Parameter name or tensor name (default: random inputs from --seed).")
 @click.option("--output", "-o", "output_path", metavar="OUT.npz",
               help="Write the outputs to this npz (atomically, creating missing folders).")
@@ -25,11 +25,11 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail, holds_workflow_comm
               help="Write the variables the run leaves, keyed by variable_id (atomically).")
 @click.option("--compare", "compare_path", metavar="REF.npz",
               help="Compare the outputs with this npz; a mismatch exits 1.")
-@click.option("--atol", multiple=True, metavar="[OUTPUT:]VALUE",
+@click.option("--atol", "--abs-tol", "atol", multiple=True, metavar="[OUTPUT:]VALUE",
               help="Absolute tolerance for --compare, global or per output (repeatable). Default by element type: "
                    "0 for integers, booleans and outputs the graph only moves; for floats a fraction of the "
                    "reference's largest |value|: 1e-4 for f32, 1e-2 for f16, 8e-2 for bf16.")
-@click.option("--rtol", multiple=True, metavar="[OUTPUT:]VALUE",
+@click.option("--rtol", "--rel-tol", "rtol", multiple=True, metavar="[OUTPUT:]VALUE",
               help="Relative tolerance for --compare, global or per output (repeatable). Default by element type: "
                    "0 for integers, booleans and outputs the graph only moves, 1e-5 for f32, 1e-2 for f16, "
                    "8e-2 for bf16. --atol 0 --rtol 0: exact.")
