@@ -47,3 +47,24 @@ def test_a_path_with_nothing_to_check_fails_unless_allowed(run_cli, tmp_path):
     r = run_cli.subprocess("check", tmp_path / "empty")
     assert r.returncode == 1 and "0 files checked" in r.stderr and "--allow-empty" in r.stderr
     assert run_cli.subprocess("check", tmp_path / "empty", "--allow-empty").returncode == 0
+
+
+def test_inspect_with_a_drawing_prints_only_where_it_went(write_ir, run_cli, tmp_path):
+    r = run_cli.subprocess("inspect", _model(write_ir), "--dot", tmp_path / "g.dot")
+    assert r.returncode == 0
+    assert r.stdout.splitlines() == [f"wrote the graph (3 layers) to {tmp_path / 'g.dot'}"], r.stdout
+    assert (tmp_path / "g.dot").read_text().startswith("digraph")
+
+
+def test_ops_filters_by_name_or_family_and_fits_the_terminal(run_cli):
+    r = run_cli.subprocess("ops", "Gather", env={"COLUMNS": "80"})
+    assert r.returncode == 0
+    ops = [line.split()[0] for line in r.stdout.splitlines()[2:]]
+    assert "Gather-8" in ops and "GatherND-8" in ops and all("Gather" in op for op in ops)
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
+    family = run_cli.subprocess("ops", "matmul", env={"COLUMNS": "60"}).stdout.splitlines()
+    assert any(line.startswith("MatMul-1") for line in family) and max(len(line) for line in family) <= 60
+    wide = run_cli.subprocess("ops", "--wide", env={"COLUMNS": "60"}).stdout
+    assert max(len(line) for line in wide.splitlines()) > 60
+    none = run_cli.subprocess("ops", "NoSuchThing")
+    assert none.returncode == 1 and "families: " in none.stderr
