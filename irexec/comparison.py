@@ -150,6 +150,18 @@ class CompareReport:
     def diagnostics(self) -> list[Diagnostic]:
         return [Diagnostic(c.code, c.summary(), ERROR, file=self.reference, values=_values(c)) for c in self.failures]
 
+    def __repr__(self) -> str:
+        """PASSED or FAILED, then one line per output: status, worst error, tolerance."""
+        lines = [f"CompareReport: {'PASSED' if self.ok else 'FAILED'}, {len(self.comparisons)} output(s)"
+                 + (f" against {self.reference}" if self.reference else "")]
+        for c in self.comparisons:
+            if c.status in (OK, MISMATCH):
+                lines.append(f"  [{c.name!r}] {c.status}: {c.mismatches}/{c.size} beyond {c.tolerance_text()}; "
+                             f"max abs error {format_number(c.max_abs_error)}")
+            else:
+                lines.append(f"  [{c.name!r}] {c.status}: {c.detail}")
+        return "\n".join(lines)
+
     def raise_if_failed(self) -> None:
         if not self.ok:
             raise CompareError(self.diagnostics())

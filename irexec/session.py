@@ -62,6 +62,22 @@ class RunReport:
     def __getitem__(self, name: str) -> np.ndarray:
         return self.outputs[name]
 
+    def __repr__(self) -> str:
+        """One line per output (dtype, shape, range), not the arrays."""
+        from .shapes import format_shape
+
+        def brief(a: np.ndarray) -> str:
+            text = f"{a.dtype}{format_shape(a.shape)}"
+            if a.size and a.dtype.kind in "iufb":
+                text += f" in [{a.min()}, {a.max()}]"
+            return text
+
+        lines = [f"RunReport: {len(self.outputs)} output(s)" + (" from generated inputs" if self.generated_inputs else "")
+                 + (f", stopped at {self.stopped_at.name!r}" if self.stopped_at is not None else "")
+                 + (f", {len(self.latencies)} timed run(s)" if len(self.latencies) > 1 else "")]
+        lines += [f"  [{name!r}] {brief(np.asarray(a))}" for name, a in self.outputs.items()]
+        return "\n".join(lines)
+
 
 def _close_names(text: str, names: list[str], n: int = 3) -> list[str]:
     """Names close to ``text`` as a whole (difflib) or holding most of its
