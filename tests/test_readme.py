@@ -125,3 +125,16 @@ def test_the_python_api_example_runs(monkeypatch: pytest.MonkeyPatch, capsys: py
     exec(compile(code, "README.md", "exec"), {})
     printed = capsys.readouterr().out
     assert "['data'] ['output']" in printed and "(2, 32, 21, 128)" in printed
+
+
+_WRITES = re.compile(r"(?:--output|--state-out|--report|--save-inputs|--output-file|-o)[ =](\S+)")
+
+
+def test_the_files_readme_commands_write_are_ignored_by_git():
+    """A reader who runs the README's commands in a clone sees no new files in `git status`."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git clone")
+    written = sorted({m for line in _commands(README) for m in _WRITES.findall(line)})
+    assert {"out.npz", "run.json", "state.npz", "tokens.npy"} <= set(written), written
+    ignored = subprocess.run(["git", "check-ignore", *written], cwd=ROOT, capture_output=True, text=True)
+    assert sorted(ignored.stdout.split()) == written, ignored.stdout + ignored.stderr
