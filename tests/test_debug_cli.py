@@ -444,7 +444,7 @@ def test_profile_per_op_type(write_ir, save_npz, run_cli):
     assert r.exit_code == 0, r.output
     lines = r.output.splitlines()
     head = next(i for i, l in enumerate(lines) if l.split() == ["op", "layers", "ms", "ms/layer", "%"])
-    rows = [l.split() for l in lines[head + 2:] if l.strip()]
+    rows = [l.split() for l in lines[head + 2:] if l.strip() and " | Runtime: " not in l]  # the closing line
     ops = {row[0]: int(row[1]) for row in rows}
     assert ops["Convert-1"] == 3 and ops["Result-1"] == 2 and ops["Parameter-1"] == 1
     assert sum(float(row[-1]) for row in rows) == pytest.approx(100, abs=0.5)

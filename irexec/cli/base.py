@@ -47,6 +47,7 @@ class TensorFileHints(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         given = list(args)  # the parser consumes the list
+        ctx.meta["irexec.args"] = given  # for the closing line: the command as it was typed
         try:
             return super().parse_args(ctx, args)
         except click.NoSuchOption as e:
@@ -64,6 +65,16 @@ class TensorFileHints(click.Command):
                 hint = (f"hint: inputs come with --inputs IN.npz, an .npz keyed by input name; save this array in one with "
                         f"np.savez('in.npz', NAME=np.load('{extra[0]}'))")
             raise click.UsageError(f"{e.message}\n{hint}", ctx=e.ctx) from None
+
+
+def closing_line(ok: bool, started: float) -> str:
+    """Polygraphy's last line: ``PASSED | Runtime: 1.234s | Command: irexec run ...``."""
+    import shlex
+    import time
+
+    ctx = click.get_current_context()
+    command = " ".join(["irexec", ctx.info_name or "", *map(shlex.quote, ctx.meta.get("irexec.args", []))])
+    return f"{'PASSED' if ok else 'FAILED'} | Runtime: {time.perf_counter() - started:.3f}s | Command: {command}"
 
 
 _held: list[str] = []  # the token that resumes workflow commands, while they are held

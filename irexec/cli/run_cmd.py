@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from ..errors import IRExecError
-from .base import EXIT_FINDINGS, TensorFileHints, cli, fail, holds_workflow_commands
+from .base import EXIT_FINDINGS, TensorFileHints, cli, closing_line, fail, holds_workflow_commands
 
 
 @cli.command(cls=TensorFileHints)
@@ -55,6 +55,8 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail, holds_workflow_comm
 @click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
               help="Run this many times after one warm-up run, and print latency and throughput; --profile reports medians.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display on the terminal (a long run shows one on stderr).")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Also print each output's mean, std, median, p95 and p99, and where its min, max, p95 and p99 are.")
 @click.option("--max-memory", callback=lambda ctx, param, value: _size(value), metavar="SIZE",
               help="Bytes of tensors a run may hold, e.g. 8GiB (default: $IREXEC_MAX_MEMORY or half the RAM).")
 @click.option("--follow-symlinks", is_flag=True, default=None,
@@ -65,7 +67,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         atol: tuple[str, ...], rtol: tuple[str, ...], report_path: str | None, dump_dir: str | None, check_finite: bool,
         stop_at: str | None, seed: int,
         input_shapes: tuple[str, ...], val_ranges: tuple[str, ...], save_inputs: str | None, profile: bool, top: int,
-        repeat: int, quiet: bool, max_memory: int | None, follow_symlinks: bool | None) -> None:
+        repeat: int, quiet: bool, verbose: bool, max_memory: int | None, follow_symlinks: bool | None) -> None:
     """Run MODEL on the inputs and print a table of its outputs.
 
     \b
@@ -85,6 +87,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
       irexec run llm.xml --inputs step0.npz --state-out s1.npz
       irexec run llm.xml --inputs step1.npz --state-in s1.npz --state-out s2.npz
     """
+    command_started = time.perf_counter()
     if inputs_path and (input_shapes or val_ranges):
         raise click.UsageError("--input-shape and --val-range shape generated inputs; they cannot be combined with --inputs")
     if (atol or rtol) and not compare_path:
@@ -172,6 +175,8 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         layer = result.stopped_at
         click.echo(f"stopped at layer {layer.id} {layer.name!r} ({layer.display})")
     _print_table(result.outputs)
+    if verbose:
+        _print_distribution(result.outputs)
     if output_path:
         click.echo(f"wrote {len(result.outputs)} output(s) to {output_path}")
     if report_path:
@@ -189,7 +194,9 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         if not report.ok:
             for d in report.diagnostics():
                 click.echo(d.format(), err=True)
+            click.echo(closing_line(False, command_started))
             sys.exit(EXIT_FINDINGS)
+    click.echo(closing_line(True, command_started))
 
 
 def _write_report(path: str, *, model: str, weights: str | None, feeds: Any, inputs_path: str | None, seed: int | None,
@@ -242,6 +249,25 @@ def _size(value: str | None) -> int | None:
         return parse_size(value)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--max-memory") from None
+
+
+def _print_distribution(outputs: dict[str, Any]) -> None:
+    from ..report.tables import render_table
+    from ..stats import distribution
+
+    def at(index: list[int]) -> str:
+        return "[" + ",".join(map(str, index)) + "]"
+
+    rows = []
+    for name, arr in outputs.items():
+        d = distribution(arr)
+        if not d:
+            rows.append([name] + ["-"] * 7)
+            continue
+        rows.append([name, f"{d['mean']:.6g}", f"{d['std']:.6g}", f"{d['median']:.6g}",
+                     f"{d['p95']:.6g} at {at(d['p95_at'])}", f"{d['p99']:.6g} at {at(d['p99_at'])}",
+                     at(d["min_at"]), at(d["max_at"])])
+    click.echo(render_table(["output", "mean", "std", "median", "p95", "p99", "min at", "max at"], rows))
 
 
 def _print_table(outputs: dict[str, Any]) -> None:
