@@ -141,6 +141,8 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
             if feeds:
                 click.echo(f"random inputs (seed {seed}):")
                 click.echo(render_table(["input", "tensor names", "dtype", "shape", "values", "range from"], plan_rows(plans)))
+        if session.variables and not state_in:
+            _note_missing_state(feeds)
         if save_inputs:
             save_npz(save_inputs, feeds)  # before running, so a failing run can be reproduced
             click.echo(f"wrote {len(feeds)} input(s) to {save_inputs}")
@@ -197,6 +199,20 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
             click.echo(closing_line(False, command_started))
             sys.exit(EXIT_FINDINGS)
     click.echo(closing_line(True, command_started))
+
+
+def _note_missing_state(feeds: Any) -> None:
+    """A decode step's inputs (positions past 0) on a fresh state: the KV cache they imply is not there."""
+    import numpy as np
+
+    positions = feeds.get("position_ids")
+    if positions is None or np.asarray(positions).size == 0 or np.asarray(positions).dtype.kind not in "iu":
+        return
+    first = int(np.asarray(positions).min())
+    if first > 0:
+        click.echo(f"note: position_ids start at {first}, so these inputs continue a sequence of {first} earlier "
+                   "tokens whose KV cache this run does not have (it starts from the initial state); pass the state "
+                   "the earlier step left with --state-in S.npz (written by --state-out)", err=True)
 
 
 def _write_report(path: str, *, model: str, weights: str | None, feeds: Any, inputs_path: str | None, seed: int | None,
