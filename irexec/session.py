@@ -276,6 +276,12 @@ class Session:
 
         dumper = LayerDumper(self.model, os.fspath(dump)) if dump is not None else None
         profiler = Profiler() if profile else None
+        # the first run of a session does one-time work (weight decompression, folding, caches):
+        # profiled apart, so the rows show what every run costs
+        first = Profiler() if profile else None
+        if profile and warmup == 0:
+            warmup = 1
+        first_wall = 0.0
         bar = ProgressBar(len(live_layers(self.model, targets)) * (repeat + warmup)) if progress else None
         finite = FiniteCheck(self.model) if check_finite else None
         latencies: list[float] = []
@@ -284,7 +290,8 @@ class Session:
             for i in range(warmup + repeat):
                 timed = i >= warmup
                 hooks: list[LayerHook] = [h for h in (dumper if i == 0 else None, finite if i == 0 else None,
-                                                      profiler if timed else None, bar, on_layer) if h is not None]
+                                                      profiler if timed else None, first if i == 0 else None, bar,
+                                                      on_layer) if h is not None]
                 if profiler is not None and i > warmup:
                     profiler.next_run()
                 start = time.perf_counter()
@@ -300,6 +307,8 @@ class Session:
                     raise
                 if timed:
                     latencies.append(time.perf_counter() - start)
+                elif i == 0:
+                    first_wall = time.perf_counter() - start
             failed = False
             if result.state:
                 self._state = {**self._state, **{k: _frozen(v) for k, v in result.state.items()}}
@@ -309,7 +318,7 @@ class Session:
             if dumper is not None:
                 dumper.close(raise_errors=not failed)
         return RunReport(result.outputs, dict(feeds), generated, result.stopped_at,
-                         profiler.report() if profiler is not None else None,
+                         profiler.report(first, first_wall, latencies) if profiler is not None else None,
                          os.fspath(dump) if dump is not None else None, result.warnings, latencies)
 
     def compare(
