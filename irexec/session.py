@@ -252,7 +252,8 @@ class Session:
         layer id or name) returns that layer's outputs, keyed by the port's
         first tensor name or ``layer_name:port_id``.  ``dump`` writes every
         layer's outputs to a directory (first run only); ``profile`` times every
-        layer, over ``repeat`` runs; ``progress`` draws a bar on a terminal.
+        layer, over ``repeat`` runs after a first run profiled apart (its one-time
+        work); ``progress`` draws a bar on a terminal.
         ``warmup`` runs go first and are neither timed nor profiled;
         ``RunReport.latencies`` holds the wall time of each of the ``repeat`` runs.
         ``check_finite`` raises ``NonFiniteError`` (code ``non-finite``) at the
