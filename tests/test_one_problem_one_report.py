@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
+import jsonschema
 import pytest
 
 from irexec.writer import IRBuilder
@@ -60,6 +62,10 @@ def test_every_format_reports_two_errors(write_ir, run_cli, fmt):
         doc = json.loads(out)
         assert (doc["summary"]["errors"], doc["summary"]["warnings"]) == (2, 0)
         assert len(doc["files"][0]["diagnostics"]) == 2
+        schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "check-report.schema.json").read_text())
+        jsonschema.Draft202012Validator(schema).validate(doc)
+        cut = next(d for d in doc["files"][0]["diagnostics"] if d["code"] == "unknown-layer")
+        assert len(cut["unreachable_layers"]) == CHAIN
     elif fmt == "github":
         assert out.count("::error ") == 2 and "::warning" not in out and len(out.splitlines()) == 3
     elif fmt == "gitlab":
