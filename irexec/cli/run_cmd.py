@@ -141,7 +141,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
             if feeds:
                 click.echo(f"random inputs (seed {seed}):")
                 click.echo(render_table(["input", "tensor names", "dtype", "shape", "values", "range from"], plan_rows(plans)))
-        if session.variables and not state_in:
+        if session.variables and not state_in and inputs_path:  # made-up positions imply nothing
             _note_missing_state(feeds)
         if save_inputs:
             save_npz(save_inputs, feeds)  # before running, so a failing run can be reproduced
