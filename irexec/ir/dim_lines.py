@@ -26,6 +26,7 @@ def dim_line(path: str | None, port_line: int | None, k: int) -> int | None:
     """The line of the k-th ``<dim>`` of the port that starts at ``port_line``."""
     if not path or not port_line:
         return None
+    linecache.checkcache(path)  # the file may have changed since it was last read here
     seen = 0
     for line in range(port_line, port_line + _MAX_LINES):
         text = linecache.getline(path, line)
