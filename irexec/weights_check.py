@@ -16,6 +16,10 @@ from .ops.io import Const1
 
 ABSURD = 1 << 40  # no shape, axis or index of a real model is this large
 _SHOWN = 3
+# Errors a Const's garbage value causes downstream; a file that cannot be read, a
+# missing or short .bin and the like keep their own findings.
+VALUE_CODES = frozenset({"axis-out-of-range", "bad-value", "shape-too-large", "incompatible-inputs", "shape-mismatch",
+                         "type-mismatch", "memory-limit", "out-of-range", "bad-shape"})
 
 
 def _consts(model: Model) -> list[Const1]:
@@ -57,13 +61,14 @@ def implausible(model: Model) -> str:
 def fold_errors(model: Model, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """The errors as one ``weights-mismatch`` when the .bin looks foreign, else unchanged."""
     errors = [d for d in diagnostics if d.severity == ERROR]
-    if not errors or not model.weights.path:
+    if not errors or not model.weights.path or any(d.code not in VALUE_CODES for d in errors):
         return diagnostics
     why = implausible(model)
     if not why:
         return diagnostics
     first = ", ".join(f"{d.code} at line {d.line}" if d.line else d.code for d in errors[:_SHOWN])
     first += ", ..." if len(errors) > _SHOWN else ""
+    first += f"; the first: {errors[0].subject + ': ' if errors[0].subject else ''}{errors[0].message}"
     given = " (the one --weights names is not)" if model.weights.explicit else ""
     n = "the error" if len(errors) == 1 else f"the {len(errors)} errors"
     message = (f"the weights file {model.weights.path} does not look like this model's: {why}. Another model's "
