@@ -76,7 +76,7 @@ def test_the_test_extra_is_listed_as_it_is():
     import tomllib
 
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
-    names = {re.split(r"[<>=\[ ]", req)[0].lower() for req in extra}
+    names = {re.split(r"[<>=\[ ]", req)[0].lower() for req in extra if not req.startswith("irexec[")}  # own extras
     said = _section("Install")
     listed = said[said.index("The `test` extra adds"):said.index("the differential oracle")]
     assert {n for n in names if n.lower() in listed.lower()} == names, listed
