@@ -171,6 +171,11 @@ RULES: dict[str, Rule] = {
     "bad-config": Rule("Bad [tool.irexec] settings",
                        "The [tool.irexec] table of pyproject.toml is not valid TOML, has an unknown key or a value of the "
                        "wrong type; usage error, exit 2."),
+    "bad-device-config": Rule("Bad device properties",
+                              "irexec diff --config is neither KEY=VALUE nor a JSON file holding an object of "
+                              "properties; usage error, exit 2."),
+    "device-error": Rule("Device plugin refused the model",
+                         "irexec diff: the OpenVINO device plugin refuses to compile the model with the properties given."),
 }
 
 
