@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LLM = ROOT / "examples" / "tiny-llm"
@@ -31,6 +32,24 @@ def test_generate_prints_the_measurements_and_writes_a_valid_report(run_cli, tmp
     assert m["peak_memory_bytes"] > 1 << 20
     assert doc["tokens"] == np.load(LLM / "greedy_tokens.npy").tolist()
 
+
+
+def test_an_export_folder_writes_the_same_report(run_cli, tmp_path):
+    pytest.importorskip("re2")
+    folder, out = ROOT / "examples" / "tiny-export", tmp_path / "gen.json"
+    r = run_cli.subprocess("generate", folder, "--prompt", "The quick brown fox", "-n", "8",
+                           "--compare", folder / "expected_text.txt", "--report", out)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert any(line.startswith("Time to first token:") for line in r.stderr.splitlines()), r.stderr
+    doc = json.loads(out.read_text())
+    jsonschema.Draft202012Validator(SCHEMA).validate(doc)
+    assert doc["ok"] and doc["new_tokens"] == 8 and doc["prompt"] == "" and doc["comparison"]["passed"]
+    bad = tmp_path / "other.txt"
+    bad.write_text("something else")
+    r = run_cli.subprocess("generate", folder, "--prompt", "The quick brown fox", "-n", "8", "--compare", bad,
+                           "--report", out)
+    doc = json.loads(out.read_text())
+    assert r.returncode == 1 and not doc["ok"] and "differs" in doc["comparison"]["detail"]
 
 def test_a_reference_of_another_length_says_so_first(run_cli):
     r = run_cli.subprocess("generate", LLM / "model.xml", "-i", LLM / "prompt.npz", "-n", "3",
