@@ -11,6 +11,7 @@ from . import dtypes
 from .binding import Model
 from .errors import ERROR, NOTE, WARNING, Diagnostic, IRExecError
 from .ir.declared import declared_shape, declared_text, shape_of_dims
+from .ir.dim_lines import dim_line, single_wrong_dim
 from .ir.records import Layer, Port
 from .ops.base import TensorInfo
 from .ops.control.body_checks import body_check_scope
@@ -149,6 +150,10 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
         out.append(Diagnostic("unknown-name", f"`input_shapes` names {name!r}, which is not a Parameter of this model",
                               ERROR, file=model.path))
     out.sort(key=lambda d: d.line or 0)
+    if parameters is None:  # a whole model, not a body: errors that a foreign .bin causes become one
+        from .weights_check import fold_errors
+
+        result.diagnostics = fold_errors(model, out)
     return result
 
 
@@ -198,14 +203,22 @@ def mismatch_finding(model: Model) -> tuple[str, str, str]:
     return "shape-mismatch", ERROR, ""
 
 
+def _wrong_dim_line(model: Model, port: Port, shape: PartialShape) -> tuple[int, str]:
+    """The line of the one wrong <dim> and words naming it, else the port's line."""
+    k = single_wrong_dim(port.dims, shape)
+    line = dim_line(model.doc.path, port.line, k) if k is not None and not model.legacy_body else None
+    return (line, f" (dim {k})") if line is not None else (port.line, "")
+
+
 def _check_output_port(model: Model, layer: Layer, port: Port, info: TensorInfo, out: list[Diagnostic],
                        accepted: frozenset[str]) -> TensorInfo:
     shape = info.shape
     refined = _fits_declared(shape, port)
     if refined is None:
         code, severity, note = mismatch_finding(model)
-        out.append(Diagnostic(code, f"declared {declared_text(port)} but inferred {shape}{note}", severity,
-                              **model.where(layer, port.id, "output", port.line)))
+        line, which = _wrong_dim_line(model, port, shape)
+        out.append(Diagnostic(code, f"declared {declared_text(port)} but inferred {shape}{which}{note}", severity,
+                              **model.where(layer, port.id, "output", line)))
         refined = shape  # carry on with the inferred shape so one error does not cascade
     if port.precision is not None and port.precision.name not in accepted:
         if not info.known_type:  # not inferred (a body past its check budget): the declared type refines it
@@ -229,8 +242,9 @@ def _check_input_port(
     refined = shape if shape is declared or shape == declared else shape.intersect(declared)
     if refined is None:
         code, severity, note = mismatch_finding(model)
-        out.append(Diagnostic(code, f"declared {declared_text(port)} but the connected tensor is {info.shape}{note}",
-                              severity, **model.where(layer, port.id, "input", port.line)))
+        line, which = _wrong_dim_line(model, port, shape)
+        out.append(Diagnostic(code, f"declared {declared_text(port)} but the connected tensor is {info.shape}{which}{note}",
+                              severity, **model.where(layer, port.id, "input", line)))
         return info
     if refined is shape or refined == shape:
         return info

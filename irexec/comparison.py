@@ -3,8 +3,9 @@
 An element passes when ``|run - ref| <= atol + rtol * |ref|``, when both are
 equal (so equal infinities pass), or when both are NaN.  A tolerance not given
 (globally or for the output) takes its default from the output's element type
-(``DEFAULT_TOLERANCES``): exact for integers and booleans, scaled to the
-precision of f32, f16 and bf16 for floats; ``atol=0, rtol=0`` asks for exact.
+(``irexec.tolerances``): exact for integers and booleans and for an output
+the graph only moves (``exact``); for floats an atol scaled by the reference's
+largest magnitude plus an rtol; ``atol=0, rtol=0`` asks for exact.
 Differences are computed in float64 for floating types and as exact unsigned
 64-bit magnitudes for integers, so nothing overflows or rounds to zero.
 
@@ -16,7 +17,7 @@ the smallest atol (keeping rtol) or rtol (keeping atol) that would pass.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,64 +26,10 @@ from . import lowbit, strings
 from .errors import ERROR, CompareError, Diagnostic, UsageError
 from .shapes import format_shape
 from .tensorfile import as_dtype
+from .tolerances import DEFAULT_TOLERANCES, DefaultTolerance, Tolerance, check_tolerance, default_tolerance, reference_magnitude
 
-# ------------------------------------------------------------------ tolerances
-
-# (atol, rtol) by element type when none is given.  Integers and booleans are
-# exact.  f32 (and f64, which OpenVINO CPU computes in f32, so a reference made
-# by it holds f32 precision): Polygraphy's 1e-5 and 1e-5; rtol is about 84 ulps
-# (f32 epsilon 1.19e-7), room for sums of thousands of terms in another order,
-# and atol covers outputs near 0, whose error is that of the larger terms
-# that cancelled.  f16 and bf16 are computed in f32 and rounded once per layer,
-# so a reference that keeps f32 between layers differs by about an ulp per
-# layer: rtol is about 10 ulps (epsilon 9.8e-4 and 7.8e-3) and atol about one
-# ulp at 1.0.  The shared float models differ from OpenVINO CPU by at most
-# 7.2e-7 absolute (bert_tiny, at values near 2.5).
-DEFAULT_TOLERANCES: dict[str, tuple[float, float]] = {
-    "float64": (1e-5, 1e-5),
-    "float32": (1e-5, 1e-5),
-    "float16": (1e-3, 1e-2),
-    "bfloat16": (1e-2, 8e-2),
-}
-
-
-def default_tolerance(dtype: np.dtype) -> tuple[float, float]:
-    """(atol, rtol) for an output of ``dtype`` when none is given: (0, 0) for
-    integers, booleans and anything else that is compared exactly."""
-    return DEFAULT_TOLERANCES.get(np.dtype(dtype).name, (0.0, 0.0))
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    """A global value plus per-output overrides (``atol=1e-5`` and ``atol={"y": 1e-3}``);
-    None: the default of the output's element type (``default_tolerance``)."""
-
-    default: float | None = None
-    per_output: Mapping[str, float] = field(default_factory=dict)
-
-    def get(self, output: str) -> float | None:
-        return self.per_output.get(output, self.default)
-
-    @staticmethod
-    def of(value: Tolerance | float | Mapping[str, float] | None) -> Tolerance:
-        """A Tolerance from a number, a ``{name: value}`` mapping (key ``""`` or
-        ``"*"`` is the global value, else the element type's default) or a Tolerance."""
-        if value is None:
-            return Tolerance()
-        if isinstance(value, Tolerance):
-            return value
-        if isinstance(value, Mapping):
-            per = {k: check_tolerance(float(v), f"tolerance for {k!r}") for k, v in value.items()}
-            default = per.pop("", per.pop("*", None))
-            return Tolerance(default, per)
-        return Tolerance(check_tolerance(float(value), "tolerance"))
-
-
-def check_tolerance(v: float, what: str) -> float:
-    if not v >= 0 or math.isinf(v):
-        raise UsageError(f"{what} must be a finite number >= 0, not {v!r}", code="bad-tolerance")
-    return v
-
+__all__ = ["DEFAULT_TOLERANCES", "CompareReport", "DefaultTolerance", "OutputComparison", "Tolerance",
+           "check_tolerance", "compare_outputs", "compare_tensor", "default_tolerance", "format_number"]
 
 # ------------------------------------------------------------------ results
 
@@ -104,7 +51,8 @@ class OutputComparison:
     status: str  # ok | mismatch | missing | extra | dtype | shape
     atol: float = 0.0
     rtol: float = 0.0
-    tolerance_from: str = "given"  # given | default (both by the element type) | atol given | rtol given
+    # given | default (both by the element type) | atol given | rtol given | exact (the graph only moves data)
+    tolerance_from: str = "given"
     dtype: str = ""
     shape: tuple[int, ...] = ()
     size: int = 0
@@ -120,6 +68,7 @@ class OutputComparison:
     suggested_atol: float | None = None  # required_atol rounded up to 3 digits, verified to pass
     suggested_rtol: float | None = None
     detail: str = ""  # for dtype / shape / missing / extra
+    magnitude: float = 1.0  # the largest finite |ref|, which scales a default float atol
 
     @property
     def ok(self) -> bool:
@@ -151,13 +100,20 @@ class OutputComparison:
         """The tolerance applied and where it came from: ``atol=1e-05, rtol=1e-05, the float32 default``."""
         values = "exact (atol=0, rtol=0)" if self.atol == 0 and self.rtol == 0 else \
             f"atol={format_number(self.atol)}, rtol={format_number(self.rtol)}"
+        scale = DEFAULT_TOLERANCES.get(self.dtype)
+        scaled = f" ({scale.scale:g} x max|ref| {self.magnitude:.3g})" if scale else ""
+        if self.tolerance_from == "exact":
+            return f"{values}, the graph only moves data"
         if self.tolerance_from == "given":
             return f"{values}, as given"
         if self.tolerance_from in ("atol given", "rtol given"):
             given = self.tolerance_from.split()[0]
             other = "rtol" if given == "atol" else "atol"
             return (f"{given}={format_number(getattr(self, given))} as given, "
-                    f"{other}={format_number(getattr(self, other))} by the {self.dtype} default")
+                    f"{other}={format_number(getattr(self, other))}{scaled if other == 'atol' else ''} "
+                    f"by the {self.dtype} default")
+        if scaled and values.startswith("atol="):
+            values = f"atol={format_number(self.atol)}{scaled}, rtol={format_number(self.rtol)}"
         return f"{values}, the {self.dtype} default"
 
     def passing_hint(self) -> str:
@@ -197,6 +153,18 @@ class CompareReport:
 
     def diagnostics(self) -> list[Diagnostic]:
         return [Diagnostic(c.code, c.summary(), ERROR, file=self.reference, values=_values(c)) for c in self.failures]
+
+    def __repr__(self) -> str:
+        """PASSED or FAILED, then one line per output: status, worst error, tolerance."""
+        lines = [f"CompareReport: {'PASSED' if self.ok else 'FAILED'}, {len(self.comparisons)} output(s)"
+                 + (f" against {self.reference}" if self.reference else "")]
+        for c in self.comparisons:
+            if c.status in (OK, MISMATCH):
+                lines.append(f"  [{c.name!r}] {c.status}: {c.mismatches}/{c.size} beyond {c.tolerance_text()}; "
+                             f"max abs error {format_number(c.max_abs_error)}")
+            else:
+                lines.append(f"  [{c.name!r}] {c.status}: {c.detail}")
+        return "\n".join(lines)
 
     def raise_if_failed(self) -> None:
         if not self.ok:
@@ -261,10 +229,12 @@ def compare_outputs(
     rtol: Tolerance | float | Mapping[str, float] | None = None,
     *,
     reference_name: str | None = None,
+    exact: Collection[str] = (),
 ) -> CompareReport:
     """Compare every output with the reference tensor of the same name; when
     no name is shared and both hold as many tensors (a reference saved by
-    position, as "output_0", ...), the n-th output with the n-th array."""
+    position, as "output_0", ...), the n-th output with the n-th array.
+    Outputs named in ``exact`` (the graph only moves their data) default to exact."""
     atol_t, rtol_t = Tolerance.of(atol), Tolerance.of(rtol)
     by_position: list[tuple[str, str]] = []
     if actual and len(actual) == len(reference) and not set(actual) & set(reference):
@@ -279,12 +249,13 @@ def compare_outputs(
     for name, arr in actual.items():
         a_tol, r_tol = atol_t.get(name), rtol_t.get(name)
         if name not in reference:
-            d_atol, d_rtol = default_tolerance(np.asarray(arr).dtype)
+            d_atol, d_rtol = (0.0, 0.0) if name in exact else default_tolerance(np.asarray(arr).dtype)
             comparisons.append(OutputComparison(name, MISSING, d_atol if a_tol is None else a_tol,
                                                 d_rtol if r_tol is None else r_tol,
                                                 detail="the reference has no tensor of this name"))
             continue
-        comparisons.append(compare_tensor(name, np.asarray(arr), np.asarray(reference[name]), a_tol, r_tol))
+        comparisons.append(compare_tensor(name, np.asarray(arr), np.asarray(reference[name]), a_tol, r_tol,
+                                          exact=name in exact))
     for name in reference:
         if name not in actual:
             known = ", ".join(repr(k) for k in actual) or "none"
@@ -305,21 +276,27 @@ def _as_reference_dtype(actual: np.ndarray, ref: np.ndarray) -> np.ndarray:
 
 
 def compare_tensor(name: str, actual: np.ndarray, reference: np.ndarray, atol: float | None = None,
-                   rtol: float | None = None) -> OutputComparison:
+                   rtol: float | None = None, *, exact: bool = False) -> OutputComparison:
     """One output against its reference; a tolerance left None is the default
-    of the output's element type."""
+    of the output's element type (scaled by the reference's magnitude), or 0
+    when ``exact`` (the graph only moves the output's data)."""
     if actual.dtype == object or reference.dtype.kind in "USO" and actual.dtype.kind in "USO":
         return _compare_strings(name, actual, reference)
     reference = _as_reference_dtype(actual, reference)
-    d_atol, d_rtol = default_tolerance(actual.dtype)
+    exact = exact and actual.dtype.name in DEFAULT_TOLERANCES  # the others are exact by their type
+    comparable = (reference.dtype == actual.dtype and reference.shape == actual.shape
+                  and actual.dtype.name in DEFAULT_TOLERANCES)
+    magnitude = reference_magnitude(reference if comparable else None)
+    d_atol, d_rtol = (0.0, 0.0) if exact else default_tolerance(actual.dtype, reference if comparable else None)
     if atol is not None and rtol is not None:
         source = "given"
     elif atol is None and rtol is None:
-        source = "default"
+        source = "exact" if exact else "default"
     else:
         source = "atol given" if atol is not None else "rtol given"
     atol, rtol = d_atol if atol is None else atol, d_rtol if rtol is None else rtol
-    base = OutputComparison(name, OK, atol, rtol, source, str(actual.dtype), tuple(actual.shape), int(actual.size))
+    base = OutputComparison(name, OK, atol, rtol, source, str(actual.dtype), tuple(actual.shape), int(actual.size),
+                            magnitude=magnitude)
     if actual.dtype != reference.dtype:
         base.status, base.detail = DTYPE, f"dtype {actual.dtype} from the run but {reference.dtype} in the reference"
         return base

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from .errors import ERROR, WARNING, Diagnostic
@@ -89,6 +89,8 @@ def build_graph(doc: IRDocument, role: Callable[[Layer], str] = _role_by_name) -
                 code = "result-without-input" if result else "unconnected-input"
                 add(code, f"input port {port.id} is not fed by any edge", port.line, layer, port=port.id, port_kind="input")
 
+    _suggest_targets(graph, diags)
+
     # A topological sort is linear; nx.find_cycle over the whole graph is
     # quadratic, so it only runs to name the cycle once one is known to exist.
     order = _topological_order(graph)
@@ -101,8 +103,30 @@ def build_graph(doc: IRDocument, role: Callable[[Layer], str] = _role_by_name) -
         add("cycle", f"the graph has a cycle: {path}", first.line, first)
         graph.order = []
     else:
-        _flag_unreachable(graph, add, role)
+        _flag_unreachable(graph, add, role, diags)
     return graph, diags
+
+
+def _suggest_targets(graph: Graph, diags: list[Diagnostic]) -> None:
+    """An edge into an unknown layer whose port only one layer leaves unfed (or out of
+    an unknown layer whose port only one layer leaves unread) was most likely meant
+    for that layer: say which."""
+    for i, d in enumerate(diags):
+        if d.code != "unknown-layer" or "end" not in d.values:
+            continue
+        port_id = d.values["port"]
+        if d.values["end"] == "to":
+            cands = [l for l in graph.layers.values() for p in l.inputs
+                     if p.id == port_id and (l.id, p.index) not in graph.producer]
+            side = f"input port {port_id} is fed by no edge"
+        else:
+            cands = [l for l in graph.layers.values() for p in l.outputs
+                     if p.id == port_id and (l.id, p.index) not in graph.consumers]
+            side = f"output port {port_id} is read by no edge"
+        if len(cands) == 1:
+            c = cands[0]
+            diags[i] = replace(d, message=f'{d.message}; perhaps layer {c.id} "{c.name}" (line {c.line}) was meant: its {side}',
+                               values=dict(d.values, suggested_layer_id=c.id))
 
 
 def _find_cycle(dag: nx.DiGraph) -> list[tuple[int, int]]:
@@ -147,9 +171,10 @@ def _add_edge(graph: Graph, e: Edge, edge_lines: dict[tuple[int, int], int], add
     layers = graph.layers
     src, dst = layers.get(e.from_layer), layers.get(e.to_layer)
     if src is None or dst is None:
-        for lid, layer in ((e.from_layer, src), (e.to_layer, dst)):
+        for lid, layer, end in ((e.from_layer, src, "from"), (e.to_layer, dst, "to")):
             if layer is None:
-                add("unknown-layer", f"edge refers to layer id {lid}, which does not exist", e.line)
+                add("unknown-layer", f"edge refers to layer id {lid}, which does not exist", e.line,
+                    values={"end": end, "port": e.to_port if end == "to" else e.from_port})
         return
     out_index = src.output_index(e.from_port)
     if out_index is None:
@@ -183,8 +208,16 @@ def _add_edge(graph: Graph, e: Edge, edge_lines: dict[tuple[int, int], int], add
     producer[key] = out_key
 
 
-def _flag_unreachable(graph: Graph, add, role: Callable[[Layer], str]) -> None:
-    """Layers no Result or sink (Assign) depends on are dropped by OpenVINO; say so."""
+# Errors that cut an edge: the layers upstream of the lost edge become unreachable
+# as a consequence, and are told with the error rather than one warning each.
+_CUTTING = ("unknown-layer", "unknown-port", "input-fed-twice", "duplicate-layer-id", "unconnected-input",
+            "result-without-input")
+_LINES_SHOWN = 3
+
+
+def _flag_unreachable(graph: Graph, add, role: Callable[[Layer], str], diags: list[Diagnostic]) -> None:
+    """Layers no Result or sink (Assign) depends on are dropped by OpenVINO; say so,
+    once per layer, or in the message of the broken edge's error when there is one."""
     layers, producer = graph.layers, graph.producer
     live: set[int] = set()
     # consumers come after their producers in graph.order: walking it backwards
@@ -197,7 +230,20 @@ def _flag_unreachable(graph: Graph, add, role: Callable[[Layer], str]) -> None:
                 src = producer.get((lid, port.index))
                 if src is not None:
                     live.add(src[0])
-    for lid in graph.order:
-        layer = layers[lid]
-        if lid not in live and role(layer) != "parameter":
-            add("unreachable-layer", "no Result depends on this layer; it is never executed", layer.line, layer, severity=WARNING)
+    dead = [layers[lid] for lid in graph.order if lid not in live and role(layers[lid]) != "parameter"]
+    cutting = [i for i, d in enumerate(diags) if d.code in _CUTTING]
+    if not dead:
+        return
+    if not cutting:
+        for layer in dead:
+            add("unreachable-layer", "no Result depends on this layer; it is never executed", layer.line, layer,
+                severity=WARNING)
+        return
+    root = min(cutting, key=lambda i: (_CUTTING.index(diags[i].code), diags[i].line or 0))
+    d = diags[root]
+    lines = ", ".join(str(l.line) for l in dead[:_LINES_SHOWN]) + (", ..." if len(dead) > _LINES_SHOWN else "")
+    n = f"{len(dead)} layer{'s' if len(dead) != 1 else ''}"
+    message = (f"{d.message}; {n} cut off by it from every Result (unreachable, first at lines {lines}) "
+               "are not reported apart")
+    values = dict(d.values, unreachable_layers=[{"line": l.line, "layer_id": l.id, "layer_name": l.name} for l in dead])
+    diags[root] = replace(d, message=message, values=values)

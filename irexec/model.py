@@ -7,7 +7,7 @@ import os
 from dataclasses import replace
 
 from . import files, limits
-from . import ops as _ops  # noqa: F401  (registers every op)
+from . import ops as _ops  # noqa: F401  (the op package; its modules load as the registry is asked for their types)
 from .binding import BLOCKS_RUN, Model, bind_model
 from .checker import check_body
 from .errors import ERROR, Diagnostic, IRExecError, ModelError

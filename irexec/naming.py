@@ -117,3 +117,12 @@ def output_names(model: Model) -> dict[int, str]:
 def port_key(layer: Layer, index: int) -> str:
     port = layer.outputs[index]
     return port.names[0] if port.names else f"{layer.name}:{port.id}"
+
+
+def positional_hint(key: str, parameters: list[str]) -> str:
+    """np.savez names a positional array arr_0, arr_1, ...: say so, and show the keyword form."""
+    if not (key.startswith("arr_") and key[4:].isdigit()):
+        return ""
+    example = ", ".join(f"{n}=..." if n.isidentifier() else f"**{{{n!r}: ...}}" for n in parameters[:3]) or "name=array"
+    return (f"; {key!r} is how np.savez names an array passed by position: pass each input by keyword, "
+            f"np.savez('inputs.npz', {example})")

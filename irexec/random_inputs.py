@@ -11,21 +11,23 @@ type and input position to the dim it indexes, so ops that are not executed
 [NAME:]LOW,HIGH`` sets a range by hand, as in Polygraphy.
 
 A dim that is not static gets its lower bound, or 1 (``?`` and ``0..N``), as
-Polygraphy does; ``--input-shape NAME:DIMS`` sets it and is checked against the
-declared intervals.  Only a dynamic rank, or a default the graph itself rules
-out, still needs ``--input-shape``.
+Polygraphy does, unless shape inference rules that out: then sizes that fit are
+searched (``irexec.input_fit``).  ``--input-shape NAME:DIMS`` sets a shape and is
+checked against the declared intervals; a dynamic rank needs it.  An integer
+input converted to boolean (a mask) is all ones.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import limits, lowbit
 from .errors import ERROR, Diagnostic, InputError, UsageError, spelled
+from .input_fit import fit_shapes, inferred_tensors, mask_use
 from .ir.records import Layer
 from .model import Model
 from .naming import did_you_mean, parameter_keys, parameter_label, parameter_list, tensor_names
@@ -101,11 +103,16 @@ def _const(model: Model, lid: int, index: int) -> np.ndarray | None:
         return None
 
 
-def _indexed_dim(model: Model, layer: Layer, rule: IndexRule) -> int | None:
-    """The size of the dim the index input of ``layer`` indexes, when declared."""
+def _indexed_dim(model: Model, layer: Layer, rule: IndexRule, tensors: Mapping | None = None) -> int | None:
+    """The size of the dim the index input of ``layer`` indexes: inferred on the
+    chosen input shapes when ``tensors`` has it, else as declared."""
     if rule.data >= len(layer.inputs):
         return None
     dims = layer.inputs[rule.data].dims
+    src = model.graph.producer.get((layer.id, rule.data))
+    known = (tensors or {}).get(src) if src is not None else None
+    if known is not None and known.shape.dims is not None:
+        dims = tuple(d.lo if d.is_static else -1 for d in known.shape.dims)
     kind = rule.axis[0]
     try:
         if kind == "input":
@@ -135,8 +142,10 @@ def _indexed_dim(model: Model, layer: Layer, rule: IndexRule) -> int | None:
     return min(sizes)
 
 
-def infer_range(model: Model, parameter: Layer) -> tuple[int, int, str] | None:
-    """(low, high, why) for an integer Parameter the graph uses as positions."""
+def infer_range(model: Model, parameter: Layer, tensors: Mapping | None = None) -> tuple[int, int, str] | None:
+    """(low, high, why) for an integer Parameter the graph uses as positions.  A
+    1-D index into axis 0 of a Gather whose data's dim 0 is unknown (a KV cache
+    reordered by ``beam_idx``) picks rows of the batch: [0, its own length)."""
     low, high, why = None, None, []
     frontier, seen = [(parameter.id, 0)], set()
     while frontier:
@@ -152,16 +161,32 @@ def infer_range(model: Model, parameter: Layer) -> tuple[int, int, str] | None:
             rule = INDEX_INPUTS.get(layer.type)
             if rule is None or rule.index != index:
                 continue
-            dim = _indexed_dim(model, layer, rule)
+            dim = _indexed_dim(model, layer, rule, tensors)
+            what = rule.what
+            if dim is None:
+                dim = _batch_rows(model, layer, index, tensors)
+                what = "rows of the batch axis, as long as the index itself"
             if dim is None:
                 continue
             top = dim if rule.inclusive else dim - 1
             low = rule.low if low is None else max(low, rule.low)
             high = top if high is None else min(high, top)
-            why.append(f"{rule.what} of {layer.type} {layer.name!r} (dim of {dim})")
+            why.append(f"{what} of {layer.type} {layer.name!r} (dim of {dim})")
     if low is None or high is None or high < low:
         return None
-    return low, high, "; ".join(why)
+    return low, high, "; ".join(why) if len(why) <= 2 else f"{why[0]} and {len(why) - 1} more layers"
+
+
+def _batch_rows(model: Model, layer: Layer, index: int, tensors: Mapping | None) -> int | None:
+    if layer.type != "Gather" or index != 1 or not tensors:
+        return None
+    axis = _const(model, layer.id, 2)
+    src = model.graph.producer.get((layer.id, 1))
+    known = tensors.get(src) if src is not None else None
+    if axis is None or axis.size != 1 or int(axis.reshape(())) != 0 or known is None or not known.shape.is_static:
+        return None
+    shape = known.shape.to_tuple()
+    return shape[0] if len(shape) == 1 and shape[0] >= 1 else None
 
 
 def _default_shape(declared: PartialShape) -> tuple[tuple[int, ...], str]:
@@ -174,43 +199,6 @@ def _default_shape(declared: PartialShape) -> tuple[tuple[int, ...], str]:
         dims.append(n)
         notes.append(f"dim {i} {'?' if d.is_dynamic else d} -> {n}")
     return tuple(dims), ", ".join(notes)
-
-
-def _ruled_out(model: Model, defaults: dict[str, tuple[int, ...]]) -> list[Diagnostic]:
-    """Errors the default sizes cause that the declared shapes do not."""
-    from .checker import check_model
-
-    def errors(pins: dict) -> set:
-        return {(d.code, d.layer_id, d.port, d.message) for d in check_model(model, pins).diagnostics if d.severity == ERROR}
-
-    if not defaults:
-        return []
-    before = errors({})
-    pinned = check_model(model, {k: PartialShape.static(v) for k, v in defaults.items()})
-    return [d for d in pinned.diagnostics if d.severity == ERROR and (d.code, d.layer_id, d.port, d.message) not in before]
-
-
-# Sizes tried, smallest first, for every defaulted dynamic dim at once when the
-# default (each dim's lower bound, or 1) does not fit: a CNN's spatial dims
-# need a few pixels, a sequence a few tokens.
-_TRIAL_SIZES = (2, 4, 8, 16, 32, 64, 128, 224, 256, 512)
-
-
-def _fitting_defaults(model: Model, defaults: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]] | None:
-    """The first trial size that gives every defaulted Parameter a shape the
-    model accepts, or None: a suggestion never repeats a shape that fails."""
-    declared = {p.name: model.ops[p.id].shape for p in model.parameters if p.name in defaults}  # type: ignore[union-attr]
-    for size in _TRIAL_SIZES:
-        trial = {}
-        for name, shape in declared.items():
-            dims = tuple(d.lo if d.is_static else size for d in shape.dims)
-            if _misfit(shape, dims):
-                break
-            trial[name] = dims
-        else:
-            if not _ruled_out(model, trial):
-                return trial
-    return None
 
 
 def _unknown_names(model: Model, given: Iterable[str], option: str) -> None:
@@ -262,29 +250,43 @@ def plan_inputs(
         else:
             shape, note = _default_shape(declared)
             defaults[layer.name] = shape
-        dtype = np.dtype(etype.dtype)
-        low, high, why = _value_range(model, layer, dtype, val_ranges)
-        plans.append(InputPlan(layer, shape, note, dtype, low, high, why))
+        plans.append(InputPlan(layer, shape, note, np.dtype(etype.dtype), 0, 0, ""))
     if not problems and defaults:
-        ruled_out = _ruled_out(model, defaults)
-        fitting = _fitting_defaults(model, defaults) if ruled_out else None
-        for name, shape in defaults.items():
-            layer = next(p for p in model.parameters if p.name == name)
-            if ruled_out:
-                fix = (f"give the shape with `input_shapes` {layer.name}:{','.join(map(str, fitting[name]))} "
-                       f"(the smallest size tried that fits)" if fitting else
-                       f"give a shape that fits with `input_shapes` {layer.name}:DIMS")
+        declared_shapes = {p.layer.name: model.ops[p.layer.id].shape for p in plans}  # type: ignore[union-attr]
+        fitted, errors = fit_shapes(model, declared_shapes, {p.layer.name: p.shape for p in plans}, set(defaults))
+        for plan in plans:
+            if plan.layer.name not in defaults:
+                continue
+            if fitted is None:
                 problems.append(Diagnostic(
-                    "input-shape-needed", f"Parameter {parameter_label(layer)} has dims that are not static and the "
-                    f"default shape {format_shape(shape)} does not fit the model ({ruled_out[0].format()}); {fix}",
-                    ERROR, **model.where(layer)))
+                    "input-shape-needed", f"Parameter {parameter_label(plan.layer)} has dims that are not static and no "
+                    f"size tried fits the model: with {format_shape(plan.shape)} {errors[0].format()}; give a shape "
+                    f"that fits with `input_shapes` {plan.layer.name}:DIMS", ERROR, **model.where(plan.layer)))
+            elif fitted[plan.layer.name] != plan.shape:
+                plan.shape = fitted[plan.layer.name]
+                plan.shape_note = _fitted_note(declared_shapes[plan.layer.name], plan.shape)
     if problems:
         raise InputError(problems)
+    tensors: list = []  # inferred once, on the shapes chosen, when a range needs them
+
+    def shapes_known() -> dict:
+        if not tensors:
+            tensors.append(inferred_tensors(model, {p.layer.name: p.shape for p in plans}))
+        return tensors[0]
+
+    for plan in plans:
+        plan.low, plan.high, plan.range_note = _value_range(model, plan.layer, plan.dtype, val_ranges, shapes_known)
     return plans
 
 
-def _value_range(model: Model, layer: Layer, dtype: np.dtype,
-                 val_ranges: Mapping[str | None, tuple[float, float]]) -> tuple[float, float, str]:
+def _fitted_note(declared: PartialShape, shape: tuple[int, ...]) -> str:
+    notes = [f"dim {i} {'?' if d.is_dynamic else d} -> {n}" for i, (d, n) in enumerate(zip(declared.dims or (), shape))
+             if not d.is_static]
+    return ", ".join(notes) + " (sizes that fit the graph)"
+
+
+def _value_range(model: Model, layer: Layer, dtype: np.dtype, val_ranges: Mapping[str | None, tuple[float, float]],
+                 tensors: Callable[[], dict]) -> tuple[float, float, str]:
     given = next((n for n in parameter_keys(layer) if n in val_ranges), None)
     if dtype.kind == "b":
         return 0, 1, "coin flips"
@@ -295,8 +297,10 @@ def _value_range(model: Model, layer: Layer, dtype: np.dtype,
     if given is not None or None in val_ranges:
         low, high = val_ranges[given]
         why = "`val_ranges`"
-    elif dtype.kind in "iu" and (inferred := infer_range(model, layer)) is not None:
+    elif dtype.kind in "iu" and (inferred := infer_range(model, layer, tensors())) is not None:
         low, high, why = inferred
+    elif dtype.kind in "iu" and (mask := mask_use(model, layer)) is not None:
+        low, high, why = 1, 1, mask
     else:
         (low, high), why = (INT_RANGE if dtype.kind in "iu" else FLOAT_RANGE), "default"
     if dtype.kind in "iu":

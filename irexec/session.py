@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,7 +27,7 @@ from . import dtypes, limits
 from .checker import CheckResult, check_model
 from .comparison import CompareReport, Tolerance, compare_outputs
 from .dump import LayerDumper
-from .errors import ERROR, Diagnostic, InputError, UsageError
+from .errors import ERROR, Diagnostic, InputError, IRExecError, UsageError
 from .execute import LayerHook, reads_values, run_model
 from .executor.schedule import live_layers
 from .finite import FiniteCheck
@@ -61,6 +61,22 @@ class RunReport:
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.outputs[name]
+
+    def __repr__(self) -> str:
+        """One line per output (dtype, shape, range), not the arrays."""
+        from .shapes import format_shape
+
+        def brief(a: np.ndarray) -> str:
+            text = f"{a.dtype}{format_shape(a.shape)}"
+            if a.size and a.dtype.kind in "iufb":
+                text += f" in [{a.min()}, {a.max()}]"
+            return text
+
+        lines = [f"RunReport: {len(self.outputs)} output(s)" + (" from generated inputs" if self.generated_inputs else "")
+                 + (f", stopped at {self.stopped_at.name!r}" if self.stopped_at is not None else "")
+                 + (f", {len(self.latencies)} timed run(s)" if len(self.latencies) > 1 else "")]
+        lines += [f"  [{name!r}] {brief(np.asarray(a))}" for name, a in self.outputs.items()]
+        return "\n".join(lines)
 
 
 class Session:
@@ -221,7 +237,8 @@ class Session:
         layer id or name) returns that layer's outputs, keyed by the port's
         first tensor name or ``layer_name:port_id``.  ``dump`` writes every
         layer's outputs to a directory (first run only); ``profile`` times every
-        layer, over ``repeat`` runs; ``progress`` draws a bar on a terminal.
+        layer, over ``repeat`` runs after a first run profiled apart (its one-time
+        work); ``progress`` draws a bar on a terminal.
         ``warmup`` runs go first and are neither timed nor profiled;
         ``RunReport.latencies`` holds the wall time of each of the ``repeat`` runs.
         ``check_finite`` raises ``NonFiniteError`` (code ``non-finite``) at the
@@ -245,6 +262,12 @@ class Session:
 
         dumper = LayerDumper(self.model, os.fspath(dump)) if dump is not None else None
         profiler = Profiler() if profile else None
+        # the first run of a session does one-time work (weight decompression, folding, caches):
+        # profiled apart, so the rows show what every run costs
+        first = Profiler() if profile else None
+        if profile and warmup == 0:
+            warmup = 1
+        first_wall = 0.0
         bar = ProgressBar(len(live_layers(self.model, targets)) * (repeat + warmup)) if progress else None
         finite = FiniteCheck(self.model) if check_finite else None
         latencies: list[float] = []
@@ -253,14 +276,25 @@ class Session:
             for i in range(warmup + repeat):
                 timed = i >= warmup
                 hooks: list[LayerHook] = [h for h in (dumper if i == 0 else None, finite if i == 0 else None,
-                                                      profiler if timed else None, bar, on_layer) if h is not None]
+                                                      profiler if timed else None, first if i == 0 else None, bar,
+                                                      on_layer) if h is not None]
                 if profiler is not None and i > warmup:
                     profiler.next_run()
                 start = time.perf_counter()
-                result = run_model(self.model, feeds, stop_at=stop_key, on_layer=_chain(hooks), max_memory=self.max_memory,
-                                   state=self._state)
+                try:
+                    result = run_model(self.model, feeds, stop_at=stop_key, on_layer=_chain(hooks),
+                                       max_memory=self.max_memory, state=self._state)
+                except IRExecError as e:
+                    from .weights_check import fold_errors
+
+                    folded = fold_errors(self.model, e.diagnostics)
+                    if folded is not e.diagnostics:
+                        e.diagnostics = folded
+                    raise
                 if timed:
                     latencies.append(time.perf_counter() - start)
+                elif i == 0:
+                    first_wall = time.perf_counter() - start
             failed = False
             if result.state:
                 self._state = {**self._state, **{k: _frozen(v) for k, v in result.state.items()}}
@@ -270,7 +304,7 @@ class Session:
             if dumper is not None:
                 dumper.close(raise_errors=not failed)
         return RunReport(result.outputs, dict(feeds), generated, result.stopped_at,
-                         profiler.report() if profiler is not None else None,
+                         profiler.report(first, first_wall, latencies) if profiler is not None else None,
                          os.fspath(dump) if dump is not None else None, result.warnings, latencies)
 
     def compare(
@@ -280,7 +314,10 @@ class Session:
         atol: ToleranceLike = None,
         rtol: ToleranceLike = None,
     ) -> CompareReport:
-        return compare(outputs, reference, atol, rtol)
+        """``irexec.compare``, with exact defaults for the outputs this model only moves."""
+        from .exactness import exact_outputs
+
+        return compare(outputs, reference, atol, rtol, exact=exact_outputs(self.model))
 
     def check(self, input_shapes: Mapping[str, Sequence[int] | PartialShape] | None = None) -> CheckResult:
         """Shape-check the loaded model; the result lists every diagnostic."""
@@ -293,15 +330,18 @@ def compare(
     reference: str | os.PathLike[str] | Mapping[str, np.ndarray],
     atol: ToleranceLike = None,
     rtol: ToleranceLike = None,
+    *,
+    exact: Collection[str] = (),
 ) -> CompareReport:
     """Compare outputs with a reference (an .npz path or a dict of arrays).
-    Tolerances: a number, ``{"output": value, "*": global}`` or a Tolerance."""
+    Tolerances: a number, ``{"output": value, "*": global}`` or a Tolerance;
+    the outputs named in ``exact`` default to exact."""
     actual = outputs.outputs if isinstance(outputs, RunReport) else outputs
     name = None
     if isinstance(reference, (str, os.PathLike)):
         name = os.fspath(reference)
         reference = load_npz(name)
-    return compare_outputs(actual, reference, atol, rtol, reference_name=name)
+    return compare_outputs(actual, reference, atol, rtol, reference_name=name, exact=exact)
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:

@@ -93,3 +93,24 @@ def tensor_stats(arr: np.ndarray) -> TensorStats:
         return TensorStats(**base, min=None, max=None, mean=None, nan=nan, posinf=posinf, neginf=neginf)  # type: ignore[arg-type]
     return TensorStats(**base, min=float(a.min()), max=float(a.max()), mean=float(np.mean(a, dtype=np.float64)),  # type: ignore[arg-type]
                        nan=nan, posinf=posinf, neginf=neginf)
+
+
+def distribution(arr: np.ndarray) -> dict[str, object]:
+    """Mean, std, median, p95 and p99 of the finite values, and where the min,
+    max, p95 and p99 elements sit (an index per dim; the element of that rank,
+    the lower one between two).  Empty when the tensor holds no number."""
+    arr = np.asarray(arr)
+    if arr.size == 0 or arr.dtype.kind not in "biuf" and arr.dtype.name != "bfloat16":
+        return {}
+    a = arr.astype(np.float64).reshape(-1)
+    finite = np.flatnonzero(np.isfinite(a))
+    if finite.size == 0:
+        return {}
+    values = a[finite]
+    ranks = {"min": 0, "p95": int(0.95 * (values.size - 1)), "p99": int(0.99 * (values.size - 1)),
+             "max": values.size - 1}
+    order = np.argpartition(values, sorted(set(ranks.values())))
+    at = {k: tuple(int(i) for i in np.unravel_index(int(finite[order[r]]), arr.shape)) for k, r in ranks.items()}
+    return {"mean": float(values.mean()), "std": float(values.std()), "median": float(np.median(values)),
+            "p95": float(values[order[ranks["p95"]]]), "p99": float(values[order[ranks["p99"]]]),
+            "min_at": list(at["min"]), "max_at": list(at["max"]), "p95_at": list(at["p95"]), "p99_at": list(at["p99"])}

@@ -89,3 +89,25 @@ def _outside_github_actions(monkeypatch: pytest.MonkeyPatch) -> None:
     irexec's human output is framed by stop-commands lines (tests that want
     that set GITHUB_ACTIONS themselves)."""
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+
+
+# The real models the larger tests run (shared/models beside the repository, or $IREXEC_REAL_MODELS).
+REAL_MODELS_DIR = Path(os.environ.get("IREXEC_REAL_MODELS") or Path(__file__).resolve().parents[1].parent / "shared" / "models")
+
+
+def _skips_for_real_models(reports: list) -> int:
+    """Skipped tests whose reason is that the real models are not here."""
+    n = 0
+    for rep in reports:
+        reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) and len(rep.longrepr) == 3 else str(rep.longrepr)
+        if str(REAL_MODELS_DIR) in reason or "shared models" in reason:
+            n += 1
+    return n
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say at the end of a run how many tests the absent real models skipped, and how to run them."""
+    n = _skips_for_real_models(terminalreporter.stats.get("skipped", []))
+    if n:
+        terminalreporter.write_line(f"{n} real-model test{'s' if n != 1 else ''} skipped: {REAL_MODELS_DIR} is absent; "
+                                    "set IREXEC_REAL_MODELS to the folder of the real models to run them")

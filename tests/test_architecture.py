@@ -113,7 +113,7 @@ def test_private_names_stay_in_their_folder():
 
 OPS = ROOT / "ops"
 SHARED = {"__init__", "base", "declare", "tensor", "registry", "helpers", "spatial",  # shared by every family
-          "shape_limits", "core_opsets"}
+          "shape_limits", "core_opsets", "op_index"}
 
 
 def test_ops_live_in_their_family_folder():

@@ -76,3 +76,11 @@ def test_model_benchmark_splits_a_run_into_its_shares(tmp_path: Path) -> None:
     shares = bench._shares(model, {"x": np.ones((1, 8, 6, 6), np.float32)}, 3)
     assert set(shares) == set(bench.SHARES) and all(v > 0 for v in shares.values())
     assert abs(sum(shares.values()) - 1) < 1e-9
+
+
+def test_startup_benchmark_names_every_command() -> None:
+    proc = subprocess.run([sys.executable, str(BENCH.parent / "bench_startup.py"), "--repeat", "1"], capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for name in ("import numpy", "irexec --help", "irexec ops", "irexec inspect", "irexec check", "irexec run"):
+        assert any(line.startswith(name) for line in proc.stdout.splitlines()), proc.stdout

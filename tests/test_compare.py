@@ -30,25 +30,36 @@ def test_exact_when_asked_one_ulp_is_a_mismatch():
     assert compare_tensor("y", a, b).ok  # the f32 default lets an ulp pass
 
 
-@pytest.mark.parametrize(("dtype", "atol", "rtol"), [(np.float32, 1e-5, 1e-5), (np.float64, 1e-5, 1e-5),
-                                                     (np.float16, 1e-3, 1e-2), (ml_dtypes.bfloat16, 1e-2, 8e-2),
-                                                     (np.int32, 0, 0), (np.uint8, 0, 0), (np.bool_, 0, 0)])
-def test_defaults_by_element_type(dtype, atol, rtol):
-    ref = np.array([1, 0, 1], dtype)
+@pytest.mark.parametrize(("dtype", "scale", "rtol"), [(np.float32, 1e-4, 1e-5), (np.float64, 1e-4, 1e-5),
+                                                      (np.float16, 1e-2, 1e-2), (ml_dtypes.bfloat16, 8e-2, 8e-2),
+                                                      (np.int32, 0, 0), (np.uint8, 0, 0), (np.bool_, 0, 0)])
+def test_defaults_by_element_type(dtype, scale, rtol):
+    ref = np.array([4, 0, 1], dtype) if dtype is not np.bool_ else np.array([1, 0, 1], dtype)
     c = compare_tensor("y", ref, ref.copy())
-    assert (c.atol, c.rtol, c.tolerance_from) == (atol, rtol, "default")
-    if atol:  # just inside passes, just outside fails
+    atol = scale * float(np.max(np.abs(ref.astype(np.float64))))  # scaled by the largest |ref|
+    assert (c.atol, c.rtol, c.tolerance_from) == (pytest.approx(atol), rtol, "default")
+    if scale:  # just inside passes, just outside fails
         f = np.float64
-        inside = (np.array([1 + 0.9 * (atol + rtol), 0.9 * atol, 1], f)).astype(dtype)
-        outside = (np.array([1 + 1.5 * (atol + rtol), 0, 1], f)).astype(dtype)
+        inside = (np.array([4 + 0.9 * (atol + 4 * rtol), 0.9 * atol, 1], f)).astype(dtype)
+        outside = (np.array([4, 1.5 * atol, 1], f)).astype(dtype)
         assert compare_tensor("y", inside, ref).ok
         c = compare_tensor("y", outside, ref)
-        assert not c.ok and f"the {np.dtype(dtype).name} default" in c.summary()
+        assert not c.ok and f"x max|ref| 4), rtol={rtol:g}, the {np.dtype(dtype).name} default" in c.summary()
     else:
         other = ref.copy()
         other[1] = 1 if dtype is np.bool_ else ref[1] + 1
         c = compare_tensor("y", other, ref)
         assert not c.ok and f"exact (atol=0, rtol=0), the {np.dtype(dtype).name} default" in c.summary()
+
+
+def test_the_default_atol_follows_the_reference_scale():
+    """An error of 1e-4 is within tolerance on logits near 12 and far outside on outputs near 1e-3."""
+    big = np.array([12.0, -3.0, 0.0], np.float32)
+    assert compare_tensor("y", big + np.float32(1e-4), big).ok
+    small = big * np.float32(1e-4)
+    assert not compare_tensor("y", small + np.float32(1e-5), small).ok
+    zeros = np.zeros(3, np.float32)
+    assert compare_tensor("y", zeros, zeros).atol == pytest.approx(1e-4)  # as if the scale were 1
 
 
 def test_one_tolerance_given_the_other_by_type():

@@ -24,7 +24,7 @@ LINE_RE = re.compile(
     r'^(?P<file>.+?):(?P<line>\d+): error\[(?P<code>[a-z-]+)\] layer (?P<layer>\d+) "(?P<name>[^"]*)" '
     r"\((?P<op>[A-Za-z]+-\d+)\) (?P<kind>input|output) port (?P<port>\d+): (?P<message>.*)$"
 )
-SHAPE_RE = re.compile(r"declared \[(?P<declared>[^\]]*)\] but inferred \[(?P<inferred>[^\]]*)\]$")
+SHAPE_RE = re.compile(r"declared \[(?P<declared>[^\]]*)\] but inferred \[(?P<inferred>[^\]]*)\]( \(dim \d+\))?$")
 
 
 @dataclass
@@ -151,7 +151,12 @@ def test_correct_ir_is_clean(subject, tmp_path, run_cli):
     assert (code, errors) == (0, [])
 
 
-def _assert_single_error(run_cli, path: Path, subject: Subject, target: int, port_id: str, code: str) -> re.Match:
+def _reparsed_dim_line(path: Path, layer_id: int, k: int) -> int:
+    return _output_port(etree.parse(str(path)), layer_id).findall("dim")[k].sourceline
+
+
+def _assert_single_error(run_cli, path: Path, subject: Subject, target: int, port_id: str, code: str,
+                         line: int | None = None) -> re.Match:
     exit_code, errors = _errors(run_cli, path)
     assert exit_code == 1
     assert len(errors) == 1, "\n".join(errors)
@@ -159,13 +164,13 @@ def _assert_single_error(run_cli, path: Path, subject: Subject, target: int, por
     assert m, errors[0]
     assert m["code"] == code
     assert (int(m["layer"]), m["op"], m["kind"], m["port"]) == (target, subject.op, "output", port_id)
-    assert int(m["line"]) == _reparsed_line(path, target)
+    assert int(m["line"]) == (line or _reparsed_line(path, target))
     assert Path(m["file"]).name == path.name
     return m
 
 
 @pytest.mark.parametrize("subject", SUBJECTS, ids=IDS)
-def test_each_corrupted_dim_is_reported_at_its_port(subject, tmp_path, run_cli):
+def test_each_corrupted_dim_is_reported_at_its_dim(subject, tmp_path, run_cli):
     for k in range(len(subject.dims)):
         for wrong in (subject.dims[k] + 1, 0 if subject.dims[k] else 1):
             path = tmp_path / f"dim{k}_{wrong}.xml"
@@ -173,7 +178,9 @@ def test_each_corrupted_dim_is_reported_at_its_port(subject, tmp_path, run_cli):
             port = _output_port(tree, target)
             port.findall("dim")[k].text = str(wrong)
             tree.write(str(path))
-            m = _assert_single_error(run_cli, path, subject, target, port.get("id"), "shape-mismatch")
+            m = _assert_single_error(run_cli, path, subject, target, port.get("id"), "shape-mismatch",
+                                     line=_reparsed_dim_line(path, target, k))  # the one wrong <dim>, not its port
+            assert f"(dim {k})" in m["message"]
             declared = list(subject.dims)
             declared[k] = wrong
             shape = SHAPE_RE.search(m["message"])

@@ -277,7 +277,7 @@ def test_control_flow_is_not_vacuous(tmp_path: Path) -> None:
 
 def test_nested_body_dim_is_reported_at_its_line(tmp_path: Path) -> None:
     """A corrupted declared dim of a layer inside the If inside the Loop's body
-    is a shape-mismatch located at that port's line of the XML."""
+    is a shape-mismatch located at that dim's line of the XML."""
     xml = to_ir(loop_if_model(), tmp_path)
     text = Path(xml).read_text()
     outer = text.index("<body>")
@@ -290,7 +290,7 @@ def test_nested_body_dim_is_reported_at_its_line(tmp_path: Path) -> None:
     bad = str(int(m.group(1)) + 3)
     text = text[:m.start()] + f"<dim>{bad}</dim>" + text[m.end():]
     Path(xml).write_text(text)
-    line = text[: text.rindex("<port", 0, m.start())].count("\n") + 1
+    line = text[: m.start()].count("\n") + 1  # the one wrong <dim>
     report = irexec.check(xml)
     errors = [d for d in report.diagnostics if d.severity == "error"]
     assert errors and errors[0].code == "shape-mismatch" and errors[0].line == line, [str(d) for d in errors]

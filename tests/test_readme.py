@@ -60,16 +60,27 @@ def reader_dir(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_the_quick_start_is_two_commands_that_work(reader_dir: Path):
+def test_one_install_recipe_and_a_quick_start_that_works(reader_dir: Path):
+    (install,) = _blocks(_section("Install"), "bash")
+    assert "pip install -e '.[test]'" in install and install.count("-m venv") == 1
+    assert README.count("python3 -m venv") == 1  # one recipe, not one per section
     run_example, run_tests = _blocks(_section("Quick start"), "bash")
     # the second is the test command CI runs, word for word
-    test_command = run_tests.strip().split(" && ")[-1]
-    assert test_command in (ROOT / ".ci" / "run").read_text()
-    assert "pip install -e '.[test]'" in run_tests
-    # the first installs and runs an example: its run is this command
-    result = _irexec(run_example.strip().split(" && ")[-1], reader_dir)
+    assert run_tests.strip() in (ROOT / ".ci" / "run").read_text()
+    result = _irexec(run_example.strip(), reader_dir)
     assert result.returncode == 0, result.stderr
     assert (reader_dir / "out.npz").is_file()
+
+
+def test_the_test_extra_is_listed_as_it_is():
+    import tomllib
+
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    names = {re.split(r"[<>=\[ ]", req)[0].lower() for req in extra if not req.startswith("irexec[")}  # own extras
+    said = _section("Install")
+    listed = said[said.index("The `test` extra adds"):said.index("the differential oracle")]
+    assert {n for n in names if n.lower() in listed.lower()} == names, listed
+    assert len(re.findall(r"[A-Za-z][\w-]+", listed.split("adds", 1)[1].replace(" and ", ", "))) == len(names), listed
 
 
 def test_the_ci_commands_run_clean_on_clean_models(reader_dir: Path):
@@ -143,3 +154,16 @@ def test_the_strings_and_tokenizers_commands_run(reader_dir: Path):
     assert [c.split()[1] for c in commands] == ["check", "run", "run", "generate"]
     for line, result in zip(commands, _all_pass(commands, reader_dir)):
         assert "PASSED" in result.stdout + result.stderr or "--compare" not in line, result.stdout
+
+
+_WRITES = re.compile(r"(?:--output|--state-out|--report|--save-inputs|--output-file|-o)[ =](\S+)")
+
+
+def test_the_files_readme_commands_write_are_ignored_by_git():
+    """A reader who runs the README's commands in a clone sees no new files in `git status`."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git clone")
+    written = sorted({m for line in _commands(README) for m in _WRITES.findall(line)})
+    assert {"out.npz", "run.json", "state.npz", "tokens.npy"} <= set(written), written
+    ignored = subprocess.run(["git", "check-ignore", *written], cwd=ROOT, capture_output=True, text=True)
+    assert sorted(ignored.stdout.split()) == written, ignored.stdout + ignored.stderr

@@ -58,6 +58,11 @@ def test_a_report_with_a_failed_comparison(write_ir, save_npz, run_cli, tmp_path
     doc = _strict(out)
     assert doc["ok"] is False and doc["model"] == model and doc["inputs"]["seed"] is None
     outputs = {o["name"]: o for o in doc["outputs"]}
+    spread = outputs["ratio"].pop("distribution")
+    finite = np.array([1, -2, 3, 2.5, 3.5, 4])
+    assert spread["median"] == pytest.approx(float(np.median(finite))) and spread["std"] == pytest.approx(finite.std())
+    assert ratio[tuple(spread["max_at"])] == 4 and ratio[tuple(spread["min_at"])] == -2
+    assert ratio[tuple(spread["p99_at"])] == spread["p99"] and ratio[tuple(spread["p95_at"])] == spread["p95"]
     assert outputs["ratio"] == {"name": "ratio", "dtype": "float32", "shape": [2, 4], "size": 8, "min": -2.0, "max": 4.0,
                                 "mean": pytest.approx(float(np.mean([1, -2, 3, 2.5, 3.5, 4]))), "nan": 1, "posinf": 1,
                                 "neginf": 0}
@@ -65,8 +70,9 @@ def test_a_report_with_a_failed_comparison(write_ir, save_npz, run_cli, tmp_path
     cmp = {c["name"]: c for c in doc["comparison"]["outputs"]}
     assert doc["comparison"]["passed"] is False
     assert cmp["ratio"]["passed"] is False and cmp["ratio"]["mismatches"] == 1 and cmp["ratio"]["worst_index"] == [1, 2]
-    assert (cmp["ratio"]["atol"], cmp["ratio"]["rtol"], cmp["ratio"]["tolerance_from"]) == (1e-5, 1e-5, "default")
-    assert cmp["ratio"]["max_abs_error"] == 0.5 and cmp["ratio"]["tolerance"] == "atol=1e-05, rtol=1e-05, the float32 default"
+    assert (cmp["ratio"]["atol"], cmp["ratio"]["rtol"], cmp["ratio"]["tolerance_from"]) == (pytest.approx(4e-4), 1e-5, "default")
+    assert cmp["ratio"]["max_abs_error"] == 0.5
+    assert cmp["ratio"]["tolerance"] == "atol=0.0004 (0.0001 x max|ref| 4), rtol=1e-05, the float32 default"
     assert cmp["whole"]["passed"] is True and cmp["whole"]["tolerance"] == "exact (atol=0, rtol=0), the int64 default"
     t = doc["timings"]
     assert t["total_seconds"] >= t["run_seconds"] > 0 and len(t["latencies_seconds"]) == 1 and t["compare_seconds"] >= 0
@@ -115,3 +121,18 @@ def test_a_report_of_a_shared_real_model(run_cli, tmp_path) -> None:  # type: ig
     assert r.exit_code == 0, r.output
     doc = _strict(out)
     assert doc["ok"] and doc["comparison"]["outputs"][0]["max_abs_error"] < 1e-5
+
+
+def test_verbose_prints_the_distribution_and_every_run_ends_with_its_verdict(write_ir, save_npz, run_cli) -> None:  # type: ignore[no-untyped-def]
+    model = _model(write_ir)
+    feeds = save_npz(x=X, y=Y)
+    r = run_cli.subprocess("run", model, "--inputs", feeds, "-v")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    head = next(i for i, l in enumerate(lines) if l.split()[:4] == ["output", "mean", "std", "median"])
+    assert lines[head].split()[4:] == ["p95", "p99", "min", "at", "max", "at"]
+    runtime = lines[-1].split("Runtime: ")[1].split("s |")[0]
+    assert lines[-1] == f"PASSED | Runtime: {runtime}s | Command: irexec run {model} --inputs {feeds} -v"
+    ref = save_npz("ref", ratio=np.zeros((2, 4), np.float32), whole=X.astype(np.int64))
+    bad = run_cli.subprocess("run", model, "--inputs", feeds, "--compare", ref)
+    assert bad.returncode == 1 and bad.stdout.splitlines()[-1].startswith("FAILED | Runtime: ")

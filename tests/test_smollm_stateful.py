@@ -39,7 +39,7 @@ def test_two_cli_invocations_reproduce_the_recorded_steps(tmp_path):
     state = tmp_path / "state.npz"
     for k, extra in ((0, ("--state-out", state)), (1, ("--state-in", state, "--state-out", tmp_path / "state2.npz"))):
         r = _cli("run", D / "model.xml", "--inputs", D / f"inputs_step{k}.npz", *extra,
-                 "--compare", D / f"expected_step{k}.npz", "--rtol", RTOL, "--atol", ATOL)
+                 "--compare", D / f"expected_step{k}.npz")  # the default tolerances fit OpenVINO's logits
         assert r.returncode == 0, r.stdout + r.stderr
         assert "PASSED" in r.stdout
     meta = json.loads((D / "meta.json").read_text())

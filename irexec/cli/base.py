@@ -23,6 +23,32 @@ def fail(exc: IRExecError) -> NoReturn:
     sys.exit(EXIT_USAGE if isinstance(exc, UsageError) else EXIT_FINDINGS)
 
 
+# Words users reach for that are not options, and the options that do the job
+# (click's own guess goes by spelling: --tolerance would suggest --val-range).
+WORD_HINTS = {
+    "--tolerance": "--atol [OUTPUT:]VALUE and --rtol [OUTPUT:]VALUE (tolerances of --compare)",
+    "--tol": "--atol [OUTPUT:]VALUE and --rtol [OUTPUT:]VALUE (tolerances of --compare)",
+    "--threshold": "--atol [OUTPUT:]VALUE and --rtol [OUTPUT:]VALUE (tolerances of --compare)",
+    "--eps": "--atol [OUTPUT:]VALUE and --rtol [OUTPUT:]VALUE (tolerances of --compare)",
+    "--expected": "--compare REF.npz",
+    "--reference": "--compare REF.npz",
+    "--ref": "--compare REF.npz",
+    "--bin": "--weights FILE.bin",
+    "--shape": "--input-shape NAME:DIMS",
+    "--range": "--val-range [NAME:]LOW,HIGH",
+}
+
+
+def closing_line(ok: bool, started: float) -> str:
+    """Polygraphy's last line: ``PASSED | Runtime: 1.234s | Command: irexec run ...``."""
+    import shlex
+    import time
+
+    ctx = click.get_current_context()
+    command = " ".join(["irexec", ctx.info_name or "", *map(shlex.quote, ctx.meta.get("irexec.args", []))])
+    return f"{'PASSED' if ok else 'FAILED'} | Runtime: {time.perf_counter() - started:.3f}s | Command: {command}"
+
+
 _held: list[str] = []  # the token that resumes workflow commands, while they are held
 
 
@@ -71,12 +97,19 @@ class Command(click.Command):
 
 class TensorFileHints(Command):
     """Says what to do with an .npz or .npy given as an extra argument
-    (``irexec run m.xml in.npz``) instead of click's bare 'unexpected extra argument'."""
+    (``irexec run m.xml in.npz``) instead of click's bare 'unexpected extra argument',
+    and which options do what a word users reach for (``--tolerance``) means."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         given = list(args)  # the parser consumes the list
+        ctx.meta["irexec.args"] = given  # for the closing line: the command as it was typed
         try:
             return super().parse_args(ctx, args)
+        except click.NoSuchOption as e:
+            word = e.option_name.split("=", 1)[0]
+            if word not in WORD_HINTS:
+                raise
+            raise click.UsageError(f"No such option: {word}; use {WORD_HINTS[word]}", ctx=e.ctx) from None
         except click.UsageError as e:
             extra = [a for a in given[1:] if a.lower().endswith((".npz", ".npy")) and a in str(e.message)]
             if "unexpected extra argument" not in str(e.message) or not extra:

@@ -6,7 +6,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -56,6 +56,8 @@ if TYPE_CHECKING:
 @click.option("--skip-non-ir", is_flag=True,
               help="Pass over .xml files whose root element is not <net> (pom.xml, Android resources) without a "
                    "finding; -v names them. The pre-commit hook uses it.")
+@click.option("--allow-empty", is_flag=True,
+              help="Exit 0 when the paths hold no .xml file (default: that fails, since nothing was checked).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the text report; auto: only when stdout is a terminal and NO_COLOR is not set.")
 @click.option("--follow-symlinks", is_flag=True, default=None,
@@ -64,7 +66,7 @@ if TYPE_CHECKING:
 def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bool, exit_zero: bool,
           input_shapes: tuple[str, ...], weights: str | None, quiet: int, silent: bool, verbose: bool,
           select: tuple[str, ...], ignore: tuple[str, ...], include_notes: bool, statistics: bool, jobs: int,
-          skip_non_ir: bool, color: str, follow_symlinks: bool | None) -> None:
+          skip_non_ir: bool, allow_empty: bool, color: str, follow_symlinks: bool | None) -> None:
     """Check IR files: document structure, edges, attributes, element types and
     every port's declared dims against shape inference.
 
@@ -119,6 +121,11 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
     for d in paths.empty_dirs:
         if not quiet:
             click.echo(one_line(f"irexec: no *.xml files under {d}"), err=True)
+    if not paths.files and not paths.missing and not allow_empty:
+        if not (quiet or silent):
+            click.echo(one_line(f"irexec: 0 files checked: no .xml file under {', '.join(models)} "
+                                "(--allow-empty accepts that)"), err=True)
+        sys.exit(EXIT_FINDINGS)
 
     missing = [_missing_file(arg, why) for arg, why in paths.missing]
     used: set[str] = set()
@@ -306,7 +313,7 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
     from ..gc_pause import gc_paused
     from ..model import read_model
     from ..naming import parameter_keys
-    from ..report.check_report import FileReport, cap_findings, group_repeated
+    from ..report.check_report import FileReport, cap_findings, errors_first, group_repeated
     from .paths import explain_not_xml, input_problem
 
     start = time.perf_counter()
@@ -319,7 +326,9 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
                 model = read_model(path, weights, follow_symlinks=follow_symlinks)
             except IRExecError as e:
                 found = explain_not_xml(path, [d.located(file=path) for d in e.diagnostics])
-                return FileReport(path, cap_findings(found), 0, time.perf_counter() - start), False
+                found = [replace(d, message=f"{d.message} (irexec check --skip-non-ir passes over .xml files that "
+                                 "are not IR)") if d.code == "not-ir" else d for d in found]
+                return FileReport(path, errors_first(cap_findings(found)), 0, time.perf_counter() - start), False
             try:
                 mine = {}
                 for p in model.parameters:
@@ -335,7 +344,8 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
     except (InternalError, Exception) as e:  # noqa: BLE001 - a bug must not hide the other files' findings
         bug = Diagnostic("internal-error", f"irexec failed on this file: {type(e).__name__}: {e}", ERROR, file=path)
         return FileReport(path, [bug], 0, time.perf_counter() - start), True
-    return FileReport(path, cap_findings(group_repeated(result.diagnostics)), result.layers, time.perf_counter() - start), False
+    return FileReport(path, errors_first(cap_findings(group_repeated(result.diagnostics))), result.layers,
+                      time.perf_counter() - start), False
 
 
 def _colour(choice: str) -> bool:

@@ -11,6 +11,7 @@ click defaults, so an option given on the command line always wins.
     strict = true                                   # check --strict
     jobs = 4                                        # check -j
     skip-non-ir = true                              # check --skip-non-ir
+    allow-empty = false                             # check --allow-empty
     follow-symlinks = false                         # check, run, inspect
     max-memory = "8GiB"                             # run --max-memory
 
@@ -145,6 +146,7 @@ KEYS: dict[str, Key] = {
     "strict": Key(_bool, {"check": "strict"}),
     "jobs": Key(_jobs, {"check": "jobs"}),
     "skip-non-ir": Key(_bool, {"check": "skip_non_ir"}),
+    "allow-empty": Key(_bool, {"check": "allow_empty"}),
     "follow-symlinks": Key(_no_follow, {"check": "follow_symlinks", "run": "follow_symlinks", "inspect": "follow_symlinks"}),
     "max-memory": Key(_size, {"run": "max_memory"}),
 }

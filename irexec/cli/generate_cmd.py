@@ -29,6 +29,8 @@ from .run_cmd import _size
               help="Compare the tokens with this .npy, or (export folder) the generated text with this file's text; "
                    "a mismatch exits 1 naming the first difference.")
 @click.option("--profile", is_flag=True, help="Print the latency of every model call: the prefill, then each decode step.")
+@click.option("--report", "report_path", metavar="OUT.json",
+              help="Write the tokens and the measurements as JSON (schemas/generate-report.schema.json), atomically.")
 @click.option("--weights", metavar="FILE.bin", help="The .bin file (default: beside MODEL).")
 @click.option("--max-memory", callback=lambda ctx, param, value: _size(value), metavar="SIZE",
               help="Bytes of tensors a run may hold, e.g. 8GiB (default: $IREXEC_MAX_MEMORY or half the RAM).")
@@ -36,7 +38,7 @@ from .run_cmd import _size
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
 def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_file: str | None, max_new_tokens: int,
              output_path: str | None, eos_token_id: int | None, compare_path: str | None, profile: bool,
-             weights: str | None, max_memory: int | None, follow_symlinks: bool | None) -> None:
+             report_path: str | None, weights: str | None, max_memory: int | None, follow_symlinks: bool | None) -> None:
     """Greedy decoding with MODEL, a stateful causal LM as optimum-intel exports it, or
     with an export folder (openvino_model.xml and the openvino-tokenizers pair): text in,
     text out, as GenAI's LLMPipeline(folder).
@@ -44,7 +46,8 @@ def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_fil
     From a reset state the prompt is run once; each new token is the argmax of the
     logits at the last position, fed back as a one-token decode step with
     attention_mask, position_ids and beam_idx built as the model's inputs require.
-    Prints the new token ids.
+    Prints the new token ids, then time to first token, decode and overall
+    tokens per second and peak memory, as GenAI's benchmark does.
 
     \b
     Example:
@@ -53,27 +56,30 @@ def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_fil
       irexec generate llm-folder/ --prompt "The capital of France is" -n 16
     """
     import os
+    import time
 
     if os.path.isdir(model):
         from .generate_text import generate_text
 
         generate_text(model, inputs_path, prompt, prompt_file, max_new_tokens, output_path, eos_token_id, compare_path,
-                      profile, max_memory, follow_symlinks)
+                      profile, report_path, max_memory, follow_symlinks)
         return
     if prompt is not None or prompt_file is not None or inputs_path is None:
         fail(UsageError("--prompt and --prompt-file need an export folder as MODEL; a model file needs --inputs "
                         "PROMPT.npz of token ids", code="bad-prompt"))
     from ..generate import generate as run_generate
+    from ..generate_report import generate_report, metrics, render_generate_report
     from ..heap import retain_freed_memory
     from ..session import Session
     from ..tensorfile import load_npz
     from .paths import explain_not_xml, require_inputs, require_outputs
 
+    started = time.perf_counter()
     retain_freed_memory()
     try:
         require_inputs((model, "model file"), (weights, "weights file"), (inputs_path, "inputs file"),
                        (compare_path, "reference file"))
-        require_outputs(output_path)
+        require_outputs(output_path, report_path)
         follow = follow_symlinks or None
         reference = _load_tokens(compare_path, max_memory, follow) if compare_path else None
         prompt_arrays = load_npz(inputs_path, max_memory, follow_symlinks=follow)
@@ -82,9 +88,22 @@ def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_fil
         except IRExecError as e:
             e.diagnostics = explain_not_xml(model, e.diagnostics)
             raise
+        load_seconds = time.perf_counter() - started
         result = run_generate(session, prompt_arrays, max_new_tokens, eos_token_id=eos_token_id)
         if output_path:
             _save_tokens(output_path, result.tokens)
+        measured = metrics(result)
+        problem = _first_difference(result.tokens, reference) if reference is not None else None
+        if report_path:
+            from ..atomic import cannot_write, write_atomically
+
+            doc = generate_report(model=model, prompt_path=inputs_path, result=result, m=measured,
+                                  load_seconds=load_seconds, total_seconds=time.perf_counter() - started,
+                                  reference=compare_path, mismatch=problem)
+            try:
+                write_atomically(report_path, render_generate_report(doc))
+            except OSError as e:
+                raise cannot_write(report_path, e) from None
     except IRExecError as e:
         fail(e)
     new = result.new_tokens
@@ -94,14 +113,19 @@ def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_fil
                + (" (stopped: every row produced the end-of-sequence token)" if result.stopped_by_eos else ""))
     if output_path:
         click.echo(f"wrote tokens {result.tokens.dtype}{list(result.tokens.shape)} to {output_path}")
+    if report_path:
+        click.echo(f"wrote the generate report to {report_path}")
     if profile:
         click.echo(_latency_table(result.latencies, result.prompt_length))
+    click.echo(measured.summary())
     if reference is not None and compare_path is not None:
-        problem = _first_difference(result.tokens, reference)
         if problem is None:
             click.echo(f"PASSED: the {result.tokens.shape[1]} tokens of each of the {result.tokens.shape[0]} row(s) "
                        f"match {compare_path}")
         else:
-            click.echo(f"FAILED: the tokens differ from {compare_path}")
+            length = ("" if result.tokens.shape[1] == reference.shape[1] else
+                      f": {result.tokens.shape[1]} tokens per row (prompt {result.prompt_length} + "
+                      f"{result.new_tokens.shape[1]} new) where it has {reference.shape[1]}")
+            click.echo(f"FAILED: the tokens differ from {compare_path}{length}")
             click.echo(Diagnostic("tokens-mismatch", problem, ERROR, file=compare_path).format(), err=True)
             sys.exit(EXIT_FINDINGS)

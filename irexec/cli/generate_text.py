@@ -12,19 +12,23 @@ from .base import EXIT_FINDINGS, fail
 
 def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prompt_file: str | None, max_new_tokens: int,
                   output_path: str | None, eos_token_id: int | None, compare_path: str | None, profile: bool,
-                  max_memory: int | None, follow_symlinks: bool | None) -> None:
+                  report_path: str | None, max_memory: int | None, follow_symlinks: bool | None) -> None:
+    import time
+
     from ..export_folder import open_export_folder
     from ..generate import generate as run_generate
+    from ..generate_report import generate_report, metrics
     from ..session import Session
-    from .generate_io import _first_difference, _latency_table, _load_tokens, _save_tokens
+    from .generate_io import _latency_table, _load_tokens, _save_tokens
     from .paths import require_inputs, require_outputs
 
+    started = time.perf_counter()
     try:
         if sum(x is not None for x in (prompt, prompt_file, inputs_path)) != 1:
             raise UsageError("an export folder needs exactly one of --prompt TEXT, --prompt-file FILE or --inputs "
                              "PROMPT.npz", code="bad-prompt")
         require_inputs((prompt_file, "prompt file"), (inputs_path, "inputs file"), (compare_path, "reference file"))
-        require_outputs(output_path)
+        require_outputs(output_path, report_path)
         export = open_export_folder(folder)
         text = prompt if prompt is not None else _read_text(prompt_file) if prompt_file is not None else None
         if text is not None:
@@ -40,11 +44,19 @@ def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prom
             else:
                 expected_text = _read_text(compare_path)
         session = Session(export.model, max_memory=max_memory, follow_symlinks=follow_symlinks or None)
+        load_seconds = time.perf_counter() - started
         eos = [eos_token_id] if eos_token_id is not None else export.eos_token_ids
         result = run_generate(session, feeds, max_new_tokens, eos_token_id=eos or None)
         texts = export.detokenize(result.new_tokens, max_memory)
         if output_path:
             _save_tokens(output_path, result.tokens)
+        problem, code = _difference(result.tokens, texts, expected_tokens, expected_text)
+        measured = metrics(result)
+        if report_path:
+            _write_report(report_path, generate_report(
+                model=folder, prompt_path=inputs_path or prompt_file or "", result=result, m=measured,
+                load_seconds=load_seconds, total_seconds=time.perf_counter() - started, reference=compare_path,
+                mismatch=problem))
     except IRExecError as e:
         fail(e)
     for row in texts:
@@ -53,16 +65,11 @@ def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prom
     click.echo(f"{result.new_tokens.shape[1]} new token(s) after a prompt of {result.prompt_length}{stop}", err=True)
     if output_path:
         click.echo(f"wrote tokens {result.tokens.dtype}{list(result.tokens.shape)} to {output_path}", err=True)
+    if report_path:
+        click.echo(f"wrote the generate report to {report_path}", err=True)
     if profile:
         click.echo(_latency_table(result.latencies, result.prompt_length), err=True)
-    problem = None
-    if expected_tokens is not None:
-        problem = _first_difference(result.tokens, expected_tokens)
-        code = "tokens-mismatch"
-    elif expected_text is not None:
-        got = "\n".join(texts)
-        problem = None if got == expected_text else _text_difference(got, expected_text)
-        code = "text-mismatch"
+    click.echo(measured.summary(), err=True)
     if compare_path is not None:
         if problem is None:
             click.echo(f"PASSED: the generated {'tokens match' if expected_tokens is not None else 'text matches'} {compare_path}",
@@ -71,6 +78,29 @@ def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prom
             click.echo(f"FAILED: the generated output differs from {compare_path}", err=True)
             click.echo(Diagnostic(code, problem, ERROR, file=compare_path).format(), err=True)
             sys.exit(EXIT_FINDINGS)
+
+
+def _difference(tokens, texts: list[str], expected_tokens, expected_text: str | None
+                ) -> tuple[str | None, str]:
+    """The first difference from the reference, and its diagnostic code."""
+    from .generate_io import _first_difference
+
+    if expected_tokens is not None:
+        return _first_difference(tokens, expected_tokens), "tokens-mismatch"
+    if expected_text is not None:
+        got = "\n".join(texts)
+        return (None if got == expected_text else _text_difference(got, expected_text)), "text-mismatch"
+    return None, "tokens-mismatch"
+
+
+def _write_report(path: str, doc: dict) -> None:
+    from ..atomic import cannot_write, write_atomically
+    from ..generate_report import render_generate_report
+
+    try:
+        write_atomically(path, render_generate_report(doc))
+    except OSError as e:
+        raise cannot_write(path, e) from None
 
 
 def _read_text(path: str) -> str:

@@ -53,9 +53,10 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None, all_nodes: b
     except IRExecError as e:
         fail(e)
     if dot_path or svg_path:
-        _draw(m, dot_path, svg_path, all_nodes)
-        if dot_path == "-":
-            return
+        # stdout is the drawing's only output, unless DOT, --shapes or JSON go there
+        _draw(m, dot_path, svg_path, all_nodes, quiet_stdout=dot_path == "-" or shapes or fmt == "json")
+        if dot_path == "-" or not (shapes or fmt == "json"):
+            return  # drawing was asked for: where the files went is the whole answer
     if shapes:
         _shapes(m, fmt)
         return
@@ -92,7 +93,7 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None, all_nodes: b
         click.echo(f"{len(errors)} error(s): run `irexec check {model}`", err=True)
 
 
-def _draw(m, dot_path: str | None, svg_path: str | None, all_nodes: bool) -> None:
+def _draw(m, dot_path: str | None, svg_path: str | None, all_nodes: bool, quiet_stdout: bool) -> None:
     """Layers labelled with name, Type-N and output shapes, coloured by op family."""
     from ..dot import folded_layers, render_svg, to_dot, write_dot
 
@@ -105,10 +106,10 @@ def _draw(m, dot_path: str | None, svg_path: str | None, all_nodes: bool) -> Non
             click.echo(text, nl=False)
         elif dot_path:
             write_dot(dot_path, text)
-            click.echo(f"wrote the graph ({what}) to {dot_path}", err=True)
+            click.echo(f"wrote the graph ({what}) to {dot_path}", err=quiet_stdout)
         if svg_path:
             render_svg(text, svg_path)
-            click.echo(f"wrote the graph ({what}) to {svg_path}", err=True)
+            click.echo(f"wrote the graph ({what}) to {svg_path}", err=quiet_stdout)
     except IRExecError as e:
         fail(e)
 

@@ -9,12 +9,12 @@ from typing import Any
 import click
 
 from ..errors import IRExecError
-from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
+from .base import EXIT_FINDINGS, TensorFileHints, cli, closing_line, fail
 
 
 @cli.command(cls=TensorFileHints)
 @click.argument("model")
-@click.option("--inputs", "-i", "inputs_path", metavar="IN.npz",
+@click.option("--inputs", "--input", "-i", "inputs_path", metavar="IN.npz",
               help="npz of inputs keyed by Parameter name or tensor name (default: random inputs from --seed).")
 @click.option("--output", "-o", "output_path", metavar="OUT.npz",
               help="Write the outputs to this npz (atomically, creating missing folders).")
@@ -25,12 +25,14 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
               help="Write the variables the run leaves, keyed by variable_id (atomically).")
 @click.option("--compare", "compare_path", metavar="REF.npz",
               help="Compare the outputs with this npz; a mismatch exits 1.")
-@click.option("--atol", multiple=True, metavar="[OUTPUT:]VALUE",
+@click.option("--atol", "--abs-tol", "atol", multiple=True, metavar="[OUTPUT:]VALUE",
               help="Absolute tolerance for --compare, global or per output (repeatable). Default by element type: "
-                   "0 for integers and booleans, 1e-5 for f32, 1e-3 for f16, 1e-2 for bf16.")
-@click.option("--rtol", multiple=True, metavar="[OUTPUT:]VALUE",
+                   "0 for integers, booleans and outputs the graph only moves; for floats a fraction of the "
+                   "reference's largest |value|: 1e-4 for f32, 1e-2 for f16, 8e-2 for bf16.")
+@click.option("--rtol", "--rel-tol", "rtol", multiple=True, metavar="[OUTPUT:]VALUE",
               help="Relative tolerance for --compare, global or per output (repeatable). Default by element type: "
-                   "0 for integers and booleans, 1e-5 for f32, 1e-2 for f16, 8e-2 for bf16. --atol 0 --rtol 0: exact.")
+                   "0 for integers, booleans and outputs the graph only moves, 1e-5 for f32, 1e-2 for f16, "
+                   "8e-2 for bf16. --atol 0 --rtol 0: exact.")
 @click.option("--report", "report_path", metavar="OUT.json",
               help="Write a JSON report of the run (per-output stats, comparison results, timings; "
                    "schemas/run-report.schema.json), atomically; not written when the run fails.")
@@ -53,6 +55,8 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
 @click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
               help="Run this many times after one warm-up run, and print latency and throughput; --profile reports medians.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display on the terminal (a long run shows one on stderr).")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Also print each output's mean, std, median, p95 and p99, and where its min, max, p95 and p99 are.")
 @click.option("--max-memory", callback=lambda ctx, param, value: _size(value), metavar="SIZE",
               help="Bytes of tensors a run may hold, e.g. 8GiB (default: $IREXEC_MAX_MEMORY or half the RAM).")
 @click.option("--follow-symlinks", is_flag=True, default=None,
@@ -62,7 +66,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         atol: tuple[str, ...], rtol: tuple[str, ...], report_path: str | None, dump_dir: str | None, check_finite: bool,
         stop_at: str | None, seed: int,
         input_shapes: tuple[str, ...], val_ranges: tuple[str, ...], save_inputs: str | None, profile: bool, top: int,
-        repeat: int, quiet: bool, max_memory: int | None, follow_symlinks: bool | None) -> None:
+        repeat: int, quiet: bool, verbose: bool, max_memory: int | None, follow_symlinks: bool | None) -> None:
     """Run MODEL on the inputs and print a table of its outputs.
 
     \b
@@ -82,6 +86,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
       irexec run llm.xml --inputs step0.npz --state-out s1.npz
       irexec run llm.xml --inputs step1.npz --state-in s1.npz --state-out s2.npz
     """
+    command_started = time.perf_counter()
     if inputs_path and (input_shapes or val_ranges):
         raise click.UsageError("--input-shape and --val-range shape generated inputs; they cannot be combined with --inputs")
     if (atol or rtol) and not compare_path:
@@ -136,6 +141,8 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
             if feeds:
                 click.echo(f"random inputs (seed {seed}):")
                 click.echo(render_table(["input", "tensor names", "dtype", "shape", "values", "range from"], plan_rows(plans)))
+        if session.variables and not state_in and inputs_path:  # made-up positions imply nothing
+            _note_missing_state(feeds)
         if save_inputs:
             save_npz(save_inputs, feeds)  # before running, so a failing run can be reproduced
             click.echo(f"wrote {len(feeds)} input(s) to {save_inputs}")
@@ -151,7 +158,10 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         report = None
         compare_started = time.perf_counter()
         if reference is not None:
-            report = compare_outputs(result.outputs, reference, atol_t, rtol_t, reference_name=compare_path)
+            from ..exactness import exact_outputs
+
+            report = compare_outputs(result.outputs, reference, atol_t, rtol_t, reference_name=compare_path,
+                                     exact=exact_outputs(session.model))
         if report_path:
             _write_report(report_path, model=model, weights=weights, feeds=feeds, inputs_path=inputs_path,
                           seed=None if inputs_path else seed, result=result, comparison=report,
@@ -167,6 +177,8 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         layer = result.stopped_at
         click.echo(f"stopped at layer {layer.id} {layer.name!r} ({layer.display})")
     _print_table(result.outputs)
+    if verbose:
+        _print_distribution(result.outputs)
     if output_path:
         click.echo(f"wrote {len(result.outputs)} output(s) to {output_path}")
     if report_path:
@@ -184,7 +196,23 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         if not report.ok:
             for d in report.diagnostics():
                 click.echo(d.format(), err=True)
+            click.echo(closing_line(False, command_started))
             sys.exit(EXIT_FINDINGS)
+    click.echo(closing_line(True, command_started))
+
+
+def _note_missing_state(feeds: Any) -> None:
+    """A decode step's inputs (positions past 0) on a fresh state: the KV cache they imply is not there."""
+    import numpy as np
+
+    positions = feeds.get("position_ids")
+    if positions is None or np.asarray(positions).size == 0 or np.asarray(positions).dtype.kind not in "iu":
+        return
+    first = int(np.asarray(positions).min())
+    if first > 0:
+        click.echo(f"note: position_ids start at {first}, so these inputs continue a sequence of {first} earlier "
+                   "tokens whose KV cache this run does not have (it starts from the initial state); pass the state "
+                   "the earlier step left with --state-in S.npz (written by --state-out)", err=True)
 
 
 def _write_report(path: str, *, model: str, weights: str | None, feeds: Any, inputs_path: str | None, seed: int | None,
@@ -237,6 +265,25 @@ def _size(value: str | None) -> int | None:
         return parse_size(value)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--max-memory") from None
+
+
+def _print_distribution(outputs: dict[str, Any]) -> None:
+    from ..base.table_text import render_table
+    from ..stats import distribution
+
+    def at(index: Any) -> str:
+        return "[" + ",".join(map(str, index)) + "]"
+
+    rows = []
+    for name, arr in outputs.items():
+        d = distribution(arr)
+        if not d:
+            rows.append([name] + ["-"] * 7)
+            continue
+        rows.append([name, f"{d['mean']:.6g}", f"{d['std']:.6g}", f"{d['median']:.6g}",
+                     f"{d['p95']:.6g} at {at(d['p95_at'])}", f"{d['p99']:.6g} at {at(d['p99_at'])}",
+                     at(d["min_at"]), at(d["max_at"])])
+    click.echo(render_table(["output", "mean", "std", "median", "p95", "p99", "min at", "max at"], rows))
 
 
 def _print_table(outputs: dict[str, Any]) -> None:

@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..errors import IRExecError
-from ..execute import output_names
 from ..ir.records import Layer
+from ..naming import output_names
 from ..session import Session
 
 _SKIP = ("Const", "Parameter", "Result", "Assign")  # what is not compared: the same on both sides, or no output

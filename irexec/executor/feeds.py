@@ -11,7 +11,7 @@ from .. import dtypes, strings
 from ..binding import Model
 from ..errors import ERROR, Diagnostic, InputError, IRExecError
 from ..ir.records import Layer
-from ..naming import cast_hint, parameter_label, parameter_list
+from ..naming import cast_hint, parameter_label, parameter_list, positional_hint
 from ..shapes import PartialShape, format_shape
 from ..tensorfile import as_dtype
 from .cache import run_cache
@@ -62,8 +62,8 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray], needed: set[int] |
         layer = params.get(key)
         if layer is None:
             known = _some_names(model.parameters)
-            problems.append(Diagnostic("input-mismatch", f"input {key!r} matches no Parameter (Parameters: {known})", ERROR,
-                                       file=model.path))
+            problems.append(Diagnostic("input-mismatch", f"input {key!r} matches no Parameter (Parameters: {known})"
+                                       f"{positional_hint(key, [p.name for p in model.parameters])}", ERROR, file=model.path))
             continue
         where = model.where(layer, layer.outputs[0].id if layer.outputs else None, "output" if layer.outputs else None)
         if layer.id in bound:

@@ -8,6 +8,8 @@ IR reader resolves it.  Types match case-insensitively, ``Const`` and
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 from functools import lru_cache
 
@@ -22,6 +24,11 @@ _TOP_OPSET = max([NEWEST_OPSET] + [hi for ranges, _ in CORE_OP_VERSIONS.values()
 
 _ALIASES = {"constant": "const"}
 _REGISTRY: dict[str, dict[int, type[Op]]] = {}
+# the modules that make up the ops (the rest of irexec/ops/ is what they share)
+_INFRASTRUCTURE = {"base", "registry", "helpers", "spatial", "declare", "tensor", "op_index", "core_opsets",
+                   "shape_limits"}
+_loaded_all = False
+_loaded_types: set[str] = set()  # keys whose module has been imported
 _OPSET_RE = re.compile(r"^opset([0-9]{1,9})$")
 
 
@@ -52,12 +59,44 @@ def defined_in(cls: type[Op]) -> str:
     return cls.__module__
 
 
+def load_all() -> None:
+    """Import every op module (each registers its ops)."""
+    global _loaded_all
+    if _loaded_all:
+        return
+    from .. import ops
+
+    for info in sorted(pkgutil.walk_packages(ops.__path__, prefix=f"{ops.__name__}."), key=lambda m: m.name):
+        leaf = info.name.rpartition(".")[2]
+        if leaf not in _INFRASTRUCTURE and not leaf.startswith("_"):
+            importlib.import_module(info.name)
+    _loaded_all = True
+
+
+def _load(key: str) -> None:
+    """Import the module that registers ``key``'s ops; every op module when no index entry names one."""
+    if _loaded_all or key in _loaded_types:
+        return
+    from .op_index import MODULE_OF_TYPE
+
+    modules = MODULE_OF_TYPE.get(key)
+    if modules is None:
+        load_all()
+    else:
+        for module in modules.split():
+            importlib.import_module(module)
+    _loaded_types.add(key)
+
+
 def all_ops() -> list[type[Op]]:
+    load_all()
     return sorted((c for v in _REGISTRY.values() for c in v.values()), key=lambda c: (c.type.lower(), c.version))
 
 
 def versions_of(op_type: str) -> list[type[Op]]:
-    return sorted(_REGISTRY.get(_key(op_type), {}).values(), key=lambda c: c.version)
+    key = _key(op_type)
+    _load(key)
+    return sorted(_REGISTRY.get(key, {}).values(), key=lambda c: c.version)
 
 
 def opset_ranges(cls: type[Op]) -> tuple[list[tuple[int, int]], list[str]]:

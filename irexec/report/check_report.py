@@ -26,7 +26,9 @@ class FileReport:
     seconds: float = 0.0
 
     def count(self, severity: str) -> int:
-        return sum(d.severity == severity for d in self.diagnostics)
+        """Findings of ``severity``, a grouped one counted once per layer it stands
+        for (as ``--statistics`` counts), so every format gives the same numbers."""
+        return sum(weight(d) for d in self.diagnostics if d.severity == severity)
 
     @property
     def errors(self) -> int:
@@ -71,6 +73,12 @@ class CheckReport:
         return f"{_plural(len(self.files), 'file')}, {_plural(self.errors, 'error')}, {_plural(self.warnings, 'warning')}"
 
 
+def weight(d: Diagnostic) -> int:
+    """How many findings ``d`` stands for: a ``more-findings`` summary its count,
+    a grouped finding its layers, any other one."""
+    return int(d.values.get("count", 1)) if d.code == "more-findings" or "layers" in d.values else 1
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -97,6 +105,15 @@ def group_repeated(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
             continue  # already emitted with its group
         out.append(_merge(members))
     return out
+
+
+_RANK = {ERROR: 0, WARNING: 1, NOTE: 2}
+
+
+def errors_first(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Errors, then warnings, then notes, each in the order found (by line):
+    what must be fixed is read first."""
+    return sorted(diagnostics, key=lambda d: _RANK.get(d.severity, 3))
 
 
 def _group_key(d: Diagnostic) -> tuple | None:
@@ -188,7 +205,6 @@ def statistics(report: CheckReport) -> list[tuple[str, str, int]]:
     counts: dict[tuple[str, str], int] = {}
     for f in report.files:
         for d in f.diagnostics:
-            n = int(d.values.get("count", 1)) if d.code == "more-findings" or "layers" in d.values else 1
             key = (_covers(d), d.severity)
-            counts[key] = counts.get(key, 0) + n
+            counts[key] = counts.get(key, 0) + weight(d)
     return sorted(((code, sev, n) for (code, sev), n in counts.items()), key=lambda t: (-t[2], t[0], t[1]))

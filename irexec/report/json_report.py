@@ -47,6 +47,8 @@ def _diagnostic(d: Diagnostic) -> dict[str, Any]:
     if layers:  # a grouped warning keeps every layer it stands for
         out["count"] = len(layers)
         out["occurrences"] = layers
+    if d.values.get("unreachable_layers"):  # the layers a broken edge cut off, told with its error
+        out["unreachable_layers"] = list(d.values["unreachable_layers"])
     return out
 
 

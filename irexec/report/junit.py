@@ -8,7 +8,7 @@ import re
 
 from lxml import etree
 
-from .check_report import CheckReport
+from .check_report import CheckReport, weight
 
 SUITE = "irexec check"
 
@@ -33,7 +33,8 @@ def render_junit(report: CheckReport) -> str:
         failures = f.failures(report.strict)
         if failures:
             codes = sorted({d.code for d in failures})
-            summary = f"{len(failures)} finding{'s' if len(failures) != 1 else ''}: {failures[0].format()}"
+            n = sum(weight(d) for d in failures)  # as the summary line and --statistics count
+            summary = f"{n} finding{'s' if n != 1 else ''}: {failures[0].format()}"
             fail = etree.SubElement(case, "failure", type=",".join(codes), message=_xml_safe(summary))
             fail.text = _xml_safe("\n".join(d.format() for d in failures))
         failing = {id(d) for d in failures}

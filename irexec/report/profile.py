@@ -1,10 +1,16 @@
 """Per-layer timings: a ``run_model`` hook that records every run, and a
-report of medians sorted by time (``--profile``, ``--repeat N``)."""
+report of medians sorted by time (``--profile``, ``--repeat N``).
+
+The first run of a session does work later runs do not (a weight decompression
+chain computed once and kept, folded constants, caches): it is profiled apart and
+reported as one-time work, so the rows show what every run costs.  The time a
+run spends outside the layers (irexec's own scheduling, freeing tensors) is a
+row of its own, so the rows add up to the run's wall time."""
 
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -38,12 +44,30 @@ class OpProfile:
 class ProfileReport:
     layers: list[LayerProfile]  # slowest first
     runs: int
-    run_seconds: float  # median wall time of one run (sum of its layers)
+    run_seconds: float  # median of the runs' layer time (sum of their layers)
+    wall_seconds: float = 0.0  # median wall time of one run; 0: not measured
+    first_wall_seconds: float = 0.0  # the session's first run, one-time work included; 0: not measured
+    one_time: list[LayerProfile] = field(default_factory=list)  # layers slower on the first run, by how much
+
+    @property
+    def layer_seconds(self) -> float:
+        """Sum of the per-layer medians."""
+        return sum(p.seconds for p in self.layers)
+
+    @property
+    def executor_seconds(self) -> float:
+        """A run's time outside the layers: irexec's own scheduling and freeing."""
+        return max(self.wall_seconds - self.layer_seconds, 0.0)
 
     @property
     def total_seconds(self) -> float:
-        """Sum of the per-layer medians (the base of the percentages)."""
-        return sum(p.seconds for p in self.layers)
+        """The base of the percentages: the run's wall time (layers plus irexec's own)."""
+        return self.layer_seconds + self.executor_seconds
+
+    @property
+    def one_time_seconds(self) -> float:
+        """What the first run took beyond a later one."""
+        return max(self.first_wall_seconds - self.wall_seconds, 0.0) if self.first_wall_seconds else 0.0
 
     def rows(self, top: int = 0) -> list[list[str]]:
         """The ``top`` slowest layers (0: all)."""
@@ -63,8 +87,12 @@ class ProfileReport:
 
     def op_rows(self) -> list[list[str]]:
         total = self.total_seconds
-        return [[o.op, str(o.layers), f"{o.seconds * 1e3:.3f}", f"{o.seconds / o.layers * 1e3:.3f}",
+        rows = [[o.op, str(o.layers), f"{o.seconds * 1e3:.3f}", f"{o.seconds / o.layers * 1e3:.3f}",
                  f"{100 * o.seconds / total:.1f}" if total > 0 else "0.0"] for o in self.by_op()]
+        if self.wall_seconds:
+            own = self.executor_seconds
+            rows.append(["(irexec itself)", "-", f"{own * 1e3:.3f}", "-", f"{100 * own / total:.1f}" if total > 0 else "0.0"])
+        return rows
 
     def render(self, top: int = 0) -> str:
         """The layer table (the ``top`` slowest, 0: all, and a line for the
@@ -78,8 +106,22 @@ class ProfileReport:
                       + spelled("`top=0` shows all"))
         ops = render_table(["op", "layers", "ms", "ms/layer", "%"], self.op_rows())
         what = f"median of {self.runs} runs" if self.runs > 1 else "1 run"
-        return (f"{table}\n{len(self.layers)} layers, {self.total_seconds * 1e3:.3f} ms in layers "
-                f"({what}; one run {self.run_seconds * 1e3:.3f} ms)\n\nby op type:\n{ops}")
+        summary = f"{len(self.layers)} layers, {self.layer_seconds * 1e3:.3f} ms in layers"
+        if self.wall_seconds:
+            summary += (f" + {self.executor_seconds * 1e3:.3f} ms irexec itself (scheduling, freeing tensors) "
+                        f"= {self.total_seconds * 1e3:.3f} ms a run ({what}, after the first)")
+        else:
+            summary += f" ({what}; one run {self.run_seconds * 1e3:.3f} ms)"
+        return f"{table}\n{summary}{self._one_time_text()}\n\nby op type:\n{ops}"
+
+    def _one_time_text(self) -> str:
+        if not self.first_wall_seconds:
+            return ""
+        text = (f"\none-time work, first run only and not in the rows: {self.one_time_seconds * 1e3:.3f} ms "
+                f"(the first run took {self.first_wall_seconds * 1e3:.3f} ms: weight decompression, folding, caches)")
+        for p in self.one_time[:3]:
+            text += f"\n  {p.seconds * 1e3:.3f} ms  {p.layer_id} {p.name} ({p.op})"
+        return text
 
 
 class Profiler:
@@ -103,11 +145,25 @@ class Profiler:
     def next_run(self) -> None:
         self.run_totals.append(0.0)
 
-    def report(self) -> ProfileReport:
+    def report(self, first: Profiler | None = None, first_wall: float = 0.0,
+               walls: list[float] | None = None) -> ProfileReport:
+        """Medians per layer; with the ``first`` run's profile and the runs' wall
+        times, the one-time work and irexec's own time too."""
         rows = []
         for lid, times in self.samples.items():
             layer, shapes = self.info[lid]
             rows.append(LayerProfile(lid, layer.name, layer.display, shapes, statistics.median(times)))
         rows.sort(key=lambda p: (-p.seconds, p.layer_id))
         totals = [t for t in self.run_totals if t > 0] or [0.0]
-        return ProfileReport(rows, len(self.run_totals), statistics.median(totals))
+        one_time = []
+        if first is not None:
+            steady = {p.layer_id: p.seconds for p in rows}
+            for lid, times in first.samples.items():
+                extra = times[0] - steady.get(lid, 0.0)
+                if extra > 1e-3:  # a millisecond more than a later run: work done once
+                    layer, shapes = first.info[lid]
+                    one_time.append(LayerProfile(lid, layer.name, layer.display, shapes, extra))
+            one_time.sort(key=lambda p: (-p.seconds, p.layer_id))
+        return ProfileReport(rows, len(self.run_totals), statistics.median(totals),
+                             statistics.median(walls) if walls else 0.0, first_wall if first is not None else 0.0,
+                             one_time)

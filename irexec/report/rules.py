@@ -94,6 +94,10 @@ RULES: dict[str, Rule] = {
     "weights-out-of-bounds": Rule("Const past the end of the weights",
                                   "A Const's offset + size is past the end of the .bin; when several are, the .bin "
                                   "belongs to another model (one finding for all of them)."),
+    "weights-mismatch": Rule("Weights of another model",
+                             "The check or run failed and the .bin does not look like the model's (larger than its "
+                             "Consts' extent, absurd shape Consts): one finding that names --weights, for all the "
+                             "errors its values cause."),
     # shapes and types
     "bad-port-map": Rule("Port map does not fit its body",
                          "A TensorIterator/Loop/If port map or back edge names no body Parameter or Result, no input "
@@ -167,6 +171,11 @@ RULES: dict[str, Rule] = {
     "bad-config": Rule("Bad [tool.irexec] settings",
                        "The [tool.irexec] table of pyproject.toml is not valid TOML, has an unknown key or a value of the "
                        "wrong type; usage error, exit 2."),
+    "bad-device-config": Rule("Bad device properties",
+                              "irexec diff --config is neither KEY=VALUE nor a JSON file holding an object of "
+                              "properties; usage error, exit 2."),
+    "device-error": Rule("Device plugin refused the model",
+                         "irexec diff: the OpenVINO device plugin refuses to compile the model with the properties given."),
 }
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from .. import __version__
 from ..comparison import CompareReport, OutputComparison, format_number
 from ..errors import Diagnostic
-from ..stats import tensor_stats
+from ..stats import distribution, tensor_stats
 from .encoding import encodable
 
 REPORT_VERSION = 1
@@ -31,9 +31,12 @@ def _number(x: object) -> object:
     return f if math.isfinite(f) else None
 
 
-def _stats(name: str, arr: np.ndarray) -> dict[str, Any]:
+def _stats(name: str, arr: np.ndarray, spread: bool = False) -> dict[str, Any]:
     s = tensor_stats(arr).as_dict()
-    return {"name": name, **{k: (_number(v) if k in ("min", "max", "mean") else v) for k, v in s.items()}}
+    out = {"name": name, **{k: (_number(v) if k in ("min", "max", "mean") else v) for k, v in s.items()}}
+    if spread:
+        out["distribution"] = {k: (_number(v) if not isinstance(v, list) else v) for k, v in distribution(arr).items()} or None
+    return out
 
 
 def _comparison(c: OutputComparison) -> dict[str, Any]:
@@ -66,7 +69,7 @@ def run_report(*, model: str, weights: str | None, inputs: Mapping[str, np.ndarr
         "model": model,
         "weights": weights,
         "inputs": {"path": inputs_path, "seed": seed, "tensors": [_stats(k, v) for k, v in inputs.items()]},
-        "outputs": [_stats(k, v) for k, v in outputs.items()],
+        "outputs": [_stats(k, v, spread=True) for k, v in outputs.items()],
         "stopped_at": dict(stopped_at) if stopped_at is not None else None,
         "comparison": None,
         "warnings": [_diagnostic(d) for d in warnings],

@@ -216,7 +216,7 @@ def test_body_finding_points_inside_the_body(tmp_path):
     dim = text.index("<dim>2</dim>", out)
     text = text[:dim] + "<dim>7</dim>" + text[dim + len("<dim>2</dim>"):]
     open(path, "w").write(text)
-    line = text[: text.rindex("<port", 0, dim)].count("\n") + 1  # findings point at the port
+    line = text[:dim].count("\n") + 1  # a finding about one dim points at that <dim>
     result = irexec.check(path)
     errors = [d for d in result.diagnostics if d.severity == "error"]
     assert errors and errors[0].code == "shape-mismatch" and errors[0].line == line, [str(d) for d in errors]
@@ -234,7 +234,7 @@ def test_bad_port_map_is_refused(tmp_path):
 
 def test_nested_body_finding_points_at_its_line(tmp_path):
     """A corrupted declared dim in the If inside the TensorIterator inside the
-    Loop is a shape-mismatch at that port's line; OpenVINO writes the nesting."""
+    Loop is a shape-mismatch at that dim's line; OpenVINO writes the nesting."""
     path = save(tmp_path, "loop_ti")
     text = open(path).read()
     inner = text.index("<else_body>", text.index('type="TensorIterator"'))
@@ -243,7 +243,7 @@ def test_nested_body_finding_points_at_its_line(tmp_path):
     end = text.index("</dim>", dim)
     text = text[:dim] + "<dim>9" + text[end:]
     open(path, "w").write(text)
-    line = text[: text.rindex("<port", 0, dim)].count("\n") + 1
+    line = text[:dim].count("\n") + 1  # the one wrong <dim>
     result = irexec.check(path)
     errors = [d for d in result.diagnostics if d.severity == "error"]
     assert errors and errors[0].code == "shape-mismatch" and errors[0].line == line, [str(d) for d in errors]

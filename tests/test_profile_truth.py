@@ -1,0 +1,38 @@
+"""`--profile` on a fresh session: the first run's one-time work (weight
+decompression, caches) is reported apart, and the per-run rows plus irexec's
+own time add up to a run's wall time."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import irexec
+
+LLM = Path(__file__).resolve().parents[1] / "examples" / "tiny-llm"
+
+
+def test_one_time_work_is_apart_and_the_rows_add_up_to_the_wall_time():
+    with irexec.Session(LLM / "model.xml") as s:
+        feeds = dict(np.load(LLM / "inputs_step0.npz"))
+        report = s.run(feeds, profile=True, repeat=3).profile
+    assert report.first_wall_seconds > 0 and report.wall_seconds > 0
+    assert report.one_time_seconds == pytest.approx(max(report.first_wall_seconds - report.wall_seconds, 0))
+    assert all(p.seconds > 1e-3 for p in report.one_time)  # layers a millisecond slower on the first run
+    assert report.layer_seconds + report.executor_seconds == pytest.approx(report.wall_seconds)
+    text = report.render(top=3)
+    assert re.search(r"one-time work, first run only and not in the rows: [0-9.]+ ms", text)
+    op_share = sum(float(line.split()[-1]) for line in text.split("by op type:")[1].splitlines()[3:])
+    assert op_share == pytest.approx(100, abs=1)
+
+
+def test_a_fresh_process_reports_its_first_run_apart(run_cli):
+    r = run_cli.subprocess("run", LLM / "model.xml", "--inputs", LLM / "inputs_step0.npz", "--profile", "-q")
+    assert r.returncode == 0, r.stderr
+    m = re.search(r"^one-time work, first run only and not in the rows: ([0-9.]+) ms \(the first run took ([0-9.]+) ms",
+                  r.stdout, re.MULTILINE)
+    assert m and 0 < float(m[1]) < float(m[2])
+    assert re.search(r"ms in layers \+ [0-9.]+ ms irexec itself .* = [0-9.]+ ms a run \(1 run, after the first\)", r.stdout)
