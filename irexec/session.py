@@ -19,67 +19,32 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import dtypes, limits
+from .api.layer_lookup import find_layer
+from .api.run_result import RunReport
+from .api.state import SessionState, frozen_copy
 from .checker import CheckResult, check_model
 from .comparison import CompareReport, Tolerance, compare_outputs
 from .dump import LayerDumper
-from .errors import ERROR, Diagnostic, InputError, IRExecError, UsageError
+from .errors import IRExecError, UsageError
 from .execute import LayerHook, reads_values, run_model
 from .executor.schedule import live_layers
 from .finite import FiniteCheck
 from .ir.records import Layer
 from .model import Model, load
-from .naming import close_names, output_names
-from .ops.state import Variable
+from .naming import output_names
 from .progress import ProgressBar
-from .random_inputs import random_inputs
-from .report.profile import Profiler, ProfileReport
+from .random_inputs import InputPlan, plan_inputs, random_inputs
+from .report.profile import Profiler
 from .shapes import PartialShape
-from .tensorfile import as_dtype, load_npz, save_npz
+from .tensorfile import load_npz
 
 ToleranceLike = Tolerance | float | Mapping[str, float] | None
 
 
-@dataclass
-class RunReport:
-    """What one ``Session.run`` produced."""
-
-    outputs: dict[str, np.ndarray]
-    inputs: dict[str, np.ndarray]  # the feeds used (generated ones included)
-    generated_inputs: bool = False
-    stopped_at: Layer | None = None
-    profile: ProfileReport | None = None
-    dump_dir: str | None = None
-    # output shapes that disagree with the file's <dim>s (the run does not depend on them)
-    warnings: list[Diagnostic] = field(default_factory=list)
-    # wall time of each timed run, in seconds (warm-up runs excluded)
-    latencies: list[float] = field(default_factory=list)
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        return self.outputs[name]
-
-    def __repr__(self) -> str:
-        """One line per output (dtype, shape, range), not the arrays."""
-        from .shapes import format_shape
-
-        def brief(a: np.ndarray) -> str:
-            text = f"{a.dtype}{format_shape(a.shape)}"
-            if a.size and a.dtype.kind in "iufb":
-                text += f" in [{a.min()}, {a.max()}]"
-            return text
-
-        lines = [f"RunReport: {len(self.outputs)} output(s)" + (" from generated inputs" if self.generated_inputs else "")
-                 + (f", stopped at {self.stopped_at.name!r}" if self.stopped_at is not None else "")
-                 + (f", {len(self.latencies)} timed run(s)" if len(self.latencies) > 1 else "")]
-        lines += [f"  [{name!r}] {brief(np.asarray(a))}" for name, a in self.outputs.items()]
-        return "\n".join(lines)
-
-
-class Session:
+class Session(SessionState):
     """A loaded model, ready to run many times."""
 
     def __init__(self, model: Model | str | os.PathLike[str], weights: str | None = None, max_memory: int | None = None,
@@ -109,112 +74,26 @@ class Session:
     def output_names(self) -> list[str]:
         return list(output_names(self.model).values())
 
-    # ---- the state of a stateful model
-    @property
-    def variables(self) -> dict[str, Variable]:
-        """The model's variables by variable_id: declared partial shape and element type."""
-        return dict(self.model.variables)
-
-    @property
-    def state(self) -> dict[str, np.ndarray]:
-        """The value of every variable, by variable_id (read-only arrays; copy one to change it
-        and give it back with ``set_state``).  A variable whose initial value comes from its
-        ReadValue's initialising input is absent until a run or ``set_state`` gives it a value."""
-        out = {}
-        for vid in self.model.variables:
-            value = self.get_state(vid)
-            if value is not None:
-                out[vid] = value
-        return out
-
-    def get_state(self, variable_id: str) -> np.ndarray | None:
-        """One variable's value (read-only).  On a reset state: zeros (dynamic dims 0) for a
-        variable without an initialising input, else None (its ReadValue computes it in a run)."""
-        var = self._variable(variable_id)
-        value = self._state.get(variable_id)
-        return value if value is not None else var.initial_zeros(limits.resolve(self.max_memory))
-
-    def set_state(self, values: Mapping[str, np.ndarray] | str, value: np.ndarray | None = None) -> None:
-        """Set variables: ``set_state(id, array)`` or ``set_state({id: array, ...})``.  Each
-        array must have the variable's element type and fit its shape (error ``state-mismatch``);
-        it is copied.  Variables not named keep their values."""
-        items = {values: value} if isinstance(values, str) else dict(values)
-        checked: dict[str, np.ndarray] = {}
-        for vid, arr in items.items():
-            var = self._variable(vid)
-            if arr is None:
-                raise UsageError(f"no value given for variable {vid!r}", code="state-mismatch", file=self.model.path)
-            checked[vid] = _state_value(self.model, var, np.asarray(arr), copy=True)
-        self._state.update(checked)
-
-    def reset_state(self, variable_id: str | None = None) -> None:
-        """Back to the initial value: every variable, or the one named."""
-        if variable_id is None:
-            self._state.clear()
-        else:
-            self._variable(variable_id)
-            self._state.pop(variable_id, None)
-
-    def load_state(self, path: str | os.PathLike[str], *, follow_symlinks: bool | None = None) -> None:
-        """Set the whole state from an npz keyed by variable_id: it must hold exactly the
-        model's variables, each of its type and shape (error ``state-mismatch`` naming it)."""
-        name = os.fspath(path)
-        arrays = load_npz(name, self.max_memory, follow_symlinks=follow_symlinks)
-        variables = self.model.variables
-        problems = [f"{name} has no array for variable {vid!r} ({var.etype.name}{var.shape})"
-                    for vid, var in variables.items() if vid not in arrays]
-        problems += [f"{name} holds {key!r}, which is not a variable of the model (variables: "
-                     f"{_listing(list(variables))})" for key in arrays if key not in variables]
-        if problems:
-            raise InputError([Diagnostic("state-mismatch", p, ERROR, file=self.model.path) for p in problems])
-        checked = {vid: _state_value(self.model, variables[vid], arr, copy=False, source=name) for vid, arr in arrays.items()}
-        self._state = checked
-
-    def save_state(self, path: str | os.PathLike[str]) -> None:
-        """Write every variable's value to an npz keyed by variable_id (atomically)."""
-        state = self.state
-        missing = [vid for vid in self.model.variables if vid not in state]
-        if missing:
-            raise UsageError(f"variable{'s' if len(missing) > 1 else ''} {_listing(missing)} "
-                             "hold no value yet (their initial value comes from the initialising input of their "
-                             "ReadValue, computed in a run)", code="state-not-set", file=self.model.path)
-        save_npz(os.fspath(path), state)
-
-    def _variable(self, variable_id: str) -> Variable:
-        var = self.model.variables.get(variable_id)
-        if var is None:
-            known = _listing(list(self.model.variables)) or "none: the model is not stateful"
-            raise UsageError(f"{variable_id!r} is not a variable of the model (variables: {known})",
-                             code="unknown-variable", file=self.model.path)
-        return var
+    def input_plans(self, input_shapes: Mapping[str, Sequence[int]] | None = None,
+                    val_ranges: Mapping[str | None, tuple[float, float]] | None = None) -> list[InputPlan]:
+        """How each input would be made up: its shape and value range, and why."""
+        shapes = {k: tuple(int(n) for n in v) for k, v in (input_shapes or {}).items()}
+        return plan_inputs(self.model, shapes, val_ranges)
 
     def random_inputs(self, seed: int = 0, input_shapes: Mapping[str, Sequence[int]] | None = None,
-                      val_ranges: Mapping[str | None, tuple[float, float]] | None = None) -> dict[str, np.ndarray]:
+                      val_ranges: Mapping[str | None, tuple[float, float]] | None = None,
+                      plans: list[InputPlan] | None = None) -> dict[str, np.ndarray]:
         """Inputs from the declared shapes and types (see ``irexec.random_inputs``);
-        ``val_ranges``: {Parameter name, or None for all: (low, high)}."""
-        shapes = {k: tuple(int(n) for n in v) for k, v in (input_shapes or {}).items()}
-        return random_inputs(self.model, seed, shapes, self.max_memory, val_ranges)
+        ``val_ranges``: {Parameter name, or None for all: (low, high)}; ``plans``: as
+        ``input_plans`` made them."""
+        if plans is None:
+            plans = self.input_plans(input_shapes, val_ranges)
+        return random_inputs(self.model, seed, max_memory=self.max_memory, plans=plans)
 
     def find_layer(self, key: str | int) -> Layer:
         """A layer by id or full name, else by a name suffix or substring that
         only one layer has (converted names are long: ``.../aten::linear/MatMul``)."""
-        layer = self.model.find_layer(str(key))
-        if layer is not None:
-            return layer
-        text = str(key)
-        layers = sorted(self.model.layers.values(), key=lambda l: l.index)
-        partial = not text.isdigit()  # digits mean a layer id: "99" is not a part of "Add_1990"
-        for how, found in (("end with", [l for l in layers if partial and text and l.name.endswith(text)]),
-                           ("contain", [l for l in layers if partial and text and text in l.name])):
-            if len(found) == 1:
-                return found[0]
-            if found:
-                shown = ", ".join(f'{l.id} "{l.name}"' for l in found[:5]) + (", ..." if len(found) > 5 else "")
-                raise UsageError(f"`stop_at` {text!r} is ambiguous: {len(found)} layer names {how} it ({shown}); "
-                                 f"give more of the name or the layer id", code="unknown-name", file=self.model.path)
-        close = close_names(text, [l.name for l in layers], parts=True)
-        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else " (give a layer id, name, or a unique part of a name)"
-        raise UsageError(f"`stop_at` {text!r} names no layer{hint}", code="unknown-name", file=self.model.path)
+        return find_layer(self.model, key)
 
     def run(
         self,
@@ -297,7 +176,7 @@ class Session:
                     first_wall = time.perf_counter() - start
             failed = False
             if result.state:
-                self._state = {**self._state, **{k: _frozen(v) for k, v in result.state.items()}}
+                self._state = {**self._state, **{k: frozen_copy(v) for k, v in result.state.items()}}
         finally:
             if bar is not None:
                 bar.close()
@@ -313,11 +192,14 @@ class Session:
         reference: str | os.PathLike[str] | Mapping[str, np.ndarray],
         atol: ToleranceLike = None,
         rtol: ToleranceLike = None,
+        *,
+        reference_name: str | None = None,
     ) -> CompareReport:
-        """``irexec.compare``, with exact defaults for the outputs this model only moves."""
+        """``irexec.compare``, with exact defaults for the outputs this model only moves;
+        ``reference_name`` names a reference given as arrays in the report."""
         from .exactness import exact_outputs
 
-        return compare(outputs, reference, atol, rtol, exact=exact_outputs(self.model))
+        return compare(outputs, reference, atol, rtol, exact=exact_outputs(self.model), reference_name=reference_name)
 
     def check(self, input_shapes: Mapping[str, Sequence[int] | PartialShape] | None = None) -> CheckResult:
         """Shape-check the loaded model; the result lists every diagnostic."""
@@ -332,46 +214,17 @@ def compare(
     rtol: ToleranceLike = None,
     *,
     exact: Collection[str] = (),
+    reference_name: str | None = None,
 ) -> CompareReport:
     """Compare outputs with a reference (an .npz path or a dict of arrays).
     Tolerances: a number, ``{"output": value, "*": global}`` or a Tolerance;
     the outputs named in ``exact`` default to exact."""
     actual = outputs.outputs if isinstance(outputs, RunReport) else outputs
-    name = None
+    name = reference_name
     if isinstance(reference, (str, os.PathLike)):
         name = os.fspath(reference)
         reference = load_npz(name)
     return compare_outputs(actual, reference, atol, rtol, reference_name=name, exact=exact)
-
-
-def _frozen(a: np.ndarray) -> np.ndarray:
-    """A variable's new value: an array of its own that nothing can change (an output
-    handed to the caller may be the same tensor)."""
-    out = np.array(a, copy=True)
-    out.flags.writeable = False
-    return out
-
-
-def _state_value(model: Model, var: Variable, arr: np.ndarray, *, copy: bool, source: str | None = None) -> np.ndarray:
-    """``arr`` as a value of ``var``, or a coded error naming the variable."""
-    held = as_dtype(arr, var.etype.dtype) if var.etype.supported else None
-    if held is not None and held.dtype != arr.dtype:
-        arr = held  # npz files keep the ml_dtypes types as raw bytes
-    etype = dtypes.from_dtype(arr.dtype)
-    where = f" in {source}" if source else ""
-    if etype is None:
-        raise InputError(f"the value of variable {var.id!r}{where} has dtype {arr.dtype}, which no IR element type is",
-                         code="state-mismatch", file=model.path, line=var.line)
-    why = var.fits(PartialShape.static(arr.shape), etype)
-    if why:
-        raise InputError(f"the value of variable {var.id!r}{where} does not fit: {why}", code="state-mismatch", file=model.path,
-                         line=var.line)
-    return _frozen(arr) if copy or arr.flags.writeable else arr
-
-
-def _listing(names: list[str], shown: int = 8) -> str:
-    text = ", ".join(repr(n) for n in names[:shown])
-    return text + (f", and {len(names) - shown} more" if len(names) > shown else "")
 
 
 def _chain(hooks: Iterable[LayerHook]) -> LayerHook | None:

@@ -95,10 +95,9 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         raise click.UsageError("--state-out needs a whole run: a run stopped with --stop-at executes no Assign")
 
     from ..base.table_text import render_table
-    from ..comparison import compare_outputs
     from ..errors import UsageError
     from ..heap import retain_freed_memory
-    from ..random_inputs import plan_inputs, plan_rows, random_inputs
+    from ..random_inputs import plan_rows
     from ..session import Session
     from ..tensorfile import load_npz, save_npz
     from .options import parse_input_shapes, parse_tolerance, parse_val_ranges
@@ -136,8 +135,8 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         if inputs_path:
             feeds = load_npz(inputs_path, max_memory, follow_symlinks=follow)
         else:
-            plans = plan_inputs(session.model, shapes, ranges)
-            feeds = random_inputs(session.model, seed, max_memory=max_memory, plans=plans)
+            plans = session.input_plans(shapes, ranges)
+            feeds = session.random_inputs(seed, plans=plans)
             if feeds:
                 click.echo(f"random inputs (seed {seed}):")
                 click.echo(render_table(["input", "tensor names", "dtype", "shape", "values", "range from"], plan_rows(plans)))
@@ -158,10 +157,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         report = None
         compare_started = time.perf_counter()
         if reference is not None:
-            from ..exactness import exact_outputs
-
-            report = compare_outputs(result.outputs, reference, atol_t, rtol_t, reference_name=compare_path,
-                                     exact=exact_outputs(session.model))
+            report = session.compare(result, reference, atol_t, rtol_t, reference_name=compare_path)
         if report_path:
             _write_report(report_path, model=model, weights=weights, feeds=feeds, inputs_path=inputs_path,
                           seed=None if inputs_path else seed, result=result, comparison=report,
