@@ -98,9 +98,10 @@ def _const(model: Model, lid: int, index: int) -> np.ndarray | None:
     if not isinstance(op, Const1):
         return None
     try:
-        return np.asarray(op.run()[0])
+        value = np.asarray(op.run()[0])
     except Exception:  # noqa: BLE001 - no bound is better than no inputs
         return None
+    return value if value.dtype.kind in "iu" else None  # an axis or a count: integers (not a packed low-bit type)
 
 
 def _indexed_dim(model: Model, layer: Layer, rule: IndexRule, tensors: Mapping | None = None) -> int | None:

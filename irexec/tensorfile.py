@@ -41,9 +41,11 @@ def storable(arr: np.ndarray) -> np.ndarray:
 
 def as_dtype(arr: np.ndarray, dtype: np.dtype | None) -> np.ndarray | None:
     """A loaded array as ``dtype`` when it holds exactly that type (raw bytes of an
-    ml_dtypes type included, and uint16 bits for bf16), else None."""
+    ml_dtypes type included, uint16 bits for bf16, unicode or bytes for string), else None."""
     if dtype is None:
         return None  # a type NumPy cannot hold
+    if dtype.kind == "O":  # string: unicode or bytes in a file, bytes objects in memory
+        return strings.from_numpy(arr) if strings.is_text(arr) else None
     if arr.dtype == dtype:
         return arr
     if dtype in _RAW and arr.dtype.kind == "V" and arr.dtype.names is None and arr.dtype.itemsize == dtype.itemsize:

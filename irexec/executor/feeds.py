@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .. import dtypes, strings
+from .. import dtypes
 from ..binding import Model
 from ..errors import ERROR, Diagnostic, InputError, IRExecError
 from ..ir.records import Layer
@@ -38,8 +38,6 @@ def _parameters_by_name(model: Model) -> dict[str, Layer]:
 
 def _coerce(arr: np.ndarray, etype: dtypes.ElementType) -> np.ndarray | None:
     """The array as the Parameter's dtype when it holds exactly that type."""
-    if etype.is_string:
-        return strings.from_numpy(arr) if strings.is_text(arr) else None
     held = as_dtype(arr, etype.dtype)  # npz files hold the ml_dtypes types as raw bytes
     if held is not None:
         return held

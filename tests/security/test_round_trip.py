@@ -35,6 +35,8 @@ def _load(path: Path) -> dict[str, np.ndarray]:
 def _bits(arr: np.ndarray, etype: str) -> bytes:
     held = as_dtype(arr, dtypes.get(etype).dtype)
     assert held is not None, f"{arr.dtype} is not read back as {etype}"
+    if held.dtype.kind == "O":  # string: the bytes of every element, not the objects' addresses
+        return repr(held.tolist()).encode()
     return held.tobytes()
 
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...errors import shorten
 from ...kernels.blocks import broadcast_into
 from ...shapes import PartialShape, broadcast_numpy
 from ..base import (
@@ -124,7 +125,10 @@ class _Broadcast(Op):
             return tuple(view)
         return (1,) * (rank - len(dshape)) + dshape
 
-    def compute(self, plan: tuple[tuple[int, ...], tuple[int, ...]], data: np.ndarray, *rest: np.ndarray) -> Sequence[np.ndarray]:
+    def compute(self, plan: tuple[tuple[int, ...], tuple[int, ...]] | None, data: np.ndarray,
+                *rest: np.ndarray) -> Sequence[np.ndarray]:
+        if plan is None:  # concrete inputs leave the shape unknown only for a dim below 0
+            raise op_error(f"target_shape {shorten(rest[0].tolist())} holds a dim below 0", "bad-value", TARGET)
         view, shape = plan
         out = np.empty(shape, data.dtype)
         broadcast_into(out, data.reshape(view))
