@@ -107,6 +107,9 @@ class ErrorCase:
 OV_READS_DEFAULT = "OpenVINO's IR reader keeps an attribute's default when it is missing or not a valid value"
 OV_VALUE_UNCHECKED = "OpenVINO's shape inference does not check this value (its CPU plugin meets it at run time)"
 OV_TYPE_UNCHECKED = "OpenVINO's shape inference does not check this element type (the spec allows none but these)"
+OV_DIMS_UNCHECKED = ("OpenVINO's shape inference does not compare these dims (its CPU plugin fails at run time or reads past "
+                     "the data)")
+OV_ZERO_UNCHECKED = "OpenVINO's shape inference takes a size of 0 as an empty output (the spec asks for a positive one)"
 
 Reference = Callable[[list[np.ndarray], dict[str, Any]], list[np.ndarray]]
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
+from conformance.harness import OV_DIMS_UNCHECKED, OV_VALUE_UNCHECKED, Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
 f32 = np.float32
 
@@ -85,13 +85,14 @@ DEFORMABLE = OpTable("DeformablePSROIPooling", "opset1", reference=ref_deformabl
     Case("rois-after-a-skipped-one", inputs(2, 2, skipped_first=True), attrs=attrs(2, 2),
          ov="OpenVINO CPU stops at the first ROI of batch id -1 (the later ones give 0); the reference skips only it"),
 ], errors=[
-    ErrorCase("channels", [inputs(2, 2)[0][:, :7], inputs(2, 2)[1]], attrs=attrs(2, 2), code="incompatible-inputs"),
+    ErrorCase("channels", [inputs(2, 2)[0][:, :7], inputs(2, 2)[1]], attrs=attrs(2, 2), code="incompatible-inputs", ov=OV_DIMS_UNCHECKED),
     ErrorCase("group-0", inputs(2, 2), attrs=attrs(2, 0), code="bad-attribute"),
-    ErrorCase("rois-4", [inputs(2, 2)[0], np.zeros((3, 4), np.float32)], attrs=attrs(2, 2), code="incompatible-inputs"),
+    ErrorCase("rois-4", [inputs(2, 2)[0], np.zeros((3, 4), np.float32)], attrs=attrs(2, 2), code="incompatible-inputs",
+              ov=OV_DIMS_UNCHECKED),
     ErrorCase("offsets-rank-3", [*inputs(2, 2), np.zeros((5, 2, 1), np.float32)], attrs=attrs(2, 2),
               code="bad-input-rank"),
     ErrorCase("batch-id", [inputs(2, 2)[0], np.array([[2, 0, 0, 3, 3]], np.float32)], attrs=attrs(2, 2), const=(1,),
-              code="bad-value"),
+              code="bad-value", ov=OV_VALUE_UNCHECKED),
 ])
 
 TABLES = [DEFORMABLE]

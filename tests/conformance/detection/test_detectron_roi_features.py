@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
+from conformance.harness import OV_DIMS_UNCHECKED, OV_ZERO_UNCHECKED, Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
 f32 = np.float32
 
@@ -86,8 +86,8 @@ ROI_FEATURES = OpTable("ExperimentalDetectronROIFeatureExtractor", "opset6", ref
     ErrorCase("channels", [*inputs()[:2], np.zeros((1, 3, 32, 40), np.float32)], attrs=attrs(),
               code="incompatible-inputs"),
     ErrorCase("batch-2", [inputs()[0], np.zeros((2, 2, 64, 80), np.float32)], attrs=attrs(), code="incompatible-inputs"),
-    ErrorCase("output-size-0", inputs(), attrs=attrs(output_size=0), code="bad-attribute"),
-    ErrorCase("too-few-scales", inputs(4), attrs=attrs(), code="incompatible-inputs"),
+    ErrorCase("output-size-0", inputs(), attrs=attrs(output_size=0), code="bad-attribute", ov=OV_ZERO_UNCHECKED),
+    ErrorCase("too-few-scales", inputs(4), attrs=attrs(), code="incompatible-inputs", ov=OV_DIMS_UNCHECKED),
 ])
 
 TABLES = [ROI_FEATURES]

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
+from conformance.harness import OV_DIMS_UNCHECKED, OV_READS_DEFAULT, Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
 f32 = np.float32
 CAP = f32(math.log(1000.0 / 16.0))
@@ -119,7 +119,7 @@ SINGLE = OpTable("ExperimentalDetectronGenerateProposalsSingleImage", "opset6", 
     ErrorCase("height", [*rpn(3, 4, 5)[:3], np.zeros((3, 5, 5), np.float32)], attrs=gp_attrs(),
               code="incompatible-inputs"),
     ErrorCase("anchor-count", [rpn(3, 4, 5)[0], np.zeros((59, 4), np.float32), *rpn(3, 4, 5)[2:]], attrs=gp_attrs(),
-              code="incompatible-inputs"),
+              code="incompatible-inputs", ov=OV_DIMS_UNCHECKED),
     ErrorCase("deltas-rank-4", [*rpn(3, 4, 5)[:2], np.zeros((1, 12, 4, 5), np.float32), rpn(3, 4, 5)[3]],
               attrs=gp_attrs(), code="bad-input-rank"),
 ])
@@ -136,10 +136,10 @@ GENERATE = OpTable("GenerateProposals", "opset9", reference=ref_generate, tol=TO
     ErrorCase("batch", [*rpn(3, 4, 5, batch=2)[:3], np.zeros((3, 3, 4, 5), np.float32)], attrs=gp_attrs(),
               code="incompatible-inputs"),
     ErrorCase("anchor-count", [rpn(3, 4, 5, batch=2)[0], np.zeros((4, 5, 2, 4), np.float32),
-                               *rpn(3, 4, 5, batch=2)[2:]], attrs=gp_attrs(), code="incompatible-inputs"),
+                               *rpn(3, 4, 5, batch=2)[2:]], attrs=gp_attrs(), code="incompatible-inputs", ov=OV_DIMS_UNCHECKED),
     ErrorCase("roi-num-f32", rpn(3, 4, 5, batch=2), attrs=gp_attrs(roi_num_type="f32"), code="bad-attribute"),
     ErrorCase("no-min-size", rpn(3, 4, 5, batch=2), attrs={k: v for k, v in gp_attrs().items() if k != "min_size"},
-              code="bad-attribute"),
+              code="bad-attribute", ov=OV_READS_DEFAULT),
 ])
 
 TABLES = [SINGLE, GENERATE]

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, random_arrays, table_rng
+from conformance.harness import OV_VALUE_UNCHECKED, Case, ErrorCase, OpTable, Tol, conformance, random_arrays, table_rng
 
 TOL = Tol(rtol=1e-6, atol=1e-5)
 
@@ -84,11 +84,14 @@ def offsets_cases(rand: Any, mean: bool) -> list[Case]:
 
 def offsets_errors(rand: Any, attrs: dict[str, Any]) -> list[ErrorCase]:
     return [
-        ErrorCase("index-range", [rand((3, 2)), i32(0, 3), i32(0, 1)], const=(1,), attrs=dict(attrs), code="bad-value"),
-        ErrorCase("empty-last-bag", [rand((3, 2)), i32(0, 1), i32(0, 2)], const=(2,), attrs=dict(attrs), code="bad-value"),
-        ErrorCase("offsets-back", [rand((3, 2)), i32(0, 1, 1), i32(1, 0)], const=(2,), attrs=dict(attrs), code="bad-value"),
+        ErrorCase("index-range", [rand((3, 2)), i32(0, 3), i32(0, 1)], const=(1,), attrs=dict(attrs), code="bad-value",
+                  ov=OV_VALUE_UNCHECKED),
+        ErrorCase("empty-last-bag", [rand((3, 2)), i32(0, 1), i32(0, 2)], const=(2,), attrs=dict(attrs), code="bad-value",
+                  ov=OV_VALUE_UNCHECKED),
+        ErrorCase("offsets-back", [rand((3, 2)), i32(0, 1, 1), i32(1, 0)], const=(2,), attrs=dict(attrs), code="bad-value",
+                  ov=OV_VALUE_UNCHECKED),
         ErrorCase("default-range", [rand((3, 2)), i32(0, 1), i32(0, 1), s32(3)], const=(3,), attrs=dict(attrs),
-                  code="bad-value"),
+                  code="bad-value", ov=OV_VALUE_UNCHECKED),
         ErrorCase("weights-length", [rand((3, 2)), i32(0, 1), i32(0, 1), s32(0), rand((3,))], attrs=dict(attrs),
                   code="incompatible-inputs"),
         ErrorCase("weights-type", [rand((3, 2)), i32(0, 1), i32(0, 1), s32(0), rand((2,), np.float16)], attrs=dict(attrs),
@@ -115,7 +118,7 @@ def packed_cases(rand: Any, mean: bool) -> list[Case]:
 def packed_errors(rand: Any, attrs: dict[str, Any]) -> list[ErrorCase]:
     return [
         ErrorCase("index-range", [rand((3, 2)), np.array([[0, 5]], np.int32)], const=(1,), attrs=dict(attrs),
-                  code="bad-value"),
+                  code="bad-value", ov=OV_VALUE_UNCHECKED),
         ErrorCase("weights-shape", [rand((3, 2)), np.array([[0, 1]], np.int32), rand((1, 3))], attrs=dict(attrs),
                   code="incompatible-inputs"),
         ErrorCase("indices-rank", [rand((3, 2)), i32(0, 1)], attrs=dict(attrs), code="bad-input-rank"),
@@ -158,13 +161,13 @@ SEGMENTS_SUM = OpTable("EmbeddingSegmentsSum", "opset3", reference=ref_segments,
 ], errors=[
     ErrorCase("segment-shape", [rand((3, 2)), i32(0, 1), i32(0), s32(2)], const=(3,), code="incompatible-inputs"),
     ErrorCase("num-segments-rank", [rand((3, 2)), i32(0, 1), i32(0, 1), i32(2)], const=(3,), code="bad-input-rank"),
-    ErrorCase("segment-past-count", [rand((3, 2)), i32(0, 1), i32(0, 2), s32(2)], const=(2, 3), code="bad-value"),
+    ErrorCase("segment-past-count", [rand((3, 2)), i32(0, 1), i32(0, 2), s32(2)], const=(2, 3), code="bad-value", ov=OV_VALUE_UNCHECKED),
     ErrorCase("negative-count", [rand((3, 2)), i32(0, 1), i32(0, 1), np.array(-1, np.int32)], const=(3,),
-              code="bad-value"),
+              code="bad-value", ov=OV_VALUE_UNCHECKED),
     ErrorCase("index-range", [rand((3, 2)), i32(0, 3), i32(0, 1), np.array(2, np.int32)], const=(1, 3),
-              code="bad-value"),
+              code="bad-value", ov=OV_VALUE_UNCHECKED),
     ErrorCase("default-range", [rand((3, 2)), i32(0, 1), i32(0, 1), np.array(2, np.int32), np.array(7, np.int32)],
-              const=(3, 4), code="bad-value"),
+              const=(3, 4), code="bad-value", ov=OV_VALUE_UNCHECKED),
 ])
 
 test_conformance = conformance([OFFSETS_SUM, PACKED_SUM, SEGMENTS_SUM, OFFSETS15, PACKED15])
