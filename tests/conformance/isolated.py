@@ -15,6 +15,7 @@ has it (so the parent knows which file a crash happened on).
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -49,16 +50,22 @@ def _describe(returncode: int | None) -> str:
 def _run_child(jobs: Sequence[tuple[str, str | None]]) -> tuple[list[dict[str, object]], int | None, str]:
     """The answers a child gave (in order, possibly fewer than ``jobs``), its exit
     code (None when it was killed for taking too long) and the end of its stderr."""
+    # its own process group: a process it forks that outlives it must not keep its pipes open forever
     proc = subprocess.Popen([sys.executable, __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
     timeout = _STARTUP_SECONDS + _SECONDS_PER_FILE * len(jobs)
     try:
         out, err = proc.communicate(json.dumps([list(j) for j in jobs]), timeout=timeout)
         code: int | None = proc.returncode
+        timed_out = False
     except subprocess.TimeoutExpired:
-        proc.kill()
+        code, timed_out = proc.poll(), True  # None: the child itself hung; else one it forked holds its pipes
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    if timed_out:
         out, err = proc.communicate()
-        code = None
     answers = []
     for line in out.splitlines():
         try:

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conformance import isolated
 from conformance.harness import OpTable, _add_case
 from conformance.isolated import Crash, Refused, openvino_outputs
 from irexec.writer import IRBuilder
@@ -42,3 +43,11 @@ def test_a_missing_layer_fails_the_test(tmp_path: Path) -> None:
     good = _detection_output(tmp_path / "good.xml", ATTRS)
     with pytest.raises(AssertionError, match="no layer op9"):
         openvino_outputs([(good, "op9")])
+
+
+def test_a_child_out_of_time_is_killed_and_counted_as_a_hang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    good = _detection_output(tmp_path / "good.xml", ATTRS)
+    monkeypatch.setattr(isolated, "_STARTUP_SECONDS", 0.01)
+    monkeypatch.setattr(isolated, "_SECONDS_PER_FILE", 0.0)
+    got = openvino_outputs([(good, "op0"), (good, "op0")])
+    assert all(isinstance(g, Crash) and "hung" in str(g) for g in got)
