@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 # Time for one child to read every file it is given, and for each file beyond startup.
 _STARTUP_SECONDS = 30.0
@@ -47,7 +48,7 @@ def _describe(returncode: int | None) -> str:
     return f"exited with code {returncode}"
 
 
-def _run_child(jobs: Sequence[tuple[str, str | None]]) -> tuple[list[dict[str, object]], int | None, str]:
+def _run_child(jobs: Sequence[tuple[str, str | None]]) -> tuple[list[dict[str, Any]], int | None, str]:
     """The answers a child gave (in order, possibly fewer than ``jobs``), its exit
     code (None when it was killed for taking too long) and the end of its stderr."""
     # its own process group: a process it forks that outlives it must not keep its pipes open forever
@@ -90,7 +91,7 @@ def openvino_outputs(jobs: Sequence[tuple[str, str | None]]) -> list[Outputs | E
             if "error" in a:
                 results.append(Refused(str(a["error"])))
             else:
-                results.append([(str(s), str(t)) for s, t in a["outputs"]])  # type: ignore[union-attr]
+                results.append([(str(s), str(t)) for s, t in a["outputs"]])
         if len(answers) < len(pending):
             if code is not None and code >= 0:  # not a signal nor a hang: the child itself is broken
                 raise RuntimeError(f"the OpenVINO child process {_describe(code)}: {err}")
