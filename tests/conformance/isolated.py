@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,30 +52,53 @@ def _describe(returncode: int | None) -> str:
 
 def _run_child(jobs: Sequence[tuple[str, str | None]]) -> tuple[list[dict[str, Any]], int | None, str]:
     """The answers a child gave (in order, possibly fewer than ``jobs``), its exit
-    code (None when it was killed for taking too long) and the end of its stderr."""
-    # its own process group: a process it forks that outlives it must not keep its pipes open forever
+    code (None when it was killed for taking too long) and the end of its stderr.
+    Reading stops once every answer is in or the child has exited: a process the
+    child forked may keep its pipes open long after (its own process group is
+    killed then), so the end of the pipes is never waited for."""
     proc = subprocess.Popen([sys.executable, __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    timeout = _STARTUP_SECONDS + _SECONDS_PER_FILE * len(jobs)
+                            stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + _STARTUP_SECONDS + _SECONDS_PER_FILE * len(jobs)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(json.dumps([list(j) for j in jobs]).encode())
+    proc.stdin.close()
+    answers: list[dict[str, Any]] = []
+    pending, err = b"", b""
+    streams = {proc.stdout.fileno(): "out", proc.stderr.fileno(): "err"}
+    exited_at: float | None = None
+    with selectors.DefaultSelector() as sel:
+        for fd in streams:
+            sel.register(fd, selectors.EVENT_READ)
+        while len(answers) < len(jobs) and streams and time.monotonic() < deadline:
+            if exited_at is None and proc.poll() is not None:
+                exited_at = time.monotonic()
+            if exited_at is not None and time.monotonic() - exited_at > 1.0:
+                break  # the child is gone and what it wrote has been read
+            for key, _ in sel.select(timeout=0.2):
+                chunk = os.read(key.fd, 1 << 16)
+                if not chunk:
+                    sel.unregister(key.fd)
+                    del streams[key.fd]
+                elif streams[key.fd] == "err":
+                    err = (err + chunk)[-4000:]
+                else:
+                    *lines, pending = (pending + chunk).split(b"\n")
+                    for line in lines:
+                        try:
+                            answers.append(json.loads(line))
+                        except json.JSONDecodeError:  # a line cut short by the crash
+                            break
+    code = proc.poll()
     try:
-        out, err = proc.communicate(json.dumps([list(j) for j in jobs]), timeout=timeout)
-        code: int | None = proc.returncode
-        timed_out = False
-    except subprocess.TimeoutExpired:
-        code, timed_out = proc.poll(), True  # None: the child itself hung; else one it forked holds its pipes
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(proc.pid, signal.SIGKILL)  # the child if it hung, and anything it forked
     except ProcessLookupError:
         pass
-    if timed_out:
-        out, err = proc.communicate()
-    answers = []
-    for line in out.splitlines():
-        try:
-            answers.append(json.loads(line))
-        except json.JSONDecodeError:  # a line cut short by the crash
-            break
-    return answers, code, err[-2000:]
+    proc.wait()
+    for stream in (proc.stdout, proc.stderr):
+        stream.close()
+    if code is None and len(answers) == len(jobs):
+        code = 0  # every answer was in: it was stopped, not hung
+    return answers, code, err.decode("utf-8", "replace")[-2000:]
 
 
 def openvino_outputs(jobs: Sequence[tuple[str, str | None]]) -> list[Outputs | Exception]:
