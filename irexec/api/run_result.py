@@ -31,7 +31,7 @@ class RunReport:
 
     def __repr__(self) -> str:
         """One line per output (dtype, shape, range), not the arrays."""
-        from .shapes import format_shape
+        from ..shapes import format_shape
 
         def brief(a: np.ndarray) -> str:
             text = f"{a.dtype}{format_shape(a.shape)}"

@@ -88,6 +88,11 @@ def _run_child(jobs: Sequence[tuple[str, str | None]]) -> tuple[list[dict[str, A
                             answers.append(json.loads(line))
                         except json.JSONDecodeError:  # a line cut short by the crash
                             break
+    if not streams or len(answers) == len(jobs):  # its pipes closed, or it said everything: it is ending
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
     code = proc.poll()
     try:
         os.killpg(proc.pid, signal.SIGKILL)  # the child if it hung, and anything it forked
