@@ -40,11 +40,11 @@ def _median(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
 def bench(model_dir: Path, repeat: int) -> list[str]:
     import openvino as ov
 
-    from irexec.diff.core import run_diff
-    from irexec.diff.device import DeviceSide
-    from irexec.diff.reference import ReferenceSide
-    from irexec.session import Session
-    from irexec.tensorfile import load_npz
+    from irexec.api.diff.core import run_diff
+    from irexec.api.diff.device import DeviceSide
+    from irexec.api.diff.reference import ReferenceSide
+    from irexec.api.session import Session
+    from irexec.system.tensorfile import load_npz
 
     xml = str(model_dir / "model.xml")
     inputs = model_dir / ("inputs_step0.npz" if (model_dir / "inputs_step0.npz").exists() else "inputs.npz")

@@ -92,9 +92,9 @@ def _child(engine: str, d: Path, retain: bool) -> None:
         compiled.create_infer_request().infer(feeds, share_inputs=True, share_outputs=True)
     else:
         import irexec
-        import irexec.execute
+        import irexec.executor.engine
         import irexec.ops  # noqa: F401 - every op module, as loading a model imports them
-        from irexec.model import load
+        from irexec.api.load import load
 
         if retain:
             irexec.retain_freed_memory()
@@ -133,7 +133,7 @@ def _category(model, lid: int) -> str:  # type: ignore[no-untyped-def]
 
 def _shares(model, feeds: dict[str, np.ndarray], repeat: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
     """Per category, its share of the summed run time over ``repeat`` runs."""
-    from irexec.execute import run_model
+    from irexec.executor.engine import run_model
 
     totals = dict.fromkeys(SHARES, 0.0)
     category: dict[int, str] = {}  # per layer, found once
@@ -154,7 +154,7 @@ def _bench(d: Path, repeat: int, retain: bool) -> dict[str, float | int | None]:
     import openvino as ov
 
     import irexec
-    from irexec.model import load
+    from irexec.api.load import load
 
     feeds = dict(np.load(d / "inputs.npz"))
     model = load(str(d / "model.xml"))
@@ -316,7 +316,7 @@ def main() -> None:
 
     retained = not args.no_retain and irexec.retain_freed_memory()
     print("freed memory reused by the allocator, as in `irexec run`: " + ("yes" if retained else "no (--no-retain or not glibc)"))
-    from irexec.ops.registry import resolve
+    from irexec.ops.framework.registry import resolve
 
     ratios: list[float] = []
     shares: dict[str, dict[str, float]] = {}

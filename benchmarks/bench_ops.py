@@ -49,10 +49,10 @@ try:
 except ImportError:  # a fresh clone, not installed
     sys.path.insert(0, str(REPO))
     import irexec
-from irexec import parallel
-from irexec.execute import run_model
-from irexec.ops.registry import resolve
-from irexec.writer import IRBuilder, Out
+from irexec.executor.engine import run_model
+from irexec.model.builder import IRBuilder, Out
+from irexec.ops.framework.registry import resolve
+from irexec.system import parallel
 
 try:
     import openvino as ov
@@ -532,7 +532,7 @@ def section_memory(args: argparse.Namespace, directory: Path) -> list[str]:
     np.savez(inputs, data=np.ones(shape, dtype=np.float32))
 
     py = sys.executable
-    base_cmd = [py, "-c", "import numpy, irexec.cli, irexec.execute, irexec.model, irexec.tensorfile"]
+    base_cmd = [py, "-c", "import numpy, irexec.cli, irexec.executor.engine, irexec.api.load, irexec.system.tensorfile"]
     run_cmd = [py, "-m", "irexec", "run", str(xml), "--inputs", str(inputs), "--output", str(output)]
     reps = 1 if args.quick else 3
     base = min(peak_rss_mib(base_cmd) for _ in range(reps))

@@ -34,7 +34,7 @@ def _tiny_model(folder: Path) -> tuple[Path, Path]:
     sys.path.insert(0, str(REPO))
     import numpy as np
 
-    from irexec.writer import IRBuilder
+    from irexec.model.builder import IRBuilder
 
     b = IRBuilder()
     b.result(b.layer("Relu", "opset1", [b.parameter("x", "2,3", "f32")], {}, names=["y"]))

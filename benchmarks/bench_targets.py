@@ -85,7 +85,7 @@ def bench_model(d: Path, repeat: int) -> tuple[float, float]:
     import openvino as ov
 
     import irexec
-    from irexec.model import load
+    from irexec.api.load import load
 
     feeds = dict(np.load(d / "inputs.npz"))
     model = load(str(d / "model.xml"))
@@ -99,7 +99,7 @@ def bench_llm(d: Path, repeat: int, new_tokens: int, peaks: int) -> dict[str, fl
     import openvino as ov
 
     import irexec
-    from irexec.generate import generate
+    from irexec.api.generate import generate
 
     meta = json.loads((d / "meta.json").read_text())
     step0, step1 = bench_models._steps(d)
@@ -157,7 +157,7 @@ def stateful_peak(engine: str, d: Path, count: int) -> float | None:
 
 def write_long_ir(path: Path, blocks: int) -> int:
     """Parameter -> ``blocks`` x (Add of a Const, ReLU, Multiply by a Const) -> Result; its layer count."""
-    from irexec.writer import IRBuilder
+    from irexec.model.builder import IRBuilder
 
     b = IRBuilder()
     x = b.parameter("x", "1,16")

@@ -26,7 +26,7 @@ from OpenVINO's CPU plugin in [behaviour.md](behaviour.md).
 
 def render() -> str:
     import irexec.ops  # noqa: F401  (registers every op)
-    from irexec.ops.registry import all_ops, opsets_text
+    from irexec.ops.framework.registry import all_ops, opsets_text
 
     by_family: dict[str, list[str]] = defaultdict(list)
     for cls in all_ops():

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 SEED = 20210707
 OUTPUT = "output"

@@ -26,20 +26,11 @@ if _sys.argv[:1] == ["-m"] or _sys.argv[0].endswith(("/irexec", "\\irexec.exe"))
 
 from typing import TYPE_CHECKING, Any  # noqa: E402
 
-from .errors import (  # noqa: E402
-    CompareError,
-    Diagnostic,
-    InputError,
-    InternalError,
-    IRExecError,
-    ModelError,
-    OpError,
-    UsageError,
-)
+from .base.errors import CompareError, Diagnostic, InputError, InternalError, IRExecError, ModelError, OpError, UsageError
 
 if TYPE_CHECKING:
-    from .model import Model, load, read_model
-    from .session import RunReport, Session, compare
+    from .api.load import Model, load, read_model
+    from .api.session import RunReport, Session, compare
 
 __version__ = "0.1.0"
 
@@ -52,24 +43,24 @@ _LAZY_SESSION = {"Session", "RunReport", "compare"}
 
 
 def __getattr__(name: str) -> Any:
-    if name == "diff":  # a callable package: irexec.diff(A, B) returns a DiffReport
+    if name == "diff":  # a callable package: irexec.api.diff(A, B) returns a DiffReport
         import importlib
 
         return importlib.import_module(".diff", __name__)
     if name in _LAZY:
-        from . import model
+        from .api import load as model
 
         return getattr(model, name)
     if name in _LAZY_SESSION:
-        from . import session
+        from .api import session
 
         return getattr(session, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def retain_freed_memory() -> bool:
-    """Let the C allocator reuse freed tensor memory (see irexec/heap.py); process-wide."""
-    from .heap import retain_freed_memory
+    """Let the C allocator reuse freed tensor memory (see irexec/system/heap.py); process-wide."""
+    from .system.heap import retain_freed_memory
 
     return retain_freed_memory()
 
@@ -97,8 +88,8 @@ __all__ = [
 
 def run(model, feeds, **options):
     """Run a loaded model (or a path) on a dict of NumPy arrays; returns a dict of outputs."""
-    from .execute import run_model
-    from .model import Model, load
+    from .api.load import Model, load
+    from .executor.engine import run_model
 
     if not isinstance(model, Model):
         model = load(model)
@@ -109,9 +100,9 @@ def check(path, weights=None, input_shapes=None, *, follow_symlinks=None):
     """Check a model file; returns a CheckResult listing every diagnostic.  A file
     reached through a symbolic link that leaves its folder is refused unless
     ``follow_symlinks`` (default: $IREXEC_FOLLOW_SYMLINKS) allows it."""
-    from .checker import CheckResult, check_model
-    from .gc_pause import gc_paused
-    from .model import read_model
+    from .api.load import read_model
+    from .checker.model_checker import CheckResult, check_model
+    from .system.gc_pause import gc_paused
 
     with gc_paused():
         try:

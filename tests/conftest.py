@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from irexec.cli import cli
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 try:  # a test extra; property tests skip without it
     from hypothesis import HealthCheck, settings

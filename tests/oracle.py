@@ -17,7 +17,7 @@ import numpy as np
 import openvino as ov
 from openvino import opset8
 
-from irexec import lowbit
+from irexec.base import lowbit
 
 # IR element type name -> OpenVINO type; NumPy dtype per element type.
 OV_TYPES: dict[str, ov.Type] = {

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import irexec
-from irexec.dump import load_dump
-from irexec.progress import ProgressBar
-from irexec.writer import IRBuilder
+from irexec.api.dump import load_dump
+from irexec.api.progress import ProgressBar
+from irexec.model.builder import IRBuilder
 
 
 def _model(write_ir, shape="2,3") -> str:
@@ -102,7 +102,7 @@ class _FakeTerminal(io.StringIO):
 
 
 def test_progress_bar_only_on_a_terminal_and_for_long_runs(write_ir, monkeypatch):
-    import irexec.progress
+    import irexec.api.progress
 
     layer = irexec.load(_model(write_ir)).layers[1]
     quiet = ProgressBar(10, stream=io.StringIO())
@@ -114,7 +114,7 @@ def test_progress_bar_only_on_a_terminal_and_for_long_runs(write_ir, monkeypatch
     short(layer, [], 0.0)
     short.close()
     assert short.stream.getvalue() == ""  # type: ignore[attr-defined]  # few layers, fast: no bar
-    monkeypatch.setattr(irexec.progress, "MANY_LAYERS", 5)
+    monkeypatch.setattr(irexec.api.progress, "MANY_LAYERS", 5)
     long = ProgressBar(10, stream=_FakeTerminal())
     for _ in range(10):
         long(layer, [], 0.0)

@@ -56,8 +56,8 @@ def test_model_benchmark_splits_a_run_into_its_shares(tmp_path: Path) -> None:
 
     import numpy as np
 
-    from irexec.model import load
-    from irexec.writer import IRBuilder
+    from irexec.api.load import load
+    from irexec.model.builder import IRBuilder
 
     spec = importlib.util.spec_from_file_location("bench_models", BENCH.parent / "bench_models.py")
     assert spec is not None and spec.loader is not None

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from irexec.ops.registry import resolve
-from irexec.writer import IRBuilder, Out
+from irexec.model.builder import IRBuilder, Out
+from irexec.ops.framework.registry import resolve
 
 SHAPE = (2, 6)
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -220,18 +220,18 @@ def test_weights_needs_a_single_model(write_ir, run_cli):
 
 
 def test_a_bug_on_one_file_is_reported_and_the_others_still_checked(write_ir, run_cli, monkeypatch):
-    import irexec.checker
+    import irexec.checker.model_checker
 
     good = write_ir(mixed_model(repeats=1), name="good")
     victim = write_ir(_dynamic_model(), name="victim")
-    real = irexec.checker.check_model
+    real = irexec.checker.model_checker.check_model
 
     def flaky(model, *args, **kwargs):
         if model.path == victim:
             raise ZeroDivisionError("boom")
         return real(model, *args, **kwargs)
 
-    monkeypatch.setattr(irexec.checker, "check_model", flaky)
+    monkeypatch.setattr(irexec.checker.model_checker, "check_model", flaky)
     r = run_cli("check", victim, good)
     assert r.exit_code == 2
     assert "error[internal-error] irexec failed on this file: ZeroDivisionError: boom" in r.stdout
@@ -252,8 +252,8 @@ def test_real_process_exit_codes(write_ir, run_cli, tmp_path):
 def test_dropping_tensors_after_their_last_consumer_changes_no_finding(write_ir):
     """The CLI checks with keep_tensors=False (memory); every finding, note and
     line must be those of a check that keeps every tensor."""
-    from irexec.checker import check_model
-    from irexec.model import read_model
+    from irexec.api.load import read_model
+    from irexec.checker.model_checker import check_model
 
     for builder in (broken_chain(), mixed_model(repeats=3, wrong_last_dims=True)):
         model = read_model(str(write_ir(builder)))

@@ -15,7 +15,7 @@ import pytest
 from lxml import etree
 from test_check_cli import broken_chain, mixed_model
 
-from irexec.errors import ERROR, NOTE, WARNING, Diagnostic
+from irexec.base.errors import ERROR, NOTE, WARNING, Diagnostic
 from irexec.report.check_report import CheckReport, FileReport, group_repeated
 from irexec.report.github import annotation, escape_data, escape_property, render_github
 from irexec.report.json_report import report_dict
@@ -397,8 +397,8 @@ def test_topological_order_is_networkx_lexicographical_order(seed):
 
     import networkx as nx
 
-    from irexec.graph import build_graph
     from irexec.ir.records import Edge, IRDocument, Layer, Port
+    from irexec.model.graph import build_graph
 
     rng = random.Random(seed)
     n = rng.randint(1, 40)
@@ -451,7 +451,7 @@ def test_graph_matches_networkx_built_edge_by_edge(seed, forward_only):
     documents in topological order and not."""
     import networkx as nx
 
-    from irexec.graph import build_graph
+    from irexec.model.graph import build_graph
 
     doc = _random_document(seed, forward_only)
     graph, diags = build_graph(doc)

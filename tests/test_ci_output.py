@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 SHAPE = (2, 6)
 

@@ -11,7 +11,7 @@ from lxml import etree
 
 import irexec
 from irexec.cli import main
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 
 def _identity_model(write_ir, shape="2,3", etype="f32", name="x") -> str:
@@ -177,12 +177,12 @@ def test_usage_error_exit_code(run_cli):
 
 def test_internal_error_exit_2_without_traceback(write_ir, monkeypatch, capsys):
     model = _identity_model(write_ir)
-    import irexec.execute
+    import irexec.executor.engine
 
     def boom(*a, **k):
         raise KeyError("kaboom")
 
-    monkeypatch.setattr(irexec.execute, "bind_feeds", boom)
+    monkeypatch.setattr(irexec.executor.engine, "bind_feeds", boom)
     monkeypatch.delenv("IREXEC_TRACEBACK", raising=False)
     with pytest.raises(SystemExit) as e:
         main(["run", model])

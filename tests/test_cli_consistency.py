@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import irexec.cli.paths
-from irexec.model import read_model
-from irexec.random_inputs import plan_inputs
-from irexec.writer import IRBuilder
+from irexec.api.inputs import plan_inputs
+from irexec.api.load import read_model
+from irexec.model.builder import IRBuilder
 
 REPO = Path(__file__).resolve().parent.parent
 

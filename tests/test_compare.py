@@ -9,13 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from irexec.api.comparison import Tolerance, compare_outputs, compare_tensor
+from irexec.base.errors import CompareError, UsageError
 from irexec.cli.options import parse_tolerance
-from irexec.comparison import (
-    Tolerance,
-    compare_outputs,
-    compare_tensor,
-)
-from irexec.errors import CompareError, UsageError
 
 
 def test_exact_when_asked_one_ulp_is_a_mismatch():

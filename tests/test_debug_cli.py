@@ -15,8 +15,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from irexec.ops.registry import resolve
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
+from irexec.ops.framework.registry import resolve
 
 
 def _two_output_model(write_ir, shape="2,3") -> str:
@@ -316,9 +316,9 @@ def test_profile_table_sorted_by_time_with_medians(write_ir, save_npz, run_cli):
 
 
 def test_no_progress_bar_in_captured_output(write_ir, save_npz, run_cli, monkeypatch):
-    import irexec.progress
+    import irexec.api.progress
 
-    monkeypatch.setattr(irexec.progress, "MANY_LAYERS", 1)
+    monkeypatch.setattr(irexec.api.progress, "MANY_LAYERS", 1)
     r = run_cli("run", _two_output_model(write_ir), "--inputs", save_npz(x=X))
     assert r.exit_code == 0 and "running" not in r.output and "\r" not in r.output
 
@@ -469,7 +469,7 @@ def _run_on_a_terminal(args: list[str]) -> tuple[int, str]:
     env = dict(os.environ,
                PYTHONPATH=os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]),
                                                         os.environ.get("PYTHONPATH")])))
-    code = ("import sys, irexec.progress as p; p.MANY_LAYERS = 1; from irexec.cli import main; main(sys.argv[1:])")
+    code = ("import sys, irexec.api.progress as p; p.MANY_LAYERS = 1; from irexec.cli import main; main(sys.argv[1:])")
     proc = subprocess.run([sys.executable, "-c", code, *args], stderr=slave, stdout=subprocess.DEVNULL, env=env,
                           timeout=120)
     os.close(slave)

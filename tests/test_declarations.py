@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irexec.errors import OpError
-from irexec.ops.base import INDEX, In, IndexType, Op, require
-from irexec.ops.registry import all_ops, resolve
-from irexec.shapes import Dim, PartialShape
-from irexec.writer import IRBuilder
+from irexec.base.errors import OpError
+from irexec.base.shapes import Dim, PartialShape
+from irexec.model.builder import IRBuilder
+from irexec.ops.framework.base import INDEX, In, IndexType, Op, require
+from irexec.ops.framework.registry import all_ops, resolve
 
 
 @pytest.mark.parametrize(("dims", "ok"), [

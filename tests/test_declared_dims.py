@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 # model.xml:57: error[shape-mismatch] layer 8 "Gather_7" (Gather-8) output port 3: declared [..] but inferred [..]
 LINE_RE = re.compile(

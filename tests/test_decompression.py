@@ -18,7 +18,8 @@ from openvino import opset13 as ops
 from oracle import core, from_tensor, packed_tensor
 
 import irexec
-from irexec import decompression, lowbit
+from irexec.base import lowbit
+from irexec.executor import decompression
 from irexec.executor.cache import run_cache
 
 CPU_F32 = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}

@@ -53,7 +53,7 @@ def test_row_runs_match_channel_runs_exactly(name: str, monkeypatch: pytest.Monk
 def test_row_runs_match_openvino(tmp_path: Path) -> None:
     ov = pytest.importorskip("openvino")
     import irexec
-    from irexec.writer import IRBuilder
+    from irexec.model.builder import IRBuilder
 
     rng = np.random.default_rng(3)
     x = rng.standard_normal((1, 96, 20, 28)).astype(np.float32)

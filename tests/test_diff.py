@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 pytest.importorskip("openvino")
 jsonschema = pytest.importorskip("jsonschema")

@@ -107,9 +107,9 @@ def test_a_damaged_scale_is_the_origin_and_its_weight_ranks_first(tmp_path: Path
 
 def test_python_api_returns_the_report(tmp_path: Path) -> None:
     with pytest.raises(irexec.UsageError) as e:
-        irexec.diff(str(BERT / "model.xml"))
+        irexec.api.diff(str(BERT / "model.xml"))
     assert e.value.diagnostics[0].code == "diff-usage"
-    report = irexec.diff(str(BERT / "model.xml"), str(_damage(tmp_path)), inputs=str(BERT / "inputs.npz"))
+    report = irexec.api.diff(str(BERT / "model.xml"), str(_damage(tmp_path)), inputs=str(BERT / "inputs.npz"))
     assert [r.name for r in report.origins] == [DAMAGED] and report.weights[0].layer == DAMAGED
     try:
         import pandas  # noqa: F401

@@ -9,10 +9,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from irexec.diff.accuracy import DEVICE_SLACK, reduction_length, stated_accuracy
-from irexec.diff.figures import Figures, tensor_figures
-from irexec.diff.origins import classify
-from irexec.diff.report import INHERITED, MATCH, ORIGIN, UNRESOLVED, LayerResult
+from irexec.api.diff.accuracy import DEVICE_SLACK, reduction_length, stated_accuracy
+from irexec.api.diff.figures import Figures, tensor_figures
+from irexec.api.diff.origins import classify
+from irexec.api.diff.report import INHERITED, MATCH, ORIGIN, UNRESOLVED, LayerResult
 
 
 def test_stated_accuracy_by_op_class() -> None:
@@ -86,12 +86,12 @@ class _Perturbed:
     description, properties, fusion, compiles, slack_units = "a perturbed irexec", {}, {}, 0, 0.0
 
     def __init__(self, xml: str, wrong: str, unexposable: str):
-        from irexec.session import Session
+        from irexec.api.session import Session
 
         self.session, self.wrong, self.unexposable = Session(xml), wrong, unexposable
 
     def run(self, steps, expose):  # type: ignore[no-untyped-def]
-        from irexec.diff.core import Exposed, ExposeError
+        from irexec.api.diff.core import Exposed, ExposeError
 
         self.compiles += 1
         if any(name == self.unexposable for name, _ in expose):
@@ -110,10 +110,10 @@ class _Perturbed:
 
 @pytest.mark.parametrize("mode", ["bisect", "all"])
 def test_the_core_finds_a_perturbed_layer_on_any_other_side(tmp_path, mode: str) -> None:
-    from irexec.diff.core import run_diff
-    from irexec.diff.reference import ReferenceSide
-    from irexec.session import Session
-    from irexec.writer import IRBuilder
+    from irexec.api.diff.core import run_diff
+    from irexec.api.diff.reference import ReferenceSide
+    from irexec.api.session import Session
+    from irexec.model.builder import IRBuilder
 
     b = IRBuilder()
     x = b.parameter("x", [3, 4], "i32")

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 pytest.importorskip("openvino")
 pytest.importorskip("plotly")

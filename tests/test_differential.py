@@ -42,7 +42,7 @@ from oracle import (
 )
 
 import irexec
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 SEED = 20260707
 CASES = int(os.environ.get("IREXEC_DIFF_CASES", "800"))

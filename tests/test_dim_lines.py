@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 
 def test_one_wrong_dim_points_at_its_line(write_ir, run_cli):

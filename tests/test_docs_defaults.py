@@ -1,5 +1,5 @@
 """docs/cli.md, the README and `irexec run --help` state the same default
-tolerances as irexec.tolerances, and docs/cli.md's Python block runs."""
+tolerances as irexec.api.tolerances, and docs/cli.md's Python block runs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from irexec.tolerances import DEFAULT_TOLERANCES
+from irexec.api.tolerances import DEFAULT_TOLERANCES
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI_MD = (ROOT / "docs" / "cli.md").read_text()

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 
 def _model(write_ir) -> str:

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 import irexec
-from irexec import dtypes
-from irexec.errors import InternalError, ModelError, OpError, UsageError
-from irexec.ops.base import In, Inference, Op, TensorInfo
-from irexec.ops.registry import all_ops
-from irexec.shapes import Dim, PartialShape, broadcast_numpy, parse_partial_shape
-from irexec.writer import IRBuilder
+from irexec.base import dtypes
+from irexec.base.errors import InternalError, ModelError, OpError, UsageError
+from irexec.base.shapes import Dim, PartialShape, broadcast_numpy, parse_partial_shape
+from irexec.model.builder import IRBuilder
+from irexec.ops.framework.base import In, Inference, Op, TensorInfo
+from irexec.ops.framework.registry import all_ops
 
 I64 = np.int64
 
@@ -84,7 +84,7 @@ class _WrongKernel(Op):
 
 
 def test_a_kernel_contradicting_its_inference_is_an_internal_error_naming_the_layer(write_ir, builder, monkeypatch):
-    from irexec.ops import registry
+    from irexec.ops.framework import registry
 
     monkeypatch.setitem(registry._REGISTRY, "wrongkernelfortest", {1: _WrongKernel})
     registry.resolve.cache_clear()
@@ -120,7 +120,7 @@ def test_dim_interval_arithmetic():
 
 def test_bounds_flow_through_concat_and_gather():
     """Value bounds (a shape computed at run time) pass through data movement untouched."""
-    from irexec.ops.base import UNBOUNDED
+    from irexec.ops.framework.base import UNBOUNDED
     from irexec.ops.movement.concat import Concat1
     from irexec.ops.movement.gather import Gather8
 
@@ -241,7 +241,7 @@ def test_an_unread_maxpool_index_is_skipped_but_dumped_for_real(write_ir, builde
     """MaxPool-14's indices, read by no layer (the usual PyTorch export), are
     not computed in a plain run; the values are the same, and --dump and
     --stop-at still show the real indices."""
-    from irexec.ops.registry import resolve
+    from irexec.ops.framework.registry import resolve
 
     x = builder.parameter("x", [1, 3, 9, 8], "f32")
     attrs = {"strides": "2,2", "pads_begin": "1,0", "pads_end": "1,1", "kernel": "3,2", "rounding_type": "ceil_torch",
@@ -282,7 +282,7 @@ def test_outputs_are_writable_even_when_kept_for_later_runs(write_ir, builder):
 
 def _counting_inference(monkeypatch) -> list:
     """Record every layer inference a run makes."""
-    from irexec.ops.base import Op
+    from irexec.ops.framework.base import Op
 
     calls: list = []
     plan_for = Op.plan_for

@@ -19,7 +19,7 @@ from openvino import opset13 as ops
 from oracle import DTYPES, OV_TYPES, core, from_tensor, packed_tensor, raw_bits, to_tensor
 
 import irexec
-from irexec import lowbit
+from irexec.base import lowbit
 
 TYPES = list(lowbit.DTYPES)
 COUNTS = (1, 3, 5, 7, 8, 9, 13)

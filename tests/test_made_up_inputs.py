@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 
 def _gather_reverse_model(write_ir) -> str:

@@ -15,7 +15,7 @@ ov = pytest.importorskip("openvino")
 from oracle import core
 
 import irexec
-from irexec.shapes import parse_partial_shape
+from irexec.base.shapes import parse_partial_shape
 
 MODELS = Path(os.environ.get("IREXEC_REAL_MODELS") or Path(__file__).resolve().parents[1].parent / "shared" / "models")
 NAMES = ("bert_tiny", "gpt2_tiny", "mobilenet_v3_small", "squeezenet1_1")

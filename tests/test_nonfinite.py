@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import irexec
-from irexec.finite import NonFiniteError
-from irexec.writer import IRBuilder
+from irexec.api.finite import NonFiniteError
+from irexec.model.builder import IRBuilder
 
 X = np.array([[1, -2, 3, 0], [5, 6, 7, 8]], np.float32)
 Y = np.array([[1, 1, 1, 0], [2, 0, 2, 2]], np.float32)  # 0/0 is NaN at [0,3], 6/0 is +inf at [1,1]

@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 CHAIN = 40
 

@@ -38,7 +38,7 @@ def _light_dir() -> Path | None:
 @pytest.mark.parametrize("name", MODELS)
 def test_light_onnx_model_matches_openvino(name: str, tmp_path: Path) -> None:
     import irexec
-    from irexec.model import load
+    from irexec.api.load import load
 
     light = _light_dir()
     if light is None:

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 import irexec
 import irexec.ops  # noqa: F401  (registers every op)
 from irexec.cli import cli
-from irexec.ops.registry import NEWEST_OPSET, all_ops, core_accepts, resolve
+from irexec.ops.framework.registry import NEWEST_OPSET, all_ops, core_accepts, resolve
 
 
 @pytest.fixture(scope="module")

@@ -9,14 +9,14 @@ import threading
 import numpy as np
 import pytest
 
-from irexec import parallel
 from irexec.kernels import windows
 from irexec.kernels.windows import conv_nd
+from irexec.ops.framework.registry import resolve
 from irexec.ops.movement import gather as gather_module
 from irexec.ops.movement import roll as roll_module
 from irexec.ops.movement.roll import Roll7
 from irexec.ops.movement.transpose import Transpose1
-from irexec.ops.registry import resolve
+from irexec.system import parallel
 
 
 @pytest.mark.parametrize("n, parts", [(0, 3), (1, 4), (7, 3), (8, 8), (5, 1), (100, 7), (3, 10)])

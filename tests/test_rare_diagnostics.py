@@ -7,8 +7,8 @@ import pytest
 
 import irexec
 from irexec.ir import safe_xml
+from irexec.model.builder import IRBuilder
 from irexec.ops.movement.roll import Roll7
-from irexec.writer import IRBuilder
 
 
 def _roll_model(write_ir) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec.ops.registry import resolve
+from irexec.ops.framework.registry import resolve
 
 # beside the repository; IREXEC_REAL_MODELS points elsewhere (a checkout in another directory)
 MODELS_DIR = Path(os.environ.get("IREXEC_REAL_MODELS") or Path(__file__).resolve().parents[1].parent / "shared" / "models")

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 jsonschema = pytest.importorskip("jsonschema")
 

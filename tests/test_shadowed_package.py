@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = Path(np.__file__).resolve().parents[1]  # where numpy, lxml and click are

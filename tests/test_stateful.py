@@ -15,10 +15,10 @@ import openvino as ov  # noqa: E402
 from stateful_models import accumulator, ov_greedy, save, tiny_lm, variable  # noqa: E402
 
 from irexec import InputError, IRExecError, ModelError, UsageError  # noqa: E402
-from irexec.checker import check_model  # noqa: E402
-from irexec.execute import run_model  # noqa: E402
-from irexec.model import read_model  # noqa: E402
-from irexec.session import Session  # noqa: E402
+from irexec.api.load import read_model  # noqa: E402
+from irexec.api.session import Session  # noqa: E402
+from irexec.checker.model_checker import check_model  # noqa: E402
+from irexec.executor.engine import run_model  # noqa: E402
 
 KINDS = ("v6-init", "v6-zeros", "v3", "v6-grow")
 
@@ -358,7 +358,7 @@ def test_generate_matches_a_greedy_loop_through_openvino(batch, tmp_path, save_n
 
 def test_generate_with_the_prompt_inputs_given(tmp_path, save_npz):
     """Inputs the prompt holds are used as given: the same as the ones generate builds."""
-    from irexec.generate import generate
+    from irexec.api.generate import generate
 
     path = save(tiny_lm(), tmp_path)
     with Session(path) as s:

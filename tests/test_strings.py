@@ -31,7 +31,7 @@ def _model(tmp_path: Path) -> str:
 def test_string_const_packing_is_openvino_s(tmp_path):
     """The .bin holds an i32 count, count + 1 i32 offsets from 0, then the characters."""
     xml = _model(tmp_path)
-    from irexec import strings
+    from irexec.base import strings
     blob = (tmp_path / "model.bin").read_bytes()
     packed = strings.pack(strings.from_numpy(np.array(TEXTS)))
     assert packed in blob
@@ -104,7 +104,7 @@ def test_check_accepts_string_models(tmp_path, run_cli):
 def test_corrupt_string_const(tmp_path, run_cli, offset, value, message):
     xml = _model(tmp_path)
     blob = bytearray((tmp_path / "model.bin").read_bytes())
-    from irexec import strings
+    from irexec.base import strings
     start = blob.find(strings.pack(strings.from_numpy(np.array(TEXTS))))
     blob[start + offset:start + offset + 4] = np.array([value], "<i4").tobytes()
     (tmp_path / "model.bin").write_bytes(bytes(blob))

@@ -13,10 +13,10 @@ import openvino as ov  # noqa: E402
 import openvino.opset8 as o8  # noqa: E402
 
 from irexec import IRExecError  # noqa: E402
-from irexec.execute import run_model  # noqa: E402
+from irexec.api.load import load  # noqa: E402
+from irexec.api.session import Session  # noqa: E402
 from irexec.executor.cache import run_cache  # noqa: E402
-from irexec.model import load  # noqa: E402
-from irexec.session import Session  # noqa: E402
+from irexec.executor.engine import run_model  # noqa: E402
 
 ROWS, COLS = 4096, 512  # each weight: 8 MiB of f32
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..errors import UsageError
+from ..base.errors import UsageError
 from ..ir.records import Layer
-from ..model import Model
-from ..naming import close_names
+from ..model.naming import close_names
+from .load import Model
 
 
 def find_layer(model: Model, key: str | int) -> Layer:

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import Diagnostic
+from ..base.errors import Diagnostic
 from ..ir.records import Layer
-from ..report.profile import ProfileReport
+from .profile import ProfileReport
 
 
 @dataclass
@@ -31,7 +31,7 @@ class RunReport:
 
     def __repr__(self) -> str:
         """One line per output (dtype, shape, range), not the arrays."""
-        from ..shapes import format_shape
+        from ..base.shapes import format_shape
 
         def brief(a: np.ndarray) -> str:
             text = f"{a.dtype}{format_shape(a.shape)}"

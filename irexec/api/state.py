@@ -9,12 +9,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .. import dtypes, limits
-from ..errors import ERROR, Diagnostic, InputError, UsageError
-from ..model import Model
+from ..base import dtypes, limits
+from ..base.errors import ERROR, Diagnostic, InputError, UsageError
+from ..base.shapes import PartialShape
 from ..ops.state import Variable
-from ..shapes import PartialShape
-from ..tensorfile import as_dtype, load_npz, save_npz
+from ..system.tensorfile import as_dtype, load_npz, save_npz
+from .load import Model
 
 
 class SessionState:

@@ -61,7 +61,7 @@ _previous = _quietly_interruptible(_interrupted)  # while the imports below run,
 
 import click  # noqa: E402
 
-from ..errors import InternalError, IRExecError  # noqa: E402
+from ..base.errors import InternalError, IRExecError  # noqa: E402
 from . import check_cmd, diff_cmd, generate_cmd, inspect_cmd, ops_cmd, run_cmd  # noqa: E402,F401  (register the commands)
 from .base import EXIT_USAGE, cli, fail  # noqa: E402
 

@@ -10,7 +10,7 @@ from typing import Any, NoReturn
 
 import click
 
-from ..errors import IRExecError, UsageError
+from ..base.errors import IRExecError, UsageError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -142,7 +142,7 @@ def cli(ctx: click.Context) -> None:
     Defaults for check and run can be set in the [tool.irexec] table of the
     nearest pyproject.toml (see docs/ci-configuration.md); a command-line option wins.
     """
-    from ..errors import unspell_parameters
+    from ..base.errors import unspell_parameters
     from . import config
     from .options import use_option_names
 

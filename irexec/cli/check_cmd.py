@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..base.errors import ERROR, Diagnostic, InternalError, IRExecError, UsageError
 from ..base.table_text import one_line
-from ..errors import ERROR, Diagnostic, InternalError, IRExecError, UsageError
-from ..naming import did_you_mean
+from ..model.naming import did_you_mean
 from ..report.check_report import FileReport
 from ..report.encoding import encodable
 from .base import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, cli, fail, machine_output
 from .config import FORMATS
 
 if TYPE_CHECKING:
+    from ..base.shapes import PartialShape
     from ..report.check_report import CheckReport
-    from ..shapes import PartialShape
 
 
 
@@ -154,7 +154,7 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
                        colour=colour)
     text = encodable(text, fmt)  # a file name that is not UTF-8
     if output_file:
-        from ..atomic import cannot_write, write_atomically
+        from ..system.atomic import cannot_write, write_atomically
 
         try:
             write_atomically(output_file, text)
@@ -228,7 +228,7 @@ def _root_element(path: str, follow_symlinks: bool | None = None) -> str | None:
     (then the check says why)."""
     from lxml import etree
 
-    from ..files import check_readable
+    from ..system.files import check_readable
 
     try:  # a FIFO could block, a link may lead out of its folder: the check reports those
         check_readable(path, "model file", follow_symlinks)
@@ -269,7 +269,7 @@ def _check_files(files: list[str], jobs: int, weights: str | None, pins: dict[st
     context: multiprocessing.context.BaseContext
     if "forkserver" in multiprocessing.get_all_start_methods():  # no fork of a process that may run threads
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["irexec.cli.check_cmd", "irexec.checker", "irexec.model"])  # imported once
+        context.set_forkserver_preload(["irexec.cli.check_cmd", "irexec.checker.model_checker", "irexec.api.load"])  # imported once
     else:
         context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint)
@@ -309,11 +309,11 @@ def _check_file(path: str, weights: str | None, pins: dict[str, PartialShape], u
                 parameter_names: set[str], follow_symlinks: bool | None = None) -> tuple[FileReport, bool]:
     """One file's findings, and whether irexec itself failed on it.  Nothing
     about one file stops the others."""
-    from ..checker import check_model
-    from ..gc_pause import gc_paused
-    from ..model import read_model
-    from ..naming import parameter_keys
+    from ..api.load import read_model
+    from ..checker.model_checker import check_model
+    from ..model.naming import parameter_keys
     from ..report.check_report import FileReport, cap_findings, errors_first, group_repeated
+    from ..system.gc_pause import gc_paused
     from .paths import explain_not_xml, input_problem
 
     start = time.perf_counter()

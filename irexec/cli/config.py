@@ -36,8 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ERROR, Diagnostic, UsageError
-from ..naming import did_you_mean
+from ..base.errors import ERROR, Diagnostic, UsageError
+from ..model.naming import did_you_mean
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -119,11 +119,11 @@ def _format(value: Any) -> str:
 
 
 def _size(value: Any) -> str:
-    from ..limits import parse_size
+    from ..base.limits import parse_size
 
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise TypeError("a size such as \"8GiB\" or a number of bytes")
-    from ..limits import default_max_memory
+    from ..base.limits import default_max_memory
 
     try:
         limit = parse_size(str(value))

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..errors import IRExecError
+from ..base.errors import IRExecError
 from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
 
 
@@ -68,7 +68,7 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
     """
     if inputs_path and input_shapes:
         raise click.UsageError("--input-shape shapes generated inputs; it cannot be combined with --inputs")
-    from ..errors import UsageError
+    from ..base.errors import UsageError
     from .options import parse_input_shapes
 
     try:
@@ -96,28 +96,28 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
         return
     try:
         if other_model is not None:
-            from ..diff.ab import diff_ab
+            from ..api.diff.ab import diff_ab
 
             report = diff_ab(model, other_model, weights, None, inputs_path, seed, shapes, steps, ablate)
         else:
             report = _diff(model, weights, str(device), config, inputs_path, seed, shapes, layers, k, steps)
         if json_path:
-            from ..atomic import write_atomically
-            from ..diff.render_json import render_json
+            from ..api.diff.render_json import render_json
+            from ..system.atomic import write_atomically
 
             write_atomically(json_path, render_json(report))
         if html_path:
-            from ..atomic import write_atomically
-            from ..diff.render_html import render_html
+            from ..api.diff.render_html import render_html
+            from ..system.atomic import write_atomically
 
             write_atomically(html_path, render_html(report))
     except IRExecError as e:
         fail(e)
-    from ..diff.render_text import render_text
+    from ..api.diff.render_text import render_text
 
     click.echo(render_text(report, top))
     if other_model is not None:
-        from ..diff.render_ab import render_ab
+        from ..api.diff.render_ab import render_ab
 
         click.echo(render_ab(report, top))
     if json_path:
@@ -130,15 +130,15 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
 
 def _dataset(model: str, other_model: str | None, weights: str | None, inputs_dir: str, jobs: int,
              scheduler: str | None, json_path: str | None, top: int) -> None:
-    from ..diff.ab import diff_dataset
-    from ..diff.render_dataset import render_dataset
+    from ..api.diff.ab import diff_dataset
+    from ..api.diff.render_dataset import render_dataset
 
     try:
         summary = diff_dataset(model, str(other_model), weights, None, inputs_dir, jobs, scheduler)
         if json_path:
             import json
 
-            from ..atomic import write_atomically
+            from ..system.atomic import write_atomically
 
             write_atomically(json_path, json.dumps({"format": 1, "model": model, "other": other_model,
                                                     "dataset": summary.as_dict()}, indent=1) + "\n")
@@ -151,14 +151,14 @@ def _dataset(model: str, other_model: str | None, weights: str | None, inputs_di
 
 def _diff(model: str, weights: str | None, device: str, config: dict[str, str], inputs_path: str | None, seed: int,
           shapes: dict, layers: str, k: int, steps: int):
-    from ..diff.core import run_diff
-    from ..diff.device import DeviceSide, import_openvino
-    from ..diff.reference import ReferenceSide
-    from ..diff.steps import greedy_steps
-    from ..errors import UsageError
-    from ..random_inputs import plan_inputs, random_inputs
-    from ..session import Session
-    from ..tensorfile import load_npz
+    from ..api.diff.core import run_diff
+    from ..api.diff.device import DeviceSide, import_openvino
+    from ..api.diff.reference import ReferenceSide
+    from ..api.diff.steps import greedy_steps
+    from ..api.inputs import plan_inputs, random_inputs
+    from ..api.session import Session
+    from ..base.errors import UsageError
+    from ..system.tensorfile import load_npz
     from .paths import require_inputs
 
     import_openvino()  # before any work: a missing extra is the one error

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..errors import ERROR, Diagnostic, IRExecError, UsageError
+from ..base.errors import ERROR, Diagnostic, IRExecError, UsageError
 from .base import EXIT_FINDINGS, cli, fail
 from .generate_io import _first_difference, _latency_table, _load_tokens, _save_tokens
 from .run_cmd import _size
@@ -67,11 +67,11 @@ def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_fil
     if prompt is not None or prompt_file is not None or inputs_path is None:
         fail(UsageError("--prompt and --prompt-file need an export folder as MODEL; a model file needs --inputs "
                         "PROMPT.npz of token ids", code="bad-prompt"))
-    from ..generate import generate as run_generate
-    from ..generate_report import generate_report, metrics, render_generate_report
-    from ..heap import retain_freed_memory
-    from ..session import Session
-    from ..tensorfile import load_npz
+    from ..api.generate import generate as run_generate
+    from ..api.generate_report import generate_report, metrics, render_generate_report
+    from ..api.session import Session
+    from ..system.heap import retain_freed_memory
+    from ..system.tensorfile import load_npz
     from .paths import explain_not_xml, require_inputs, require_outputs
 
     started = time.perf_counter()
@@ -95,7 +95,7 @@ def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_fil
         measured = metrics(result)
         problem = _first_difference(result.tokens, reference) if reference is not None else None
         if report_path:
-            from ..atomic import cannot_write, write_atomically
+            from ..system.atomic import cannot_write, write_atomically
 
             doc = generate_report(model=model, prompt_path=inputs_path, result=result, m=measured,
                                   load_seconds=load_seconds, total_seconds=time.perf_counter() - started,

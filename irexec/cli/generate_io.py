@@ -5,8 +5,8 @@ from __future__ import annotations
 
 
 def _load_tokens(path: str, max_memory: int | None = None, follow_symlinks: bool | None = None):
-    from ..errors import InputError
-    from ..tensorfile import load_npy
+    from ..base.errors import InputError
+    from ..system.tensorfile import load_npy
 
     arr = load_npy(path, max_memory, follow_symlinks=follow_symlinks, what="reference file")
     if arr.ndim != 2 or arr.dtype.kind not in "iu":
@@ -18,7 +18,7 @@ def _load_tokens(path: str, max_memory: int | None = None, follow_symlinks: bool
 def _save_tokens(path: str, tokens) -> None:
     import numpy as np
 
-    from ..atomic import atomic_file, cannot_write
+    from ..system.atomic import atomic_file, cannot_write
 
     try:
         with atomic_file(path, ".npy.tmp") as f:

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..errors import ERROR, Diagnostic, IRExecError, UsageError
+from ..base.errors import ERROR, Diagnostic, IRExecError, UsageError
 from .base import EXIT_FINDINGS, fail
 
 
@@ -15,10 +15,10 @@ def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prom
                   report_path: str | None, max_memory: int | None, follow_symlinks: bool | None) -> None:
     import time
 
-    from ..export_folder import open_export_folder
-    from ..generate import generate as run_generate
-    from ..generate_report import generate_report, metrics
-    from ..session import Session
+    from ..api.export_folder import open_export_folder
+    from ..api.generate import generate as run_generate
+    from ..api.generate_report import generate_report, metrics
+    from ..api.session import Session
     from .generate_io import _latency_table, _load_tokens, _save_tokens
     from .paths import require_inputs, require_outputs
 
@@ -34,7 +34,7 @@ def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prom
         if text is not None:
             feeds = export.tokenize(text, max_memory)
         else:
-            from ..tensorfile import load_npz
+            from ..system.tensorfile import load_npz
 
             feeds = load_npz(inputs_path, max_memory, follow_symlinks=follow_symlinks or None)  # type: ignore[arg-type]
         expected_tokens = expected_text = None
@@ -94,8 +94,8 @@ def _difference(tokens, texts: list[str], expected_tokens, expected_text: str | 
 
 
 def _write_report(path: str, doc: dict) -> None:
-    from ..atomic import cannot_write, write_atomically
-    from ..generate_report import render_generate_report
+    from ..api.generate_report import render_generate_report
+    from ..system.atomic import cannot_write, write_atomically
 
     try:
         write_atomically(path, render_generate_report(doc))
@@ -104,7 +104,7 @@ def _write_report(path: str, doc: dict) -> None:
 
 
 def _read_text(path: str) -> str:
-    from ..errors import InputError
+    from ..base.errors import InputError
 
     try:
         with open(path, encoding="utf-8") as f:

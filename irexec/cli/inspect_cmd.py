@@ -6,8 +6,8 @@ from collections import Counter
 
 import click
 
-from ..errors import IRExecError
-from ..shapes import format_dims
+from ..base.errors import IRExecError
+from ..base.shapes import format_dims
 from .base import cli, fail, machine_output
 
 
@@ -37,9 +37,9 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None, all_nodes: b
       irexec inspect model.xml --shapes --format json
       irexec inspect model.xml --format json
     """
+    from ..api.load import read_model
     from ..base.table_text import render_table
-    from ..model import read_model
-    from ..naming import output_names, tensor_names
+    from ..model.naming import output_names, tensor_names
     from .paths import explain_not_xml, require_inputs, require_outputs
 
     try:
@@ -95,7 +95,7 @@ def inspect(model: str, dot_path: str | None, svg_path: str | None, all_nodes: b
 
 def _draw(m, dot_path: str | None, svg_path: str | None, all_nodes: bool, quiet_stdout: bool) -> None:
     """Layers labelled with name, Type-N and output shapes, coloured by op family."""
-    from ..dot import folded_layers, render_svg, to_dot, write_dot
+    from ..api.dot import folded_layers, render_svg, to_dot, write_dot
 
     text = to_dot(m, all_nodes=all_nodes)
     folded = 0 if all_nodes else len(folded_layers(m))
@@ -119,7 +119,7 @@ def _shapes(m, fmt: str) -> None:
     import json
 
     from ..base.table_text import render_table
-    from ..checker import check_model
+    from ..checker.model_checker import check_model
 
     result = check_model(m)
     rows = []

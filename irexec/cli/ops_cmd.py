@@ -29,7 +29,7 @@ def ops(names: tuple[str, ...], fmt: str, wide: bool) -> None:
     """
     from .. import ops as _ops  # noqa: F401
     from ..base.table_text import render_table
-    from ..ops.registry import all_ops, defined_in, opset_ranges, opsets_text
+    from ..ops.framework.registry import all_ops, defined_in, opset_ranges, opsets_text
 
     wanted = [n.lower() for n in names]
     chosen = [cls for cls in all_ops()

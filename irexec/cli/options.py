@@ -11,12 +11,12 @@ from collections.abc import Iterable
 from contextvars import Token
 from typing import TYPE_CHECKING
 
-from .. import errors
-from ..errors import UsageError
-from ..files import open_regular
+from ..base import errors
+from ..base.errors import UsageError
+from ..system.files import open_regular
 
 if TYPE_CHECKING:
-    from ..shapes import PartialShape
+    from ..base.shapes import PartialShape
 
 
 # API parameter -> the option that sets it
@@ -60,7 +60,7 @@ def _split(spec: str, option: str, form: str, example: str, code: str) -> tuple[
 def parse_input_shapes(specs: Iterable[str]) -> dict[str, tuple[int, ...]]:
     """``NAME:1,3,224,224`` (brackets optional, ``NAME:`` or ``NAME:[]`` for a
     scalar) -> {name: static shape}.  The shape follows the last colon."""
-    from ..shapes import ShapeSyntaxError, parse_static_shape
+    from ..base.shapes import ShapeSyntaxError, parse_static_shape
 
     shapes: dict[str, tuple[int, ...]] = {}
     for spec in specs:
@@ -75,7 +75,7 @@ def parse_input_shapes(specs: Iterable[str]) -> dict[str, tuple[int, ...]]:
 
 def parse_input_pins(specs: Iterable[str]) -> dict[str, PartialShape]:
     """``NAME:1,3,-1`` -> {name: partial shape} for ``check``: a dim may stay dynamic."""
-    from ..shapes import ShapeSyntaxError, parse_partial_shape
+    from ..base.shapes import ShapeSyntaxError, parse_partial_shape
 
     pins: dict[str, PartialShape] = {}
     for spec in specs:
@@ -117,7 +117,7 @@ def parse_val_ranges(specs: Iterable[str]) -> dict[str | None, tuple[float, floa
 def parse_tolerance(specs: Iterable[str], option: str):  # -> comparison.Tolerance (imported late: NumPy)
     """Repeated ``VALUE`` or ``NAME:VALUE`` specs of ``--atol``/``--rtol``.  The
     value follows the last colon, so output names that contain colons still work."""
-    from ..comparison import Tolerance, check_tolerance
+    from ..api.comparison import Tolerance, check_tolerance
 
     default: float | None = None
     per: dict[str, float] = {}

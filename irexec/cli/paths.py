@@ -8,7 +8,7 @@
 | a file that cannot be read       | ``cannot-read-file``  | 1    |
 | an output that cannot be written | ``cannot-write-output`` | 1  |
 
-Missing parent folders of an output are created (``irexec.atomic``).
+Missing parent folders of an output are created (``irexec.system.atomic``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import stat
 
-from ..errors import ERROR, Diagnostic, IRExecError
+from ..base.errors import ERROR, Diagnostic, IRExecError
 
 _ZIP = b"PK\x03\x04"
 _NPY = b"\x93NUMPY"

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ..errors import IRExecError
+from ..base.errors import IRExecError
 from .base import EXIT_FINDINGS, TensorFileHints, cli, closing_line, fail
 
 
@@ -94,12 +94,12 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
     if state_out and stop_at:
         raise click.UsageError("--state-out needs a whole run: a run stopped with --stop-at executes no Assign")
 
+    from ..api.inputs import plan_rows
+    from ..api.session import Session
+    from ..base.errors import UsageError
     from ..base.table_text import render_table
-    from ..errors import UsageError
-    from ..heap import retain_freed_memory
-    from ..random_inputs import plan_rows
-    from ..session import Session
-    from ..tensorfile import load_npz, save_npz
+    from ..system.heap import retain_freed_memory
+    from ..system.tensorfile import load_npz, save_npz
     from .options import parse_input_shapes, parse_tolerance, parse_val_ranges
     from .paths import explain_not_xml, require_inputs, require_outputs
 
@@ -111,7 +111,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         ranges = parse_val_ranges(val_ranges)
     except UsageError as e:
         fail(e)
-    retain_freed_memory()  # this process exists for the run: reuse its pages (see irexec/heap.py)
+    retain_freed_memory()  # this process exists for the run: reuse its pages (see irexec/system/heap.py)
     try:
         require_inputs((model, "model file"), (weights, "weights file"), (inputs_path, "inputs file"),
                        (compare_path, "reference file"), (state_in, "state file"))
@@ -213,8 +213,8 @@ def _note_missing_state(feeds: Any) -> None:
 
 def _write_report(path: str, *, model: str, weights: str | None, feeds: Any, inputs_path: str | None, seed: int | None,
                   result: Any, comparison: Any, timings: dict[str, Any]) -> None:
-    from ..atomic import write_atomically
     from ..report.run_report import render_run_report, run_report
+    from ..system.atomic import write_atomically
 
     stopped = result.stopped_at
     doc = run_report(model=model, weights=weights, inputs=feeds, inputs_path=inputs_path, seed=seed,
@@ -227,7 +227,7 @@ def _write_report(path: str, *, model: str, weights: str | None, feeds: Any, inp
 
 def _tolerances_applied(report: Any) -> str:
     """The tolerances of the compared outputs: one text when all share it, else per output."""
-    from ..comparison import EXTRA, MISSING
+    from ..api.comparison import EXTRA, MISSING
 
     texts = {c.name: c.tolerance_text() for c in report.comparisons if c.status not in (EXTRA, MISSING)}
     if len(set(texts.values())) <= 1:
@@ -253,7 +253,7 @@ def _latency_summary(latencies: list[float]) -> str:
 
 
 def _size(value: str | None) -> int | None:
-    from ..limits import parse_size
+    from ..base.limits import parse_size
 
     if value is None:
         return None
@@ -264,8 +264,8 @@ def _size(value: str | None) -> int | None:
 
 
 def _print_distribution(outputs: dict[str, Any]) -> None:
+    from ..api.stats import distribution
     from ..base.table_text import render_table
-    from ..stats import distribution
 
     def at(index: Any) -> str:
         return "[" + ",".join(map(str, index)) + "]"
@@ -290,8 +290,8 @@ def _print_table(outputs: dict[str, Any]) -> None:
 
 
 def _print_comparison(report: Any, ref: str, atol: Any, rtol: Any) -> None:
+    from ..api.comparison import EXTRA
     from ..base.table_text import render_table
-    from ..comparison import EXTRA
 
     if report.by_position:
         click.echo(f"no output name is in {ref}: paired by position, "

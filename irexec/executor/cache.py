@@ -8,11 +8,11 @@ import weakref
 
 import numpy as np
 
-from .. import decompression
-from ..binding import Model
 from ..ir.records import Layer
-from ..ops.base import Op
+from ..model.binding import Model
+from ..ops.framework.base import Op
 from ..ops.io import Const1, Result1
+from . import decompression
 from .plan import RunPlan
 
 # At most this many bytes of folded tensors are kept per model, and at most

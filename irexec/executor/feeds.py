@@ -7,13 +7,13 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .. import dtypes
-from ..binding import Model
-from ..errors import ERROR, Diagnostic, InputError, IRExecError
+from ..base import dtypes
+from ..base.errors import ERROR, Diagnostic, InputError, IRExecError
+from ..base.shapes import PartialShape, format_shape
 from ..ir.records import Layer
-from ..naming import cast_hint, parameter_label, parameter_list, positional_hint
-from ..shapes import PartialShape, format_shape
-from ..tensorfile import as_dtype
+from ..model.binding import Model
+from ..model.naming import cast_hint, parameter_label, parameter_list, positional_hint
+from ..system.tensorfile import as_dtype
 from .cache import run_cache
 from .plan import RunPlan
 

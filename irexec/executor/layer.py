@@ -8,13 +8,13 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .. import limits
-from ..binding import Model
-from ..errors import InternalError, IRExecError
+from ..base import limits
+from ..base.errors import InternalError, IRExecError
+from ..base.shapes import format_shape
 from ..ir.records import Layer
-from ..ops.base import Inference, Op, TensorInfo
+from ..model.binding import Model
+from ..ops.framework.base import Inference, Op, TensorInfo
 from ..ops.io import Result1
-from ..shapes import format_shape
 from .memory import NO_ALLOCATION, refuse_over_memory_limit
 
 # Set (tests do) to hold every kernel's outputs to what inference said.

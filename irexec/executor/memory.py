@@ -7,11 +7,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .. import limits
-from ..binding import Model
-from ..errors import InputError, IRExecError
+from ..base import limits
+from ..base.errors import InputError, IRExecError
 from ..ir.records import Layer
-from ..ops.base import Inference
+from ..model.binding import Model
+from ..ops.framework.base import Inference
 from ..ops.io import Const1, Result1
 from .cache import run_cache
 

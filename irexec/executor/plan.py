@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..ir.records import Layer
-from ..ops.base import Inference, Op
+from ..ops.framework.base import Inference, Op
 from ..ops.state import Variable
 
 

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..binding import BLOCKS_RUN, Model
-from ..errors import ModelError, UsageError
+from ..base.errors import ModelError, UsageError
 from ..ir.records import Layer
-from ..naming import output_names
+from ..model.binding import BLOCKS_RUN, Model
+from ..model.naming import output_names
 from ..ops.io import Result1
 from ..ops.state import AssignOp, ReadValueOp
 from .cache import run_cache

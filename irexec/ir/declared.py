@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..shapes import DYNAMIC, Dim, PartialShape, format_dims
+from ..base.shapes import DYNAMIC, Dim, PartialShape, format_dims
 from .records import Port
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import linecache
 import re
 
-from ..shapes import PartialShape
+from ..base.shapes import PartialShape
 
 _DIM = re.compile(r"<dim[\s>/]")
 _MAX_LINES = 4096  # a port's dims are read this far at most

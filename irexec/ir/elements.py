@@ -9,9 +9,9 @@ from typing import Any, TypeVar
 
 from lxml import etree
 
-from .. import dtypes, limits
-from ..dtypes import ElementType
-from ..errors import ERROR, Diagnostic
+from ..base import dtypes, limits
+from ..base.dtypes import ElementType
+from ..base.errors import ERROR, Diagnostic
 from .records import EdgeTable, IRDocument, Layer, MapEntry, MeanChannel, Port, PortMap, PreProcess
 
 # lxml's items() looks each attribute value up with a scan of the element's

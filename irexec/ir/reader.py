@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import WARNING, ModelError
+from ..base.errors import WARNING, ModelError
 from .elements import SUPPORTED_IR_VERSIONS, UINT_RE, Collector, read_edges, read_layers, read_pre_process
 from .records import IRDocument
 from .safe_xml import check_file, parse_xml_tolerant

@@ -8,9 +8,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
-from .. import limits
-from ..dtypes import ElementType
-from ..errors import Diagnostic
+from ..base import limits
+from ..base.dtypes import ElementType
+from ..base.errors import Diagnostic
 
 
 @dataclass(slots=True)

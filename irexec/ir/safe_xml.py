@@ -12,8 +12,8 @@ import stat
 
 from lxml import etree
 
-from ..errors import ModelError
-from ..files import kind_of, open_regular
+from ..base.errors import ModelError
+from ..system.files import kind_of, open_regular
 from . import lenient
 
 # Documents larger than this are refused before parsing: real IR XML is a few

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from ..errors import ERROR, Diagnostic
+from ..base.errors import ERROR, Diagnostic
 
 CODE = "bad-structure"
 

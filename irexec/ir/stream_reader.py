@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from ..files import open_regular
+from ..system.files import open_regular
 from .elements import SUPPORTED_IR_VERSIONS, UINT_RE, Collector, read_edge, read_layer, read_pre_process
 from .records import EdgeTable, IRDocument, Layer
 from .safe_xml import PARSE_OPTIONS

@@ -8,10 +8,10 @@ import os
 
 import numpy as np
 
-from .. import lowbit, strings
-from ..dtypes import ElementType
-from ..errors import ModelError
-from ..files import open_regular
+from ..base import lowbit, strings
+from ..base.dtypes import ElementType
+from ..base.errors import ModelError
+from ..system.files import open_regular
 
 
 class Weights:

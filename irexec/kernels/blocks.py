@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import parallel
+from ..system import parallel
 
 # Below this size the merging of axes costs more than it saves.
 _SMALL_BYTES = 1 << 16

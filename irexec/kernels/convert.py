@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import lowbit
-from ..dtypes import BF16
+from ..base import lowbit
+from ..base.dtypes import BF16
 
 _I64_LIMIT = float(2**63)
 # Elements converted per step: the float64/int64 temporaries of one step take a few MiB.

@@ -4,7 +4,7 @@ A big tensor is cut into chunks small enough that the input widened to f64
 and every temporary of the function stay in the L2 cache; each chunk is
 widened into a reused buffer, computed in place and rounded into its slice of
 the output.  No tensor-sized f64 temporary is ever made, and the chunks are
-shared out over irexec/parallel.py's threads (NumPy releases the GIL inside
+shared out over irexec/system/parallel.py's threads (NumPy releases the GIL inside
 its ufuncs, and these functions are compute bound, so two threads take about
 half the time of one).
 
@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .. import parallel
+from ..system import parallel
 
 ChunkFn = Callable[..., np.ndarray]
 

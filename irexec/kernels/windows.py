@@ -11,8 +11,9 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .. import limits, parallel
-from ..dtypes import BF16
+from ..base import limits
+from ..base.dtypes import BF16
+from ..system import parallel
 
 # The column matrix of one im2col tile stays below this many bytes.
 TILE_BYTES = 32 << 20

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from ..errors import ERROR, NOTE, WARNING, Diagnostic
+from ..base.errors import ERROR, NOTE, WARNING, Diagnostic
 
 # Warnings that real models repeat on hundreds of layers (every Convolution of
 # a network): reported once per op, with a count and the first lines.

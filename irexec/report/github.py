@@ -10,7 +10,7 @@ code does.
 
 from __future__ import annotations
 
-from ..errors import ERROR, NOTE, WARNING, Diagnostic
+from ..base.errors import ERROR, NOTE, WARNING, Diagnostic
 from .check_report import CheckReport
 
 _COMMAND = {ERROR: "error", WARNING: "warning", NOTE: "notice"}

@@ -8,7 +8,7 @@ import hashlib
 import json
 from typing import Any
 
-from ..errors import ERROR, NOTE, WARNING
+from ..base.errors import ERROR, NOTE, WARNING
 from .check_report import CheckReport
 from .encoding import path_bytes
 

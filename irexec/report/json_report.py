@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from .. import __version__
-from ..errors import Diagnostic
+from ..base.errors import Diagnostic
 from .check_report import CheckReport, occurrences
 
 REPORT_VERSION = 1

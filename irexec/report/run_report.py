@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..comparison import CompareReport, OutputComparison, format_number
-from ..errors import Diagnostic
-from ..stats import distribution, tensor_stats
+from ..api.comparison import CompareReport, OutputComparison, format_number
+from ..api.stats import distribution, tensor_stats
+from ..base.errors import Diagnostic
 from .encoding import encodable
 
 REPORT_VERSION = 1

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
-from ..errors import ERROR, NOTE, WARNING, Diagnostic
+from ..base.errors import ERROR, NOTE, WARNING, Diagnostic
 from .check_report import CheckReport
 from .encoding import path_bytes
 from .rules import RULES, rule

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .. import lowbit, strings
-from ..shapes import format_shape
+from ..base import lowbit, strings
+from ..base.shapes import format_shape
 
 
 def _fmt(value: object) -> str:
@@ -37,7 +37,7 @@ TENSOR_HEADER = ["output", "dtype", "shape", "min", "max", "nan", "inf"]
 def tensor_rows(tensors: Mapping[str, np.ndarray]) -> list[list[str]]:
     """One row per tensor under TENSOR_HEADER: min and max skip NaN, so the NaN
     and infinity counts stand beside them ('-' for types that hold neither)."""
-    from ..stats import is_float, tensor_stats
+    from ..api.stats import is_float, tensor_stats
 
     rows = []
     for name, arr in tensors.items():

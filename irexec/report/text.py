@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import ERROR, NOTE, WARNING, Diagnostic
+from ..base.errors import ERROR, NOTE, WARNING, Diagnostic
 from .check_report import CheckReport
 
 _COLOURS = {ERROR: "31", WARNING: "33", NOTE: "36"}  # red, yellow, cyan

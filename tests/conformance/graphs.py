@@ -28,7 +28,7 @@ from lxml import etree  # noqa: E402
 from oracle import run_ir, save  # noqa: E402
 
 import irexec  # noqa: E402
-from irexec.shapes import parse_partial_shape  # noqa: E402
+from irexec.base.shapes import parse_partial_shape  # noqa: E402
 
 from .harness import ASPECTS, REGISTERED, Tol, assert_close, table_rng  # noqa: E402
 from .isolated import Crash, openvino_outputs  # noqa: E402

@@ -49,11 +49,11 @@ from oracle import compile_ir, infer, raw_bits
 
 import irexec
 from conformance.isolated import Crash, openvino_outputs
-from irexec import dtypes, strings
-from irexec.errors import IRExecError
-from irexec.ops.registry import resolve
-from irexec.shapes import parse_partial_shape
-from irexec.writer import IRBuilder, Out
+from irexec.base import dtypes, strings
+from irexec.base.errors import IRExecError
+from irexec.base.shapes import parse_partial_shape
+from irexec.model.builder import IRBuilder, Out
+from irexec.ops.framework.registry import resolve
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,9 @@ the shape `irexec check` infers for a layer's output."""
 from __future__ import annotations
 
 import irexec
-from irexec import dtypes
-from irexec.ops.base import TensorInfo
-from irexec.shapes import parse_partial_shape
+from irexec.base import dtypes
+from irexec.base.shapes import parse_partial_shape
+from irexec.ops.framework.base import TensorInfo
 
 F32, I64 = dtypes.get("f32"), dtypes.get("i64")
 

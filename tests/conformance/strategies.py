@@ -7,7 +7,7 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from irexec import dtypes
+from irexec.base import dtypes
 
 # the byte-wide types (the low-bit ones hold codes, not any bit pattern: tests/conformance/test_lowbit.py covers them)
 EXECUTABLE = [dtypes.get(n) for n in dtypes.supported_names() if not dtypes.get(n).packed and not dtypes.get(n).is_string]

@@ -15,8 +15,8 @@ from oracle import core  # noqa: E402
 
 import conformance  # noqa: E402
 from conformance.harness import REGISTERED, OpTable, _batch  # noqa: E402
-from irexec.ops.base import Op  # noqa: E402
-from irexec.ops.registry import all_ops, resolve  # noqa: E402
+from irexec.ops.framework.base import Op  # noqa: E402
+from irexec.ops.framework.registry import all_ops, resolve  # noqa: E402
 
 # the tables of tests/conformance/ and of its family folders (tests/conformance/<family>/)
 for _info in pkgutil.walk_packages(conformance.__path__, "conformance."):

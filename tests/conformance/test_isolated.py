@@ -11,7 +11,7 @@ import pytest
 from conformance import isolated
 from conformance.harness import OpTable, _add_case
 from conformance.isolated import Crash, Refused, openvino_outputs
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 ATTRS = {"keep_top_k": [10], "nms_threshold": 0.45, "confidence_threshold": 0.05, "top_k": 20,
          "code_type": "caffe.PriorBoxParameter.CENTER_SIZE", "normalized": True}

@@ -15,8 +15,8 @@ pytest.importorskip("openvino")
 
 from conformance.graphs import GraphTable  # noqa: E402
 from conformance.harness import OpTable  # noqa: E402
-from irexec.ops.base import Op  # noqa: E402
-from irexec.ops.registry import all_ops, defined_in, resolve  # noqa: E402
+from irexec.ops.framework.base import Op  # noqa: E402
+from irexec.ops.framework.registry import all_ops, defined_in, resolve  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 

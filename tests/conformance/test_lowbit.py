@@ -13,7 +13,7 @@ import numpy as np
 from oracle import reference_convert
 
 from conformance.harness import Case, ErrorCase, OpTable, conformance, table_rng
-from irexec import lowbit
+from irexec.base import lowbit
 
 TYPES = list(lowbit.DTYPES)
 INTS = [t for t in TYPES if t in lowbit.NARROW_INTS]

@@ -13,8 +13,8 @@ ov = pytest.importorskip("openvino")
 from oracle import core  # noqa: E402
 
 import irexec  # noqa: E402
-from irexec.shapes import parse_partial_shape  # noqa: E402
-from irexec.writer import IRBuilder  # noqa: E402
+from irexec.base.shapes import parse_partial_shape  # noqa: E402
+from irexec.model.builder import IRBuilder  # noqa: E402
 
 
 def _split_heads(path: Path, special_zero: bool, pattern_tail: list[int]) -> str:

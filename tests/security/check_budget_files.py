@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from irexec.writer import IRBuilder, Out
+from irexec.model.builder import IRBuilder, Out
 
 
 def _write(b: IRBuilder, directory: Path) -> Path:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 # A DOCTYPE this far into the file is past the prefilter's look-ahead, so the
 # parser's own handling is what gets tested.

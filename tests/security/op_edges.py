@@ -14,10 +14,10 @@ import ml_dtypes
 import numpy as np
 from hypothesis import strategies as st
 
-from irexec import dtypes
-from irexec.errors import IRExecError
-from irexec.ops.registry import all_ops
-from irexec.writer import IRBuilder
+from irexec.base import dtypes
+from irexec.base.errors import IRExecError
+from irexec.model.builder import IRBuilder
+from irexec.ops.framework.registry import all_ops
 
 # Attributes an op cannot do without, with plain values; the rest keep their defaults.
 REQUIRED: dict[str, dict[str, Any]] = {

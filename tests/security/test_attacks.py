@@ -10,7 +10,7 @@ import pytest
 from hostile_files import ATTACKS, Attack
 
 import irexec
-from irexec.errors import ModelError
+from irexec.base.errors import ModelError
 
 _built: dict[str, Path] = {}
 

@@ -22,12 +22,11 @@ import numpy as np
 import pytest
 
 import irexec
-import irexec.checker
-from irexec.ops import base
-from irexec.ops.base import TensorInfo
-from irexec.ops.control import body_checks
+import irexec.checker.model_checker
+from irexec.base.shapes import Dim
+from irexec.ops.framework import base, body_checks
+from irexec.ops.framework.base import TensorInfo
 from irexec.ops.matmul.einsum import Einsum7
-from irexec.shapes import Dim
 
 ROOT = Path(__file__).resolve().parents[2]
 ADDRESS_SPACE = 768 << 20  # irexec check on a small model needs about 250 MiB of it
@@ -60,7 +59,7 @@ def test_the_cap_stops_a_big_allocation() -> None:
 def _tensor(xml: Path, layer_name: str) -> TensorInfo:
     """The inferred tensor of a layer's first output (of a Result: its input)."""
     model = irexec.load(str(xml))
-    result = irexec.checker.check_model(model)
+    result = irexec.checker.model_checker.check_model(model)
     lid = next(layer.id for layer in model.layers.values() if layer.name == layer_name)
     if model.layers[lid].type == "Result":
         return result.tensors[model.graph.producer[(lid, 0)]]
@@ -165,15 +164,15 @@ def test_random_ops_are_never_folded(build: Callable[[Path], Path], tmp_path: Pa
 
 def _body_checks(xml: Path, monkeypatch: pytest.MonkeyPatch) -> int:
     calls = [0]
-    check_model = irexec.checker.check_model
+    check_model = irexec.checker.model_checker.check_model
 
     def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
         calls[0] += 1
         return check_model(*args, **kwargs)
 
-    monkeypatch.setattr(irexec.checker, "check_model", counted)
+    monkeypatch.setattr(irexec.checker.model_checker, "check_model", counted)
     assert irexec.check(str(xml)).errors == []
-    monkeypatch.setattr(irexec.checker, "check_model", check_model)
+    monkeypatch.setattr(irexec.checker.model_checker, "check_model", check_model)
     return calls[0]
 
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import irexec
-from irexec.errors import IRExecError, ModelError, UsageError
-from irexec.writer import IRBuilder
+from irexec.base.errors import IRExecError, ModelError, UsageError
+from irexec.model.builder import IRBuilder
 
 ROOT = Path(__file__).resolve().parents[2]
 

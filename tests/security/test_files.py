@@ -17,11 +17,11 @@ import pytest
 from click.testing import CliRunner
 
 import irexec
+from irexec.api.load import load
+from irexec.base.errors import InputError, ModelError
 from irexec.cli import cli
-from irexec.errors import InputError, ModelError
-from irexec.model import load
-from irexec.tensorfile import load_npz
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
+from irexec.system.tensorfile import load_npz
 
 SECRET = b"hunter2!" + b"PRIVATE-KEY-MATERIAL" * 4
 

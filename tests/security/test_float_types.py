@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 # destination type, an f32 input value, and what Convert makes of it
 NON_FINITE = [

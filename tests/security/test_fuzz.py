@@ -23,14 +23,14 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import irexec
-from irexec import dtypes
+from irexec.api.inputs import random_inputs
+from irexec.api.load import load
+from irexec.base import dtypes
+from irexec.base.errors import IRExecError
 from irexec.cli import cli
-from irexec.errors import IRExecError
-from irexec.execute import run_model
-from irexec.model import load
-from irexec.ops.registry import resolve
-from irexec.random_inputs import random_inputs
-from irexec.writer import IRBuilder
+from irexec.executor.engine import run_model
+from irexec.model.builder import IRBuilder
+from irexec.ops.framework.registry import resolve
 
 EXAMPLES = int(os.environ.get("IREXEC_FUZZ_EXAMPLES", "0"))
 RANDOM = bool(os.environ.get("IREXEC_FUZZ_RANDOM"))
@@ -277,7 +277,7 @@ def test_mutated_models_through_the_cli(case: tuple[str, bytes, bytes]) -> None:
 
 def test_control_a_kernel_bug_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The property can fail: a kernel raising IndexError escapes as a bug."""
-    from irexec.errors import InternalError
+    from irexec.base.errors import InternalError
     from irexec.ops.convert.convert import Convert1
 
     def buggy(self, *args):  # type: ignore[no-untyped-def]

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 
 def _lm(directory: Path, vocab: int) -> str:

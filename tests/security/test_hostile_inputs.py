@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec.errors import InputError
-from irexec.tensorfile import load_npz
-from irexec.writer import IRBuilder
+from irexec.base.errors import InputError
+from irexec.model.builder import IRBuilder
+from irexec.system.tensorfile import load_npz
 
 
 class _CreatesFile:

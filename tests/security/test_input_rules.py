@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from irexec.cli import cli
-from irexec.writer import IRBuilder, Out
+from irexec.model.builder import IRBuilder, Out
 
 Maker = Callable[[IRBuilder, dict[str, np.ndarray]], tuple[Out, list[tuple[list[int], str]]]]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYERS = 60_000  # a check of several seconds per file

@@ -14,8 +14,8 @@ import pytest
 
 from irexec.kernels import convert as convert_kernel
 from irexec.kernels.convert import convert_array
+from irexec.model.builder import IRBuilder
 from irexec.ops.movement import gather as gather_module
-from irexec.writer import IRBuilder
 
 ROOT = Path(__file__).resolve().parents[2]
 MiB = 1 << 20

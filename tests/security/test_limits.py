@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 import irexec
-from irexec import limits
-from irexec.errors import InputError, IRExecError, ModelError
-from irexec.execute import run_model
-from irexec.model import load
+from irexec.api.load import load
+from irexec.base import limits
+from irexec.base.errors import InputError, IRExecError, ModelError
+from irexec.executor.engine import run_model
+from irexec.model.builder import IRBuilder
 from irexec.ops.convert.convert import Convert1
-from irexec.tensorfile import load_npz
-from irexec.writer import IRBuilder
+from irexec.system.tensorfile import load_npz
 
 # ------------------------------------------------------------------ sizes
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 
 import irexec
-from irexec.errors import InputError
+from irexec.base.errors import InputError
 from irexec.executor.feeds import bind_feeds
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 SCALE = 10
 MAX_RATIO = 30

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from test_check_budget import _clean, cli
 
-from irexec import naming
-from irexec.writer import IRBuilder
+from irexec.api.load import naming
+from irexec.model.builder import IRBuilder
 
 LONG = 8_000_000
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from irexec.base.errors import OpError
 from irexec.cli import main
-from irexec.errors import OpError
+from irexec.model.builder import IRBuilder
 from irexec.ops.convert.convert import Convert1
-from irexec.tensorfile import save_npz
-from irexec.writer import IRBuilder
+from irexec.system.tensorfile import save_npz
 
 OLD = b"an output of an earlier run"
 

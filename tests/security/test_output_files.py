@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import irexec
-from irexec import atomic
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
+from irexec.system import atomic
 
 ROOT = Path(__file__).resolve().parents[2]
 

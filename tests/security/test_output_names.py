@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 ROOT = Path(__file__).resolve().parents[2]
 FORMATS = ["text", "json", "sarif", "gitlab", "junit", "github"]

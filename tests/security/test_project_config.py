@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_files import _leaks, _leaky_model
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 
 def _repo_config(xml: Path, table: str) -> Path:

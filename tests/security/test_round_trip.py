@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec import dtypes
-from irexec.tensorfile import as_dtype
-from irexec.writer import IRBuilder
+from irexec.base import dtypes
+from irexec.model.builder import IRBuilder
+from irexec.system.tensorfile import as_dtype
 
 
 def _stateful(directory: Path, etype: str) -> str:

@@ -224,9 +224,9 @@ def test_the_fold_cache_gives_way_to_the_run(tmp_path: Path) -> None:
 
 def test_the_fold_cache_counts_in_the_accounting(tmp_path: Path) -> None:
     """In process: what the cache keeps after a run stays within the run's limit."""
-    from irexec.execute import run_model
+    from irexec.api.load import load
     from irexec.executor.cache import run_cache
-    from irexec.model import load
+    from irexec.executor.engine import run_model
 
     x = ops.parameter([1], ov.Type.f32, name="x")
     acc = x

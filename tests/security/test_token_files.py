@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from test_check_budget import _clean, cli
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 
 def _setup(tmp_path: Path) -> tuple[Path, Path]:

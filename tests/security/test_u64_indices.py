@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from irexec.cli import cli
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 U64_MAX = np.iinfo(np.uint64).max
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 
 def _grow_const(xml: Path, old_shape: str, shape: tuple[int, ...], nbytes: int) -> None:

@@ -1,8 +1,8 @@
-"""Regenerate irexec/ops/core_opsets.py: which opsets of the installed
+"""Regenerate irexec/ops/framework/core_opsets.py: which opsets of the installed
 OpenVINO hold each core op type, found by asking OpenVINO's IR reader to
 create a one-layer model for every (type, version) pair.
 
-    python tests/tools/probe_core_opsets.py > irexec/ops/core_opsets.py
+    python tests/tools/probe_core_opsets.py > irexec/ops/framework/core_opsets.py
 
 The candidate type names are OpenVINO's opset tables (opset1_tbl.hpp ...
 opset17_tbl.hpp) plus irexec's own ops; the reader's answer decides."""
@@ -16,8 +16,8 @@ import tempfile
 
 import openvino as ov
 
-import irexec.model  # noqa: F401  (registers every op)
-from irexec.ops.registry import all_ops
+import irexec.api.load  # noqa: F401  (registers every op)
+from irexec.ops.framework.registry import all_ops
 
 # every name in OpenVINO's opset tables (src/core/include/openvino/opsets/opset*_tbl.hpp)
 TABLE_NAMES = """

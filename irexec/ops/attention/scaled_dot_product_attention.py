@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...base.shapes import DYNAMIC, Dim, PartialShape, broadcast_dim, broadcast_numpy
 from ...kernels.windows import accumulator
-from ...shapes import DYNAMIC, Dim, PartialShape, broadcast_dim, broadcast_numpy
-from ..base import ANY, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ..framework.base import ANY, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 QUERY, KEY, VALUE, MASK, SCALE, SINK = range(6)
 

@@ -17,14 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from ... import dtypes, limits
-from ...errors import Diagnostic, ModelError, OpError
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import BOOLEAN, INDEX, In, Inference, Op, TensorInfo, op_error
-from ..registry import register
-from .body import Body, BodyOutput
-from .body_checks import infer_body
-from .slicing import check_slices, num_slices, slice_begin
+from ...base import dtypes, limits
+from ...base.errors import Diagnostic, ModelError, OpError
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import BOOLEAN, INDEX, In, Inference, Op, TensorInfo, op_error
+from ..framework.body import Body, BodyOutput
+from ..framework.body_checks import infer_body
+from ..framework.body_slicing import check_slices, num_slices, slice_begin
+from ..framework.registry import register
 
 # Bodies that feed back into themselves may change a merged input's shape;
 # shape inference re-runs the body until the shapes settle, at most this often

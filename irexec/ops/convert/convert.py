@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...dtypes import ElementType
+from ...base.dtypes import ElementType
 from ...kernels.convert import convert_array
-from ..base import LOWEST, UNBOUNDED, Attr, In, Inference, Op, TensorInfo
-from ..registry import register
+from ..framework.base import LOWEST, UNBOUNDED, Attr, In, Inference, Op, TensorInfo
+from ..framework.registry import register
 
 
 @register

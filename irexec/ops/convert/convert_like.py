@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...kernels.convert import convert_array
-from ..base import In, Inference, Op, TensorInfo
-from ..registry import register
+from ..framework.base import In, Inference, Op, TensorInfo
+from ..framework.registry import register
 from .convert import narrowed
 
 

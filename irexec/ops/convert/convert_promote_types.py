@@ -14,12 +14,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import dtypes
-from ...dtypes import ElementType
+from ...base import dtypes
+from ...base.dtypes import ElementType
+from ...base.shapes import PartialShape
 from ...kernels.convert import convert_array
-from ...shapes import PartialShape
-from ..base import Attr, In, Inference, Op, TensorInfo, op_error
-from ..registry import register
+from ..framework.base import Attr, In, Inference, Op, TensorInfo, op_error
+from ..framework.registry import register
 
 # the element types OpenVINO's rules know (irexec does not run u1/i4/u4/f8 arithmetic, but converts them)
 _SUPPORTED = frozenset(("boolean", "f16", "f32", "f64", "i4", "i8", "i16", "i32", "i64", "u1", "u4", "u8", "u16", "u32",

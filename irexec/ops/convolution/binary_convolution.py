@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import ANY, NUMERIC, Attr, Enum, In
-from ..registry import register
+from ..framework.base import ANY, NUMERIC, Attr, Enum, In
+from ..framework.registry import register
 from .convolution import ConvPlan, _ConvBase
 
 

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...base.shapes import DYNAMIC, Dim, PartialShape
 from ...kernels.windows import accumulator
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from ..helpers import const_ints
-from ..registry import register
+from ..framework.base import INDEX, NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.helpers import const_ints
+from ..framework.registry import register
 
 DATA, OUTPUT_SIZE, KERNEL_SIZE = 0, 1, 2
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...base.shapes import DYNAMIC, Dim, PartialShape
 from ...kernels.windows import conv_nd
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
-from ..spatial import AUTO_PAD, auto_pad_count, check_spatial, dilated, same_pads, spatial_axes, window_count
+from ..framework.base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
+from ..framework.spatial import AUTO_PAD, auto_pad_count, check_spatial, dilated, same_pads, spatial_axes, window_count
 
 DATA, FILTERS = 0, 1
 

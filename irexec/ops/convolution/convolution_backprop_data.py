@@ -21,12 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...base.shapes import DYNAMIC, Dim, PartialShape
 from ...kernels.windows import accumulator
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from ..helpers import value_dims
-from ..registry import register
-from ..spatial import AUTO_PAD, check_spatial, dilated, spatial_axes
+from ..framework.base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.helpers import value_dims
+from ..framework.registry import register
+from ..framework.spatial import AUTO_PAD, check_spatial, dilated, spatial_axes
 
 DATA, FILTERS, OUTPUT_SHAPE = 0, 1, 2
 

@@ -12,11 +12,11 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...base.shapes import DYNAMIC, Dim, PartialShape
 from ...kernels.deformable import deformable_conv2d
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
-from ..spatial import AUTO_PAD, auto_pad_count, check_spatial, dilated, same_pads, window_count
+from ..framework.base import REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
+from ..framework.spatial import AUTO_PAD, auto_pad_count, check_spatial, dilated, same_pads, window_count
 
 DATA, OFFSETS, FILTERS, MASK = range(4)
 

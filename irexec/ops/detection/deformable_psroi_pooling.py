@@ -19,10 +19,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import limits
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base import limits
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 from .roi_pooling import finite_rois
 
 f32 = np.float32

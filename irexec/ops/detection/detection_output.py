@@ -21,9 +21,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 f32 = np.float32
 CORNER, CENTER = "caffe.priorboxparameter.corner", "caffe.priorboxparameter.center_size"

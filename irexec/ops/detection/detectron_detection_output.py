@@ -19,10 +19,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import dtypes
-from ...shapes import Dim, PartialShape
-from ..base import REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base import dtypes
+from ...base.shapes import Dim, PartialShape
+from ..framework.base import REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 f32 = np.float32
 ROIS, DELTAS, SCORES, IM_INFO = range(4)

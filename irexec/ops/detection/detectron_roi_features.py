@@ -17,9 +17,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 from .nms_roi_align import _ROIAlign
 
 f32 = np.float32

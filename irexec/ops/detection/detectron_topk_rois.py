@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import Dim, PartialShape
-from ..base import REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base.shapes import Dim, PartialShape
+from ..framework.base import REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 ROIS, PROBS = range(2)
 

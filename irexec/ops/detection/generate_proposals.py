@@ -22,10 +22,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import limits
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import REAL, Attr, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base import limits
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import REAL, Attr, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 f32 = np.float32
 IM_INFO, ANCHORS, DELTAS, SCORES = range(4)

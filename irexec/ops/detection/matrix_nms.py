@@ -22,9 +22,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import limits
-from ..base import REAL, Attr, Enum, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base import limits
+from ..framework.base import REAL, Attr, Enum, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 from .multiclass_nms import finish, nms_infer
 
 f32 = np.float32

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import limits
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, REAL, Attr, Enum, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base import limits
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INDEX, REAL, Attr, Enum, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 f32 = np.float32
 BOXES, SCORES, ROISNUM = range(3)

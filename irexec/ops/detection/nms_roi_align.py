@@ -25,10 +25,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import dtypes, limits
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, INTEGRAL, REAL, Attr, Enum, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base import dtypes, limits
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INDEX, INTEGRAL, REAL, Attr, Enum, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 BOXES, SCORES, MAX_OUT, IOU, SCORE_T, SIGMA = range(6)
 _F32 = dtypes.get("f32")

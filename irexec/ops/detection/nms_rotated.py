@@ -18,10 +18,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import dtypes, limits
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INTEGRAL, REAL, Attr, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base import dtypes, limits
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INTEGRAL, REAL, Attr, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 f32 = np.float32
 BOXES, SCORES, MAX_OUT, IOU, SCORE_T = range(5)

@@ -19,11 +19,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import dtypes
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, op_error
-from ..helpers import value_dims
-from ..registry import register
+from ...base import dtypes
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, op_error
+from ..framework.helpers import value_dims
+from ..framework.registry import register
 
 _F32 = dtypes.get("f32")
 f32 = np.float32

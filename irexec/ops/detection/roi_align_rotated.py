@@ -18,10 +18,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import limits
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base import limits
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INDEX, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 from .roi_pooling import finite_rois
 
 DATA, ROIS, BATCH_INDICES = range(3)

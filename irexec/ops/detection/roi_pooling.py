@@ -26,10 +26,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import limits
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
-from ..registry import register
+from ...base import limits
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
+from ..framework.registry import register
 
 f32 = np.float32
 DATA, ROIS = 0, 1

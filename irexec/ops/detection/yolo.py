@@ -20,9 +20,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import Dim, PartialShape
-from ..base import REAL, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
-from ..registry import register
+from ...base.shapes import Dim, PartialShape
+from ..framework.base import REAL, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..framework.registry import register
 
 
 @register

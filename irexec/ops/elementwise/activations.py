@@ -13,12 +13,12 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 
-from ...dtypes import BF16
+from ...base.dtypes import BF16
 from ...kernels.elementwise import apply_f64, blockwise
 from ...kernels.erfinv import erfinv
 from ...kernels.special import erf, erf_narrow, normal_tail, normal_tail_f64
-from ..base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
-from ..registry import register
+from ..framework.base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
+from ..framework.registry import register
 from .arithmetic import maximum
 from .factory import broadcast_shapes, unary
 

@@ -14,16 +14,8 @@ import ml_dtypes
 import numpy as np
 
 from ...kernels.elementwise import pick
-from ..base import Attr, Op, op_error
-from .factory import (
-    add_bounds,
-    binary,
-    divide_bounds,
-    maximum_bounds,
-    minimum_bounds,
-    multiply_bounds,
-    subtract_bounds,
-)
+from ..framework.base import Attr, Op, op_error
+from .factory import add_bounds, binary, divide_bounds, maximum_bounds, minimum_bounds, multiply_bounds, subtract_bounds
 
 _NARROW_INTS = (np.dtype(ml_dtypes.int4), np.dtype(ml_dtypes.uint4))  # kind "V", integer arithmetic all the same
 

@@ -22,25 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from ... import dtypes, lowbit
-from ...dtypes import BF16
+from ...base import dtypes, lowbit
+from ...base.dtypes import BF16
+from ...base.shapes import PartialShape, broadcast_numpy, broadcast_pdpd
 from ...kernels.elementwise import apply_f64
-from ...shapes import PartialShape, broadcast_numpy, broadcast_pdpd
-from ..base import (
-    BOOLEAN,
-    COMPARABLE,
-    NUMERIC,
-    UNBOUNDED,
-    Attr,
-    Enum,
-    In,
-    Inference,
-    Op,
-    TensorInfo,
-    op_error,
-    same_as,
-)
-from ..registry import register
+from ..framework.base import BOOLEAN, COMPARABLE, NUMERIC, UNBOUNDED, Attr, Enum, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 Kernel = Callable[..., np.ndarray]
 Bounds = Callable[[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]], tuple[np.ndarray, np.ndarray] | None]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import BOOLEAN, REAL, Attr, Op, op_error
+from ..framework.base import BOOLEAN, REAL, Attr, Op, op_error
 from .factory import binary, compare, logical, unary
 
 # Integer element types and boolean (bitwise ops)

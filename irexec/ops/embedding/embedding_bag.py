@@ -17,10 +17,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, NUMERIC, Enum, In, Inference, Op, TensorInfo, op_error, same_as
-from ..helpers import const_int
-from ..registry import register
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INDEX, NUMERIC, Enum, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.helpers import const_int
+from ..framework.registry import register
 
 TABLE, INDICES = 0, 1
 

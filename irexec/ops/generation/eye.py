@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, Attr, In, Inference, Op, TensorInfo, op_error
-from ..helpers import const_int, value_dims
-from ..registry import register
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INDEX, Attr, In, Inference, Op, TensorInfo, op_error
+from ..framework.helpers import const_int, value_dims
+from ..framework.registry import register
 
 ROWS, COLS, DIAG, BATCH = 0, 1, 2, 3
 

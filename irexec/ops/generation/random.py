@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, NUMERIC, REAL, Attr, Enum, In, IndexType, Inference, Op, TensorInfo, op_error
-from ..helpers import const_int, const_ints, shape_from_input
-from ..registry import register
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INDEX, NUMERIC, REAL, Attr, Enum, In, IndexType, Inference, Op, TensorInfo, op_error
+from ..framework.helpers import const_int, const_ints, shape_from_input
+from ..framework.registry import register
 
 
 def _generator(global_seed: int, op_seed: int) -> np.random.Generator:

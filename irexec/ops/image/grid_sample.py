@@ -18,9 +18,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import DYNAMIC, PartialShape
-from ..base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
-from ..registry import register
+from ...base.shapes import DYNAMIC, PartialShape
+from ..framework.base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
+from ..framework.registry import register
 
 DATA, GRID = 0, 1
 

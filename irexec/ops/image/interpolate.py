@@ -27,12 +27,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...dtypes import BF16
+from ...base.dtypes import BF16
+from ...base.shapes import DYNAMIC, Dim, PartialShape
 from ...kernels.windows import accumulator, pad_spatial
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INTEGRAL, NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
-from ..helpers import const_axes, const_ints, target_length, value_dims
-from ..registry import register
+from ..framework.base import INTEGRAL, NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
+from ..framework.helpers import const_axes, const_ints, target_length, value_dims
+from ..framework.registry import register
 
 _EPS = np.float32(1e-6)
 

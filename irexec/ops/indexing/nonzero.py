@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import limits
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import In, IndexType, Inference, Op, TensorInfo
-from ..registry import register
+from ...base import limits
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import In, IndexType, Inference, Op, TensorInfo
+from ..framework.registry import register
 
 
 @register

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import Dim, PartialShape
-from ..base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error, same_as
-from ..helpers import const_int, value_dims
-from ..registry import register
+from ...base.shapes import Dim, PartialShape
+from ..framework.base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error, same_as
+from ..framework.helpers import const_int, value_dims
+from ..framework.registry import register
 
 INDICES, DEPTH, ON, OFF = 0, 1, 2, 3
 

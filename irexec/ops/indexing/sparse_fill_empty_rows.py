@@ -10,11 +10,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import dtypes
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, In, Inference, Op, TensorInfo, op_error, same_as
-from ..helpers import const_ints
-from ..registry import register
+from ...base import dtypes
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INDEX, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.helpers import const_ints
+from ..framework.registry import register
 
 VALUES, DENSE_SHAPE, INDICES, DEFAULT = range(4)
 

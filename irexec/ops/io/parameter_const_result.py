@@ -8,11 +8,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from ... import limits, lowbit, strings
-from ...errors import ModelError, OpError
-from ...shapes import PartialShape, format_dims
-from ..base import Attr, In, Op, TensorInfo
-from ..registry import register
+from ...base import limits, lowbit, strings
+from ...base.errors import ModelError, OpError
+from ...base.shapes import PartialShape, format_dims
+from ..framework.base import Attr, In, Op, TensorInfo
+from ..framework.registry import register
 
 
 @register

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import lowbit
-from ...dtypes import BF16
-from ...shapes import Dim, PartialShape, broadcast_numpy
-from ..base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base import lowbit
+from ...base.dtypes import BF16
+from ...base.shapes import Dim, PartialShape, broadcast_numpy
+from ..framework.base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 _TERM = re.compile(r"^(?:[a-zA-Z]|\.\.\.)*$")
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...kernels.linalg import lu_inverse
-from ..base import REAL, Attr, In, Inference, Op, TensorInfo, op_error
-from ..registry import register
+from ..framework.base import REAL, Attr, In, Inference, Op, TensorInfo, op_error
+from ..framework.registry import register
 
 
 @register

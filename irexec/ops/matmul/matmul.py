@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import parallel
-from ...dtypes import BF16
+from ...base.dtypes import BF16
+from ...base.shapes import Dim, PartialShape, broadcast_numpy
 from ...kernels.windows import product_parts, run_tasks
-from ...shapes import Dim, PartialShape, broadcast_numpy
-from ..base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...system import parallel
+from ..framework.base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 A, B = 0, 1
 
@@ -84,8 +84,8 @@ def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _linear(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """A 2-D product; a big one (an LLM's output projection: 49,152 columns) is cut
-    along b's columns into pieces for irexec/parallel.py's threads, as the
-    convolutions are: BLAS itself runs on the calling thread (see irexec/blas.py).
+    along b's columns into pieces for irexec/system/parallel.py's threads, as the
+    convolutions are: BLAS itself runs on the calling thread (see irexec/system/blas.py).
     Each output element is the same dot product either way."""
     m, k = a.shape
     n = b.shape[1]

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INTEGRAL, In, Inference, Op, TensorInfo, op_error, same_as
-from ..helpers import const_ints
-from ..registry import register
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INTEGRAL, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.helpers import const_ints
+from ..framework.registry import register
 from .rearrange import _exact_div
 
 DATA, BLOCK, BEGIN, END = 0, 1, 2, 3

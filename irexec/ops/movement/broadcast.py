@@ -6,20 +6,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...errors import shorten
+from ...base.errors import shorten
+from ...base.shapes import PartialShape, broadcast_numpy
 from ...kernels.blocks import broadcast_into
-from ...shapes import PartialShape, broadcast_numpy
-from ..base import (
-    INTEGRAL,
-    Enum,
-    In,
-    Inference,
-    Op,
-    TensorInfo,
-    op_error,
-)
-from ..helpers import const_ints, shape_from_input
-from ..registry import register
+from ..framework.base import INTEGRAL, Enum, In, Inference, Op, TensorInfo, op_error
+from ..framework.helpers import const_ints, shape_from_input
+from ..framework.registry import register
 
 DATA, TARGET, AXES_MAPPING = 0, 1, 2
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from ... import parallel
+from ...base.shapes import Dim, PartialShape
 from ...kernels.blocks import copy_parallel
-from ...shapes import Dim, PartialShape
-from ..base import Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error, same_as
-from ..registry import register
+from ...system import parallel
+from ..framework.base import Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error, same_as
+from ..framework.registry import register
 
 
 @register

@@ -17,7 +17,7 @@ negative index counts from the end (Gather-8's spec; the Gather-1/7 specs only
 allow [0, dim-1]) and an index outside [-dim, dim-1] yields a slice of zeros.
 
 A big output is filled by several np.take calls on a thread pool, each into
-its own contiguous part (``irexec.parallel``).
+its own contiguous part (``irexec.system.parallel``).
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ... import parallel
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
-from ..registry import register
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ...system import parallel
+from ..framework.base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..framework.registry import register
 
 DATA, INDICES, AXIS = 0, 1, 2
 

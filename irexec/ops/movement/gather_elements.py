@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import DYNAMIC, PartialShape
-from ..base import INDEX, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
-from ..registry import register
+from ...base.shapes import DYNAMIC, PartialShape
+from ..framework.base import INDEX, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..framework.registry import register
 
 DATA, INDICES = 0, 1
 

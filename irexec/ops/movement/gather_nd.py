@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import Dim, PartialShape
-from ..base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, op_error
-from ..registry import register
+from ...base.shapes import Dim, PartialShape
+from ..framework.base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, op_error
+from ..framework.registry import register
 from .scatter import DATA, INDICES, _merge, _wrap
 
 

@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from ... import parallel
+from ...base.shapes import DYNAMIC, Dim, PartialShape
 from ...kernels.blocks import broadcast_into, copy_parallel, copy_runs
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INTEGRAL, Enum, In, Inference, Op, TensorInfo, op_error
-from ..helpers import const_ints, value_dims
-from ..registry import register
+from ...system import parallel
+from ..framework.base import INTEGRAL, Enum, In, Inference, Op, TensorInfo, op_error
+from ..framework.helpers import const_ints, value_dims
+from ..framework.registry import register
 
 DATA, BEGIN, END, VALUE = 0, 1, 2, 3
 

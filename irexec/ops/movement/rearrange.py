@@ -10,10 +10,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import Dim, PartialShape
-from ..base import Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
-from ..helpers import normalize_axes
-from ..registry import register
+from ...base.shapes import Dim, PartialShape
+from ..framework.base import Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..framework.helpers import normalize_axes
+from ..framework.registry import register
 
 DATA, AXES = 0, 1
 

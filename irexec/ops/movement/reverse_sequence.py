@@ -20,10 +20,10 @@ from itertools import pairwise
 
 import numpy as np
 
+from ...base.shapes import PartialShape, format_dims
 from ...kernels.blocks import copy_runs
-from ...shapes import PartialShape, format_dims
-from ..base import NUMERIC, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
-from ..registry import register
+from ..framework.base import NUMERIC, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..framework.registry import register
 
 DATA, SEQ_LENGTHS = 0, 1
 # Block copies move lines of the dims after both axes; below this many bytes

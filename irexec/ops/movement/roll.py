@@ -11,7 +11,7 @@ swap places, so k rolled axes need at most 2^k slice copies.  The innermost
 rolled axis is merged with the dims after it, and short rows are moved by one
 long shifted copy whose wrapped ends are then rewritten.  A big roll is cut
 into parts (with short rows, tiles of a few MiB that stay in cache for the
-fix-up) filled from a thread pool (``irexec.parallel``).
+fix-up) filled from a thread pool (``irexec.system.parallel``).
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import parallel
+from ...base.shapes import Dim, PartialShape
 from ...kernels.blocks import copy_runs, merge_trailing
-from ...shapes import Dim, PartialShape
-from ..base import INDEX, In, Inference, Op, TensorInfo, op_error
-from ..helpers import const_axes, const_ints
-from ..registry import register
+from ...system import parallel
+from ..framework.base import INDEX, In, Inference, Op, TensorInfo, op_error
+from ..framework.helpers import const_axes, const_ints
+from ..framework.registry import register
 
 DATA, SHIFT, AXES = 0, 1, 2
 

@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from ...dtypes import BF16
-from ...shapes import Dim, PartialShape
-from ..base import INTEGRAL, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error, same_as
-from ..helpers import const_int
-from ..registry import register
+from ...base.dtypes import BF16
+from ...base.shapes import Dim, PartialShape
+from ..framework.base import INTEGRAL, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error, same_as
+from ..framework.helpers import const_int
+from ..framework.registry import register
 
 DATA, INDICES, UPDATES, AXIS = 0, 1, 2, 3
 

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import dtypes
-from ..base import BOOLEAN, In, Inference, Op, TensorInfo, op_error, same_as
+from ...base import dtypes
 from ..elementwise.factory import AUTO_BROADCAST, broadcast_shapes
-from ..registry import register
+from ..framework.base import BOOLEAN, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 _BOOL = dtypes.get("boolean")
 

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...base.shapes import Dim, PartialShape
 from ...kernels.blocks import copy_parallel
-from ...shapes import Dim, PartialShape
-from ..base import INTEGRAL, UNBOUNDED, In, Inference, Op, TensorInfo, op_error
-from ..helpers import const_axes, const_ints
-from ..registry import register
+from ..framework.base import INTEGRAL, UNBOUNDED, In, Inference, Op, TensorInfo, op_error
+from ..framework.helpers import const_axes, const_ints
+from ..framework.registry import register
 
 _INT64_MAX = (1 << 63) - 1
 _INT64_MIN = -(1 << 63)

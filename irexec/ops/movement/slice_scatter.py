@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...errors import OpError
-from ..base import INTEGRAL, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base.errors import OpError
+from ..framework.base import INTEGRAL, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 from .slice import Slice8
 
 UPDATES, AXES = 1, 5

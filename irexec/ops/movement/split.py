@@ -8,10 +8,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error
-from ..helpers import const_axes, const_ints
-from ..registry import register
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error
+from ..framework.helpers import const_axes, const_ints
+from ..framework.registry import register
 
 DATA, AXIS = 0, 1
 

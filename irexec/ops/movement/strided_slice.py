@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from ...base.shapes import Dim, PartialShape
 from ...kernels.blocks import copy_parallel
-from ...shapes import Dim, PartialShape
-from ..base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, op_error
-from ..helpers import const_ints
-from ..registry import register
+from ..framework.base import INTEGRAL, Attr, In, Inference, Op, TensorInfo, op_error
+from ..framework.helpers import const_ints
+from ..framework.registry import register
 from .slice import _int_bounds, _py_slice, _slice_dim
 
 DATA, BEGIN, END, STRIDE = 0, 1, 2, 3

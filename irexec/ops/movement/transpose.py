@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...base.shapes import PartialShape
 from ...kernels.blocks import copy_parallel
-from ...shapes import PartialShape
-from ..base import INTEGRAL, In, Inference, Op, TensorInfo, op_error
-from ..helpers import const_ints
-from ..registry import register
+from ..framework.base import INTEGRAL, In, Inference, Op, TensorInfo, op_error
+from ..framework.helpers import const_ints
+from ..framework.registry import register
 
 DATA, ORDER = 0, 1
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import REAL, Attr, In, Inference, Op, TensorInfo
-from ..registry import register
+from ..framework.base import REAL, Attr, In, Inference, Op, TensorInfo
+from ..framework.registry import register
 
 
 @register

@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from ... import parallel
-from ...shapes import PartialShape
-from ..base import INTEGRAL, REAL, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
-from ..helpers import const_axes, normalize_axes
-from ..registry import register
+from ...base.shapes import PartialShape
+from ...system import parallel
+from ..framework.base import INTEGRAL, REAL, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..framework.helpers import const_axes, normalize_axes
+from ..framework.registry import register
 
 BLOCK_ELEMENTS = 1 << 17  # 512 KiB: a block and its output fit the 1 MiB L2 cache (256 KiB blocks cost 3-5% more)
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import dtypes
+from ...base import dtypes
+from ...base.shapes import DYNAMIC, Dim, PartialShape
 from ...kernels.windows import accumulator
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INTEGRAL, REAL, Enum, In, Inference, Op, TensorInfo, op_error
-from ..helpers import value_dims
-from ..registry import register
+from ..framework.base import INTEGRAL, REAL, Enum, In, Inference, Op, TensorInfo, op_error
+from ..framework.helpers import value_dims
+from ..framework.registry import register
 
 DATA, OUTPUT_SHAPE = 0, 1
 

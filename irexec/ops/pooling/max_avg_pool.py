@@ -19,12 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import dtypes, parallel
+from ...base import dtypes
+from ...base.shapes import DYNAMIC, Dim, PartialShape
 from ...kernels.windows import accumulator, fit_length, pad_spatial, window_offsets
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import NUMERIC, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
-from ..registry import register
-from ..spatial import AUTO_PAD, check_spatial, same_pads, window_count
+from ...system import parallel
+from ..framework.base import NUMERIC, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..framework.registry import register
+from ..framework.spatial import AUTO_PAD, check_spatial, same_pads, window_count
 
 DATA = 0
 

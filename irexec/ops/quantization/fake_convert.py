@@ -10,10 +10,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...base.shapes import broadcast_numpy
 from ...kernels.fp8 import round_to_f8
-from ...shapes import broadcast_numpy
-from ..base import Enum, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ..framework.base import Enum, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 SCALE, SHIFT = 1, 2
 

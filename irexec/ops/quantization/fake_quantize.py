@@ -20,9 +20,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import PartialShape, broadcast_numpy, broadcast_pdpd
-from ..base import REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base.shapes import PartialShape, broadcast_numpy, broadcast_pdpd
+from ..framework.base import REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 _RANGES = ("input_low", "input_high", "output_low", "output_high")
 

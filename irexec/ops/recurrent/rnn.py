@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import OpError
-from ...shapes import Dim, PartialShape
-from ..base import INTEGRAL, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base.errors import OpError
+from ...base.shapes import Dim, PartialShape
+from ..framework.base import INTEGRAL, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 _ACTIVATIONS = ("sigmoid", "tanh", "relu", "hardsigmoid")
 

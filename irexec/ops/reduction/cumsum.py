@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...dtypes import BF16
-from ..base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, normalize_axis
-from ..helpers import const_int
-from ..registry import register
+from ...base.dtypes import BF16
+from ..framework.base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, normalize_axis
+from ..framework.helpers import const_int
+from ..framework.registry import register
 
 DATA, AXIS = 0, 1
 

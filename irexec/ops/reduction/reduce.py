@@ -14,12 +14,12 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from ... import lowbit
-from ...dtypes import BF16
-from ...shapes import Dim, PartialShape
-from ..base import BOOLEAN, INTEGRAL, NUMERIC, UNBOUNDED, Attr, In, Inference, Op, TensorInfo
-from ..helpers import const_axes
-from ..registry import register
+from ...base import lowbit
+from ...base.dtypes import BF16
+from ...base.shapes import Dim, PartialShape
+from ..framework.base import BOOLEAN, INTEGRAL, NUMERIC, UNBOUNDED, Attr, In, Inference, Op, TensorInfo
+from ..framework.helpers import const_axes
+from ..framework.registry import register
 
 DATA, AXES = 0, 1
 Reducer = Callable[[np.ndarray, tuple[int, ...], bool], np.ndarray]

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 import ml_dtypes
 import numpy as np
 
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, NUMERIC, Enum, In, Inference, Op, TensorInfo, op_error
-from ..helpers import const_int, const_ints
-from ..registry import register
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INDEX, NUMERIC, Enum, In, Inference, Op, TensorInfo, op_error
+from ..framework.helpers import const_int, const_ints
+from ..framework.registry import register
 
 DATA, IDS, NUM = 0, 1, 2
 

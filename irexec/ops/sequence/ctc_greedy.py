@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, REAL, Attr, In, IndexType, Inference, Op, TensorInfo, op_error
-from ..registry import register
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INDEX, REAL, Attr, In, IndexType, Inference, Op, TensorInfo, op_error
+from ..framework.registry import register
 
 
 def merge_dims(what: str, port: int, *dims: Dim) -> Dim:

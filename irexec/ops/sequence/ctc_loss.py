@@ -19,9 +19,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import DYNAMIC, PartialShape
-from ..base import INDEX, REAL, Attr, In, Inference, Op, TensorInfo, op_error
-from ..registry import register
+from ...base.shapes import DYNAMIC, PartialShape
+from ..framework.base import INDEX, REAL, Attr, In, Inference, Op, TensorInfo, op_error
+from ..framework.registry import register
 from .ctc_greedy import merge_dims
 
 LOGITS, LOGIT_LENGTH, LABELS, LABEL_LENGTH, BLANK = range(5)

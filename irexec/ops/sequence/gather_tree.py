@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import PartialShape
-from ..base import NUMERIC, In, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base.shapes import PartialShape
+from ..framework.base import NUMERIC, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 from .ctc_greedy import merge_dims
 
 STEP_IDS, PARENT_IDX, MAX_SEQ_LEN, END_TOKEN = 0, 1, 2, 3

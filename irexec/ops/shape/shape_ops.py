@@ -20,23 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from ... import dtypes
-from ...shapes import DYNAMIC, Dim, PartialShape, format_dims
-from ..base import (
-    INTEGRAL,
-    NUMERIC,
-    UNBOUNDED,
-    Attr,
-    In,
-    IndexType,
-    Inference,
-    Op,
-    TensorInfo,
-    op_error,
-    same_as,
-)
-from ..helpers import const_axes, const_ints, shape_bounds, value_dims
-from ..registry import register
+from ...base import dtypes
+from ...base.shapes import DYNAMIC, Dim, PartialShape, format_dims
+from ..framework.base import INTEGRAL, NUMERIC, UNBOUNDED, Attr, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.helpers import const_axes, const_ints, shape_bounds, value_dims
+from ..framework.registry import register
 
 _ONE = Dim(1, 1)
 

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, REAL, In, Inference, Op, TensorInfo, normalize_axis, op_error
-from ..helpers import const_ints
-from ..registry import register
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INDEX, REAL, In, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..framework.helpers import const_ints
+from ..framework.registry import register
 
 DATA, AXES, SIGNAL = 0, 1, 2
 

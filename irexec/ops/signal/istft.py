@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from ..helpers import const_int
-from ..registry import register
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INDEX, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.helpers import const_int
+from ..framework.registry import register
 
 DATA, WINDOW, SIZE, STEP, LENGTH = range(5)
 

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
-from ..helpers import const_ints
-from ..registry import register
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INDEX, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.helpers import const_ints
+from ..framework.registry import register
 
 
 @register

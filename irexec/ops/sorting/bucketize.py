@@ -7,8 +7,8 @@ from typing import Literal
 
 import numpy as np
 
-from ..base import NUMERIC, Attr, In, IndexType, Inference, Op, TensorInfo
-from ..registry import register
+from ..framework.base import NUMERIC, Attr, In, IndexType, Inference, Op, TensorInfo
+from ..framework.registry import register
 
 
 @register

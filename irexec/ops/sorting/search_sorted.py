@@ -14,9 +14,9 @@ from typing import Literal
 
 import numpy as np
 
-from ...shapes import DYNAMIC, PartialShape
-from ..base import ANY, Attr, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
-from ..registry import register
+from ...base.shapes import DYNAMIC, PartialShape
+from ..framework.base import ANY, Attr, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.registry import register
 
 SEQ, VALUES = 0, 1
 

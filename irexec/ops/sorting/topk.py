@@ -15,10 +15,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import Dim, PartialShape
-from ..base import INTEGRAL, NUMERIC, Attr, Enum, In, IndexType, Inference, Op, TensorInfo, normalize_axis, op_error
-from ..helpers import const_int, value_dims
-from ..registry import register
+from ...base.shapes import Dim, PartialShape
+from ..framework.base import INTEGRAL, NUMERIC, Attr, Enum, In, IndexType, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..framework.helpers import const_int, value_dims
+from ..framework.registry import register
 
 DATA, K = 0, 1
 

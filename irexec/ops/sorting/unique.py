@@ -13,12 +13,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import limits
-from ...dtypes import BF16
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, NUMERIC, Attr, In, IndexType, Inference, Op, TensorInfo, normalize_axis, op_error
-from ..helpers import const_int
-from ..registry import register
+from ...base import limits
+from ...base.dtypes import BF16
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INDEX, NUMERIC, Attr, In, IndexType, Inference, Op, TensorInfo, normalize_axis, op_error
+from ..framework.helpers import const_int
+from ..framework.registry import register
 
 # ------------------------------------------------------------------ Bucketize-3
 

@@ -1,7 +1,7 @@
 """ReadValue-3/6 and Assign-3/6: the variables of a stateful model.
 
 A variable's value lives in the session, not in the model (see
-``irexec/variables.py``).  ReadValue gives the variable's current value; on a
+``irexec/model/variables.py``).  ReadValue gives the variable's current value; on a
 fresh or reset state it gives its initialising input, or zeros of the
 variable's shape (dynamic dims 0) when it has none, as OpenVINO does.  Assign
 is a sink: it executes though no Result reads it, and the value it receives
@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import dtypes, limits
-from ...dtypes import ElementType
-from ...errors import OpError
-from ...shapes import PartialShape
-from ..base import Attr, In, Op, TensorInfo, op_error
-from ..registry import register
+from ...base import dtypes, limits
+from ...base.dtypes import ElementType
+from ...base.errors import OpError
+from ...base.shapes import PartialShape
+from ..framework.base import Attr, In, Op, TensorInfo, op_error
+from ..framework.registry import register
 
 _DYNAMIC_TYPES = ("dynamic", "undefined")
 

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ... import dtypes
-from ...shapes import DYNAMIC, Dim, PartialShape
-from ..base import INDEX, In, Inference, Op, TensorInfo, require
-from ..declare import STRING
-from ..registry import register
+from ...base import dtypes
+from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.base import INDEX, In, Inference, Op, TensorInfo, require
+from ..framework.declare import STRING
+from ..framework.registry import register
 
 _I32 = dtypes.get("i32")
 _U8 = dtypes.get("u8")

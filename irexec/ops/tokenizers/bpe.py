@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..base import Attr, In, Inference, Op, TensorInfo, require
-from ..registry import register
+from ..framework.base import Attr, In, Inference, Op, TensorInfo, require
+from ..framework.registry import register
 from .ragged import ET_I32, EXTENSION, I32, i32, ragged_out, ragged_strings, rows, string_input, string_list, text_of
 
 

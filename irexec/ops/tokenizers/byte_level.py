@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..base import In, Inference, Op, TensorInfo, require
-from ..registry import register
+from ..framework.base import In, Inference, Op, TensorInfo, require
+from ..framework.registry import register
 from .ragged import ET_BOOL, ET_I32, ET_U8, EXTENSION, FLAT, i32, ragged_strings, ragged_strings_out, rows, text_of
 
 

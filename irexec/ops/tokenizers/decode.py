@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import DYNAMIC, PartialShape
-from ..base import Attr, In, Inference, Op, TensorInfo, require
-from ..registry import register
+from ...base.shapes import DYNAMIC, PartialShape
+from ..framework.base import Attr, In, Inference, Op, TensorInfo, require
+from ..framework.registry import register
 from .ragged import ET_I32, ET_U8, EXTENSION, FLAT, I32, U8, i32, ragged_strings_out, string_input, text_of
 
 _REPLACEMENT = "\ufffd".encode()

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...errors import OpError
-from ..base import ANY, Attr, Enum, In, Inference, Op, TensorInfo, op_error, require
-from ..registry import register
+from ...base.errors import OpError
+from ..framework.base import ANY, Attr, Enum, In, Inference, Op, TensorInfo, op_error, require
+from ..framework.registry import register
 from .ragged import ET_BOOL, ET_I32, ET_U8, EXTENSION, FLAT, I32, U8, i32, pattern_input, text_of
 from .regex_engine import Regex, compiled
 

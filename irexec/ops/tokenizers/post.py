@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import Dim, PartialShape
-from ..base import ANY, Attr, In, Inference, Op, TensorInfo, require
-from ..registry import register
+from ...base.shapes import Dim, PartialShape
+from ..framework.base import ANY, Attr, In, Inference, Op, TensorInfo, require
+from ..framework.registry import register
 from .ragged import ET_BOOL, EXTENSION, I32, bounded, flat_rank, pattern_input, ragged_out
 
 

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ... import dtypes
-from ...shapes import DYNAMIC, PartialShape
-from ..base import In, TensorInfo, require
+from ...base import dtypes
+from ...base.shapes import DYNAMIC, PartialShape
+from ..framework.base import In, TensorInfo, require
 
 I32, U8, BOOL = ("i32",), ("u8",), ("boolean",)
 ET_I32, ET_U8, ET_BOOL = dtypes.get("i32"), dtypes.get("u8"), dtypes.get("boolean")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ...errors import OpError
+from ...base.errors import OpError
 
 # PCRE2 under UCP: \s is \p{Z}, \h, \v and the ASCII spaces; \d is \p{Nd}; \w is letters, numbers, Mn and Pc
 _SPACE = r"\t-\r\x{85}\x{180E}\p{Z}"

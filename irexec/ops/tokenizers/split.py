@@ -7,11 +7,23 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...errors import OpError
-from ...shapes import DYNAMIC, PartialShape
-from ..base import ANY, Attr, Enum, In, Inference, Op, TensorInfo, op_error, require
-from ..registry import register
-from .ragged import BOOL, ET_BOOL, EXTENSION, FLAT, flat_rank, i32, pattern_input, ragged_strings, ragged_strings_out, rows, text_of
+from ...base.errors import OpError
+from ...base.shapes import DYNAMIC, PartialShape
+from ..framework.base import ANY, Attr, Enum, In, Inference, Op, TensorInfo, op_error, require
+from ..framework.registry import register
+from .ragged import (
+    BOOL,
+    ET_BOOL,
+    EXTENSION,
+    FLAT,
+    flat_rank,
+    i32,
+    pattern_input,
+    ragged_strings,
+    ragged_strings_out,
+    rows,
+    text_of,
+)
 from .regex_engine import Regex, compiled
 
 

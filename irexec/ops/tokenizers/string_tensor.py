@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..base import INDEX, Enum, In, Inference, Op, TensorInfo, require
-from ..registry import register
+from ..framework.base import INDEX, Enum, In, Inference, Op, TensorInfo, require
+from ..framework.registry import register
 from ..string.string_tensor import StringTensorPack15, pack, unpack
 from .ragged import ET_I32, ET_U8, EXTENSION, FLAT
 

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...shapes import PartialShape
-from ..base import INDEX, In, Inference, Op, TensorInfo, require, same_as
-from ..registry import register
+from ...base.shapes import PartialShape
+from ..framework.base import INDEX, In, Inference, Op, TensorInfo, require, same_as
+from ..framework.registry import register
 from .ragged import EXTENSION, I32, U8, string_input, string_list
 
 

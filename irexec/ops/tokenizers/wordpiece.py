@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..base import INTEGRAL, Attr, In, Inference, Op, TensorInfo
-from ..registry import register
+from ..framework.base import INTEGRAL, Attr, In, Inference, Op, TensorInfo
+from ..framework.registry import register
 from .ragged import ET_I32, EXTENSION, i32, ragged_out, ragged_strings, rows, string_input, string_list, text_of
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from conformance.shape_helpers import out_shape
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 
 def test_convert_like_keeps_the_bounds_of_a_shape(write_ir):

@@ -11,10 +11,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from irexec import parallel
 from irexec.kernels import elementwise as chunked
 from irexec.kernels.special import erf
-from irexec.ops.registry import resolve
+from irexec.ops.framework.registry import resolve
+from irexec.system import parallel
 
 N = chunked.MIN_SPLIT * 3 + 12345  # several chunks and tasks, a ragged last one
 

@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 
 import irexec
-from irexec import dtypes, parallel
-from irexec.errors import IRExecError
+from irexec.base import dtypes
+from irexec.base.errors import IRExecError
+from irexec.base.shapes import parse_partial_shape
 from irexec.kernels.special import erf, normal_tail
-from irexec.ops.base import TensorInfo
-from irexec.ops.registry import resolve
-from irexec.shapes import parse_partial_shape
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
+from irexec.ops.framework.base import TensorInfo
+from irexec.ops.framework.registry import resolve
+from irexec.system import parallel
 
 
 def op(type_: str, opset: int, **attrs: str):

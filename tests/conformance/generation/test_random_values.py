@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irexec import dtypes
+from irexec.base import dtypes
 from irexec.ops.generation.random import Multinomial13, RandomUniform8
 
 
@@ -62,7 +62,7 @@ def test_multinomial_without_replacement_draws_distinct_classes():
 
 def test_uniform_shape_from_a_parameter_is_checked_and_run(tmp_path):
     import irexec
-    from irexec.writer import IRBuilder
+    from irexec.model.builder import IRBuilder
 
     b = IRBuilder()
     shape = b.parameter("shape", [2], "i64")

@@ -7,8 +7,8 @@ import pytest
 
 import irexec
 from conformance.shape_helpers import info
+from irexec.model.builder import IRBuilder
 from irexec.ops.indexing.nonzero import NonZero3
-from irexec.writer import IRBuilder
 
 
 @pytest.mark.parametrize("data, want", [("[2,3]", "[2,..6]"), ("[2..3,4]", "[2,..12]"), ("[?,4]", "[2,?]"),

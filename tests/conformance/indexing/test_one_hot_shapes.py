@@ -6,7 +6,7 @@ import numpy as np
 
 import irexec
 from conformance.shape_helpers import out_shape
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 
 def test_onehot_depth_known_only_at_run_time(write_ir):

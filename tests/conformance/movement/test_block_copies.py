@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irexec import parallel
 from irexec.kernels import blocks
 from irexec.ops.movement.concat import Concat1
 from irexec.ops.movement.pad_tile import Pad12
 from irexec.ops.movement.slice import Slice8
 from irexec.ops.movement.strided_slice import StridedSlice1
 from irexec.ops.movement.transpose import Transpose1
+from irexec.system import parallel
 
 # Thresholds lowered so that small tensors take each path.
 PATHS = {

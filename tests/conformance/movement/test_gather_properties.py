@@ -13,13 +13,14 @@ from lxml import etree
 
 import irexec
 from conformance.movement.references import element_gather
-from irexec import dtypes, parallel
-from irexec.errors import OpError
-from irexec.ops.base import TensorInfo
+from irexec.base import dtypes
+from irexec.base.errors import OpError
+from irexec.base.shapes import PartialShape, parse_partial_shape
+from irexec.model.builder import IRBuilder
+from irexec.ops.framework.base import TensorInfo
+from irexec.ops.framework.registry import NEWEST_OPSET, resolve
 from irexec.ops.movement import gather as gather_module
-from irexec.ops.registry import NEWEST_OPSET, resolve
-from irexec.shapes import PartialShape, parse_partial_shape
-from irexec.writer import IRBuilder
+from irexec.system import parallel
 
 VERSIONS = {1: "opset1", 7: "opset7", 8: "opset8"}
 DATA_TYPES = [np.float64, np.float32, np.float16, ml_dtypes.bfloat16, np.int8, np.int16, np.int32, np.int64,

@@ -9,12 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.shape_helpers import info, out_shape
-from irexec import dtypes
-from irexec.errors import OpError
-from irexec.ops.base import TensorInfo
+from irexec.base import dtypes
+from irexec.base.errors import OpError
+from irexec.base.shapes import PartialShape
+from irexec.model.builder import IRBuilder
+from irexec.ops.framework.base import TensorInfo
 from irexec.ops.movement.rearrange import DepthToSpace1, ShuffleChannels1, SpaceToDepth1
-from irexec.shapes import PartialShape
-from irexec.writer import IRBuilder
 
 
 def test_reverse_moves_value_bounds_of_a_shape(write_ir):

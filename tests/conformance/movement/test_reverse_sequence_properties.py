@@ -16,15 +16,15 @@ import irexec
 from conformance.diagnostic_helpers import only_error, xml_line
 from conformance.movement.references import element_reverse_sequence
 from conformance.strategies import EXECUTABLE, any_bits
-from irexec import dtypes
-from irexec.errors import OpError
-from irexec.ops.base import TensorInfo
+from irexec.base import dtypes
+from irexec.base.errors import OpError
+from irexec.base.shapes import parse_partial_shape
+from irexec.model.builder import IRBuilder
+from irexec.ops.framework.base import TensorInfo
+from irexec.ops.framework.registry import NEWEST_OPSET, resolve
 from irexec.ops.movement import reverse_sequence as rs
 from irexec.ops.movement import roll as roll_module
 from irexec.ops.movement.reverse_sequence import ReverseSequence1
-from irexec.ops.registry import NEWEST_OPSET, resolve
-from irexec.shapes import parse_partial_shape
-from irexec.writer import IRBuilder
 
 
 def op(batch_axis: int = 0, seq_axis: int = 1) -> ReverseSequence1:

@@ -12,14 +12,15 @@ import irexec
 from conformance.diagnostic_helpers import only_error, xml_line
 from conformance.movement.references import element_roll
 from conformance.strategies import EXECUTABLE, any_bits
-from irexec import dtypes, parallel
-from irexec.errors import OpError
-from irexec.ops.base import TensorInfo
+from irexec.base import dtypes
+from irexec.base.errors import OpError
+from irexec.base.shapes import PartialShape, parse_partial_shape
+from irexec.model.builder import IRBuilder, Out
+from irexec.ops.framework.base import TensorInfo
+from irexec.ops.framework.registry import NEWEST_OPSET, resolve
 from irexec.ops.movement import roll as roll_module
 from irexec.ops.movement.roll import Roll7
-from irexec.ops.registry import NEWEST_OPSET, resolve
-from irexec.shapes import PartialShape, parse_partial_shape
-from irexec.writer import IRBuilder, Out
+from irexec.system import parallel
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1

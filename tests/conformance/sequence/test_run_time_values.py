@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irexec.writer import IRBuilder
+from irexec.model.builder import IRBuilder
 
 
 def one_layer(write_ir, op: str, opset: str, inputs: list[tuple[str, str, str]], attrs: dict[str, str]) -> str:

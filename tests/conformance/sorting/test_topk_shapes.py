@@ -7,9 +7,9 @@ import pytest
 
 import irexec
 from conformance.shape_helpers import I64, info, out_shape
-from irexec.errors import OpError
+from irexec.base.errors import OpError
+from irexec.model.builder import IRBuilder
 from irexec.ops.sorting.topk import TopK11
-from irexec.writer import IRBuilder
 
 
 @pytest.mark.parametrize("data, k, want", [

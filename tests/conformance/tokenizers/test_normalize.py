@@ -83,7 +83,7 @@ test_conformance = conformance([REGEX_NORMALIZATION, CHARSMAP])
                                    {"normalization_form": "nfd", "case_fold": True, "remove_extra_whitespaces": True}])
 def test_charsmap_forms_not_implemented_are_unsupported_op(attrs, tmp_path, run_cli):
     from conformance.harness import _add_case, _write
-    from irexec.writer import IRBuilder
+    from irexec.model.builder import IRBuilder
 
     b = IRBuilder()
     _add_case(b, CHARSMAP, 0, strings(["a"]), {**CHARSMAP_ATTRS, **attrs}, ())

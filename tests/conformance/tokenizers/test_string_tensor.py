@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("openvino_tokenizers")
 from conformance.harness import Case, ErrorCase, OpTable, conformance  # noqa: E402
-from irexec import strings  # noqa: E402
+from irexec.base import strings  # noqa: E402
 
 TEXTS = np.array(["", "a", "héllo", "日本語", "👩‍👩‍👧", "tab\tx"])
 

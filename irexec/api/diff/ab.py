@@ -1,0 +1,84 @@
+"""The diffs as calls: B (a compressed or re-exported copy of A) against A, the reference,
+on one input, greedy steps or a data set; and an OpenVINO device against irexec."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ...base.errors import UsageError
+
+
+def diff_ab(a: str, b: str, a_weights: str | None, b_weights: str | None, inputs_path: str | None, seed: int,
+            shapes: dict, steps: int, ablate: int = 32) -> Any:
+    """One diff of B against A on the given (or generated) inputs, or ``steps`` greedy decode steps;
+    the top ``ablate`` weights are measured by the outputs' error with only that weight compressed."""
+    from ...system.tensorfile import load_npz
+    from ..inputs import plan_inputs, random_inputs
+    from ..session import Session
+    from .ir_side import run_ir_diff
+    from .steps import greedy_steps
+
+    sa, sb = Session(a, a_weights), Session(b, b_weights)
+    if inputs_path:
+        feeds, where = by_parameter(sa, load_npz(inputs_path)), inputs_path
+    else:
+        feeds = random_inputs(sa.model, seed, plans=plan_inputs(sa.model, shapes, {}))
+        where = f"random (seed {seed})"
+    logits = None
+    all_feeds = [feeds]
+    if steps:
+        for path, s in ((a, sa), (b, sb)):
+            if not s.variables:
+                raise UsageError(f"`steps` needs stateful models; {path} has no ReadValue/Assign variables",
+                                 code="not-stateful", file=path)
+        all_feeds, _, _, logits = greedy_steps(sa, feeds, steps)
+    return run_ir_diff(sa, sb, all_feeds, model=a, other_model=b, inputs=where, logits=logits, ablate=ablate)
+
+
+def diff_dataset(a: str, b: str, a_weights: str | None, b_weights: str | None, directory: str, jobs: int,
+                 scheduler: str | None) -> Any:
+    from .dataset import run_dataset
+
+    return run_dataset(a, a_weights, b, b_weights, directory, jobs=jobs, scheduler=scheduler)
+
+
+def device_diff(model: str, weights: str | None, device: str, config: dict[str, str], inputs_path: str | None,
+                seed: int, shapes: dict, layers: str, k: int, steps: int) -> Any:
+    """``irexec diff MODEL --device DEVICE`` as a call (what the command line runs)."""
+    from ...system.tensorfile import load_npz
+    from ..inputs import plan_inputs, random_inputs
+    from ..session import Session
+    from .core import run_diff
+    from .device import DeviceSide, import_openvino
+    from .reference import ReferenceSide
+    from .steps import greedy_steps
+
+    import_openvino()
+    session = Session(model, weights)
+    if inputs_path:
+        feeds, where = by_parameter(session, load_npz(inputs_path)), inputs_path
+    else:
+        feeds = random_inputs(session.model, seed, plans=plan_inputs(session.model, shapes, {}))
+        where = f"random (seed {seed})"
+    logits, all_feeds = None, [feeds]
+    if steps:
+        if not session.variables:
+            raise UsageError(f"`steps` needs a stateful model; {model} has no ReadValue/Assign variables",
+                             code="not-stateful", file=model)
+        all_feeds, _, _, logits = greedy_steps(session, feeds, steps)
+    return run_diff(ReferenceSide(session), DeviceSide(model, weights, device, config), all_feeds, mode=layers, k=k,
+                    model=model, inputs=where, config=config, logits=logits)
+
+
+def by_parameter(session: Any, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Feeds keyed by Parameter name (an npz may key them by tensor name)."""
+    out = {}
+    for p in session.model.parameters:
+        for name in (p.name, *(n for port in p.outputs for n in port.names)):
+            if name in feeds:
+                out[p.name] = feeds[name]
+                break
+    return out

@@ -1,0 +1,293 @@
+"""The comparison core of ``irexec diff``: per-layer figures, bisection, origins.
+
+It knows the other side only through ``OtherSide``: something that runs the same
+steps and gives the tensors of the layers it is asked to expose, plus what its
+deployed graph did with each layer.  An OpenVINO device plugin is one
+(``device.py``); a second IR is another.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from ...base.errors import IRExecError, ModelError, spelled
+from ...ir.records import Layer
+from .accuracy import StatedAccuracy, reduction_length, stated_accuracy
+from .figures import Figures, tensor_figures
+from .origins import classify
+from .reference import ReferenceSide
+from .report import MATCH, ORIGIN, UNRESOLVED, DiffReport, Fusion, LayerResult, StepResult
+
+Feeds = Mapping[str, np.ndarray]
+Port = tuple[str, int]  # (layer name, output index)
+
+
+@dataclass
+class Exposed:
+    """One run of the other side: the tensors of the layers asked for, by layer name
+    (one entry per output port, None where the side gave none), and each step's model
+    outputs keyed by (producing layer name, port)."""
+
+    layers: dict[str, list[np.ndarray | None]]
+    history: list[dict[Port, np.ndarray]]
+
+
+class ExposeError(IRExecError):
+    """The other side cannot run with the outputs asked for (a plugin failing on a graph it
+    fuses differently once they are exposed)."""
+
+
+class OtherSide(Protocol):
+    description: str
+    properties: dict[str, str]
+    fusion: dict[str, Fusion]  # IR layer name -> the node of the deployed graph computing it
+    compiles: int
+    slack_units: float  # what the other side may add to an inexact op's stated accuracy (accuracy.py)
+
+    def run(self, steps: Sequence[Feeds], expose: Sequence[Port]) -> Exposed: ...
+
+
+class _Diff:
+    def __init__(self, ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], step: int):
+        self.ref, self.other, self.steps = ref, other, list(steps[: step + 1])
+        self.results: dict[Port, LayerResult] = {}
+        _, self.kept = ref.run(self.steps, capture=True)
+        self.candidate_ids = {layer.id for layer in ref.candidates}
+        self.budget = budgets(ref, other.slack_units)
+        self.verdicts: dict[str, set[bool]] = {}  # layer name -> beyond or not, in the compilations that exposed it
+        self.fusion_dependent: list[str] = []  # layers that depart only while their inputs stay unexposed
+        self.unexposable: list[str] = []  # layers the other side fails to run with as outputs, and why
+
+    def ports(self, layers: Sequence[Layer]) -> list[Port]:
+        return [(layer.name, i) for layer in layers for i in range(len(layer.outputs)) if layer.id in self.kept]
+
+    def expose(self, layers: Sequence[Layer], local: bool) -> Exposed:
+        """Compare ``layers`` with the other side's tensors; when it cannot run with all of
+        them exposed, with halves of them, and a layer it cannot expose at all is noted."""
+        try:
+            exposed = self.other.run(self.steps, self.ports(layers))
+        except ExposeError as e:
+            if len(layers) == 1:
+                self.unexposable.append(f"{layers[0].name}: {e.diagnostics[0].message}")
+                return Exposed({}, [])
+            half = len(layers) // 2
+            first, second = self.expose(layers[:half], local), self.expose(layers[half:], local)
+            return Exposed({**first.layers, **second.layers}, first.history or second.history)
+        for name, tensors in exposed.layers.items():
+            layer = self.ref.by_name[name]
+            for port, arr in enumerate(tensors):
+                if arr is not None:
+                    self.results[(name, port)] = self.result(layer, port, arr, exposed if local else None)
+            self.verdicts.setdefault(name, set()).add(self.beyond(layer))
+        return exposed
+
+    def result(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed | None) -> LayerResult:
+        ref_out = self.kept[layer.id][port]
+        in_shapes = [tuple(np.shape(self.kept[p.id][i])) for p, i in self._producers(layer)]
+        n = reduction_length(layer.type, in_shapes, ref_out.shape, layer.data)
+        stated = stated_accuracy(layer.type, ref_out.dtype, n, self.other.slack_units)
+        budget = self.budget.get(layer.id, 0.0)
+        figures = tensor_figures(other, ref_out, stated, budget)
+        inputs = [p.name for p, _ in self._producers(layer) if p.id in self.candidate_ids]
+        r = LayerResult(layer.name, layer.id, layer.display or layer.type, layer.type, self.ref.position[layer.id],
+                        self.ref.depth[layer.id], port, str(ref_out.dtype), list(ref_out.shape), stated, figures,
+                        list(dict.fromkeys(inputs)), fusion=self.other.fusion.get(layer.name), budget=budget)
+        if exposed is not None and not figures.within:
+            r.local = self._local(layer, port, other, exposed, stated)
+        return r
+
+    def _producers(self, layer: Layer) -> list[tuple[Layer, int]]:
+        return [p for p in self.ref.producers(layer) if p is not None and p[0].id in self.kept]
+
+    def _local(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed, stated: StatedAccuracy
+               ) -> Figures | None:
+        """The layer's own error: re-run by the reference on the other side's input tensors."""
+        inputs = []
+        for src in self.ref.producers(layer):
+            if src is None:
+                return None
+            p, i = src
+            if p.id not in self.candidate_ids:  # a Const or Parameter: the same on both sides
+                inputs.append(self.kept[p.id][i])
+                continue
+            given = exposed.layers.get(p.name)
+            tensor = given[i] if given is not None and i < len(given) else None
+            if tensor is None:
+                return None
+            inputs.append(tensor)
+        outs = self.ref.replay(layer, inputs)
+        if outs is None or port >= len(outs):
+            return None
+        return tensor_figures(other, outs[port], stated)
+
+    def beyond(self, layer: Layer) -> bool:
+        return any(not r.figures.within for (name, _), r in self.results.items() if name == layer.name)
+
+    def bisect(self, candidates: list[Layer], k: int, depth: int = 0) -> Layer | None:
+        """The first candidate beyond its stated accuracy, exposing at most ``k`` at a time.
+        A layer within clears its ancestors (an error reaches a layer through its inputs),
+        a layer beyond clears everything after it; what is left unknown is probed again.
+        The last round exposes the layer found with its inputs and a few layers after it;
+        when one of its inputs is beyond (a layer that hid the error, such as a saturating
+        activation, cleared too much), the search starts again among that input's ancestors."""
+        position = {layer.id: i for i, layer in enumerate(candidates)}
+        unknown = list(candidates)
+        first: Layer | None = None
+        for _ in range(4 * len(candidates)):  # each round settles at least one layer
+            if len(unknown) <= k:
+                break
+            probes = [unknown[min(len(unknown) - 1, round((j + 1) * len(unknown) / (k + 1)))] for j in range(k)]
+            probes = list({layer.id: layer for layer in probes}.values())
+            self.expose(probes, local=False)
+            cleared = self.ref.ancestors([p for p in probes if not self.beyond(p)])
+            beyond = [p for p in probes if self.beyond(p)]
+            if beyond:
+                first = min(beyond, key=lambda layer: position[layer.id])
+            limit = len(candidates) if first is None else position[first.id]
+            unknown = [c for c in unknown if position[c.id] < limit and c.id not in cleared]
+        if unknown:
+            self.expose(unknown, local=False)
+            found = [c for c in unknown if self.beyond(c)]
+            if found:
+                first = found[0]
+        if first is None:
+            return None
+        for _ in range(len(candidates)):
+            after = self.ref.descendants(first)
+            downstream = [layer for layer in candidates if layer.id in after and layer is not first][:k]
+            around = [p for p, _ in self._producers(first) if p.id in self.candidate_ids]
+            feeding = [p for layer in downstream for p, _ in self._producers(layer) if p.id in self.candidate_ids]
+            chosen = {layer.id for layer in (*around, first, *downstream, *feeding)}
+            seen = {key: r for key, r in self.results.items() if key[0] == first.name}
+            self.expose([layer for layer in self.ref.candidates if layer.id in chosen], local=True)
+            if seen and not self.beyond(first):
+                # it departed while its inputs were fused into it and matches once they are exposed:
+                # the departure is the fused kernel's; keep it as first seen
+                self.results.update(seen)
+                self.fusion_dependent.append(first.name)
+                return first
+            upstream = [p for p in around if self.beyond(p)]
+            if not upstream:
+                return first
+            if depth < 8:
+                cone = self.ref.ancestors(upstream[:1])
+                return self.bisect([c for c in candidates if c.id in cone], k, depth + 1)
+            first = upstream[0]
+        return first
+
+
+def _declared_n(ref: ReferenceSide, layer: Layer, shape: tuple[int, ...]) -> int:
+    """The reduction length from the declared input dims (a dynamic dim counts 1)."""
+    dims = [tuple(max(1, d) for d in (p.outputs[i].dims or ())) for p, i in
+            (src for src in ref.producers(layer) if src is not None)]
+    return reduction_length(layer.type, dims, shape, layer.data)
+
+
+def budgets(ref: ReferenceSide, slack: float) -> dict[int, float]:
+    """Per layer, the error in units its output may carry with every layer before it within
+    its stated accuracy: the root sum of squares of its own stated tolerance and the largest
+    of its inputs' budgets (rounding errors of successive layers add like a random walk, not
+    all in one direction; an exact op passes its inputs' error on unchanged).  From the
+    declared types and dims."""
+    budget: dict[int, float] = {}
+    for layer in ref.order:
+        inputs = max((budget.get(src[0].id, 0.0) for src in ref.producers(layer) if src is not None), default=0.0)
+        port = layer.outputs[0] if layer.outputs else None
+        dtype = port.precision.dtype if port is not None and port.precision is not None else None
+        if dtype is None or layer.type in ("Const", "Parameter"):
+            budget[layer.id] = 0.0
+            continue
+        shape = tuple(max(1, d) for d in port.dims) if port is not None else ()
+        stated = stated_accuracy(layer.type, dtype, _declared_n(ref, layer, shape), slack)
+        budget[layer.id] = math.hypot(stated.units, inputs) if np.dtype(dtype).kind in "fV" else 0.0
+    return budget
+
+
+def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mode: str = "bisect", k: int = 8,
+             model: str = "", inputs: str = "", config: Mapping[str, str] | None = None,
+             logits: str | None = None) -> DiffReport:
+    """Compare ``other`` with the reference over ``steps`` (one for a stateless model);
+    the layers are compared at the first step whose outputs depart (the last when none
+    does).  ``logits``: a causal LM's logits output, whose greedy tokens are compared."""
+    started = time.perf_counter()
+    report = DiffReport(model, other.description, mode, inputs, dict(other.properties), dict(config or {}))
+    ports = ref.output_ports()
+    ref_history, _ = ref.run(steps)
+    deployed = other.run(steps, ())
+    missing = [f"{layer.name}:{port}" for layer, port, _ in ports if (layer.name, port) not in deployed.history[0]]
+    if missing:
+        raise ModelError(f"{other.description} gives no output for {', '.join(missing)}: its model's outputs do not "
+                         "match the IR's Results", code="device-error", file=model or None)
+    budget = budgets(ref, other.slack_units)
+    for s, (mine, theirs) in enumerate(zip(ref_history, deployed.history)):
+        figs = {}
+        for layer, port, key in ports:
+            stated = stated_accuracy(layer.type, mine[key].dtype, _declared_n(ref, layer, mine[key].shape),
+                                     other.slack_units)
+            figs[key] = tensor_figures(theirs[(layer.name, port)], mine[key], stated,
+                                       budget.get(layer.id, 0.0))
+        step = StepResult(s, figs)
+        if logits is not None:
+            producer = next((layer.name, port) for layer, port, key in ports if key == logits)
+            step.reference_token = [int(t) for t in np.asarray(mine[logits])[:, -1].argmax(-1)]
+            step.other_token = [int(t) for t in np.asarray(theirs[producer])[:, -1].argmax(-1)]
+            if report.first_token_step is None and step.reference_token != step.other_token:
+                report.first_token_step = s
+        report.steps.append(step)
+    analysed = next((s.step for s in report.steps if not s.within), len(steps) - 1)
+    report.analysed_step = analysed
+    diff = _Diff(ref, other, steps, analysed)
+    report.outputs = [diff.result(layer, port, deployed.history[analysed][(layer.name, port)], None)
+                      for layer, port, _ in ports]
+    candidates = ref.candidates
+    report.fused = {c.name: other.fusion[c.name] for c in candidates if c.name in other.fusion and other.fusion[c.name].fused}
+    report.removed = [c.name for c in candidates if c.name not in other.fusion]
+    if mode == "all":
+        diff.expose(candidates, local=True)
+        report.notes.append(f"all {len(candidates)} layers were added as model outputs: the plugin cannot fuse across "
+                            f"an exposed output, so it ran a less fused graph than the deployed one "
+                            f"({len(report.fused)} layers are fused there)")
+    elif not report.outputs_within:
+        divergent = [ref.by_name[r.name] for r in report.outputs if not r.figures.within]
+        wanted = ref.ancestors(divergent)
+        first = diff.bisect([c for c in candidates if c.id in wanted and c.id in diff.kept and c.id in ref.varying], k)
+        if first is None:
+            report.notes.append(spelled("the outputs depart but no exposed layer does: exposing a layer changes what the "
+                                        "plugin fuses; try `layers=all`"))
+    else:
+        report.notes.append("every output is within its stated accuracy: no layer was exposed")
+    report.layers = sorted(diff.results.values(), key=lambda r: (r.index, r.port))
+    classify(report.layers)
+    for r in report.layers:
+        if r.name in diff.fusion_dependent and r.status != MATCH:
+            r.status = ORIGIN
+            report.notes.append(f"{r.name} departs while its inputs are fused into its kernel and matches once they "
+                                "are exposed as outputs: the origin is the fused kernel (its runtime node: "
+                                f"{'-' if r.fusion is None else r.fusion.node_type + ' in ' + r.fusion.precision})")
+    if diff.unexposable:
+        report.notes.append(f"the other side failed to run with {len(diff.unexposable)} layer(s) exposed on their own "
+                            f"(each is compared only where another compilation gave it): "
+                            f"{'; '.join(diff.unexposable[:3])}" + ("; ..." if len(diff.unexposable) > 3 else ""))
+    flipped = [name for name, seen in diff.verdicts.items() if len(seen) > 1]
+    if flipped:
+        report.notes.append(f"{len(flipped)} layer(s) departed in some compilations and not in others (exposing "
+                            f"layers changes what the plugin fuses): {', '.join(flipped[:5])}"
+                            + (", ..." if len(flipped) > 5 else ""))
+    out_by_port = {(r.name, r.port): r for r in report.layers}
+    for r in report.outputs:
+        known = out_by_port.get((r.name, r.port))
+        r.status = known.status if known is not None else MATCH if r.figures.within else UNRESOLVED
+    if len(steps) == 1:
+        report.steps = []
+    report.compiles = other.compiles
+    report.timings["total_seconds"] = time.perf_counter() - started
+    return report
+
+
+__all__ = ["Exposed", "OtherSide", "run_diff"]

@@ -1,0 +1,171 @@
+"""The diff report as one self-contained HTML page: an interactive plotly plot of the
+error along graph depth (plotly.js inlined, so it opens offline) and a sortable table.
+plotly is an optional extra: ``pip install 'irexec[html]'``."""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+
+from ...base.errors import IRExecError
+from .report import ORIGIN, DiffReport, LayerResult
+
+_STYLE = """body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:3px 6px;text-align:left}
+th{background:#eee;cursor:pointer;user-select:none}th:after{content:" \\2195";color:#999}
+tr.origin{background:#fdd}tr.inherited{background:#fff4e0}td.num{text-align:right;font-variant-numeric:tabular-nums}
+code{background:#f4f4f4;padding:1px 3px}"""
+
+# Sorts the table on a header click: numbers as numbers (inf, nan included), the rest as text.
+_SORT = """document.querySelectorAll('table.sortable th').forEach(function(th, col){
+ th.addEventListener('click', function(){
+  var table = th.closest('table'), body = table.tBodies[0];
+  var rows = Array.prototype.slice.call(body.rows);
+  var asc = th.getAttribute('data-dir') !== 'asc';
+  table.querySelectorAll('th').forEach(function(h){ h.removeAttribute('data-dir'); });
+  th.setAttribute('data-dir', asc ? 'asc' : 'desc');
+  function key(row){ var t = row.cells[col].getAttribute('data-v') || row.cells[col].textContent;
+   var n = t === 'inf' ? Infinity : t === '-inf' ? -Infinity : parseFloat(t);
+   return isNaN(n) ? t : n; }
+  rows.sort(function(a, b){ var x = key(a), y = key(b);
+   if (typeof x === typeof y) return (x < y ? -1 : x > y ? 1 : 0) * (asc ? 1 : -1);
+   return (typeof x === 'number' ? -1 : 1) * (asc ? 1 : -1); });
+  rows.forEach(function(r){ body.appendChild(r); });
+ });
+});"""
+
+
+def _plotly():
+    try:
+        import plotly.graph_objects as go
+    except ImportError as e:
+        raise IRExecError(f"the HTML report needs plotly, which is not installed ({e}); install it with "
+                          "pip install 'irexec[html]'", code="missing-extra") from None
+    return go
+
+
+def _y(r: LayerResult) -> float:
+    """The plotted error: relative L2 on a log axis (0 shown at the floor)."""
+    v = r.figures.rel_l2
+    return 1e-12 if v == 0 else (1e3 if not math.isfinite(v) else max(v, 1e-12))
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "-"
+    if math.isnan(x) or math.isinf(x):
+        return str(x)
+    return f"{x:.4g}"
+
+
+def _figure(report: DiffReport) -> str:
+    go = _plotly()
+    fig = go.Figure()
+    import plotly.colors
+
+    palette = plotly.colors.qualitative.Dark24 + plotly.colors.qualitative.Light24  # one colour per op type
+    by_op: dict[str, list[LayerResult]] = {}
+    for r in report.layers:
+        by_op.setdefault(r.op_type, []).append(r)
+    for n, (op, rows) in enumerate(sorted(by_op.items())):
+        fig.add_trace(go.Scatter(
+            x=[r.depth for r in rows], y=[_y(r) for r in rows], mode="markers", name=op,
+            marker={"size": [14 if r.status == ORIGIN else 9 for r in rows], "color": palette[n % len(palette)],
+                    "symbol": ["star" if r.status == ORIGIN else "circle" for r in rows],
+                    "line": {"width": [2 if r.status == ORIGIN else 0 for r in rows], "color": "black"}},
+            customdata=[[r.name, r.op, r.status, _fmt(r.figures.max_abs_error), _fmt(r.figures.max_units),
+                         _fmt(r.stated.units), _fmt(r.figures.cosine), "-" if r.fusion is None else r.fusion.precision]
+                        for r in rows],
+            hovertemplate=("<b>%{customdata[0]}</b><br>%{customdata[1]}: %{customdata[2]}<br>rel L2 %{y:.3g}"
+                           "<br>max abs err %{customdata[3]}<br>units %{customdata[4]} (stated %{customdata[5]})"
+                           "<br>cosine %{customdata[6]}<br>runtime %{customdata[7]}<extra></extra>")))
+    if report.origins:  # the first one named; every origin is a star
+        first = report.origins[0]
+        more = f" (+{len(report.origins) - 1} more, starred)" if len(report.origins) > 1 else ""
+        fig.add_annotation(x=first.depth, y=math.log10(_y(first)), text=f"first origin: {first.op}{more}",
+                           showarrow=True, arrowhead=2, ay=-40)
+    fig.update_layout(title="Relative L2 error along graph depth (irexec is the reference)",
+                      xaxis_title="graph depth (longest path from an input)", yaxis_title="relative L2 error (0 drawn at 1e-12)",
+                      yaxis_type="log", height=520, legend_title="op type", template="plotly_white")
+    return fig.to_html(full_html=False, include_plotlyjs=True, div_id="error-plot")
+
+
+def _cell(value: float | str | None, numeric: bool = False) -> str:
+    text = value if isinstance(value, str) else _fmt(value)
+    if numeric and not isinstance(value, str):
+        raw = "-inf" if value is None else str(value) if value is not None and not math.isfinite(value) else repr(value)
+        return f'<td class="num" data-v="{html.escape(raw)}">{html.escape(text)}</td>'
+    return f"<td>{html.escape(text)}</td>"
+
+
+def _table(report: DiffReport) -> str:
+    head = ["#", "layer", "op", "status", "depth", "max abs err", "units", "stated", "local units", "rel L2", "SNR dB",
+            "cosine", "NaN diff", "Inf diff", "runtime"]
+    rows = []
+    for r in report.layers:
+        f = r.figures
+        runtime = "-" if r.fusion is None else f"{r.fusion.node_type} {r.fusion.precision}" + \
+            (f" (fused with {len(r.fusion.with_layers)})" if r.fusion.fused else "")
+        cells = [_cell(float(r.index), True), _cell(r.name if r.port == 0 else f"{r.name}:{r.port}"), _cell(r.op),
+                 _cell(r.status), _cell(float(r.depth), True), _cell(f.max_abs_error, True), _cell(f.max_units, True),
+                 _cell(r.stated.units, True), _cell(None if r.local is None else r.local.max_units, True),
+                 _cell(f.rel_l2, True), _cell(f.snr_db, True), _cell(f.cosine, True), _cell(float(f.nan_diff), True),
+                 _cell(float(f.inf_diff), True), _cell(runtime)]
+        rows.append(f'<tr class="{html.escape(r.status)}">' + "".join(cells) + "</tr>")
+    header = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    return f'<table class="sortable" id="layers"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _steps(report: DiffReport) -> str:
+    """A stateful model's steps: outputs within or not, their figures, both greedy tokens."""
+    if not report.steps:
+        return ""
+    rows = []
+    for step in report.steps:
+        figures = "; ".join(f"{html.escape(k)}: rel L2 {_fmt(f.rel_l2)}, max {_fmt(f.max_units)} units"
+                            for k, f in step.outputs.items())
+        differ = step.reference_token != step.other_token
+        rows.append(f'<tr class="{"origin" if differ else "match"}"><td>{step.step}</td>'
+                    f'<td>{"within" if step.within else "beyond"}</td><td>{figures}</td>'
+                    f"<td>{html.escape(str(step.reference_token))}</td><td>{html.escape(str(step.other_token))}</td></tr>")
+    first = report.first_token_step
+    verdict = "Greedy tokens agree on every step." if first is None else f"First step whose greedy token differs: {first}."
+    return (f"<h2>Steps</h2><p>{verdict} Layers are compared at step {report.analysed_step}.</p>"
+            '<table id="steps"><thead><tr><th>step</th><th>outputs</th><th>figures</th><th>irexec token</th>'
+            f"<th>other token</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def render_html(report: DiffReport) -> str:
+    from .render_ab import html_weights
+
+    origins = report.origins
+    summary = (f"<p><b>{len(origins)} origin(s)</b>: " + ", ".join(f"<code>{html.escape(r.name)}</code> ({html.escape(r.op)})"
+                                                                  for r in origins) + "</p>") if origins else \
+        "<p>No origin found among the compared layers.</p>"
+    props = ", ".join(f"{html.escape(k)}={html.escape(v)}" for k, v in report.properties.items()
+                      if k in ("INFERENCE_PRECISION_HINT", "EXECUTION_MODE_HINT", "KV_CACHE_PRECISION"))
+    notes = "".join(f"<li>{html.escape(n)}</li>" for n in report.notes)
+    meta = json.dumps({"model": report.model, "other": report.other, "mode": report.mode})
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>irexec diff: {html.escape(report.model)}</title>
+<style>{_STYLE}</style></head><body>
+<h1>irexec diff</h1>
+<p><code>{html.escape(report.model)}</code>: irexec (reference) against {html.escape(report.other)},
+mode {html.escape(report.mode)}, inputs {html.escape(report.inputs)}.</p>
+<p>Properties used: {props or "-"}. Deployed graph: {len(report.fused)} layers fused with others,
+{len(report.removed)} removed. {report.compiles} compilation(s).</p>
+{summary}<ul>{notes}</ul>
+{_steps(report)}
+{_figure(report)}
+{html_weights(report)}
+<h2>Compared layers</h2>
+<p>Click a column header to sort.</p>
+{_table(report)}
+<script type="application/json" id="diff-meta">{html.escape(meta)}</script>
+<script>{_SORT}</script>
+</body></html>
+"""
+
+
+__all__ = ["render_html"]

@@ -1,0 +1,95 @@
+"""The diff report as text for a terminal: origins first, then the top layers by error."""
+
+from __future__ import annotations
+
+from ...base.errors import spelled
+from ...base.table_text import render_table
+from ..comparison import format_number
+from .report import ORIGIN, DiffReport, LayerResult
+
+
+def _g(x: float) -> str:
+    return format_number(x) if x == x and abs(x) != float("inf") else str(x)
+
+
+def _short(x: float) -> str:
+    if x != x or abs(x) == float("inf"):
+        return str(x)
+    return f"{x:.3g}"
+
+
+def _row(r: LayerResult) -> list[str]:
+    f = r.figures
+    local = "-" if r.local is None else _short(r.local.max_units)
+    runtime = "-" if r.fusion is None else f"{r.fusion.node_type} {r.fusion.precision}" + (" fused" if r.fusion.fused else "")
+    return [r.name if r.port == 0 else f"{r.name}:{r.port}", r.op, r.status, _g(f.max_abs_error), _short(f.max_units),
+            _short(r.budget), _short(r.stated.units), local, _short(f.rel_l2), _short(f.cosine),
+            f"{f.nan_diff:+d}/{f.inf_diff:+d}", runtime]
+
+
+HEADER = ["layer", "op", "status", "max abs err", "units", "budget", "stated", "local units", "rel L2", "cosine",
+          "NaN/Inf", "runtime"]
+
+
+def render_text(report: DiffReport, top: int = 10) -> str:
+    lines = [f"diff {report.model}: irexec (reference) against {report.other}, mode {report.mode}",
+             f"inputs: {report.inputs}"]
+    if report.config:
+        lines.append("config: " + ", ".join(f"{k}={v}" for k, v in report.config.items()))
+    used = {k: report.properties[k] for k in ("INFERENCE_PRECISION_HINT", "EXECUTION_MODE_HINT",
+                                             "CPU_DENORMALS_OPTIMIZATION", "KV_CACHE_PRECISION") if k in report.properties}
+    if used:
+        lines.append("properties used: " + ", ".join(f"{k}={v}" for k, v in used.items()))
+    if report.steps:
+        rows = [[str(s.step), "within" if s.within else "beyond",
+                 ", ".join(f"{k} rel L2 {_short(f.rel_l2)} max {_short(f.max_units)} units" for k, f in s.outputs.items()),
+                 "-" if s.reference_token is None else str(s.reference_token), "-" if s.other_token is None else str(s.other_token)]
+                for s in report.steps]
+        lines.append(render_table(["step", "outputs", "figures", "irexec token", "other token"], rows))
+        first = report.first_token_step
+        lines.append("greedy tokens agree on every step" if first is None else f"first step whose greedy token differs: {first}")
+        lines.append(f"layers compared at step {report.analysed_step}")
+    lines.append(render_table(HEADER, [_row(r) for r in report.outputs]))
+    origins = report.origins
+    if origins:
+        lines.append(f"ORIGIN{'S' if len(origins) > 1 else ''} ({len(origins)}): first departure beyond the stated "
+                     "accuracy while the inputs are within theirs")
+        for r in origins[:top] if top else origins:
+            where = "" if r.fusion is None else f", runtime {r.fusion.node_type} in {r.fusion.precision}"
+            lines.append(f"  {r.name} ({r.op}{where}): {r.figures.beyond} of {r.figures.size} elements beyond "
+                         f"{r.stated.describe()}; max abs err {_g(r.figures.max_abs_error)}, rel L2 {_short(r.figures.rel_l2)}")
+        if top and len(origins) > top:
+            lines.append(f"  ... and {len(origins) - top} more")
+    elif report.layers:
+        lines.append("no origin found among the compared layers")
+    amplifiers = report.amplifiers
+    if amplifiers:
+        lines.append("amplifying: " + ", ".join(f"{r.name} (x{_short(r.amplification or 0)})" for r in amplifiers[:top]))
+    worst = sorted(report.layers, key=lambda r: (r.status != ORIGIN, -_key(r.figures.rel_l2), r.index))
+    if worst:
+        shown = worst[:top] if top else worst
+        lines.append(f"compared {len(report.layers)} layer output(s); top {len(shown)}, origins first, then by "
+                     "relative L2 error:")
+        lines.append(render_table(HEADER, [_row(r) for r in shown]))
+    if report.matching is None:  # a second IR has no deployed graph; render_ab says what matched
+        lines.append(f"deployed graph: {len(report.fused)} layer(s) fused with others, {len(report.removed)} removed "
+                     f"(folded or optimised away); {report.compiles} compilation(s)")
+    groups: dict[str, list[str]] = {}
+    for name, fusion in report.fused.items():
+        groups.setdefault(f"{fusion.node} ({fusion.node_type}, {fusion.precision})", []).append(name)
+    for node, names in list(groups.items())[:top or None]:
+        lines.append(f"  fused in {node}: {', '.join(names)}")
+    if top and len(groups) > top:
+        lines.append(f"  ... and {len(groups) - top} more fused nodes " + spelled("(`top=0` lists all; `json` has every layer)"))
+    lines.extend(f"note: {n}" for n in report.notes)
+    verdict = "ORIGIN FOUND" if any(r.status == ORIGIN for r in report.layers) else \
+        "outputs within stated accuracy" if report.outputs_within else "outputs beyond stated accuracy"
+    lines.append(verdict)
+    return "\n".join(lines)
+
+
+def _key(x: float) -> float:
+    return 1e308 if x != x else x
+
+
+__all__ = ["render_text"]

@@ -1,0 +1,277 @@
+"""The compressed weights of B against A's originals (``irexec diff A.xml B.xml``).
+
+A weight of B is the constant sub-graph feeding a matched weighted layer: NNCF's
+decompression chain ``Const(u8/u4/...) -> Convert -> [Subtract zero point] ->
+Multiply scale -> [Reshape] -> [Convert]``, or a FakeQuantize.  Its decompressed
+value (what B's layer reads) is compared with A's weight at the same input of the
+same layer.  Weights are ranked by the layer's own output error on the inputs: the
+layer re-run with A's weight on B's activations against B's output, which is what
+that weight alone puts into the layer; ``ablation.py`` then measures the first ones by the
+model outputs' error with only that weight compressed, and ranks them by it.  Weights beyond
+the rounding of their format (below) come first whatever their figures: they are damaged.
+
+A quantized weight is within the rounding of its format when every element is within
+one quantization step (the scale) of A's; the layer's own error is then bounded by
+``|x| @ step`` (the layer run on the activations' magnitudes and the steps).  A layer
+beyond that bound, or with a weight beyond one step, is damaged beyond compression.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...ir.records import Layer
+from .matching import WEIGHTED, Matching
+from .reference import ReferenceSide
+from .report import MATCH, ORIGIN, DiffReport
+
+_CHAIN = ("Convert", "Reshape", "Multiply", "Subtract", "Transpose", "Unsqueeze", "Squeeze")
+
+
+@dataclass
+class WeightResult:
+    layer: str  # the consumer layer (same name in A and B when matched by name)
+    b_layer: str
+    port: int  # the consumer's input
+    source: str  # B's layer giving the decompressed weight
+    element_type: str  # of the stored weight, "u4"
+    shape: list[int]
+    group_size: int | None
+    zero_point: str  # "none", "scalar 8", "per group (u4)"
+    sqnr_db: float
+    max_abs_error: float
+    mean_abs_error: float
+    max_steps: float | None  # largest element error in quantization steps; > 1 is beyond rounding
+    layer_rel_l2: float = 0.0  # the layer's own output error from this weight, on the inputs
+    layer_max_abs_error: float = 0.0
+    layer_within_bound: bool | None = None  # own error within |x| @ step
+    output_rel_l2: float | None = None  # the model outputs' error with only this weight compressed (ablation.py)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def within_rounding(self) -> bool:
+        return self.max_steps is not None and self.max_steps <= 1.0 + 1e-6 and self.layer_within_bound is not False
+
+    def as_dict(self) -> dict[str, Any]:
+        def num(x: float | None) -> float | str | None:
+            return None if x is None else x if math.isfinite(x) else str(x)
+
+        return {"layer": self.layer, "b_layer": self.b_layer, "port": self.port, "source": self.source,
+                "element_type": self.element_type, "shape": self.shape, "group_size": self.group_size,
+                "zero_point": self.zero_point, "sqnr_db": num(self.sqnr_db), "max_abs_error": num(self.max_abs_error),
+                "mean_abs_error": num(self.mean_abs_error), "max_steps": num(self.max_steps),
+                "layer_rel_l2": num(self.layer_rel_l2), "layer_max_abs_error": num(self.layer_max_abs_error),
+                "layer_within_bound": self.layer_within_bound, "within_rounding": self.within_rounding,
+                "output_rel_l2": num(self.output_rel_l2),
+                "notes": self.notes}
+
+
+@dataclass
+class _Chain:
+    element_type: str = "?"
+    stored: np.ndarray | None = None
+    scale: np.ndarray | None = None
+    zero: np.ndarray | None = None
+    zero_type: str = ""
+
+
+def _const(side: ReferenceSide, kept: dict[int, list[np.ndarray]], src: tuple[Layer, int] | None) -> np.ndarray | None:
+    """The value of a constant input, through a Convert."""
+    while src is not None:
+        layer, port = src
+        if layer.type == "Const":
+            return kept.get(layer.id, [None])[port]
+        if layer.type != "Convert":
+            return kept.get(layer.id, [None] * (port + 1))[port]
+        src = side.producers(layer)[0]
+    return None
+
+
+def _walk(side: ReferenceSide, kept: dict[int, list[np.ndarray]], layer: Layer) -> _Chain:
+    chain = _Chain()
+    for _ in range(16):
+        if layer.type == "FakeQuantize":
+            chain.element_type = f"fake-quantize levels={layer.data.get('levels', '?')}"
+            return chain
+        if layer.type == "Const":
+            prec = layer.outputs[0].precision
+            chain.element_type = prec.name if prec is not None else "?"
+            chain.stored = kept.get(layer.id, [None])[0]
+            return chain
+        if layer.type not in _CHAIN:
+            chain.element_type = layer.type
+            return chain
+        srcs = side.producers(layer)
+        if layer.type in ("Multiply", "Subtract") and len(srcs) == 2:
+            # the data goes through the side that is not a plain (converted) Const
+            heads = [_head(side, s) for s in srcs]
+            data = 0 if heads[0] is not None and heads[0].type != "Const" else 1 if heads[1] is not None and heads[1].type != "Const" else 0
+            other = _const(side, kept, srcs[1 - data])
+            if layer.type == "Multiply":
+                chain.scale = other
+            else:
+                chain.zero = other
+                head = _root_const(side, srcs[1 - data])
+                chain.zero_type = "" if head is None or head.outputs[0].precision is None else head.outputs[0].precision.name
+            nxt = srcs[data]
+        else:
+            nxt = srcs[0] if srcs else None
+        if nxt is None:
+            return chain
+        layer = nxt[0]
+    return chain
+
+
+def _head(side: ReferenceSide, src: tuple[Layer, int] | None) -> Layer | None:
+    """The first layer above ``src`` that is not a Convert."""
+    while src is not None and src[0].type == "Convert":
+        src = side.producers(src[0])[0]
+    return None if src is None else src[0]
+
+
+def _root_const(side: ReferenceSide, src: tuple[Layer, int] | None) -> Layer | None:
+    head = _head(side, src)
+    return head if head is not None and head.type == "Const" else None
+
+
+def _step(chain: _Chain, shape: tuple[int, ...]) -> np.ndarray | None:
+    """Per element of the decompressed weight, its quantization step (|scale|)."""
+    if chain.scale is None or chain.stored is None:
+        return None
+    try:
+        return np.broadcast_to(np.abs(chain.scale.astype(np.float64)), chain.stored.shape).reshape(shape)
+    except ValueError:
+        return None
+
+
+def rank_weights(ref: ReferenceSide, other: ReferenceSide, matching: Matching, kept_a: dict[int, list[np.ndarray]],
+                 kept_b: dict[int, list[np.ndarray]], report: DiffReport) -> list[WeightResult]:
+    out: list[WeightResult] = []
+    for a_name, b_name in matching.layer.items():
+        la, lb = ref.by_name[a_name], other.by_name[b_name]
+        if lb.type not in WEIGHTED:
+            continue
+        srcs_a, srcs_b = ref.producers(la), other.producers(lb)
+        for port, (sa, sb) in enumerate(zip(srcs_a, srcs_b)):
+            if sa is None or sb is None or sb[0].id in other.varying or sa[0].id in ref.varying:
+                continue
+            wa, wb = kept_a.get(sa[0].id), kept_b.get(sb[0].id)
+            if wa is None or wb is None:
+                continue
+            va, vb = np.asarray(wa[sa[1]], np.float64), np.asarray(wb[sb[1]], np.float64)
+            if va.shape != vb.shape or va.dtype.kind not in "fc" or va.size < 2:
+                continue
+            if np.array_equal(va, vb):
+                continue  # the same weight (perhaps stored in another type, f16 against f32 of equal values)
+            chain = _walk(other, kept_b, sb[0])
+            out.append(_result(ref, la, lb, port, sb[0].name, chain, va, vb, kept_b, other, lb))
+    by_layer = {r.name: r for r in report.layers}
+    for w in out:
+        r = by_layer.get(w.layer)
+        if r is not None and r.local is not None and w.layer_rel_l2 == 0.0:
+            w.layer_rel_l2 = r.local.rel_l2
+    # a weight beyond the rounding of its format is broken, not traded for size: those first
+    out.sort(key=lambda w: (w.within_rounding, -w.layer_rel_l2, -w.max_abs_error, w.layer))
+    return out
+
+
+def _result(ref: ReferenceSide, la: Layer, lb: Layer, port: int, source: str, chain: _Chain, va: np.ndarray,
+            vb: np.ndarray, kept_b: dict[int, list[np.ndarray]], other: ReferenceSide, layer_b: Layer) -> WeightResult:
+    err = vb - va
+    power, noise = float(np.sum(va * va)), float(np.sum(err * err))
+    sqnr = math.inf if noise == 0 else 10 * math.log10(power / noise) if power > 0 else -math.inf
+    step = _step(chain, va.shape)
+    max_steps = None if step is None else float(np.max(np.abs(err) / np.maximum(step, 1e-30)))
+    group = None
+    if chain.stored is not None and chain.scale is not None and chain.scale.size:
+        group = int(chain.stored.size // chain.scale.size)
+    if chain.zero is None:
+        zero = "none"
+    elif chain.zero.size == 1:
+        zero = f"scalar {float(np.ravel(chain.zero)[0]):g}"
+    else:
+        zero = f"per group ({chain.zero_type or chain.zero.dtype})"
+    w = WeightResult(la.name, lb.name, port, source, chain.element_type, list(va.shape), group, zero, sqnr,
+                     float(np.max(np.abs(err))), float(np.mean(np.abs(err))), max_steps)
+    _own_error(ref, la, port, va, step, kept_b, other, layer_b, w)
+    return w
+
+
+def _own_error(ref: ReferenceSide, la: Layer, port: int, va: np.ndarray, step: np.ndarray | None,
+               kept_b: dict[int, list[np.ndarray]], other: ReferenceSide, lb: Layer, w: WeightResult) -> None:
+    """The layer re-run with A's weight on B's inputs against B's output, and the bound
+    the weight's rounding gives (the layer on |inputs| and the steps)."""
+    inputs = []
+    for src in other.producers(lb):
+        if src is None or src[0].id not in kept_b:
+            return
+        inputs.append(kept_b[src[0].id][src[1]])
+    y_b = kept_b.get(lb.id)
+    if y_b is None:
+        return
+    mine = list(inputs)
+    mine[port] = va.astype(np.asarray(inputs[port]).dtype)
+    outs = ref.replay(la, mine)
+    if outs is None:
+        return
+    yb, ya = np.asarray(y_b[0], np.float64), np.asarray(outs[0], np.float64)
+    if yb.shape != ya.shape:
+        return
+    diff = np.abs(yb - ya)
+    norm = float(np.linalg.norm(ya))
+    w.layer_rel_l2 = float(np.linalg.norm(diff)) / norm if norm else float(np.linalg.norm(diff))
+    w.layer_max_abs_error = float(diff.max()) if diff.size else 0.0
+    if step is None:
+        return
+    bound_in = [np.abs(np.asarray(x)) for x in inputs]
+    bound_in[port] = step.astype(np.asarray(inputs[port]).dtype)
+    bound = ref.replay(la, bound_in)
+    if bound is None or np.shape(bound[0]) != diff.shape:
+        return
+    slack = 1e-5 * (np.abs(ya) + 1e-30) + 1e-6 * float(np.max(np.abs(ya), initial=0.0))  # f32 rounding of both sides
+    w.layer_within_bound = bool(np.all(diff <= np.asarray(bound[0], np.float64) * (1 + 1e-5) + slack))
+
+
+def decompressed(other: ReferenceSide, kept_b: dict[int, list[np.ndarray]], weights: list[WeightResult]
+                 ) -> dict[str, np.ndarray]:
+    """B's decompressed value of each weight, by "layer:port" (the arrays B's run kept, not copies)."""
+    out = {}
+    for w in weights:
+        src = other.producers(other.by_name[w.b_layer])[w.port]
+        if src is not None and src[0].id in kept_b:
+            out[f"{w.layer}:{w.port}"] = kept_b[src[0].id][src[1]]
+    return out
+
+
+def compression_tolerance(report: DiffReport) -> list[str]:
+    """Origins whose every compressed weight is within rounding become matches; their names."""
+    by_layer: dict[str, list[WeightResult]] = {}
+    for w in report.weights:
+        by_layer.setdefault(w.layer, []).append(w)
+    tolerated = []
+    for r in report.layers:
+        ws = by_layer.get(r.name)
+        if r.status == ORIGIN and ws and all(w.within_rounding for w in ws):
+            r.status = MATCH
+            tolerated.append(r.name)
+    for r in report.outputs:  # the outputs table repeats the statuses of the layers giving them
+        if r.name in tolerated:
+            r.status = MATCH
+    return tolerated
+
+
+def ignored_scope(weights: list[WeightResult], top: int = 5) -> str:
+    """The top layers as an NNCF ignored scope to paste."""
+    return scope_text(list(dict.fromkeys(w.layer for w in weights[:top])))
+
+
+def scope_text(names: list[str]) -> str:
+    body = ",\n".join(f"    {n!r}" for n in names)
+    return f"nncf.IgnoredScope(names=[\n{body},\n])"
+
+
+__all__ = ["WeightResult", "compression_tolerance", "decompressed", "ignored_scope", "rank_weights"]

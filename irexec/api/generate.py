@@ -1,0 +1,189 @@
+"""Greedy decoding with a stateful causal LM as optimum-intel exports it.
+
+The model reads ``input_ids`` and, if it has them, ``attention_mask``,
+``position_ids`` and ``beam_idx``; it keeps its KV cache in variables and
+gives ``logits`` [batch, tokens, vocabulary].  From a reset state the prompt
+is run once (the prefill); the first new token is the argmax of the logits at
+its last position, and each later one the argmax of a decode step fed the
+token before it.  A reference for checking, not a serving engine: greedy only,
+no sampling, no tokenizer.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..base.errors import ERROR, Diagnostic, InputError, ModelError, UsageError
+from ..ir.records import Layer
+from .session import Session
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+# The inputs an optimum-intel causal LM may have besides input_ids, all built for a decode step.
+OPTIONAL_INPUTS = ("attention_mask", "position_ids", "beam_idx")
+
+
+@dataclass
+class GenerateResult:
+    tokens: np.ndarray  # int64 [batch, prompt + new]
+    prompt_length: int
+    # wall time of each model call in seconds: the prefill, then one decode step per further token
+    latencies: list[float] = field(default_factory=list)
+    stopped_by_eos: bool = False
+
+    @property
+    def new_tokens(self) -> np.ndarray:
+        return self.tokens[:, self.prompt_length:]
+
+
+@dataclass(frozen=True)
+class CausalLM:
+    """How a model's inputs and output are found: Parameter layers by role, the logits' key."""
+
+    inputs: dict[str, Layer]  # role -> Parameter (input_ids and whichever optional inputs it has)
+    logits: str
+
+
+def causal_lm(session: Session) -> CausalLM:
+    """The model's causal-LM interface, or ``not-causal-lm`` saying what is missing."""
+    model = session.model
+    missing: list[str] = []
+    if not model.variables:
+        missing.append("no ReadValue/Assign variables (a stateful model keeps its KV cache in them)")
+    by_name: dict[str, Layer] = {}
+    for p in model.parameters:
+        for name in (p.name, *(n for port in p.outputs for n in port.names)):
+            by_name.setdefault(name, p)
+    roles: dict[str, Layer] = {}
+    for role in ("input_ids", *OPTIONAL_INPUTS):
+        if role in by_name:
+            roles[role] = by_name[role]
+    if "input_ids" not in roles:
+        missing.append("no input_ids input")
+    others = [p.name for p in model.parameters if p not in roles.values()]
+    if others:
+        missing.append(f"input{'s' if len(others) > 1 else ''} {', '.join(map(repr, others))} that a decode step "
+                       f"cannot build (it builds {', '.join(OPTIONAL_INPUTS)})")
+    outputs = session.output_names
+    logits = "logits" if "logits" in outputs else (outputs[0] if len(outputs) == 1 else None)
+    if logits is None:
+        missing.append(f"no logits output (outputs: {', '.join(map(repr, outputs))})")
+    if missing:
+        raise ModelError(f"not a stateful causal LM as optimum-intel exports one: {'; '.join(missing)}",
+                         code="not-causal-lm", file=model.path)
+    assert logits is not None
+    return CausalLM(roles, logits)
+
+
+def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens: int, *,
+             eos_token_id: int | Sequence[int] | None = None, on_token: Callable[[int, np.ndarray, float], None] | None = None
+             ) -> GenerateResult:
+    """Greedy decoding from a reset state.  ``prompt`` holds ``input_ids`` [batch, tokens]
+    and may hold the model's other prefill inputs (used as given); the decode steps build
+    attention_mask (the previous one plus a column of ones), position_ids (the previous last
+    position plus one) and beam_idx (0..batch-1).  With ``eos_token_id``, a row that has
+    produced it (or any of several) is filled with it (the first), and decoding stops once every row has.  ``on_token`` is
+    called after each model call with (call index, new token ids [batch], seconds)."""
+    eos_ids = [] if eos_token_id is None else [eos_token_id] if isinstance(eos_token_id, int) else list(eos_token_id)
+    for eid in eos_ids:
+        if not _INT64_MIN <= eid <= _INT64_MAX:
+            raise UsageError(f"the end-of-sequence token id {eid} is not an int64 token id", code="bad-token-id",
+                             file=session.model.path)
+    lm = causal_lm(session)
+    eos = None if eos_token_id is None else np.atleast_1d(np.asarray(eos_token_id, np.int64))
+    if eos is not None and not eos.size:
+        eos = None
+    unknown = sorted(set(prompt) - set(lm.inputs) - {n for p in lm.inputs.values() for port in p.outputs for n in port.names})
+    if unknown:
+        raise InputError(f"prompt holds {', '.join(map(repr, unknown))}, which the model has no input for "
+                         f"(inputs: {', '.join(map(repr, lm.inputs))})", code="input-mismatch", file=session.model.path)
+    ids = np.asarray(prompt["input_ids"]) if "input_ids" in prompt else None
+    if ids is None or ids.ndim != 2 or ids.shape[1] == 0 or ids.dtype.kind not in "iu":
+        got = "nothing" if ids is None else f"{ids.dtype}{list(ids.shape)}"
+        raise InputError(f"the prompt's input_ids must be integers [batch, tokens] with at least one token, got {got}",
+                         code="input-mismatch", file=session.model.path)
+    batch = ids.shape[0]
+    feeds = {role: np.asarray(prompt[role]) for role in lm.inputs if role in prompt}  # as given: checked by the run
+    mask, positions = feeds.get("attention_mask"), feeds.get("position_ids")
+    # the decode steps extend these: a mask gets a column per row, positions their last one plus one
+    if mask is not None and (mask.ndim != 2 or mask.shape[0] != batch or mask.dtype.kind not in "biu"):
+        raise InputError(f"the prompt's attention_mask is {mask.dtype}{list(mask.shape)}; it must be integers [batch={batch}, "
+                         f"tokens] as input_ids {list(ids.shape)}", code="input-mismatch", file=session.model.path)
+    if positions is not None and positions.ndim == 0:
+        raise InputError("the prompt's position_ids is a scalar; it must hold a position per token (its last axis)",
+                         code="input-mismatch", file=session.model.path)
+    feeds.update({role: _as_input(session, layer, _prefill_value(role, ids, feeds)) for role, layer in lm.inputs.items()
+                  if role not in feeds})
+    mask, positions = feeds.get("attention_mask"), feeds.get("position_ids")
+    tokens = ids.astype(np.int64)
+    finished = np.zeros(batch, bool)
+    latencies: list[float] = []
+    session.reset_state()
+    for step in range(max_new_tokens):
+        start = time.perf_counter()
+        logits = session.run(feeds).outputs[lm.logits]
+        seconds = time.perf_counter() - start
+        latencies.append(seconds)
+        if logits.ndim != 3 or logits.shape[0] != batch:
+            raise ModelError(f"logits have shape {list(logits.shape)}; a causal LM gives [batch={batch}, tokens, vocabulary]",
+                             code="not-causal-lm", file=session.model.path)
+        if logits.shape[1] == 0 or logits.shape[2] == 0:
+            raise ModelError(f"logits have shape {list(logits.shape)}, with no {'token' if logits.shape[1] == 0 else 'vocabulary'}"
+                             " to choose the next token from", code="not-causal-lm", file=session.model.path)
+        new = logits[:, -1].argmax(-1).astype(np.int64)
+        if eos is not None:
+            new[finished] = eos[0]
+            finished |= np.isin(new, eos)
+        tokens = np.concatenate([tokens, new[:, None]], 1)
+        if on_token is not None:
+            on_token(step, new, seconds)
+        if step + 1 == max_new_tokens or (eos is not None and finished.all()):
+            break
+        feeds = {"input_ids": _as_input(session, lm.inputs["input_ids"], new[:, None])}
+        if "attention_mask" in lm.inputs:
+            assert mask is not None
+            mask = np.concatenate([mask, np.ones((batch, 1), mask.dtype)], 1)
+            feeds["attention_mask"] = mask
+        if "position_ids" in lm.inputs:
+            assert positions is not None
+            positions = positions[..., -1:] + 1
+            feeds["position_ids"] = positions
+        if "beam_idx" in lm.inputs:
+            feeds["beam_idx"] = _as_input(session, lm.inputs["beam_idx"], np.arange(batch))
+    return GenerateResult(tokens, ids.shape[1], latencies, eos is not None and bool(finished.all()))
+
+
+def _prefill_value(role: str, ids: np.ndarray, given: Mapping[str, np.ndarray]) -> np.ndarray:
+    """An input the prompt does not hold, as optimum-intel builds it for a prefill."""
+    batch, length = ids.shape
+    if role == "attention_mask":
+        return np.ones((batch, length), np.int64)
+    if role == "position_ids":
+        mask = given.get("attention_mask")
+        if mask is None:
+            return np.broadcast_to(np.arange(length, dtype=np.int64), (batch, length)).copy()
+        positions = np.cumsum(mask, -1, dtype=np.int64) - 1  # left padding: positions count the tokens attended
+        return np.where(mask == 0, 1, positions)
+    return np.arange(batch)  # beam_idx: every row keeps its own cache
+
+
+def _as_input(session: Session, layer: Layer, value: np.ndarray | None) -> np.ndarray:
+    """``value`` in the Parameter's integer type (a built input; a given one must already be)."""
+    assert value is not None
+    arr = np.asarray(value)
+    op = session.model.ops[layer.id]
+    dtype = getattr(getattr(op, "element_type", None), "dtype", None)
+    if dtype is None or arr.dtype == dtype:
+        return arr
+    if not np.issubdtype(dtype, np.integer) or arr.dtype.kind not in "iu":
+        raise InputError([Diagnostic("input-mismatch", f"{layer.name} is {op.element_type.name}; "  # type: ignore[union-attr]
+                                     "generate builds integer token ids, masks and positions", ERROR,
+                                     **session.model.where(layer))])
+    return arr.astype(dtype)
+
+
+__all__ = ["CausalLM", "GenerateResult", "causal_lm", "generate"]

@@ -1,0 +1,1 @@
+"""The checker: every layer's declared dims and types against inference."""

@@ -1,0 +1,323 @@
+"""Weight decompression chains, computed in f32 as OpenVINO computes them.
+
+A weight-compressed model (NNCF INT8/INT4, f8, nf4) keeps each weight as a
+low-precision Const followed by
+
+    Convert(f16) -> [Subtract zero point] -> Multiply scale -> [Reshape] -> [Convert(f32)]
+
+OpenVINO's CPU plugin finds these chains by pattern (``MarkDequantization``
+and ``KeepConstPrecision`` with its list of weight precisions), keeps them
+out of constant folding, and its ``ConvertPrecision`` turns their f16
+arithmetic into f32 under an f32 inference precision; its
+``KeepDequantizationPrecision`` keeps them in f32 even under f16.  The
+decompressed weight is therefore ``(f32(q) - f32(zp)) * f32(scale)`` rounded
+to f32 once per step, never to f16, whatever element type the ports declare.
+
+irexec does the same for the chains it recognises (``find``): the chain's
+last layer computes its value from the chain's Consts in f32 (``Chain.run``)
+and rounds it to its own element type once (f32 when the chain ends in a
+Convert to f32: no rounding at all); the chain's f16 layers between are not
+computed unless another layer reads them.  See docs/numerics.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..base import dtypes, limits
+from ..base.dtypes import ElementType
+from ..base.errors import OpError
+from ..kernels.convert import convert_array
+from ..ops.framework.base import In, Inference, Op, TensorInfo
+from ..ops.io import Const1
+
+if TYPE_CHECKING:
+    from ..model.binding import Model
+
+# Weights whose chains OpenVINO never folds (MarkDequantization's precisions in 2026.4's CPU plugin, measured):
+# their f16 arithmetic becomes f32 whatever reads the chain.
+ALWAYS_F32 = frozenset({"u8", "i8", "u4", "i4"})
+# Weights the CPU plugin's compressed MatMul (FullyConnected) decompresses in f32 itself (measured; not u3).
+MATMUL_F32 = frozenset({"nf4", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "u2"})
+WEIGHT_TYPES = ALWAYS_F32 | MATMUL_F32 | {"u1", "u3", "u6"}
+_NARROW_FLOATS = frozenset({"f16", "bf16"})
+_MOVES = frozenset({"Reshape", "Unsqueeze"})
+_SHAPE_LEAF = In("leaf", value=True)
+
+Src = tuple[int, int]
+
+
+@dataclass
+class Chain:
+    """One decompression chain: its layers in run order (the last one, ``end``,
+    gives the chain's value) and the Const outputs it reads (``leaves``)."""
+
+    end: int
+    layers: list[int]
+    leaves: list[Src]
+    declared_weight: bool = False  # the weight's Convert rounds to its type (nf4 -> f16) before the f32 steps
+
+
+def find(model: Model) -> dict[int, Chain]:
+    """The decompression chains of a model whose arithmetic OpenVINO does in
+    f32 while the ports say f16 or bf16, keyed by the chain's last layer."""
+    chains: dict[int, Chain] = {}
+    for lid in model.graph.order:
+        layer = model.layers[lid]
+        if layer.type != "Multiply" or model.ops[lid] is None or len(layer.inputs) != 2:
+            continue
+        chain = _match(model, lid)
+        if chain is not None:
+            chains[chain.end] = chain
+    return chains
+
+
+def _src(model: Model, lid: int, index: int) -> Src | None:
+    srcs = model.graph.inputs_of(lid)
+    return srcs[index] if index < len(srcs) else None
+
+
+def _readers(model: Model, src: Src) -> list[tuple[int, int]]:
+    return model.graph.consumers.get(src, [])
+
+
+def _is(model: Model, lid: int, *types: str) -> bool:
+    return model.ops.get(lid) is not None and model.layers[lid].type in types
+
+
+def _etype(model: Model, src: Src) -> ElementType:
+    """The element type a chain layer's output has (as inference gives it, not
+    as the port declares it)."""
+    op = model.ops[src[0]]
+    if isinstance(op, Const1):
+        return op.element_type
+    if model.layers[src[0]].type == "Convert":
+        return op.destination_type  # type: ignore[union-attr]
+    inner = _src(model, src[0], 0)  # Subtract, Multiply, Reshape, Unsqueeze: the type of their data
+    return _etype(model, inner) if inner is not None else dtypes.get("undefined")
+
+
+def _const(model: Model, src: Src | None) -> bool:
+    return src is not None and isinstance(model.ops.get(src[0]), Const1)
+
+
+def _operand(model: Model, src: Src | None, layers: list[int], leaves: list[Src]) -> bool:
+    """A zero point or scale: [Reshape/Unsqueeze by a Const]([Convert](Const))."""
+    if src is None:
+        return False
+    lid = src[0]
+    if _is(model, lid, *_MOVES):
+        shape = _src(model, lid, 1)
+        if not _const(model, shape):
+            return False
+        inner = _src(model, lid, 0)
+        found = _operand_convert(model, inner, layers, leaves)
+        if found:
+            layers.append(lid)
+            leaves.append(shape)  # type: ignore[arg-type]
+        return found
+    return _operand_convert(model, src, layers, leaves)
+
+
+def _operand_convert(model: Model, src: Src | None, layers: list[int], leaves: list[Src]) -> bool:
+    if src is None:
+        return False
+    if _const(model, src):
+        leaves.append(src)
+        return True
+    if _is(model, src[0], "Convert") and _const(model, _src(model, src[0], 0)):
+        leaves.append(_src(model, src[0], 0))  # type: ignore[arg-type]
+        layers.append(src[0])
+        return True
+    return False
+
+
+def _weight(model: Model, src: Src | None, layers: list[int], leaves: list[Src]) -> bool:
+    """The weights: Convert (its only reader the chain) of a Const of a weight precision."""
+    if src is None or not _is(model, src[0], "Convert") or len(_readers(model, src)) != 1:
+        return False
+    const = _src(model, src[0], 0)
+    if not _const(model, const) or model.ops[const[0]].element_type.name not in WEIGHT_TYPES:  # type: ignore[index,union-attr]
+        return False
+    leaves.append(const)  # type: ignore[arg-type]
+    layers.append(src[0])
+    return True
+
+
+def _match(model: Model, mul: int) -> Chain | None:
+    for data_index in (0, 1):  # Multiply is commutative: OpenVINO's matcher tries both orders
+        layers: list[int] = []
+        leaves: list[Src] = []
+        data = _src(model, mul, data_index)
+        if data is None:
+            continue
+        if _is(model, data[0], "Subtract") and len(_readers(model, data)) == 1:
+            if not (_weight(model, _src(model, data[0], 0), layers, leaves)
+                    and _operand(model, _src(model, data[0], 1), layers, leaves)):
+                continue
+            layers.append(data[0])
+        elif not _weight(model, data, layers, leaves):
+            continue
+        if not _operand(model, _src(model, mul, 1 - data_index), layers, leaves):
+            continue
+        layers.append(mul)
+        end = _extend(model, mul, layers, leaves)
+        if not any(_etype(model, (lid, 0)).name in _NARROW_FLOATS for lid in layers):
+            return None  # f32 all along: each step already rounds as OpenVINO's does
+        weight = model.ops[leaves[0][0]].element_type.name  # type: ignore[union-attr]
+        if weight in ALWAYS_F32 or weight in MATMUL_F32 and _read_by_matmul(model, end):
+            return Chain(end, layers, leaves)
+        if model.layers[end].type == "Convert" and "decompression" in model.layers[end].rt_info:
+            return None  # f16-compressed weights to OpenVINO: folded as the types say
+        return Chain(end, layers, leaves, declared_weight=weight == "nf4")
+    return None
+
+
+def _read_by_matmul(model: Model, end: int) -> bool:
+    readers = _readers(model, (end, 0))
+    return len(readers) == 1 and _is(model, readers[0][0], "MatMul")
+
+
+def _extend(model: Model, mul: int, layers: list[int], leaves: list[Src]) -> int:
+    """The chain goes on through a Reshape/Unsqueeze by a Const and a Convert,
+    each the only reader of the layer before (NNCF's group-wise weights)."""
+    end = mul
+    readers = _readers(model, (end, 0))
+    if len(readers) == 1 and _is(model, readers[0][0], *_MOVES) and readers[0][1] == 0:
+        nxt = readers[0][0]
+        shape = _src(model, nxt, 1)
+        if _const(model, shape):
+            leaves.append(shape)  # type: ignore[arg-type]
+            layers.append(nxt)
+            end = nxt
+            readers = _readers(model, (end, 0))
+    if len(readers) == 1 and _is(model, readers[0][0], "Convert"):
+        end = readers[0][0]
+        layers.append(end)
+    return end
+
+
+class DecompressionChain(Op):
+    """Stands for a chain's last layer in a run: reads the chain's Consts and
+    computes the chain in f32 (see the module's docstring)."""
+
+    type, version = "Decompression", 0
+    family = "convert"
+    summary = "a weight decompression chain computed in f32"
+    inputs = (In("leaf", variadic=True),)
+
+    def __init__(self, model: Model, chain: Chain):
+        super().__init__(model.layers[chain.end], {}, model.weights)
+        self.model = model
+        self.chain = chain
+        self.etype = _etype(model, (chain.end, 0))
+        self._position = {src: i for i, src in enumerate(chain.leaves)}
+
+    def input_spec(self, index: int) -> In:
+        # the small Consts a Reshape/Unsqueeze of the chain reads as its shape: inference needs their values
+        return _SHAPE_LEAF if index in self._shape_leaves else self.inputs[0]
+
+    @property
+    def _shape_leaves(self) -> frozenset[int]:
+        found = getattr(self, "_shape_leaf_set", None)
+        if found is None:
+            model = self.model
+            found = frozenset(self._position[src] for lid in self.chain.layers if model.layers[lid].type in _MOVES
+                              for src in model.graph.inputs_of(lid)[1:2] if src in self._position)
+            self._shape_leaf_set = found
+        return found
+
+    def infer(self, *leaves: TensorInfo) -> Inference:
+        """Every layer of the chain inferred by its own op on the shapes of the
+        Consts read, never on the dims the ports declare (operands that do not
+        broadcast are refused here, with the layer's code); the f32 arrays
+        ``run`` makes on the way are the inference's ``scratch``, which a run
+        charges to its memory limit with the output before ``run`` starts."""
+        model, chain = self.model, self.chain
+        infos: dict[Src, TensorInfo] = {src: leaves[i] for src, i in self._position.items()}
+        f32: dict[Src, bool] = {src: info.etype.name == "f32" for src, info in infos.items()}
+        owned: set[Src] = set()
+        made = 0
+
+        def size(info: TensorInfo, itemsize: int = 4) -> int:
+            return limits.nbytes(info.shape.to_tuple(), itemsize) if info.shape.is_static else 0
+
+        for lid in chain.layers:
+            layer = model.layers[lid]
+            srcs = model.graph.inputs_of(lid)
+            args = [infos[s] for s in srcs]  # type: ignore[index]
+            try:
+                out = model.ops[lid].inference(args).outputs[0]  # type: ignore[union-attr]
+            except OpError as e:
+                raise OpError(f"in the weight decompression chain, layer {lid} \"{layer.name}\" ({layer.type}): "
+                              f"{e.diagnostics[0].message}", code=e.code) from None
+            here: Src = (lid, 0)
+            f32[here] = True
+            if layer.type == "Convert":  # mirrors ``run``: an f32 copy unless its input is f32 already
+                if lid == chain.layers[0] and chain.declared_weight:
+                    made += size(args[0], model.ops[lid].destination_type.itemsize)  # type: ignore[union-attr]
+                if not f32[srcs[0]]:  # type: ignore[index]
+                    made += size(args[0])
+                    owned.add(here)
+                elif srcs[0] in owned:
+                    owned.add(here)
+            elif layer.type in ("Subtract", "Multiply"):
+                for k in (0, 1):
+                    if not f32[srcs[k]]:  # type: ignore[index]
+                        made += size(args[k])
+                in_place = srcs[0] in owned and out.shape == args[0].shape  # an f32 array made here is written over
+                if not in_place:
+                    made += size(out)
+                owned.add(here)
+            else:
+                f32[here] = f32[srcs[0]]  # type: ignore[index]
+                if srcs[0] in owned:
+                    owned.add(here)
+            infos[here] = out
+        shape = infos[(chain.end, 0)].shape
+        result = Inference([TensorInfo(shape, self.etype)])
+        # the last f32 array made is the output when the output is f32: the run charges it as the output
+        output = limits.nbytes(shape.to_tuple(), 4) if shape.is_static and self.etype.name == "f32" else 0
+        result.scratch = max(made - output, 0)
+        return result
+
+    def compute(self, plan: None, *leaves: np.ndarray) -> Sequence[np.ndarray]:
+        return [self.evaluate(leaves)]
+
+    def evaluate(self, leaves: Sequence[np.ndarray]) -> np.ndarray:
+        model, chain = self.model, self.chain
+        values: dict[Src, np.ndarray] = {src: leaves[i] for src, i in self._position.items()}
+        owned: set[int] = set()  # ids of the arrays made here: written in place (a weight is large)
+        value: np.ndarray | None = None
+        for lid in chain.layers:
+            layer = model.layers[lid]
+            args = [values[s] for s in model.graph.inputs_of(lid)]  # type: ignore[index]
+            if layer.type == "Convert":
+                weight = lid == chain.layers[0]
+                declared = model.ops[lid].destination_type.dtype  # type: ignore[union-attr]
+                value = _f32(convert_array(args[0], declared) if weight and chain.declared_weight else args[0])
+            elif layer.type in ("Subtract", "Multiply"):
+                a, b = _f32(args[0]), _f32(args[1])
+                fn = np.subtract if layer.type == "Subtract" else np.multiply
+                into = a if id(a) in owned and np.broadcast_shapes(a.shape, b.shape) == a.shape else None
+                value = fn(a, b, out=into, dtype=np.float32)
+            else:  # Reshape / Unsqueeze: moves values, whatever their type
+                op = model.ops[lid]
+                value = op.compute(op.plan_for(args).plan, *args)[0]  # type: ignore[union-attr]
+                if id(args[0]) in owned and np.shares_memory(value, args[0]):
+                    owned.add(id(value))
+            if not any(value is arg for arg in args) and not any(value is leaf for leaf in leaves):
+                owned.add(id(value))
+            values[(lid, 0)] = value
+        assert value is not None
+        want = self.etype.dtype
+        assert want is not None, "a chain ends in a type NumPy holds"
+        return value if value.dtype == want else convert_array(value, want)  # rounded once, at the end
+
+
+def _f32(a: np.ndarray) -> np.ndarray:
+    return a if a.dtype == np.float32 else convert_array(a, np.dtype(np.float32))
