@@ -8,7 +8,7 @@ from pathlib import Path
 
 from test_check_budget import _clean, cli
 
-from irexec.api.load import naming
+from irexec.model import naming
 from irexec.model.builder import IRBuilder
 
 LONG = 8_000_000
