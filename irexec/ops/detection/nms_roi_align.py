@@ -237,15 +237,7 @@ class _ROIAlign(Op):
     attributes = base_attributes
 
     def validate(self) -> list:
-        errors = []
-        for name in ("pooled_h", "pooled_w"):
-            if getattr(self, name) <= 0:
-                errors.append(op_error(f"{name}={getattr(self, name)} must be positive", "bad-attribute"))
-        if self.sampling_ratio < 0:
-            errors.append(op_error(f"sampling_ratio={self.sampling_ratio} must not be negative", "bad-attribute"))
-        if not self.spatial_scale > 0:
-            errors.append(op_error(f"spatial_scale={self.spatial_scale} must be positive", "bad-attribute"))
-        return errors
+        return roi_bin_errors(self)
 
     def infer(self, data: TensorInfo, rois: TensorInfo, indices: TensorInfo) -> Inference:
         d, r, b = data.shape, rois.shape, indices.shape
@@ -404,3 +396,16 @@ class ROIAlign9(_ROIAlign):
         if self.aligned_mode == "half_pixel":
             return 0.5, -0.5, False
         return 0.0, 0.0, True
+
+
+def roi_bin_errors(op: Op) -> list:
+    """The checks of the attributes every ROIAlign-like op shares: bins, samples per bin, scale."""
+    errors = []
+    for name in ("pooled_h", "pooled_w"):
+        if getattr(op, name) <= 0:
+            errors.append(op_error(f"{name}={getattr(op, name)} must be positive", "bad-attribute"))
+    if op.sampling_ratio < 0:
+        errors.append(op_error(f"sampling_ratio={op.sampling_ratio} must not be negative", "bad-attribute"))
+    if not op.spatial_scale > 0:
+        errors.append(op_error(f"spatial_scale={op.spatial_scale} must be positive", "bad-attribute"))
+    return errors

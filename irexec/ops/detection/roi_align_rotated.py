@@ -22,6 +22,7 @@ from ...base import limits
 from ...base.shapes import DYNAMIC, Dim, PartialShape
 from ..framework.base import INDEX, REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from ..framework.registry import register
+from .nms_roi_align import roi_bin_errors
 from .roi_pooling import finite_rois
 
 DATA, ROIS, BATCH_INDICES = range(3)
@@ -43,15 +44,7 @@ class ROIAlignRotated15(Op):
     }
 
     def validate(self) -> list:
-        errors = []
-        for name in ("pooled_h", "pooled_w"):
-            if getattr(self, name) <= 0:
-                errors.append(op_error(f"{name}={getattr(self, name)} must be positive", "bad-attribute"))
-        if self.sampling_ratio < 0:
-            errors.append(op_error(f"sampling_ratio={self.sampling_ratio} must not be negative", "bad-attribute"))
-        if not self.spatial_scale > 0:
-            errors.append(op_error(f"spatial_scale={self.spatial_scale} must be positive", "bad-attribute"))
-        return errors
+        return roi_bin_errors(self)
 
     def infer(self, data: TensorInfo, rois: TensorInfo, indices: TensorInfo) -> Inference:
         d, r, b = data.shape, rois.shape, indices.shape
