@@ -112,3 +112,26 @@ def ref_roi_align(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray
                 if samples:
                     out[r, :, i, j] = np.mean(samples, 0) if attrs.get("mode", "avg") == "avg" else np.max(samples, 0)
     return [out.astype(data.dtype)]
+
+
+def bilinear_sample(fm: np.ndarray, y: float, x: float) -> np.ndarray:
+    """The bilinear sample of every channel at (y, x) as OpenVINO's ROIAlign-like references take it:
+    zero more than one pixel outside, the edge value within that pixel."""
+    c, h, w = fm.shape
+    if y < -1 or y > h or x < -1 or x > w:
+        return np.zeros(c)
+    y, x = max(y, 0.0), max(x, 0.0)
+    yl, xl = int(y), int(x)
+    if yl >= h - 1:
+        yl = yh = h - 1
+        y = float(yl)
+    else:
+        yh = yl + 1
+    if xl >= w - 1:
+        xl = xh = w - 1
+        x = float(xl)
+    else:
+        xh = xl + 1
+    ly, lx = y - yl, x - xl
+    return ((1 - ly) * (1 - lx) * fm[:, yl, xl] + (1 - ly) * lx * fm[:, yl, xh] + ly * (1 - lx) * fm[:, yh, xl]
+            + ly * lx * fm[:, yh, xh])

@@ -9,30 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from conformance.detection.references import bilinear_sample
 from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
 f32 = np.float32
-
-
-def _sample(fm: np.ndarray, y: float, x: float) -> np.ndarray:
-    c, h, w = fm.shape
-    if y < -1 or y > h or x < -1 or x > w:
-        return np.zeros(c)
-    y, x = max(y, 0.0), max(x, 0.0)
-    yl, xl = int(y), int(x)
-    if yl >= h - 1:
-        yl = yh = h - 1
-        y = float(yl)
-    else:
-        yh = yl + 1
-    if xl >= w - 1:
-        xl = xh = w - 1
-        x = float(xl)
-    else:
-        xh = xl + 1
-    ly, lx = y - yl, x - xl
-    return ((1 - ly) * (1 - lx) * fm[:, yl, xl] + (1 - ly) * lx * fm[:, yl, xh] + ly * (1 - lx) * fm[:, yh, xl]
-            + ly * lx * fm[:, yh, xh])
 
 
 def ref_features(x: list[np.ndarray], a: dict[str, Any]) -> list[np.ndarray]:
@@ -58,7 +38,7 @@ def ref_features(x: list[np.ndarray], a: dict[str, Any]) -> list[np.ndarray]:
                 acc = np.zeros(c)
                 for u in range(gy):
                     for v in range(gx):
-                        acc += _sample(fm, y0 + i * bh + (u + 0.5) * bh / gy, x0 + j * bw + (v + 0.5) * bw / gx)
+                        acc += bilinear_sample(fm, y0 + i * bh + (u + 0.5) * bh / gy, x0 + j * bw + (v + 0.5) * bw / gx)
                 out[r, :, i, j] = acc / (gx * gy)
     return [out.astype(rois.dtype), rois.copy()]
 

@@ -8,28 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from conformance.detection.references import bilinear_sample
 from conformance.harness import OV_VALUE_UNCHECKED, Case, ErrorCase, OpTable, Tol, conformance, table_rng
-
-
-def sample(fm: np.ndarray, y: float, x: float) -> np.ndarray:
-    c, h, w = fm.shape
-    if y < -1 or y > h or x < -1 or x > w:
-        return np.zeros(c)
-    y, x = max(y, 0.0), max(x, 0.0)
-    yl, xl = int(y), int(x)
-    if yl >= h - 1:
-        yl = yh = h - 1
-        y = float(yl)
-    else:
-        yh = yl + 1
-    if xl >= w - 1:
-        xl = xh = w - 1
-        x = float(xl)
-    else:
-        xh = xl + 1
-    ly, lx = y - yl, x - xl
-    return ((1 - ly) * (1 - lx) * fm[:, yl, xl] + (1 - ly) * lx * fm[:, yl, xh] + ly * (1 - lx) * fm[:, yh, xl]
-            + ly * lx * fm[:, yh, xh])
 
 
 def ref_rotated(x: list[np.ndarray], a: dict[str, Any]) -> list[np.ndarray]:
@@ -50,7 +30,7 @@ def ref_rotated(x: list[np.ndarray], a: dict[str, Any]) -> list[np.ndarray]:
                     for v in range(nx):
                         yy = -rh / 2 + i * bh + (u + 0.5) * bh / ny
                         xx = -rw / 2 + j * bw + (v + 0.5) * bw / nx
-                        acc += sample(fm, yy * math.cos(ang) - xx * math.sin(ang) + cy,
+                        acc += bilinear_sample(fm, yy * math.cos(ang) - xx * math.sin(ang) + cy,
                                       yy * math.sin(ang) + xx * math.cos(ang) + cx)
                 out[r, :, i, j] = acc / (nx * ny) if nx * ny else 0
     return [out.astype(data.dtype)]
