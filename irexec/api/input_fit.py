@@ -18,10 +18,11 @@ names the constraint the smallest assignment still breaks.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterator
 
 from ..base.errors import ERROR, Diagnostic
 from ..base.shapes import PartialShape
+from ..ir.records import Layer
 from ..ops.framework.tensor import TensorInfo
 from ..ops.io import Const1
 from .load import Model
@@ -143,9 +144,18 @@ def fit_shapes(model: Model, declared: dict[str, PartialShape], defaults: Shapes
 _PASS = frozenset({"Convert", "Reshape", "Squeeze", "Unsqueeze"})
 
 
-def mask_use(model: Model, parameter) -> str | None:
+def mask_use(model: Model, parameter: Layer) -> str | None:
     """Why an integer Parameter is a mask (its values reach a Convert to boolean
     through reshapes): an attention mask's made-up value is all ones."""
+    for layer, _ in reached_by(model, parameter, _PASS):
+        if layer.type == "Convert" and layer.data.get("destination_type", "").lower() in ("boolean", "bool"):
+            return f"a mask (Convert to boolean {layer.name!r}): ones"
+    return None
+
+
+def reached_by(model: Model, parameter: Layer, passing: Collection[str]) -> Iterator[tuple[Layer, int]]:
+    """Every (layer, input index) a Parameter's value reaches, also through layers
+    of the types in ``passing`` (by their first input, which they only reshape)."""
     frontier, seen = [(parameter.id, 0)], set()
     while frontier:
         src = frontier.pop()
@@ -154,8 +164,6 @@ def mask_use(model: Model, parameter) -> str | None:
         seen.add(src)
         for lid, index in model.graph.consumers.get(src, []):
             layer = model.layers[lid]
-            if layer.type == "Convert" and layer.data.get("destination_type", "").lower() in ("boolean", "bool"):
-                return f"a mask (Convert to boolean {layer.name!r}): ones"
-            if layer.type in _PASS and index == 0:
+            if layer.type in passing and index == 0:
                 frontier.append((lid, 0))
-    return None
+            yield layer, index

@@ -31,7 +31,7 @@ from ..base.shapes import PartialShape, format_shape
 from ..ir.records import Layer
 from ..model.naming import did_you_mean, parameter_keys, parameter_label, parameter_list, tensor_names
 from ..ops.io import Const1
-from .input_fit import fit_shapes, inferred_tensors, mask_use
+from .input_fit import fit_shapes, inferred_tensors, mask_use, reached_by
 from .load import Model
 
 INT_RANGE = (0, 9)  # inclusive
@@ -148,31 +148,23 @@ def infer_range(model: Model, parameter: Layer, tensors: Mapping | None = None) 
     1-D index into axis 0 of a Gather whose data's dim 0 is unknown (a KV cache
     reordered by ``beam_idx``) picks rows of the batch: [0, its own length)."""
     low, high, why = None, None, []
-    frontier, seen = [(parameter.id, 0)], set()
-    while frontier:
-        src = frontier.pop()
-        if src in seen:
+    for layer, index in reached_by(model, parameter, PASS_THROUGH):
+        if layer.type in PASS_THROUGH and index == 0:
+            continue  # only reshapes the value: what reads it next counts
+        rule = INDEX_INPUTS.get(layer.type)
+        if rule is None or rule.index != index:
             continue
-        seen.add(src)
-        for lid, index in model.graph.consumers.get(src, []):
-            layer = model.layers[lid]
-            if layer.type in PASS_THROUGH and index == 0:
-                frontier.append((lid, 0))
-                continue
-            rule = INDEX_INPUTS.get(layer.type)
-            if rule is None or rule.index != index:
-                continue
-            dim = _indexed_dim(model, layer, rule, tensors)
-            what = rule.what
-            if dim is None:
-                dim = _batch_rows(model, layer, index, tensors)
-                what = "rows of the batch axis, as long as the index itself"
-            if dim is None:
-                continue
-            top = dim if rule.inclusive else dim - 1
-            low = rule.low if low is None else max(low, rule.low)
-            high = top if high is None else min(high, top)
-            why.append(f"{what} of {layer.type} {layer.name!r} (dim of {dim})")
+        dim = _indexed_dim(model, layer, rule, tensors)
+        what = rule.what
+        if dim is None:
+            dim = _batch_rows(model, layer, index, tensors)
+            what = "rows of the batch axis, as long as the index itself"
+        if dim is None:
+            continue
+        top = dim if rule.inclusive else dim - 1
+        low = rule.low if low is None else max(low, rule.low)
+        high = top if high is None else min(high, top)
+        why.append(f"{what} of {layer.type} {layer.name!r} (dim of {dim})")
     if low is None or high is None or high < low:
         return None
     return low, high, "; ".join(why) if len(why) <= 2 else f"{why[0]} and {len(why) - 1} more layers"
