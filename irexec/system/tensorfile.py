@@ -164,9 +164,17 @@ def save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
                              f"holds at most {MAX_ZIP_NAME - 4}", code="tensor-name-too-long", file=path)
     try:
         # written entry by entry (not np.savez) so any key works, even "file"
-        with atomic_file(path, ".npz.tmp") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-            for key, value in arrays.items():
-                with zf.open(key + ".npy", "w", force_zip64=True) as entry:
-                    np.lib.format.write_array(entry, strings.to_numpy(storable(np.asarray(value))), allow_pickle=False)
+        with atomic_file(path, ".npz.tmp") as f:
+            zf = zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True)
+            try:
+                for key, value in arrays.items():
+                    with zf.open(key + ".npy", "w", force_zip64=True) as entry:
+                        np.lib.format.write_array(entry, strings.to_numpy(storable(np.asarray(value))), allow_pickle=False)
+            except BaseException:
+                # abandoned, not closed: a Ctrl-C or SIGTERM can land between zf.open() and its `with`, and
+                # close() would then replace that exit with "an open writing handle"; the temporary goes anyway
+                zf.fp = None
+                raise
+            zf.close()
     except OSError as e:  # a missing directory, no permission, a full disk: not a bug
         raise cannot_write(path, e) from None

@@ -124,6 +124,35 @@ def test_a_signal_while_writing_leaves_no_temporary(sig: int, what: str, tmp_pat
     assert not (out / "out.npz").exists()
 
 
+@pytest.mark.parametrize("where", ["after-open", "inside-close"])
+def test_an_exit_inside_the_archive_writer_stays_that_exit(where: str, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The windows a timed signal hits only now and then: SystemExit between
+    ZipFile.open() and its ``with`` (the handle never closes), and inside the
+    entry's close()."""
+    import zipfile
+
+    from irexec.system import tensorfile
+
+    if where == "after-open":
+        real_open = zipfile.ZipFile.open
+
+        def open_then_exit(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            real_open(self, *args, **kwargs)
+            raise SystemExit(143)
+
+        monkeypatch.setattr(zipfile.ZipFile, "open", open_then_exit)
+    else:
+        def close_then_exit(self) -> None:  # type: ignore[no-untyped-def]
+            raise SystemExit(143)
+
+        monkeypatch.setattr(zipfile._ZipWriteFile, "close", close_then_exit)
+    with pytest.raises(SystemExit) as exited:
+        tensorfile.save_npz(str(tmp_path / "out.npz"), {"x": np.zeros(4, np.float32)})
+    assert exited.value.code == 143
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_job_started_with_ctrl_c_ignored_keeps_ignoring_it(tmp_path: Path) -> None:
     xml = _model(tmp_path / "m", [48 << 20])
     out = tmp_path / "out"
