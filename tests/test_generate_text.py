@@ -94,3 +94,29 @@ def test_the_folder_checks_clean(tmp_path, run_cli):
     folder = _folder(tmp_path, 5)
     r = run_cli("check", folder)
     assert r.exit_code == 0 and "3 files, 0 errors, 0 warnings" in r.output, r.output
+
+
+GENAI_PROMPTS = ["The quick brown fox jumps over", "Hello world!", "héllo 日本語 👍🏽", "  spaces  and\ttabs", "x"]
+
+
+@pytest.mark.parametrize("stop_early", [False, True], ids=["to-the-limit", "at-eos"])
+def test_text_matches_genai_llm_pipeline(stop_early: bool, tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    """GenAI's LLMPipeline(folder) is the pipeline users run on an export folder:
+    irexec prints, byte for byte, the greedy text it returns."""
+    genai = pytest.importorskip("openvino_genai")
+    new = 10
+    folder = _folder(tmp_path / "probe", [VOCAB + 1])  # an end id no row reaches (GenAI wants one)
+    eos: list[int] = []
+    if stop_early:  # each prompt's third new token is an end id, as generation_config.json lists them
+        for prompt in GENAI_PROMPTS:
+            tokens, _ = _openvino_text(folder, prompt, new, set())
+            eos.append(int(tokens[0, len(tokens[0]) - new + 2]))
+        folder = _folder(tmp_path / "stops", eos)
+    # f32 as irexec computes: where the CPU has bf16 units OpenVINO picks bf16 by default
+    pipe = genai.LLMPipeline(str(folder), "CPU", INFERENCE_PRECISION_HINT="f32")
+    for prompt in GENAI_PROMPTS:
+        want = pipe.generate(prompt, max_new_tokens=new, do_sample=False)
+        r = run_cli.subprocess("generate", folder, "--prompt", prompt, "-n", new)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == str(want) + "\n", prompt
+        assert ("stopped" in r.stderr) == stop_early, r.stderr
