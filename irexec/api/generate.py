@@ -1,8 +1,10 @@
-"""Greedy decoding with a stateful causal LM as optimum-intel exports it.
+"""Greedy decoding with a stateful LM as optimum-intel exports it.
 
 The model reads ``input_ids`` and, if it has them, ``attention_mask``,
-``position_ids`` and ``beam_idx``; it keeps its KV cache in variables and
-gives ``logits`` [batch, tokens, vocabulary].  From a reset state the prompt
+``position_ids``, ``beam_idx`` and ``cache_position`` (built as
+``decode_inputs`` says for its family: a KV-cache transformer, an SSM or a
+hybrid); it keeps its cache in variables and gives ``logits`` [batch, tokens,
+vocabulary].  From a reset state the prompt
 is run once (the prefill); the first new token is the argmax of the logits at
 its last position, and each later one the argmax of a decode step fed the
 token before it.  A reference for checking, not a serving engine: greedy only,
@@ -19,12 +21,13 @@ import numpy as np
 
 from ..base.errors import ERROR, Diagnostic, InputError, ModelError, UsageError
 from ..ir.records import Layer
+from .decode_inputs import BUILT_INPUTS, Family, decode_value, family_of, prefill_value
 from .session import Session
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 # The inputs an optimum-intel causal LM may have besides input_ids, all built for a decode step.
-OPTIONAL_INPUTS = ("attention_mask", "position_ids", "beam_idx")
+OPTIONAL_INPUTS = BUILT_INPUTS
 
 
 @dataclass
@@ -46,6 +49,7 @@ class CausalLM:
 
     inputs: dict[str, Layer]  # role -> Parameter (input_ids and whichever optional inputs it has)
     logits: str
+    family: Family
 
 
 def causal_lm(session: Session) -> CausalLM:
@@ -76,16 +80,15 @@ def causal_lm(session: Session) -> CausalLM:
         raise ModelError(f"not a stateful causal LM as optimum-intel exports one: {'; '.join(missing)}",
                          code="not-causal-lm", file=model.path)
     assert logits is not None
-    return CausalLM(roles, logits)
+    return CausalLM(roles, logits, family_of(model.path, set(roles), model.variables))
 
 
 def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens: int, *,
              eos_token_id: int | Sequence[int] | None = None, on_token: Callable[[int, np.ndarray, float], None] | None = None
              ) -> GenerateResult:
     """Greedy decoding from a reset state.  ``prompt`` holds ``input_ids`` [batch, tokens]
-    and may hold the model's other prefill inputs (used as given); the decode steps build
-    attention_mask (the previous one plus a column of ones), position_ids (the previous last
-    position plus one) and beam_idx (0..batch-1).  With ``eos_token_id``, a row that has
+    and may hold the model's other prefill inputs (used as given); the others, and every
+    input of a decode step, are built as ``decode_inputs`` says for the model's family.  With ``eos_token_id``, a row that has
     produced it (or any of several) is filled with it (the first), and decoding stops once every row has.  ``on_token`` is
     called after each model call with (call index, new token ids [batch], seconds)."""
     eos_ids = [] if eos_token_id is None else [eos_token_id] if isinstance(eos_token_id, int) else list(eos_token_id)
@@ -116,9 +119,8 @@ def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens:
     if positions is not None and positions.ndim == 0:
         raise InputError("the prompt's position_ids is a scalar; it must hold a position per token (its last axis)",
                          code="input-mismatch", file=session.model.path)
-    feeds.update({role: _as_input(session, layer, _prefill_value(role, ids, feeds)) for role, layer in lm.inputs.items()
-                  if role not in feeds})
-    mask, positions = feeds.get("attention_mask"), feeds.get("position_ids")
+    feeds.update({role: _as_input(session, layer, prefill_value(role, lm.family, ids, feeds))
+                  for role, layer in lm.inputs.items() if role not in feeds})
     tokens = ids.astype(np.int64)
     finished = np.zeros(batch, bool)
     latencies: list[float] = []
@@ -143,32 +145,11 @@ def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens:
             on_token(step, new, seconds)
         if step + 1 == max_new_tokens or (eos is not None and finished.all()):
             break
-        feeds = {"input_ids": _as_input(session, lm.inputs["input_ids"], new[:, None])}
-        if "attention_mask" in lm.inputs:
-            assert mask is not None
-            mask = np.concatenate([mask, np.ones((batch, 1), mask.dtype)], 1)
-            feeds["attention_mask"] = mask
-        if "position_ids" in lm.inputs:
-            assert positions is not None
-            positions = positions[..., -1:] + 1
-            feeds["position_ids"] = positions
-        if "beam_idx" in lm.inputs:
-            feeds["beam_idx"] = _as_input(session, lm.inputs["beam_idx"], np.arange(batch))
+        feeds = {"input_ids": _as_input(session, lm.inputs["input_ids"], new[:, None]),
+                 **{role: _as_input(session, layer, decode_value(role, lm.family, np.asarray(feeds[role]), batch,
+                                                                 tokens.shape[1]))
+                    for role, layer in lm.inputs.items() if role != "input_ids"}}
     return GenerateResult(tokens, ids.shape[1], latencies, eos is not None and bool(finished.all()))
-
-
-def _prefill_value(role: str, ids: np.ndarray, given: Mapping[str, np.ndarray]) -> np.ndarray:
-    """An input the prompt does not hold, as optimum-intel builds it for a prefill."""
-    batch, length = ids.shape
-    if role == "attention_mask":
-        return np.ones((batch, length), np.int64)
-    if role == "position_ids":
-        mask = given.get("attention_mask")
-        if mask is None:
-            return np.broadcast_to(np.arange(length, dtype=np.int64), (batch, length)).copy()
-        positions = np.cumsum(mask, -1, dtype=np.int64) - 1  # left padding: positions count the tokens attended
-        return np.where(mask == 0, 1, positions)
-    return np.arange(batch)  # beam_idx: every row keeps its own cache
 
 
 def _as_input(session: Session, layer: Layer, value: np.ndarray | None) -> np.ndarray:

@@ -16,7 +16,7 @@ from .run_cmd import _size
 @click.argument("model")
 @click.option("--inputs", "-i", "inputs_path", metavar="PROMPT.npz",
               help="npz holding input_ids [batch, tokens] and optionally the model's other prefill inputs "
-                   "(attention_mask, position_ids, beam_idx), used as given.")
+                   "(attention_mask, position_ids, beam_idx, cache_position), used as given.")
 @click.option("--prompt", "-p", metavar="TEXT", help="With an export folder: the prompt, tokenized by its openvino_tokenizer.xml.")
 @click.option("--prompt-file", metavar="FILE", help="With an export folder: the prompt, read from this UTF-8 file.")
 @click.option("--max-new-tokens", "-n", type=click.IntRange(min=1), required=True, help="Tokens to generate per row.")
@@ -39,13 +39,15 @@ from .run_cmd import _size
 def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_file: str | None, max_new_tokens: int,
              output_path: str | None, eos_token_id: int | None, compare_path: str | None, profile: bool,
              report_path: str | None, weights: str | None, max_memory: int | None, follow_symlinks: bool | None) -> None:
-    """Greedy decoding with MODEL, a stateful causal LM as optimum-intel exports it, or
+    """Greedy decoding with MODEL, a stateful LM as optimum-intel exports it (a KV-cache
+    transformer, an SSM such as Mamba, or a hybrid), or
     with an export folder (openvino_model.xml and the openvino-tokenizers pair): text in,
     text out, as GenAI's LLMPipeline(folder).
 
     From a reset state the prompt is run once; each new token is the argmax of the
     logits at the last position, fed back as a one-token decode step with
-    attention_mask, position_ids and beam_idx built as the model's inputs require.
+    attention_mask, position_ids, beam_idx and cache_position built as
+    optimum-intel builds them for the model's family (docs/stateful.md).
     Prints the new token ids, then time to first token, decode and overall
     tokens per second and peak memory, as GenAI's benchmark does.
 
