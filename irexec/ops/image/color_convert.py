@@ -1,7 +1,8 @@
 """NV12toRGB-8, NV12toBGR-8, I420toRGB-8 and I420toBGR-8: YUV 4:2:0 images
 in NHWC to 3-channel RGB/BGR, from one plane [N, H*3/2, W, 1] (Y above the
 chroma) or from separate planes: NV12's Y [N, H, W, 1] and interleaved UV
-[N, H/2, W/2, 2], I420's Y, U [N, H/2, W/2, 1] and V.
+[N, H/2, W/2, 2], I420's Y, U [N, H/2, W/2, 1] and V.  RGBtoNV12-17 and
+BGRtoNV12-17 go the other way (see their classes).
 
 Each pixel is OpenVINO's reference conversion (the spec's formula) in f32:
 R = 1.164(Y-16) + 1.596(V-128), G = 1.164(Y-16) - 0.391(U-128) -
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...base.shapes import DYNAMIC, Dim, PartialShape
-from ..framework.base import In, Inference, Op, TensorInfo, op_error, same_as
+from ..framework.base import Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from ..framework.registry import register
 
 _F = np.float32
@@ -168,4 +169,91 @@ class I420toRGB8(_I420):
 class I420toBGR8(_I420):
     type, version = "I420toBGR", 8
     summary = "I420 (Y, U and V planes) to BGR, NHWC"
+    bgr = True
+
+
+def _half(d: Dim) -> Dim:
+    """``d / 2`` as OpenVINO divides a dimension: the bounds rounded inwards."""
+    return Dim(-(-d.lo // 2), None if d.hi is None else d.hi // 2)
+
+
+class _ToNV12(Op):
+    """RGB or BGR [N, H, W, 3] to NV12, as one plane [N, H*3/2, W, 1] or as Y [N, H, W, 1]
+    and interleaved UV [N, H/2, W/2, 2].  Each pixel's Y, U and V are OpenVINO's reference
+    formula in f32, clipped to [0, 255] (u8: rounded half away from zero first); a 2x2
+    block's U and V are the mean of its four pixels' (after that rounding)."""
+
+    family = "image"
+    since_opset = 17
+    inputs = (In("image", rank=4),)
+    attributes = {"single_plane": Attr("bool", True, doc="one plane [N, H*3/2, W, 1] (else Y and UV planes)")}
+    bgr = False
+
+    def num_outputs(self, n_inputs: int) -> int:
+        return 1 if self.single_plane else 2
+
+    def infer(self, image: TensorInfo) -> Inference:
+        et = image.etype
+        if image.known_type and not (et.name == "u8" or et.is_real and et.bits > 8):
+            raise op_error(f"the image must have element type u8 or a floating-point type of 16 bits or more, got {et.name}",
+                           "bad-input-type", 0)
+        if image.shape.rank is None:
+            n = h = w = DYNAMIC
+        else:
+            n, h, w, c = image.shape.dims or ()
+            if not c.contains(3):
+                raise op_error(f"the image {image.shape} must have 3 channels (its last dim)", "incompatible-inputs", 0)
+            _halves(h, "height", image.shape)
+            _halves(w, "width", image.shape)
+        if self.single_plane:
+            rows = Dim(-(-3 * h.lo // 2), None if h.hi is None else 3 * h.hi // 2) if image.shape.rank is not None else DYNAMIC
+            return Inference([TensorInfo(PartialShape((n, rows, w, Dim(1, 1))), et)])
+        y = PartialShape((n, h, w, Dim(1, 1)))
+        uv = PartialShape((n, _half(h), _half(w), Dim(2, 2))) if image.shape.rank is not None else \
+            PartialShape((DYNAMIC, DYNAMIC, DYNAMIC, Dim(2, 2)))
+        return Inference([TensorInfo(y, et), TensorInfo(uv, et)])
+
+    def compute(self, plan: None, image: np.ndarray) -> Sequence[np.ndarray]:
+        dtype = image.dtype
+        x = image.astype(_F)
+        r, g, b = x[..., 2 if self.bgr else 0], x[..., 1], x[..., 0 if self.bgr else 2]
+        y = _clip_to(((_F(0.257) * r + _F(0.504) * g) + _F(0.098) * b) + _F(16), dtype)
+        u = _clip_to(((_F(-0.148) * r - _F(0.291) * g) + _F(0.439) * b) + _F(128), dtype).astype(_F)
+        v = _clip_to(((_F(0.439) * r - _F(0.368) * g) - _F(0.071) * b) + _F(128), dtype).astype(_F)
+        n, h, w = y.shape
+        # the four pixels of each 2x2 block summed in OpenVINO's order: row by row, left to right
+        def block_mean(p: np.ndarray) -> np.ndarray:
+            q = p.reshape(n, h // 2, 2, w // 2, 2)
+            total = ((q[:, :, 0, :, 0] + q[:, :, 0, :, 1]) + q[:, :, 1, :, 0]) + q[:, :, 1, :, 1]
+            return _round_to(total / _F(4), dtype)
+        uv = np.stack((block_mean(u), block_mean(v)), axis=-1)  # [N, H/2, W/2, 2]
+        if not self.single_plane:
+            return [y[..., None], uv]
+        return [np.concatenate((y, uv.reshape(n, h // 2, w)), axis=1)[..., None]]
+
+
+def _round_to(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if dtype == np.uint8:
+        wide = x.astype(np.float64)  # std::round: half away from zero (the values are >= 0)
+        return np.floor(wide + 0.5).astype(dtype)
+    return x.astype(dtype)
+
+
+def _clip_to(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if dtype == np.uint8:
+        wide = x.astype(np.float64)
+        return np.clip(np.copysign(np.floor(np.abs(wide) + 0.5), wide), 0, 255).astype(dtype)
+    return np.clip(x, _F(0), _F(255)).astype(dtype)
+
+
+@register
+class RGBtoNV1217(_ToNV12):
+    type, version = "RGBtoNV12", 17
+    summary = "RGB to NV12 (one plane, or Y and interleaved UV planes), NHWC"
+
+
+@register
+class BGRtoNV1217(_ToNV12):
+    type, version = "BGRtoNV12", 17
+    summary = "BGR to NV12 (one plane, or Y and interleaved UV planes), NHWC"
     bgr = True

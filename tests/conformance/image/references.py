@@ -287,3 +287,42 @@ def color_convert_reference(kind: str, bgr: bool) -> Any:
         return [_yuv_convert(y[..., 0], u, v, y.dtype, bgr)]
 
     return ref
+
+
+def _to_yuv_pixel(r: float, g: float, b: float, dtype: Any) -> tuple[float, float, float]:
+    """One pixel's Y, U, V: f32 products and sums in the spec's order, clipped (u8: rounded first)."""
+    def clip(a: np.float32) -> float:
+        if np.dtype(dtype) == np.uint8:
+            return float(min(max(math.copysign(math.floor(abs(float(a)) + 0.5), float(a)), 0.0), 255.0))
+        return float(np.array(min(max(float(a), 0.0), 255.0), np.float32).astype(dtype))
+
+    r32, g32, b32 = F(r), F(g), F(b)
+    y = F(F(F(F(0.257) * r32) + F(F(0.504) * g32)) + F(F(0.098) * b32)) + F(16)
+    u = F(F(F(F(-0.148) * r32) - F(F(0.291) * g32)) + F(F(0.439) * b32)) + F(128)
+    v = F(F(F(F(0.439) * r32) - F(F(0.368) * g32)) - F(F(0.071) * b32)) + F(128)
+    return clip(y), clip(u), clip(v)
+
+
+def to_nv12_reference(bgr: bool) -> Any:
+    """RGBtoNV12/BGRtoNV12 pixel by pixel and block by block."""
+    def ref(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+        image = x[0]
+        dtype = image.dtype
+        n, h, w, _ = image.shape
+        y = np.empty((n, h, w), dtype)
+        uv = np.empty((n, h // 2, w // 2, 2), dtype)
+        for b, i, j in np.ndindex(n, h // 2, w // 2):
+            su = sv = F(0)
+            for di, dj in ((0, 0), (0, 1), (1, 0), (1, 1)):
+                px = [float(c) for c in image[b, 2 * i + di, 2 * j + dj]]
+                yy, uu, vv = _to_yuv_pixel(*(px[::-1] if bgr else px), dtype)
+                y[b, 2 * i + di, 2 * j + dj] = yy
+                su, sv = F(su + F(uu)), F(sv + F(vv))
+            for k, total in enumerate((su, sv)):
+                mean = F(total / F(4))
+                uv[b, i, j, k] = math.floor(float(mean) + 0.5) if np.dtype(dtype) == np.uint8 else mean
+        if attrs.get("single_plane", True) in (False, "false"):
+            return [y[..., None], uv]
+        return [np.concatenate((y, uv.reshape(n, h // 2, w)), axis=1)[..., None]]
+
+    return ref
