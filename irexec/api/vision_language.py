@@ -145,10 +145,12 @@ class VisionLanguageModel:
         return self.text_folder().tokenize(text.replace(IMAGE_TAG, IMAGE_TAG * tokens_per_image + "\n"), self.max_memory)
 
     def generate(self, prompt: dict[str, np.ndarray], pixel_values: np.ndarray, max_new_tokens: int, *,
-                 eos_token_id: int | list[int] | None = None) -> GenerateResult:
+                 eos_token_id: int | list[int] | None = None, features: np.ndarray | None = None) -> GenerateResult:
         """Greedy decoding: ``prompt`` holds input_ids [batch, tokens] with the image tokens in
-        place (and optionally attention_mask, position_ids); the image features replace them."""
-        features = self.image_features(pixel_values)
+        place (and optionally attention_mask, position_ids); the image features (``features``,
+        else those of ``pixel_values``) replace them."""
+        if features is None:
+            features = self.image_features(pixel_values)
         ids = np.asarray(prompt.get("input_ids", np.zeros((0, 0), np.int64)))
         if ids.ndim != 2 or ids.shape[1] == 0 or ids.dtype.kind not in "iu":
             raise InputError(f"the prompt's input_ids must be integers [batch, tokens] with at least one token, got "

@@ -7,16 +7,18 @@ openvino_language_model.xml fed inputs_embeds.
 The text model runs over the 378-token vocabulary of the tokenizer pair written here:
 the byte-level BPE of tests/data/tokenizers/bpe (make_tokenizers.py there) with the
 special token ``<image>`` added at id 377, the model's image_token_index (a prompt's
-``<image>`` is expanded into image_seq_length of them, as LLaVA's processor does).  The weights are random (a LlavaConfig with a tiny CLIP
-vision tower and a tiny Llama, seeded; nothing is downloaded).  pixel_values.npy is the
-CLIP processor's output for a seeded random 32x32 image; optimum-intel's own greedy
-``generate`` is recorded in expected_tokens.npz for the prompts of prompts.npz, and
-openvino_genai.VLMPipeline's greedy tokens for the text prompts of GENAI_PROMPTS (given
-image.npy, which it preprocesses itself) in genai_tokens.npz, by a second run where
-openvino_genai is installed (the tokens optimum-intel gives for the ids of those prompts
-are recorded by the first):  Needs
-torch, transformers, optimum-intel, openvino and openvino-tokenizers; the tests only read
-the files this writes.
+``<image>`` becomes image_seq_length of them, as LLaVA's processor expands it).  The
+weights are random (a LlavaConfig with a tiny CLIP vision tower and a tiny Llama,
+seeded; nothing is downloaded).  pixel_values.npy is the CLIP processor's output for
+the seeded random 32x32 image of image.npy.
+
+Recorded: optimum-intel's own greedy ``generate`` for the token-id prompts of
+prompts.npz (expected_tokens.npz; the first run, which needs torch, transformers,
+optimum-intel, openvino and openvino-tokenizers), and openvino_genai.VLMPipeline's
+greedy tokens and text for the text prompts of GENAI_PROMPTS given image.npy, which it
+preprocesses itself (genai_tokens.npz; the second run, where openvino-genai is
+installed).  prompts.npz also holds the ids VLMPipeline builds for those text prompts,
+so the two references meet.  The tests only read the files this writes.
 
     python tests/data/llava_export/make_llava.py           # torch, transformers, optimum-intel
     python tests/data/llava_export/make_llava.py --genai   # openvino-genai
@@ -98,9 +100,10 @@ def genai_tokens(image: np.ndarray) -> dict[str, np.ndarray]:
     out = {}
     for key, text in GENAI_PROMPTS.items():
         streamer = Tokens()
-        pipe.generate(text, images=[ov.Tensor(image[None])], generation_config=config, streamer=streamer)
+        result = pipe.generate(text, images=[ov.Tensor(image[None])], generation_config=config, streamer=streamer)
         out[key] = np.array([streamer.ids], np.int64)
-        print("genai", key, streamer.ids)
+        out[f"{key}_text"] = np.array(result.texts)
+        print("genai", key, streamer.ids, result.texts)
     return out
 
 
