@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..base.errors import InputError, ModelError
+from ..base.errors import ERROR, Diagnostic, InputError, ModelError
 from .export_folder import ExportFolder, _eos_ids
 from .generate import GenerateResult, generate
 from .session import Session
@@ -103,9 +103,9 @@ class VisionLanguageModel:
         elif pv.shape[0] == 0:
             problem = "they hold no image"
         if problem is not None:
-            raise InputError(f"the pixel values are {got}: {problem} ({self.folder.vision_embeddings} input "
-                             f"{param.name!r} is {op.element_type.name}{shape})",  # type: ignore[union-attr]
-                             code="bad-pixel-values", file=self.folder.vision_embeddings)
+            raise InputError([Diagnostic("bad-pixel-values", f"the pixel values are {got}: {problem} (input {param.name!r} "
+                                         f"is {op.element_type.name}{shape})", ERROR,  # type: ignore[union-attr]
+                                         **self.vision.model.where(param))])
         outputs = self.vision.run({param.name: pv.astype(dtype)}).outputs
         features = np.asarray(outputs.get("last_hidden_state", next(iter(outputs.values()))))
         if features.ndim != 3 or features.shape[0] != pv.shape[0]:
