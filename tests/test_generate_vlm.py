@@ -86,6 +86,26 @@ def test_the_recording_is_what_openvino_gives_today() -> None:
         assert np.array_equal(_openvino_greedy(prompt, pixel_values, image_token, NEW), want)
 
 
+def test_a_batch_of_two_images_and_prompts_matches_openvino(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    """Row r's image tokens take image r's features (a masked scatter fills them in order)."""
+    import jsonschema
+
+    pixels = np.load(PIXELS)
+    two = np.concatenate([pixels, pixels[:, :, ::-1]])
+    ids = np.concatenate([_recorded()["image_first"][0], _recorded()["image_inside"][0]])
+    np.save(tmp_path / "two.npy", two)
+    np.savez(tmp_path / "ids.npz", input_ids=ids)
+    np.save(tmp_path / "want.npy", _openvino_greedy(ids, two, 377, NEW))
+    r = run_cli("generate", FOLDER, "--image", tmp_path / "two.npy", "-i", tmp_path / "ids.npz", "-n", NEW,
+                "--compare", tmp_path / "want.npy", "--report", tmp_path / "report.json")
+    assert r.exit_code == 0 and "PASSED" in r.output, r.output
+    first = _recorded()["image_first"]  # row 0 is the recorded single prompt
+    assert r.stdout.splitlines()[0] == " ".join(map(str, first[1][0, first[0].shape[1]:]))
+    schema = json.loads((Path(__file__).parent.parent / "schemas" / "generate-report.schema.json").read_text())
+    doc = json.loads((tmp_path / "report.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(doc)
+
+
 def test_the_export_folder_checks_clean(run_cli) -> None:  # type: ignore[no-untyped-def]
     r = run_cli("check", FOLDER)
     assert r.exit_code == 0 and "5 files, 0 errors, 0 warnings" in r.output, r.output
