@@ -7,11 +7,16 @@ tokens so far (prompt and new, counting that one).
 | input          | prefill                                   | decode step                                  |
 |----------------|-------------------------------------------|----------------------------------------------|
 | input_ids      | the prompt [B, L]                         | the new token [B, 1]                         |
+| inputs_embeds  | the prompt's embeddings [B, L, H] (given: | the new token's embedding [B, 1, H]          |
+|                | a VLM's merge text and image features)    |                                              |
 | attention_mask | ones [B, L]                               | the last mask and a column of ones [B, n];   |
 |                |                                           | *ssm*: ones [B, 1]                           |
 | position_ids   | the tokens attended so far, minus one     | the last positions plus one                  |
 | beam_idx       | 0..B-1 (every row keeps its own cache)    | 0..B-1                                       |
 | cache_position | 0..conv_kernel-1 (the whole conv state)   | [n - 1], the position of the token fed       |
+
+A model takes its tokens as ``input_ids`` or, as the language model of a VLM export does,
+as ``inputs_embeds``: each token's embedding, made by the export's text-embeddings model.
 
 The families:
 - **kv-cache**: a transformer keeping its keys and values in variables (no cache_position).
@@ -30,7 +35,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,7 +44,9 @@ from ..base.errors import InputError, ModelError
 
 # model_type values whose decode step needs the attention mask of the whole context
 HYBRID_MODEL_TYPES = frozenset({"lfm2", "lfm2_moe", "granitemoehybrid", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"})
-# the inputs a decode step can build, besides input_ids
+# the inputs that carry the tokens: their ids, or their embeddings
+TOKEN_INPUTS = ("input_ids", "inputs_embeds")
+# the inputs a decode step can build, besides the tokens
 BUILT_INPUTS = ("attention_mask", "position_ids", "beam_idx", "cache_position")
 _ATTENTION_STATE_WORDS = ("key", "value")
 
@@ -118,6 +125,14 @@ def prefill_value(role: str, family: Family, ids: np.ndarray, given: Mapping[str
     return np.arange(batch)  # beam_idx
 
 
+def token_value(role: str, ids: np.ndarray, embed: Callable[[np.ndarray], np.ndarray] | None) -> np.ndarray:
+    """The tokens ``ids`` [B, n] as the input ``role`` takes them: as they are, or embedded."""
+    if role == "input_ids":
+        return ids
+    assert embed is not None
+    return embed(ids)
+
+
 def decode_value(role: str, family: Family, last: np.ndarray, batch: int, tokens_so_far: int) -> np.ndarray:
     """The input ``role`` of a decode step, from its value in the call before (``last``)."""
     if role == "attention_mask":
@@ -131,4 +146,5 @@ def decode_value(role: str, family: Family, last: np.ndarray, batch: int, tokens
     return np.arange(batch)  # beam_idx
 
 
-__all__ = ["BUILT_INPUTS", "Family", "decode_value", "family_of", "prefill_value", "read_config"]
+__all__ = ["BUILT_INPUTS", "TOKEN_INPUTS", "Family", "decode_value", "family_of", "prefill_value", "read_config",
+           "token_value"]

@@ -1,6 +1,7 @@
 """Greedy decoding with a stateful LM as optimum-intel exports it.
 
-The model reads ``input_ids`` and, if it has them, ``attention_mask``,
+The model reads ``input_ids`` (or, given a way to embed tokens, ``inputs_embeds``:
+the language model of a VLM export) and, if it has them, ``attention_mask``,
 ``position_ids``, ``beam_idx`` and ``cache_position`` (built as
 ``decode_inputs`` says for its family: a KV-cache transformer, an SSM or a
 hybrid); it keeps its cache in variables and gives ``logits`` [batch, tokens,
@@ -21,7 +22,7 @@ import numpy as np
 
 from ..base.errors import ERROR, Diagnostic, InputError, ModelError, UsageError
 from ..ir.records import Layer
-from .decode_inputs import BUILT_INPUTS, Family, decode_value, family_of, prefill_value
+from .decode_inputs import BUILT_INPUTS, TOKEN_INPUTS, Family, decode_value, family_of, prefill_value, token_value
 from .session import Session
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -47,13 +48,18 @@ class GenerateResult:
 class CausalLM:
     """How a model's inputs and output are found: Parameter layers by role, the logits' key."""
 
-    inputs: dict[str, Layer]  # role -> Parameter (input_ids and whichever optional inputs it has)
+    inputs: dict[str, Layer]  # role -> Parameter (the tokens' input and whichever optional inputs it has)
     logits: str
     family: Family
 
+    @property
+    def token_input(self) -> str:
+        return "input_ids" if "input_ids" in self.inputs else "inputs_embeds"
 
-def causal_lm(session: Session) -> CausalLM:
-    """The model's causal-LM interface, or ``not-causal-lm`` saying what is missing."""
+
+def causal_lm(session: Session, embeds: bool = False) -> CausalLM:
+    """The model's causal-LM interface, or ``not-causal-lm`` saying what is missing.  With
+    ``embeds``, the tokens may come as ``inputs_embeds`` instead of ``input_ids``."""
     model = session.model
     missing: list[str] = []
     if not model.variables:
@@ -63,11 +69,12 @@ def causal_lm(session: Session) -> CausalLM:
         for name in (p.name, *(n for port in p.outputs for n in port.names)):
             by_name.setdefault(name, p)
     roles: dict[str, Layer] = {}
-    for role in ("input_ids", *OPTIONAL_INPUTS):
+    tokens = TOKEN_INPUTS if embeds else TOKEN_INPUTS[:1]
+    for role in (*tokens, *OPTIONAL_INPUTS):
         if role in by_name:
             roles[role] = by_name[role]
-    if "input_ids" not in roles:
-        missing.append("no input_ids input")
+    if not any(role in roles for role in tokens):
+        missing.append(f"no {' or '.join(tokens)} input")
     others = [p.name for p in model.parameters if p not in roles.values()]
     if others:
         missing.append(f"input{'s' if len(others) > 1 else ''} {', '.join(map(repr, others))} that a decode step "
@@ -84,11 +91,14 @@ def causal_lm(session: Session) -> CausalLM:
 
 
 def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens: int, *,
-             eos_token_id: int | Sequence[int] | None = None, on_token: Callable[[int, np.ndarray, float], None] | None = None
-             ) -> GenerateResult:
+             eos_token_id: int | Sequence[int] | None = None, on_token: Callable[[int, np.ndarray, float], None] | None = None,
+             embed: Callable[[np.ndarray], np.ndarray] | None = None) -> GenerateResult:
     """Greedy decoding from a reset state.  ``prompt`` holds ``input_ids`` [batch, tokens]
     and may hold the model's other prefill inputs (used as given); the others, and every
-    input of a decode step, are built as ``decode_inputs`` says for the model's family.  With ``eos_token_id``, a row that has
+    input of a decode step, are built as ``decode_inputs`` says for the model's family.
+    ``embed`` maps token ids [batch, n] to their embeddings [batch, n, hidden], for a model
+    fed ``inputs_embeds``: a prompt's ``inputs_embeds`` (a VLM's text and image features
+    merged) is used as given, every decode step's new token is embedded by it.  With ``eos_token_id``, a row that has
     produced it (or any of several) is filled with it (the first), and decoding stops once every row has.  ``on_token`` is
     called after each model call with (call index, new token ids [batch], seconds)."""
     eos_ids = [] if eos_token_id is None else [eos_token_id] if isinstance(eos_token_id, int) else list(eos_token_id)
@@ -96,11 +106,12 @@ def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens:
         if not _INT64_MIN <= eid <= _INT64_MAX:
             raise UsageError(f"the end-of-sequence token id {eid} is not an int64 token id", code="bad-token-id",
                              file=session.model.path)
-    lm = causal_lm(session)
+    lm = causal_lm(session, embeds=embed is not None)
     eos = None if eos_token_id is None else np.atleast_1d(np.asarray(eos_token_id, np.int64))
     if eos is not None and not eos.size:
         eos = None
-    unknown = sorted(set(prompt) - set(lm.inputs) - {n for p in lm.inputs.values() for port in p.outputs for n in port.names})
+    names = {n for p in lm.inputs.values() for port in p.outputs for n in port.names}
+    unknown = sorted(set(prompt) - set(lm.inputs) - {"input_ids"} - names)
     if unknown:
         raise InputError(f"prompt holds {', '.join(map(repr, unknown))}, which the model has no input for "
                          f"(inputs: {', '.join(map(repr, lm.inputs))})", code="input-mismatch", file=session.model.path)
@@ -116,10 +127,16 @@ def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens:
     if mask is not None and (mask.ndim != 2 or mask.shape[0] != batch or mask.dtype.kind not in "biu"):
         raise InputError(f"the prompt's attention_mask is {mask.dtype}{list(mask.shape)}; it must be integers [batch={batch}, "
                          f"tokens] as input_ids {list(ids.shape)}", code="input-mismatch", file=session.model.path)
+    embeds = feeds.get("inputs_embeds")
+    if embeds is not None and (embeds.ndim != 3 or embeds.shape[:2] != ids.shape):
+        raise InputError(f"the prompt's inputs_embeds is {embeds.dtype}{list(embeds.shape)}; it must be [batch={batch}, "
+                         f"tokens={ids.shape[1]}, hidden], an embedding per token of input_ids", code="input-mismatch",
+                         file=session.model.path)
     if positions is not None and positions.ndim == 0:
         raise InputError("the prompt's position_ids is a scalar; it must hold a position per token (its last axis)",
                          code="input-mismatch", file=session.model.path)
-    feeds.update({role: _as_input(session, layer, prefill_value(role, lm.family, ids, feeds))
+    feeds.update({role: _as_input(session, layer, token_value(role, ids, embed) if role in TOKEN_INPUTS
+                                  else prefill_value(role, lm.family, ids, feeds))
                   for role, layer in lm.inputs.items() if role not in feeds})
     tokens = ids.astype(np.int64)
     finished = np.zeros(batch, bool)
@@ -145,21 +162,25 @@ def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens:
             on_token(step, new, seconds)
         if step + 1 == max_new_tokens or (eos is not None and finished.all()):
             break
-        feeds = {"input_ids": _as_input(session, lm.inputs["input_ids"], new[:, None]),
+        token = lm.token_input
+        feeds = {token: _as_input(session, lm.inputs[token], token_value(token, new[:, None], embed)),
                  **{role: _as_input(session, layer, decode_value(role, lm.family, np.asarray(feeds[role]), batch,
                                                                  tokens.shape[1]))
-                    for role, layer in lm.inputs.items() if role != "input_ids"}}
+                    for role, layer in lm.inputs.items() if role not in TOKEN_INPUTS}}
     return GenerateResult(tokens, ids.shape[1], latencies, eos is not None and bool(finished.all()))
 
 
 def _as_input(session: Session, layer: Layer, value: np.ndarray | None) -> np.ndarray:
-    """``value`` in the Parameter's integer type (a built input; a given one must already be)."""
+    """``value`` in the Parameter's integer type, or embeddings in its float type (a built
+    input; a given one must already be)."""
     assert value is not None
     arr = np.asarray(value)
     op = session.model.ops[layer.id]
     dtype = getattr(getattr(op, "element_type", None), "dtype", None)
     if dtype is None or arr.dtype == dtype:
         return arr
+    if np.issubdtype(dtype, np.floating) and arr.dtype.kind == "f":
+        return arr.astype(dtype)
     if not np.issubdtype(dtype, np.integer) or arr.dtype.kind not in "iu":
         raise InputError([Diagnostic("input-mismatch", f"{layer.name} is {op.element_type.name}; "  # type: ignore[union-attr]
                                      "generate builds integer token ids, masks and positions", ERROR,

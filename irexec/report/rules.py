@@ -149,6 +149,13 @@ RULES: dict[str, Rule] = {
                               "The folder lacks openvino_model.xml or the openvino-tokenizers pair."),
     "bad-prompt": Rule("Prompt options do not fit",
                        "--prompt needs an export folder; a folder needs one of --prompt, --prompt-file, --inputs."),
+    "not-vlm-export": Rule("Not a VLM export folder",
+                           "--image needs a LLaVA-style VLM export: the language, text-embeddings and vision-embeddings "
+                           "models and a config.json with image_token_index."),
+    "bad-pixel-values": Rule("Pixel values do not fit", "--image holds no floating-point pixel_values "
+                             "[images, channels, height, width] of the size the vision model takes."),
+    "image-tokens-mismatch": Rule("Image tokens do not match the image",
+                                  "The prompt's image tokens or <image> tags do not match the image features."),
     "diff-usage": Rule("A second IR or a device", "irexec diff needs either a second IR (B.xml) or --device, not both; "
                        "--inputs-dir, -j and --scheduler need a second IR."),
     "bad-inputs-dir": Rule("Unreadable data set", "irexec diff --inputs-dir names a directory that cannot be read or "
