@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..base.errors import InputError
@@ -40,6 +40,7 @@ class WhisperGeneration:
     task: int | None = None  # the task token given
     task_ids: list[int] = field(default_factory=list)
     lang_ids: list[int] = field(default_factory=list)  # lang_to_id's ids: detection chooses among them
+    lang_names: dict[int, str] = field(default_factory=dict)  # lang_to_id reversed, to name what was detected
     no_timestamps: int | None = None
     eos_token_ids: list[int] = field(default_factory=list)
     pad_token_id: int | None = None
@@ -126,7 +127,7 @@ def _generation(gen: Mapping[str, object], config: Mapping[str, object], gen_pat
         if not all(_is_int(v) for v in values):
             raise InputError(f"{gen_path}: {key} must be a token id or a list of them, got {value!r}",
                              code="bad-input-file", file=gen_path)
-        return list(values)  # type: ignore[arg-type]
+        return list(values)
 
     if gen.get("return_timestamps"):
         raise InputError(f"{gen_path} sets return_timestamps; irexec decodes without timestamps (no timestamp rules "
@@ -142,6 +143,7 @@ def _generation(gen: Mapping[str, object], config: Mapping[str, object], gen_pat
     return WhisperGeneration(
         start, forced=_forced(get("forced_decoder_ids"), gen_path), language=language, task=task,
         task_ids=list(task_to_id.values()), lang_ids=list(lang_to_id.values()),
+        lang_names={v: k for k, v in lang_to_id.items()},
         no_timestamps=token("no_timestamps_token_id"), eos_token_ids=tokens("eos_token_id"),
         pad_token_id=token("pad_token_id"), suppress_tokens=tokens("suppress_tokens"),
         begin_suppress_tokens=tokens("begin_suppress_tokens"),
@@ -171,7 +173,8 @@ def _id_map(gen: Mapping[str, object], key: str, path: str) -> dict[str, int]:
     return dict(value)
 
 
-def _named(value: object, ids: Mapping[str, int], what: str, path: str, spellings) -> int | None:  # type: ignore[no-untyped-def]
+def _named(value: object, ids: Mapping[str, int], what: str, path: str,
+           spellings: Callable[[str], tuple[str, ...]]) -> int | None:
     if value is None:
         return None
     for name in spellings(value) if isinstance(value, str) else ():

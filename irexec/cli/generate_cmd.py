@@ -19,6 +19,8 @@ from .run_cmd import _size
                    "(attention_mask, position_ids, beam_idx, cache_position), used as given.")
 @click.option("--prompt", "-p", metavar="TEXT", help="With an export folder: the prompt, tokenized by its openvino_tokenizer.xml.")
 @click.option("--prompt-file", metavar="FILE", help="With an export folder: the prompt, read from this UTF-8 file.")
+@click.option("--audio-features", "features_path", metavar="FEATURES.npy",
+              help="With a Whisper export folder: the log-mel features, f32 [batch, mel bins, frames], to transcribe.")
 @click.option("--max-new-tokens", "-n", type=click.IntRange(min=1), required=True, help="Tokens to generate per row.")
 @click.option("--output", "-o", "output_path", metavar="TOKENS.npy",
               help="Write the prompt and the new tokens, int64 [batch, prompt + new], to this .npy (atomically).")
@@ -36,13 +38,16 @@ from .run_cmd import _size
               help="Bytes of tensors a run may hold, e.g. 8GiB (default: $IREXEC_MAX_MEMORY or half the RAM).")
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
-def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_file: str | None, max_new_tokens: int,
+def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_file: str | None,
+             features_path: str | None, max_new_tokens: int,
              output_path: str | None, eos_token_id: int | None, compare_path: str | None, profile: bool,
              report_path: str | None, weights: str | None, max_memory: int | None, follow_symlinks: bool | None) -> None:
     """Greedy decoding with MODEL, a stateful LM as optimum-intel exports it (a KV-cache
     transformer, an SSM such as Mamba, or a hybrid), or
     with an export folder (openvino_model.xml and the openvino-tokenizers pair): text in,
-    text out, as GenAI's LLMPipeline(folder).
+    text out, as GenAI's LLMPipeline(folder); or with a Whisper export folder and
+    --audio-features: the start tokens, language detection and suppressed tokens of
+    transformers' Whisper generate (docs/stateful.md).
 
     From a reset state the prompt is run once; each new token is the argmax of the
     logits at the last position, fed back as a one-token decode step with
@@ -56,10 +61,22 @@ def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_fil
       irexec generate llm/model.xml --inputs prompt.npz --max-new-tokens 16 --output tokens.npy
       irexec generate llm/model.xml -i prompt.npz -n 16 --compare reference_tokens.npy --profile
       irexec generate llm-folder/ --prompt "The capital of France is" -n 16
+      irexec generate whisper-folder/ --audio-features features.npy -n 32
     """
     import os
     import time
 
+    from ..api.whisper_folder import is_speech_folder
+
+    if features_path is not None or is_speech_folder(model):
+        if features_path is None or inputs_path is not None or prompt is not None or prompt_file is not None:
+            fail(UsageError("a Whisper export folder takes --audio-features FEATURES.npy, and only that (no --inputs, "
+                            "--prompt or --prompt-file)", code="bad-prompt"))
+        from .generate_speech import generate_speech
+
+        generate_speech(model, features_path, max_new_tokens, output_path, eos_token_id, compare_path, profile,
+                        report_path, max_memory, follow_symlinks)
+        return
     if os.path.isdir(model):
         from .generate_text import generate_text
 
