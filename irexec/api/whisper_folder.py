@@ -20,9 +20,9 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from ..base.errors import InputError
+from ..base.errors import InputError, UsageError
 
 ENCODER, DECODER, DETOKENIZER = "openvino_encoder_model.xml", "openvino_decoder_model.xml", "openvino_detokenizer.xml"
 CONFIG, GENERATION_CONFIG = "config.json", "generation_config.json"
@@ -38,9 +38,8 @@ class WhisperGeneration:
     forced: list[int | None] = field(default_factory=list)  # positions 1, 2, ... (None: the language, detected)
     language: int | None = None  # the language token given
     task: int | None = None  # the task token given
-    task_ids: list[int] = field(default_factory=list)
-    lang_ids: list[int] = field(default_factory=list)  # lang_to_id's ids: detection chooses among them
-    lang_names: dict[int, str] = field(default_factory=dict)  # lang_to_id reversed, to name what was detected
+    lang_to_id: dict[str, int] = field(default_factory=dict)  # detection chooses among these ids
+    task_to_id: dict[str, int] = field(default_factory=dict)
     no_timestamps: int | None = None
     eos_token_ids: list[int] = field(default_factory=list)
     pad_token_id: int | None = None
@@ -48,12 +47,36 @@ class WhisperGeneration:
     begin_suppress_tokens: list[int] = field(default_factory=list)  # at the first new token only
     max_target_positions: int | None = None  # the decoder's position table: start tokens + new ones fit in it
 
-    transcribe_id: int | None = None  # task_to_id's transcribe: the task when only a language is given
+    @property
+    def lang_ids(self) -> list[int]:
+        return list(self.lang_to_id.values())
+
+    @property
+    def task_ids(self) -> list[int]:
+        return list(self.task_to_id.values())
 
     @property
     def detects_language(self) -> bool:
         forced = self.forced if self.task is None else []  # a task given: forced_decoder_ids are ignored
         return self.language is None and bool(self.lang_ids) and (not forced or forced[0] is None)
+
+    def language_name(self, token: int) -> str:
+        return next((name for name, t in self.lang_to_id.items() if t == token), str(token))
+
+    def choose(self, language: str | None = None, task: str | None = None) -> WhisperGeneration:
+        """These settings with ``language`` (``en`` or ``<|en|>``) or ``task`` (``transcribe``, ``translate``)
+        given, as transformers' ``generate(language=..., task=...)``."""
+        def pick(value: str, ids: Mapping[str, int], what: str, spellings: tuple[str, ...]) -> int:
+            found = next((ids[s] for s in spellings if s in ids), None)
+            if found is None:
+                raise UsageError(f"{what} {value!r} is not one of {', '.join(ids) or 'nothing'} (generation_config.json's "
+                                 f"{'lang_to_id' if what == 'language' else 'task_to_id'})", code=UNSUPPORTED)
+            return found
+
+        return replace(
+            self, language=self.language if language is None else
+            pick(language, self.lang_to_id, "language", (language, f"<|{language}|>")),
+            task=self.task if task is None else pick(task, self.task_to_id, "task", (task,)))
 
     def start_tokens(self, language: int | None = None) -> list[int]:
         """The decoder's start tokens; ``language`` is the detected one when ``detects_language``."""
@@ -72,7 +95,7 @@ class WhisperGeneration:
             else:
                 tokens.append(self.task)
         elif self.language is not None and self.task_ids and not any(t in self.task_ids for t in tokens):
-            tokens.append(self.transcribe_id)
+            tokens.append(self.task_to_id.get("transcribe"))
         if self.no_timestamps is not None and tokens[-1] != self.no_timestamps:
             tokens.append(self.no_timestamps)
         return [t for t in tokens if t is not None]
@@ -142,13 +165,11 @@ def _generation(gen: Mapping[str, object], config: Mapping[str, object], gen_pat
     positions = config.get("max_target_positions")
     return WhisperGeneration(
         start, forced=_forced(get("forced_decoder_ids"), gen_path), language=language, task=task,
-        task_ids=list(task_to_id.values()), lang_ids=list(lang_to_id.values()),
-        lang_names={v: k for k, v in lang_to_id.items()},
+        lang_to_id=lang_to_id, task_to_id=task_to_id,
         no_timestamps=token("no_timestamps_token_id"), eos_token_ids=tokens("eos_token_id"),
         pad_token_id=token("pad_token_id"), suppress_tokens=tokens("suppress_tokens"),
         begin_suppress_tokens=tokens("begin_suppress_tokens"),
-        max_target_positions=positions if _is_int(positions) else None,  # type: ignore[arg-type]
-        transcribe_id=task_to_id.get("transcribe"))
+        max_target_positions=positions if _is_int(positions) else None)  # type: ignore[arg-type]
 
 
 def _forced(value: object, path: str) -> list[int | None]:

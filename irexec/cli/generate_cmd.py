@@ -21,6 +21,10 @@ from .run_cmd import _size
 @click.option("--prompt-file", metavar="FILE", help="With an export folder: the prompt, read from this UTF-8 file.")
 @click.option("--audio-features", "features_path", metavar="FEATURES.npy",
               help="With a Whisper export folder: the log-mel features, f32 [batch, mel bins, frames], to transcribe.")
+@click.option("--language", metavar="LANG", help="With --audio-features: the language (en or <|en|>, a key of "
+              "generation_config.json's lang_to_id) rather than detecting it.")
+@click.option("--task", type=click.Choice(["transcribe", "translate"]),
+              help="With --audio-features: the task token (generation_config.json's task_to_id).")
 @click.option("--max-new-tokens", "-n", type=click.IntRange(min=1), required=True, help="Tokens to generate per row.")
 @click.option("--output", "-o", "output_path", metavar="TOKENS.npy",
               help="Write the prompt and the new tokens, int64 [batch, prompt + new], to this .npy (atomically).")
@@ -39,7 +43,7 @@ from .run_cmd import _size
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
 def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_file: str | None,
-             features_path: str | None, max_new_tokens: int,
+             features_path: str | None, language: str | None, task: str | None, max_new_tokens: int,
              output_path: str | None, eos_token_id: int | None, compare_path: str | None, profile: bool,
              report_path: str | None, weights: str | None, max_memory: int | None, follow_symlinks: bool | None) -> None:
     """Greedy decoding with MODEL, a stateful LM as optimum-intel exports it (a KV-cache
@@ -68,13 +72,15 @@ def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_fil
 
     from ..api.whisper_folder import is_speech_folder
 
+    if (language is not None or task is not None) and features_path is None:
+        fail(UsageError("--language and --task go with --audio-features and a Whisper export folder", code="bad-prompt"))
     if features_path is not None or is_speech_folder(model):
         if features_path is None or inputs_path is not None or prompt is not None or prompt_file is not None:
             fail(UsageError("a Whisper export folder takes --audio-features FEATURES.npy, and only that (no --inputs, "
                             "--prompt or --prompt-file)", code="bad-prompt"))
         from .generate_speech import generate_speech
 
-        generate_speech(model, features_path, max_new_tokens, output_path, eos_token_id, compare_path, profile,
+        generate_speech(model, features_path, language, task, max_new_tokens, output_path, eos_token_id, compare_path, profile,
                         report_path, max_memory, follow_symlinks)
         return
     if os.path.isdir(model):

@@ -11,7 +11,8 @@ from ..base.errors import ERROR, Diagnostic, IRExecError, UsageError
 from .base import EXIT_FINDINGS, fail
 
 
-def generate_speech(folder: str, features_path: str, max_new_tokens: int, output_path: str | None,
+def generate_speech(folder: str, features_path: str, language: str | None, task: str | None, max_new_tokens: int,
+                    output_path: str | None,
                     eos_token_id: int | None, compare_path: str | None, profile: bool, report_path: str | None,
                     max_memory: int | None, follow_symlinks: bool | None) -> None:
     import os
@@ -39,6 +40,7 @@ def generate_speech(folder: str, features_path: str, max_new_tokens: int, output
         require_inputs((features_path, "audio features file"), (compare_path, "reference file"))
         require_outputs(output_path, report_path)
         export = open_whisper_folder(folder)
+        generation = export.generation.choose(language, task)
         expected_tokens = expected_text = None
         if compare_path is not None:
             if compare_path.endswith(".npy"):
@@ -52,7 +54,7 @@ def generate_speech(folder: str, features_path: str, max_new_tokens: int, output
         encoder = Session(export.encoder, max_memory=max_memory, follow_symlinks=follow)
         decoder = Session(export.decoder, max_memory=max_memory, follow_symlinks=follow)
         load_seconds = time.perf_counter() - started
-        found = transcribe(encoder, decoder, export.generation, features, max_new_tokens, source=features_path,
+        found = transcribe(encoder, decoder, generation, features, max_new_tokens, source=features_path,
                            eos_token_id=None if eos_token_id is None else [eos_token_id])
         result = found.generated
         texts = detokenize(export.detokenizer, result.new_tokens, max_memory) if export.detokenizer else None
@@ -74,9 +76,9 @@ def generate_speech(folder: str, features_path: str, max_new_tokens: int, output
     for text in texts or []:
         click.echo(text)
     start = " ".join(str(int(t)) for t in result.tokens[0, :result.prompt_length])
-    names = export.generation.lang_names
+    name = generation.language_name
     detected = ("" if found.languages is None else
-                f"; language detected: {' '.join(f'{names.get(t, t)} ({t})' for t in found.languages)}")
+                f"; language detected: {' '.join(f'{name(t)} ({t})' for t in found.languages)}")
     stop = " (stopped: every row produced the end-of-sequence token)" if result.stopped_by_eos else ""
     click.echo(f"{result.new_tokens.shape[1]} new token(s) per row after the start tokens {start}{detected}{stop}",
                err=True)

@@ -145,6 +145,12 @@ def _clips(rng: np.random.Generator, n: int) -> list[np.ndarray]:
     return out
 
 
+# name -> (features, what generate is given besides them): the configured prompt and stops, a language
+# given (no detection), a task given, and an end id that one row of two produces early
+VARIANTS = {"one": ("one", {}), "two": ("two", {}), "one_de": ("one", {"language": "de"}),
+            "two_translate": ("two", {"task": "translate"}), "two_eos": ("two", {"eos_token_id": 124})}
+
+
 def _record(fast: WhisperTokenizerFast, extractor: WhisperFeatureExtractor) -> None:
     clips = np.stack(_clips(np.random.default_rng(5), 3))
     audio = {"one": clips[:1], "two": clips[1:]}
@@ -152,45 +158,51 @@ def _record(fast: WhisperTokenizerFast, extractor: WhisperFeatureExtractor) -> N
                 for k, a in audio.items()}
     model = OVModelForSpeechSeq2Seq.from_pretrained(HERE, ov_config=F32)
     expected: dict[str, np.ndarray] = {}
-    for key, feats in features.items():
+    for key, (source, given) in VARIANTS.items():
+        feats = torch.from_numpy(features[source])
         # return_dict_in_generate: the sequences with the decoder prompt (start, language, task, notimestamps)
-        out = model.generate(torch.from_numpy(feats), max_new_tokens=NEW_TOKENS, do_sample=False,
-                             return_dict_in_generate=True)
+        out = model.generate(feats, max_new_tokens=NEW_TOKENS, do_sample=False, return_dict_in_generate=True, **given)
         expected[key] = out.sequences.numpy().astype(np.int64)
-        plain = copy.deepcopy(model.generation_config)  # [], not None: None would bring config.json's lists back
-        plain.suppress_tokens, plain.begin_suppress_tokens = [], []
-        unsuppressed = model.generate(torch.from_numpy(feats), generation_config=plain, max_new_tokens=NEW_TOKENS,
-                                      do_sample=False, return_dict_in_generate=True)
-        expected[f"unsuppressed_{key}"] = unsuppressed.sequences.numpy().astype(np.int64)
-        texts = fast.batch_decode(expected[key][:, -NEW_TOKENS:], skip_special_tokens=True)
+        start = list(expected[key][0]).index(ID["<|notimestamps|>"]) + 1
+        texts = fast.batch_decode(expected[key][:, start:], skip_special_tokens=True)
         expected[f"text_{key}"] = np.array(texts)
-        print(key, expected[key].tolist(), texts, "unsuppressed", expected[f"unsuppressed_{key}"].tolist())
+        print(key, expected[key].tolist(), texts)
+        if not given:
+            plain = copy.deepcopy(model.generation_config)  # [], not None: None would bring config.json's lists back
+            plain.suppress_tokens, plain.begin_suppress_tokens = [], []
+            unsuppressed = model.generate(feats, generation_config=plain, max_new_tokens=NEW_TOKENS, do_sample=False,
+                                          return_dict_in_generate=True)
+            expected[f"unsuppressed_{key}"] = unsuppressed.sequences.numpy().astype(np.int64)
+            print("  unsuppressed", expected[f"unsuppressed_{key}"].tolist())
     expected.update(_genai(audio))
     np.savez(HERE / "features.npz", **{f"audio_{k}": v for k, v in audio.items()}, **features)
     np.savez(HERE / "expected_tokens.npz", **expected)
 
 
+# WhisperPipeline on the raw audio (its own feature extractor reads preprocessor_config.json); a streamer
+# collects the new tokens.  The end id variant is left out: the pipeline's own stop rules are not transformers'.
 GENAI = """
 import json, sys
 import numpy as np
 import openvino_genai as g
 pipe = g.WhisperPipeline(sys.argv[1], "CPU", INFERENCE_PRECISION_HINT="f32")
 audio = np.load(sys.argv[2])
+variants = json.loads(sys.argv[3])
+class Collect(g.StreamerBase):
+    def __init__(self, tokens):
+        super().__init__()
+        self.tokens = tokens
+    def write(self, token):
+        self.tokens.extend(token if isinstance(token, list) else [token])
+        return g.StreamingStatus.RUNNING
+    def end(self):
+        pass
 out = {}
-for key in audio.files:
+for key, (source, given) in variants.items():
     rows = []
-    for row in audio[key]:
+    for row in audio[source]:
         tokens = []
-        def streamer(tok):
-            tokens.append(tok)
-            return False
-        class Collect(g.StreamerBase):
-            def write(self, token):
-                tokens.extend(token if isinstance(token, list) else [token])
-                return g.StreamingStatus.RUNNING
-            def end(self):
-                pass
-        result = pipe.generate(row.tolist(), max_new_tokens=%d, streamer=Collect())
+        result = pipe.generate(row.tolist(), max_new_tokens=%d, streamer=Collect(tokens), **given)
         rows.append({"tokens": tokens, "text": result.texts[0]})
     out[key] = rows
 print(json.dumps(out))
@@ -199,10 +211,12 @@ print(json.dumps(out))
 
 def _genai(audio: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     python = os.environ.get("GENAI_PYTHON", "/work/venv/bin/python")
+    variants = {key: (source, {k: f"<|{v}|>" if k == "language" else v for k, v in given.items()})
+                for key, (source, given) in VARIANTS.items() if "eos_token_id" not in given}
     with tempfile.TemporaryDirectory() as tmp:
         np.savez(Path(tmp) / "audio.npz", **audio)
-        run = subprocess.run([python, "-c", GENAI % NEW_TOKENS, str(HERE), str(Path(tmp) / "audio.npz")],
-                             capture_output=True, text=True)
+        run = subprocess.run([python, "-c", GENAI % NEW_TOKENS, str(HERE), str(Path(tmp) / "audio.npz"),
+                              json.dumps(variants)], capture_output=True, text=True)
     if run.returncode != 0:
         print("WhisperPipeline did not run:", run.stderr[-2000:], file=sys.stderr)
         return {}
