@@ -119,8 +119,8 @@ def open_whisper_folder(path: str) -> WhisperFolder:
     """The folder's models and generation settings, or ``not-speech-export`` naming what is missing."""
     missing = [name for name in (ENCODER, DECODER, CONFIG) if not os.path.isfile(os.path.join(path, name))]
     if missing:
-        raise InputError(f"{path} is not a Whisper export folder: it has no {', '.join(missing)} (optimum-cli export "
-                         "openvino --task automatic-speech-recognition-with-past writes them)", code=NOT_SPEECH, file=path)
+        raise InputError(f"{path} is not a Whisper export folder: it has no {', '.join(missing)} (optimum-intel's "
+                         "stateful export of a Whisper model writes them)", code=NOT_SPEECH, file=path)
     config = _json(os.path.join(path, CONFIG))
     if config.get("model_type") != "whisper":
         raise InputError(f"{os.path.join(path, CONFIG)} says model_type {config.get('model_type')!r}; irexec generates "
