@@ -208,6 +208,10 @@ def test_errors(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def
     shutil.copytree(_copy(tmp_path / "t", return_timestamps=True), timestamps)
     code, out = _error(run_cli, timestamps, "--audio-features", good, "-n", 3)
     assert code == 1 and "unsupported-generation-config" in out and "return_timestamps" in out
+    penalty = _copy(tmp_path / "p", repetition_penalty=1.2, min_length=0)
+    code, out = _error(run_cli, penalty, "--audio-features", good, "-n", 3)
+    assert code == 1 and "unsupported-generation-config" in out and "repetition_penalty 1.2" in out
+    assert "min_length" not in out
     code, out = _error(run_cli, FOLDER, "--audio-features", good, "-n", 3, "--language", "xx")
     assert code == 2 and "unsupported-generation-config" in out and "<|de|>" in out
     code, out = _error(run_cli, FOLDER, "--audio-features", good, "-n", 61)

@@ -28,6 +28,13 @@ ENCODER, DECODER, DETOKENIZER = "openvino_encoder_model.xml", "openvino_decoder_
 CONFIG, GENERATION_CONFIG = "config.json", "generation_config.json"
 NOT_SPEECH = "not-speech-export"
 UNSUPPORTED = "unsupported-generation-config"
+# generation_config.json keys whose logits processors would change greedy choices, and the
+# values that leave them off: irexec applies none of them, so it refuses rather than differ
+_CHANGES_GREEDY: dict[str, object] = {
+    "repetition_penalty": 1.0, "encoder_repetition_penalty": 1.0, "no_repeat_ngram_size": 0,
+    "encoder_no_repeat_ngram_size": 0, "min_length": 0, "min_new_tokens": None, "bad_words_ids": None,
+    "sequence_bias": None, "forced_bos_token_id": None, "forced_eos_token_id": None,
+    "exponential_decay_length_penalty": None}
 
 
 @dataclass(frozen=True)
@@ -155,6 +162,10 @@ def _generation(gen: Mapping[str, object], config: Mapping[str, object], gen_pat
     if gen.get("return_timestamps"):
         raise InputError(f"{gen_path} sets return_timestamps; irexec decodes without timestamps (no timestamp rules "
                          "on the logits)", code=UNSUPPORTED, file=gen_path)
+    changing = [f"{k} {gen[k]!r}" for k, off in _CHANGES_GREEDY.items() if gen.get(k) is not None and gen[k] != off]
+    if changing:
+        raise InputError(f"{gen_path} sets {', '.join(changing)}; irexec's greedy decoding applies suppress_tokens and "
+                         "begin_suppress_tokens only", code=UNSUPPORTED, file=gen_path)
     start = token("decoder_start_token_id")
     if start is None:
         raise InputError(f"neither {gen_path} nor config.json gives decoder_start_token_id", code=NOT_SPEECH,
