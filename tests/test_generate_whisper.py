@@ -240,3 +240,21 @@ def test_start_tokens_follow_transformers_rules() -> None:
     fixed = WhisperGeneration(SOT, forced=[271, TRANSCRIBE], lang_to_id=LANGS, no_timestamps=NOTIMESTAMPS)
     assert not fixed.detects_language and fixed.start_tokens() == [SOT, 271, TRANSCRIBE, NOTIMESTAMPS]
     assert WhisperGeneration(SOT).start_tokens() == [SOT]
+
+
+def test_the_seq2seq_rows_of_the_input_table() -> None:
+    """The inputs a Whisper decoder may have besides those of this export, built as optimum-intel
+    builds them: cache_position 0..L-1 then [n - 1], a growing mask, the encoder's output again."""
+    from irexec.api.decode_inputs import SEQ2SEQ, Family, decode_value, prefill_value
+
+    family = Family(SEQ2SEQ, None, "whisper")
+    ids = np.array([[SOT, 271, TRANSCRIBE, NOTIMESTAMPS]] * 2)
+    assert prefill_value("cache_position", family, ids, {}).tolist() == [0, 1, 2, 3]
+    assert prefill_value("attention_mask", family, ids, {}).tolist() == [[1] * 4] * 2
+    assert prefill_value("beam_idx", family, ids, {}).tolist() == [0, 1]
+    assert decode_value("cache_position", family, np.arange(4), 2, 5).tolist() == [4]
+    assert decode_value("attention_mask", family, np.ones((2, 4), np.int64), 2, 5).shape == (2, 5)
+    states = np.ones((2, 50, 32), np.float32)
+    assert decode_value("encoder_hidden_states", family, states, 2, 5) is states
+    with pytest.raises(ValueError):  # the encoder's output is given, never made up
+        prefill_value("encoder_hidden_states", family, ids, {})
