@@ -164,6 +164,9 @@ def test_report_profile_and_text_compare(tmp_path: Path, run_cli) -> None:  # ty
     assert r.exit_code == 0 and "PASSED: the generated text matches" in r.output, r.output
     assert "encoder " in r.output and "language detection" in r.output and "decode 9" in r.output
     report = json.loads((tmp_path / "report.json").read_text())
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = Path(__file__).parents[1] / "schemas" / "generate-report.schema.json"
+    jsonschema.Draft202012Validator(json.loads(schema.read_text())).validate(report)
     assert report["tokens"] == expected["one"].tolist() and report["prompt_length"] == 4
     (tmp_path / "other.txt").write_text("something else", encoding="utf-8")
     r = run_cli("generate", FOLDER, "--audio-features", tmp_path / "features.npy", "-n", NEW,
