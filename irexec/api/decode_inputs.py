@@ -13,7 +13,10 @@ tokens so far (prompt and new, counting that one).
 |                |                                           | *ssm*: ones [B, 1]                           |
 | position_ids   | the tokens attended so far, minus one     | the last positions plus one                  |
 | beam_idx       | 0..B-1 (every row keeps its own cache)    | 0..B-1                                       |
-| cache_position | 0..conv_kernel-1 (the whole conv state)   | [n - 1], the position of the token fed       |
+| cache_position | 0..conv_kernel-1 (the whole conv state);  | [n - 1], the position of the token fed;      |
+|                | *seq2seq*: 0..L-1                         | *seq2seq*: [n - 1]                           |
+| encoder_hidden_states | *seq2seq*: the encoder's output    | the same array again (optimum-intel feeds it |
+|                |                                           | to every step; the decoder reads it once)    |
 
 A model takes its tokens as ``input_ids`` or, as the language model of a VLM export does,
 as ``inputs_embeds``: each token's embedding, made by the export's text-embeddings model.
@@ -24,6 +27,9 @@ The families:
   variables, fed cache_position; its decode step attends to the one token it is fed.
 - **hybrid**: SSM and attention blocks together (LFM2, Granite-4.0, Qwen3-Next): fed
   cache_position, and its attention needs the mask of the whole context.
+- **seq2seq**: the decoder of an encoder-decoder model (Whisper, ``speech.py``): its prompt is
+  the decoder's start tokens, its self-attention keys and values are in variables, and the
+  cross-attention's are computed from encoder_hidden_states by the prefill and kept too.
 
 The family comes from config.json's ``model_type`` beside the model, or, without one, from
 the inputs (cache_position) and the variables' names (keys and values: attention).
@@ -48,12 +54,15 @@ HYBRID_MODEL_TYPES = frozenset({"lfm2", "lfm2_moe", "granitemoehybrid", "qwen3_n
 TOKEN_INPUTS = ("input_ids", "inputs_embeds")
 # the inputs a decode step can build, besides the tokens
 BUILT_INPUTS = ("attention_mask", "position_ids", "beam_idx", "cache_position")
+# what a seq2seq decoder step is fed besides input_ids: the encoder's output, and the built inputs
+SEQ2SEQ_INPUTS = ("encoder_hidden_states", *BUILT_INPUTS)
+SEQ2SEQ = "seq2seq"
 _ATTENTION_STATE_WORDS = ("key", "value")
 
 
 @dataclass(frozen=True)
 class Family:
-    name: str  # kv-cache, ssm or hybrid
+    name: str  # kv-cache, ssm, hybrid or seq2seq
     conv_kernel: int | None = None  # ssm and hybrid: the length of the prefill's cache_position
     model_type: str | None = None  # config.json's, when there is one
 
@@ -120,9 +129,13 @@ def prefill_value(role: str, family: Family, ids: np.ndarray, given: Mapping[str
         positions = np.cumsum(mask, -1, dtype=np.int64) - 1  # left padding: positions count the tokens attended
         return np.where(mask == 0, 1, positions)
     if role == "cache_position":
+        if family.name == SEQ2SEQ:
+            return np.arange(length, dtype=np.int64)
         assert family.conv_kernel is not None
         return np.arange(family.conv_kernel, dtype=np.int64)
-    return np.arange(batch)  # beam_idx
+    if role != "beam_idx":  # encoder_hidden_states: always given, the encoder's output
+        raise ValueError(f"{role} has no prefill rule: it must be given")
+    return np.arange(batch)
 
 
 def token_value(role: str, ids: np.ndarray, embed: Callable[[np.ndarray], np.ndarray] | None) -> np.ndarray:
@@ -143,8 +156,10 @@ def decode_value(role: str, family: Family, last: np.ndarray, batch: int, tokens
         return last[..., -1:] + 1
     if role == "cache_position":
         return np.array([tokens_so_far - 1], last.dtype)
+    if role == "encoder_hidden_states":
+        return last
     return np.arange(batch)  # beam_idx
 
 
-__all__ = ["BUILT_INPUTS", "TOKEN_INPUTS", "Family", "decode_value", "family_of", "prefill_value", "read_config",
-           "token_value"]
+__all__ = ["BUILT_INPUTS", "SEQ2SEQ", "SEQ2SEQ_INPUTS", "TOKEN_INPUTS", "Family", "decode_value", "family_of",
+           "prefill_value", "read_config", "token_value"]

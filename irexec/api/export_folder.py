@@ -37,13 +37,17 @@ class ExportFolder:
         return {k: np.asarray(v, np.int64) for k, v in outputs.items() if k in ("input_ids", "attention_mask")}
 
     def detokenize(self, tokens: np.ndarray, max_memory: int | None = None) -> list[str]:
-        """Each row of token ids as text (invalid UTF-8 is replaced, as the detokenizer does)."""
-        session = Session(self.detokenizer, max_memory=max_memory)
-        (param,) = session.model.parameters
-        dtype = session.model.ops[param.id].element_type.dtype  # type: ignore[union-attr]
-        outputs = session.run({param.name: np.asarray(tokens).astype(dtype)}).outputs
-        texts = next(iter(outputs.values()))
-        return [bytes(x).decode("utf-8", "replace") for x in np.asarray(texts).reshape(-1)]
+        return detokenize(self.detokenizer, tokens, max_memory)
+
+
+def detokenize(detokenizer: str, tokens: np.ndarray, max_memory: int | None = None) -> list[str]:
+    """Each row of token ids as text (invalid UTF-8 is replaced, as the detokenizer does)."""
+    session = Session(detokenizer, max_memory=max_memory)
+    (param,) = session.model.parameters
+    dtype = session.model.ops[param.id].element_type.dtype  # type: ignore[union-attr]
+    outputs = session.run({param.name: np.asarray(tokens).astype(dtype)}).outputs
+    texts = next(iter(outputs.values()))
+    return [bytes(x).decode("utf-8", "replace") for x in np.asarray(texts).reshape(-1)]
 
 
 def is_export_folder(path: str) -> bool:

@@ -35,6 +35,7 @@ class Metrics:
     ttft_seconds: float  # the prefill: prompt in, first token out
     decode_seconds: list[float]
     peak_bytes: int | None
+    ttft_covers: str = "the prefill"  # what the time to first token is the time of
 
     @property
     def generate_seconds(self) -> float:
@@ -53,7 +54,7 @@ class Metrics:
     def summary(self) -> str:
         """benchmark_app-style lines."""
         tpot = statistics.mean(self.decode_seconds) * 1000 if self.decode_seconds else None
-        lines = [f"Time to first token: {self.ttft_seconds * 1000:.2f} ms (the prefill)"]
+        lines = [f"Time to first token: {self.ttft_seconds * 1000:.2f} ms ({self.ttft_covers})"]
         if tpot is not None:
             lines.append(f"Decode:              {_tps(self.decode_tokens_per_second)} tokens/s "
                          f"({tpot:.2f} ms per token, {len(self.decode_seconds)} steps)")

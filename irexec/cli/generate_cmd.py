@@ -22,6 +22,12 @@ from .run_cmd import _size
 @click.option("--image", "image_path", metavar="PIXELS.npy",
               help="With a VLM export folder: the image processor's pixel_values [images, channels, height, width] "
                    "(float; the resize and normalisation are in no IR, see docs/vision-language.md).")
+@click.option("--audio-features", "features_path", metavar="FEATURES.npy",
+              help="With a Whisper export folder: the log-mel features, f32 [batch, mel bins, frames], to transcribe.")
+@click.option("--language", metavar="LANG", help="With --audio-features: the language (en or <|en|>, a key of "
+              "generation_config.json's lang_to_id) rather than detecting it.")
+@click.option("--task", type=click.Choice(["transcribe", "translate"]),
+              help="With --audio-features: the task token (generation_config.json's task_to_id).")
 @click.option("--max-new-tokens", "-n", type=click.IntRange(min=1), required=True, help="Tokens to generate per row.")
 @click.option("--output", "-o", "output_path", metavar="TOKENS.npy",
               help="Write the prompt and the new tokens, int64 [batch, prompt + new], to this .npy (atomically).")
@@ -40,13 +46,16 @@ from .run_cmd import _size
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
 def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_file: str | None, image_path: str | None,
-             max_new_tokens: int, output_path: str | None, eos_token_id: int | None, compare_path: str | None, profile: bool,
+             features_path: str | None, language: str | None, task: str | None, max_new_tokens: int,
+             output_path: str | None, eos_token_id: int | None, compare_path: str | None, profile: bool,
              report_path: str | None, weights: str | None, max_memory: int | None, follow_symlinks: bool | None) -> None:
     """Greedy decoding with MODEL, a stateful LM as optimum-intel exports it (a KV-cache
     transformer, an SSM such as Mamba, or a hybrid), or
     with an export folder (openvino_model.xml and the openvino-tokenizers pair): text in,
-    text out, as GenAI's LLMPipeline(folder); or with a LLaVA-style VLM export folder
-    and --image, as GenAI's VLMPipeline(folder).
+    text out, as GenAI's LLMPipeline(folder); with a LLaVA-style VLM export folder and
+    --image, as GenAI's VLMPipeline(folder); or with a Whisper export folder and
+    --audio-features: the start tokens, language detection and suppressed tokens of
+    transformers' Whisper generate (docs/stateful.md).
 
     From a reset state the prompt is run once; each new token is the argmax of the
     logits at the last position, fed back as a one-token decode step with
@@ -61,17 +70,31 @@ def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_fil
       irexec generate llm/model.xml -i prompt.npz -n 16 --compare reference_tokens.npy --profile
       irexec generate llm-folder/ --prompt "The capital of France is" -n 16
       irexec generate vlm-folder/ --image pixel_values.npy --prompt "What is in the picture?" -n 16
+      irexec generate whisper-folder/ --audio-features features.npy -n 32
     """
     import os
     import time
 
+    from ..api.whisper_folder import is_speech_folder
+
+    if (language is not None or task is not None) and features_path is None:
+        fail(UsageError("--language and --task go with --audio-features and a Whisper export folder", code="bad-prompt"))
+    if features_path is not None or is_speech_folder(model):
+        if (features_path is None or inputs_path is not None or prompt is not None or prompt_file is not None
+                or image_path is not None):
+            fail(UsageError("a Whisper export folder takes --audio-features FEATURES.npy, and only that (no --inputs, "
+                            "--prompt, --prompt-file or --image)", code="bad-prompt"))
+        from .generate_speech import generate_speech
+
+        generate_speech(model, features_path, language, task, max_new_tokens, output_path, eos_token_id, compare_path, profile,
+                        report_path, max_memory, follow_symlinks)
+        return
     if image_path is not None or os.path.isfile(os.path.join(model, "openvino_language_model.xml")):
         from .generate_vision import generate_vision
 
         generate_vision(model, image_path, inputs_path, prompt, prompt_file, max_new_tokens, output_path, eos_token_id,
                         compare_path, profile, report_path, max_memory, follow_symlinks)
         return
-
     if os.path.isdir(model):
         from .generate_text import generate_text
 

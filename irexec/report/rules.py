@@ -148,7 +148,8 @@ RULES: dict[str, Rule] = {
     "not-export-folder": Rule("Not an export folder",
                               "The folder lacks openvino_model.xml or the openvino-tokenizers pair."),
     "bad-prompt": Rule("Prompt options do not fit",
-                       "--prompt needs an export folder; a folder needs one of --prompt, --prompt-file, --inputs."),
+                       "--prompt needs an export folder; a folder needs one of --prompt, --prompt-file, --inputs; "
+                       "a VLM folder needs --image, a Whisper folder --audio-features."),
     "not-vlm-export": Rule("Not a VLM export folder",
                            "--image needs a LLaVA-style VLM export: the language, text-embeddings and vision-embeddings "
                            "models and a config.json with image_token_index."),
@@ -156,6 +157,15 @@ RULES: dict[str, Rule] = {
                              "[images, channels, height, width] of the size the vision model takes."),
     "image-tokens-mismatch": Rule("Image tokens do not match the image",
                                   "The prompt's image tokens or <image> tags do not match the image features."),
+    "not-speech-export": Rule("Not a Whisper export folder",
+                              "The folder lacks the Whisper encoder, stateful decoder or config.json."),
+    "bad-audio-features": Rule("Audio features do not fit the encoder",
+                               "--audio-features must be f32 [batch, mel bins, frames] of a shape the encoder takes."),
+    "unsupported-generation-config": Rule("Generation setting not handled",
+                                          "Timestamps, forced_decoder_ids out of Whisper's pattern, or an unknown "
+                                          "language or task."),
+    "too-many-new-tokens": Rule("More tokens than the decoder has positions",
+                                "The start tokens and --max-new-tokens exceed max_target_positions."),
     "diff-usage": Rule("A second IR or a device", "irexec diff needs either a second IR (B.xml) or --device, not both; "
                        "--inputs-dir, -j and --scheduler need a second IR."),
     "bad-inputs-dir": Rule("Unreadable data set", "irexec diff --inputs-dir names a directory that cannot be read or "
