@@ -36,3 +36,14 @@ def test_a_fresh_process_reports_its_first_run_apart(run_cli):
                   r.stdout, re.MULTILINE)
     assert m and 0 < float(m[1]) < float(m[2])
     assert re.search(r"ms in layers \+ [0-9.]+ ms irexec itself .* = [0-9.]+ ms a run \(1 run, after the first\)", r.stdout)
+
+
+def test_rows_are_the_steps_a_plain_run_takes():
+    """Weights kept from the first run (and a u4 weight only its decompression chain read,
+    whose value is kept) are not stepped through by later runs: a profile does not show
+    them, nor does it pay for them."""
+    with irexec.Session(LLM / "model.xml") as s:
+        feeds = dict(np.load(LLM / "inputs_step0.npz"))
+        report = s.run(feeds, profile=True, repeat=2).profile
+    by_type = report.render(top=0).split("by op type:")[1]
+    assert "MatMul-1" in by_type and "Const-1" not in by_type

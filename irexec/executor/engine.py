@@ -79,7 +79,10 @@ def run_model(
     if plan.reads:
         bind_variables(model, plan, state or {}, bound, limit)
     steps, preset, preset_bytes = plan.steps, None, 0
-    if on_layer is None and not keep_all and stop_layer is None:
+    # a hook that looks at times and shapes only (a profile, a progress bar) sees the run a
+    # plain run makes: kept layers are not stepped through (a weight only its decompression
+    # chain read would otherwise be unpacked again on every profiled run)
+    if not reads_values(on_layer) and not keep_all and stop_layer is None:
         if plan.compact is None:
             plan.compact = compact_steps(model, plan)
         if isinstance(plan.compact, tuple):
