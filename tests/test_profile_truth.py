@@ -47,3 +47,24 @@ def test_rows_are_the_steps_a_plain_run_takes():
         report = s.run(feeds, profile=True, repeat=2).profile
     by_type = report.render(top=0).split("by op type:")[1]
     assert "MatMul-1" in by_type and "Const-1" not in by_type
+
+
+def test_a_stop_at_run_unpacks_no_weight_whose_chains_are_kept():
+    """A run that stops at a layer (as diff's bisection does, run after run) steps through
+    every layer before it, but a u4 weight whose decompression chains' values are kept is
+    not unpacked again: nothing reads it."""
+    with irexec.Session(LLM / "model.xml") as s:
+        feeds = dict(np.load(LLM / "inputs_step0.npz"))
+        last = max((layer for layer in s.model.layers.values() if layer.type == "MatMul"), key=lambda layer: layer.index)
+        packed = {lid for lid, op in s.model.ops.items()
+                  if s.model.layers[lid].type == "Const" and getattr(op, "element_type", None) is not None
+                  and op.element_type.packed}
+        assert packed
+        seen: list[int] = []
+        first = s.run(feeds, stop_at=last.name, on_layer=lambda layer, outs, t: seen.append(layer.id)).outputs
+        assert packed <= set(seen)
+        seen.clear()
+        s.reset_state()
+        again = s.run(feeds, stop_at=last.name, on_layer=lambda layer, outs, t: seen.append(layer.id)).outputs
+        assert not packed & set(seen) and last.id in seen
+        assert all(np.array_equal(first[k], again[k]) for k in first)

@@ -43,6 +43,12 @@ class RunCache:
                            if getattr(model.ops[src[0]], "element_type", None) is not None
                            and model.ops[src[0]].element_type.packed  # type: ignore[union-attr]
                            and all(reader in in_chains for reader, _ in model.graph.consumers.get(src, []))}
+        # the chain ends that read each such weight: once they are all kept, no run needs it unpacked
+        self.chain_readers: dict[int, list[int]] = {}
+        for end, chain in chains.items():
+            for src in chain.leaves:
+                if src[0] in self.chain_only:
+                    self.chain_readers.setdefault(src[0], []).append(end)
         const: set[int] = set()
         for lid in model.graph.order:
             op = model.ops[lid]

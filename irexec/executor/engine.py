@@ -122,6 +122,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     folded = run_cache(model)
     kept, foldable, shapes_ok = folded.outputs, folded.foldable, folded.shapes_ok
     shape_of, derived, derived_outs = folded.shape_of, folded.shape_derived, folded.derived
+    chain_readers = folded.chain_readers
     signature = 0  # of the shapes seen so far in this run (see RunCache)
     values: dict[tuple[int, int], np.ndarray] = dict(preset) if preset else {}
     results: dict[int, np.ndarray] = {}
@@ -148,6 +149,8 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 outs = kept.get(lid)
                 if outs is None and lid in derived:
                     outs = derived_outs.get((lid, signature))
+                if outs is None and lid in chain_readers and all(end in kept for end in chain_readers[lid]):
+                    continue  # a packed weight whose chains' values are kept: nothing reads it any more
                 if outs is None:
                     keep = lid in foldable or lid in derived  # kept outputs must be real, not stand-ins
                     cached = folded.nbytes
