@@ -114,6 +114,10 @@ class SentencepieceTokenizer(Op):
         if n >= 6:
             _string_parts(infos, n - 4)
             require(infos[n - 1].etype.name == "i32", "bad-input-type", "the special tokens' ids are i32", n - 1)
+        model = infos[0].value() if infos[0].is_constant else None
+        if model is not None:  # the extension loads the model when the node is made
+            sp = processor(_model(model))
+            _extra_ids(sp, _model(model), self._options(n >= 5))
         return Inference([TensorInfo(PartialShape.of((DYNAMIC, 2)), ET_I64), TensorInfo(FLAT, ET_I32),
                           TensorInfo(PartialShape.static((2,)), ET_I64)])
 
@@ -122,8 +126,7 @@ class SentencepieceTokenizer(Op):
         model = _model(args[0])
         sp = processor(model)
         special = n >= 5
-        options = [o for o, on in (("bos", self.add_bos), ("eos", self.add_eos and not special),
-                                   ("reverse", self.reverse and not special)) if on]
+        options = self._options(special)
         extra = _extra_ids(sp, model, options)
         if n in (2, 6):
             texts = [bytes(t) for t in args[1].reshape(-1).tolist()]
@@ -148,6 +151,12 @@ class SentencepieceTokenizer(Op):
         indices = [(r, k) for r, ids in enumerate(rows) for k in range(len(ids))]
         return [np.array(indices, np.int64).reshape(-1, 2), np.array([i for ids in rows for i in ids], np.int32),
                 np.array([len(rows), max((len(ids) for ids in rows), default=0)], np.int64)]
+
+    def _options(self, special: bool) -> list[str]:
+        """sentencepiece's encoding options as the extension sets them: with special tokens it
+        adds the end id and reverses itself, over the whole row."""
+        return [o for o, on in (("bos", self.add_bos), ("eos", self.add_eos and not special),
+                                ("reverse", self.reverse and not special)) if on]
 
     def _with_specials(self, sp: object, tokens: SpecialTokens, encode, text: bytes) -> list[int]:
         ids: list[int] = []
@@ -194,6 +203,9 @@ def _extra_ids(sp: object, model: bytes, options: list[str]) -> dict[str, int]:
 
 def _detokenizer_inputs(infos: Sequence[TensorInfo]) -> Inference:
     require(infos[0].etype.name == "u8", "bad-input-type", "the SentencePiece model is a u8 tensor", 0)
+    model = infos[0].value() if infos[0].is_constant else None
+    if model is not None:
+        processor(_model(model))
     require(infos[1].etype.name == "i32", "bad-input-type", "the token ids are i32", 1)
     rank = infos[1].shape.rank
     require(rank is None or rank == 2, "bad-input-rank", f"the token ids are [batch, tokens], got {infos[1].shape}", 1)
