@@ -85,6 +85,22 @@ def test_detokenizer_matches_openvino_on_hard_ids(kind, run_cli, tmp_path):
         assert got == list(theirs[key]), key
 
 
+def test_stream_detokenizer_matches_openvino(run_cli, tmp_path):
+    """SentencepieceStreamDetokenizer (converted with streaming_detokenizer=True): each id's piece
+    as it is, byte pieces as single bytes, then the metaspace replaced by a space."""
+    pytest.importorskip("sentencepiece")
+    texts = np.array(corpus(count=200, seed=4))
+    tokens = _openvino(DATA / "llama-sentencepiece" / "openvino_tokenizer.xml", [texts])["input_ids"]
+    xml = DATA / "llama-sentencepiece" / "openvino_stream_detokenizer.xml"
+    noise = np.random.default_rng(5).integers(0, int(tokens.max()) + 5, (300, 12)).astype(np.int64)
+    for ids in (tokens, noise, tokens[:, :1], np.zeros((2, 0), np.int64)):
+        ours = _run(run_cli, xml, tmp_path, **{_parameter(xml): ids})
+        theirs = _openvino(xml, [ids])
+        (key,) = theirs
+        got = [x.encode() for x in ours[key].tolist()] if ours[key].dtype.kind == "U" else ours[key].tolist()
+        assert got == list(theirs[key]), key
+
+
 def _parameter(xml: Path) -> str:
     import irexec
 
