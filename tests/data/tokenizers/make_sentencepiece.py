@@ -8,6 +8,10 @@ converts them:
 
 - `t5-charsmap`: T5TokenizerFast (tokenizer.json with a `Precompiled` normalizer), converted
   into CharsMapNormalization with the model's charsmap and UnigramTokenizer;
+- `xlmr-charsmap`: XLMRobertaTokenizerFast from the same model (fairseq's id offset, the
+  precompiled charsmap again);
+- `albert-charsmap`: AlbertTokenizerFast from it (NFKD, accents stripped and lower case
+  before the charsmap: the converter merges them into one CharsMapNormalization);
 - `t5-sentencepiece`: the slow T5Tokenizer, converted into SentencepieceTokenizer /
   SentencepieceDetokenizer carrying the model;
 - `llama-sentencepiece`: the slow LlamaTokenizer (special tokens cut out by the
@@ -69,7 +73,7 @@ def save(tokenizer: object, folder: Path, **options: object) -> None:
 
 
 def main() -> None:
-    from transformers import LlamaTokenizer, T5Tokenizer, T5TokenizerFast
+    from transformers import AlbertTokenizerFast, LlamaTokenizer, T5Tokenizer, T5TokenizerFast, XLMRobertaTokenizerFast
 
     with tempfile.TemporaryDirectory() as tmp:
         unigram = Path(tmp, "unigram.model")
@@ -79,6 +83,9 @@ def main() -> None:
 
         fast = T5TokenizerFast(vocab_file=str(unigram), extra_ids=0, model_max_length=40)
         save(fast, HERE / "t5-charsmap")
+
+        save(XLMRobertaTokenizerFast(vocab_file=str(unigram), model_max_length=40), HERE / "xlmr-charsmap")
+        save(AlbertTokenizerFast(vocab_file=str(unigram), model_max_length=40), HERE / "albert-charsmap")
 
         slow = T5Tokenizer(vocab_file=str(unigram), extra_ids=0, model_max_length=40, legacy=True)
         save(slow, HERE / "t5-sentencepiece")
