@@ -56,14 +56,24 @@ class SpecialTokens:
         for token, idx in zip(tokens, ids):
             self.ids.setdefault(token, idx)
         # PCRE2 refuses to compile a pattern that is not UTF-8; the extension then matches nothing
-        valid = all(_utf8(t) for t in tokens)
-        self.tokens = [(t, t.isalpha() or not t) for t in tokens] if valid else []  # bytes.isalpha: ASCII letters
+        ordered = [(t, t.isalpha() or not t) for t in tokens] if all(_utf8(t) for t in tokens) else []  # ASCII letters
+        # the candidates at a position, in the pattern's order: the tokens starting with its byte
+        # and the empty ones (an empty token is all letters to std::all_of: bounded)
+        self.empty: list[tuple[int, bytes, bool]] = [(k, t, b) for k, (t, b) in enumerate(ordered) if not t]
+        self.by_byte: dict[int, list[tuple[int, bytes, bool]]] = {}
+        for k, (t, b) in enumerate(ordered):
+            if t:
+                self.by_byte.setdefault(t[0], []).append((k, t, b))
+        for first, found in self.by_byte.items():
+            self.by_byte[first] = sorted(found + self.empty)
+        self.any = bool(ordered)
 
     def find(self, text: bytes, start: int) -> tuple[int, int] | None:
-        if not self.tokens:
+        if not self.any:
             return None
         for at in range(start, len(text) + 1):
-            for token, bounded in self.tokens:
+            candidates = self.by_byte.get(text[at], self.empty) if at < len(text) else self.empty
+            for _, token, bounded in candidates:
                 if text.startswith(token, at) and (
                         not bounded or _boundary(text, at) or _boundary(text, at + len(token))):
                     return at, at + len(token)
@@ -279,7 +289,10 @@ class SentencepieceStreamDetokenizer(Op):
             for i in row:
                 if i >= size:
                     continue
-                piece = sp.id_to_piece(i).encode()
+                try:
+                    piece = sp.id_to_piece(i).encode()
+                except UnicodeDecodeError:  # a piece protobuf let through without checking its UTF-8
+                    require(False, "bad-value", f"piece {i} of the SentencePiece model is not UTF-8", 0)
                 byte = _byte_piece(piece)
                 out += piece if byte is None else bytes([byte])
             texts.append(bytes(out))

@@ -47,12 +47,12 @@ def text(items: list[str | bytes]) -> np.ndarray:
 
 
 def tokenize(id_: str, model: np.ndarray, items: list[str | bytes], decomposed: bool = False, specials: bool = False,
-             **attrs: object) -> Case:
+             tokens: tuple[list[str], np.ndarray] = (SPECIALS, SPECIAL_IDS), **attrs: object) -> Case:
     inputs = [model, *(strings(items) if decomposed else [text(items)])]
     const = [0]
     if specials:
         const += range(len(inputs), len(inputs) + 4)
-        inputs += [*strings(SPECIALS), SPECIAL_IDS]  # type: ignore[list-item]
+        inputs += [*strings(tokens[0]), tokens[1]]  # type: ignore[arg-type, list-item]
     return Case(id_, inputs, attrs={**ATTRS, **attrs}, const=tuple(const), dynamic=True)
 
 
@@ -67,6 +67,13 @@ TOKENIZER = OpTable("SentencepieceTokenizer", "extension", cases=[
     # malformed UTF-8 after the last special token (before one, OpenVINO's extension crashes: docs)
     tokenize("special-tokens-invalid-utf8", LLAMA, [b"<s>\xc3", b"a\xffb", b"<s>a\xff", b"</s>\xe2\x98", b"sop \xff"],
              specials=True),
+    # an empty token is an empty alternative guarded by \b: the first match is empty at a word boundary
+    tokenize("special-tokens-empty-last", LLAMA, SPECIAL_TEXTS, specials=True,
+             tokens=(["<s>", "</s>", ""], np.array([1, 2, 7], np.int32))),
+    tokenize("special-tokens-empty-first", LLAMA, SPECIAL_TEXTS + [" <s>", "<s> x"], specials=True,
+             tokens=(["", "<s>"], np.array([7, 1], np.int32))),
+    tokenize("special-tokens-repeated", LLAMA, SPECIAL_TEXTS, specials=True,
+             tokens=(["<s>", "<s>", "s>"], np.array([1, 9, 8], np.int32))),
     tokenize("special-tokens-bos-each-part", LLAMA, SPECIAL_TEXTS, specials=True, add_bos=True),
     tokenize("special-tokens-decomposed", T5, SPECIAL_TEXTS, decomposed=True, specials=True, add_eos=True),
     tokenize("empty-batch", LLAMA, []),
