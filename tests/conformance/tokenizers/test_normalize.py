@@ -216,3 +216,32 @@ NORMALIZE_UNICODE = OpTable("NormalizeUnicode", "extension", cases=[
 ])
 
 test_more = conformance([CASE_FOLD, NORMALIZE_UNICODE])
+
+
+@pytest.mark.parametrize("flags", [(False, False, False), (True, True, True)], ids=["no-flags", "sentencepiece-flags"])
+def test_model_charsmap_matches_openvino_on_every_code_point(flags):
+    """A model's precompiled charsmap (nmt_nfkc) on every assigned code point, alone and
+    between spaces (the whitespace options at work)."""
+    import unicodedata
+
+    from openvino import opset15
+    from openvino_tokenizers import _get_factory
+
+    from irexec.ops.tokenizers.normalize import CharsMapNormalization
+
+    cps = [c for c in range(1, 0x110000) if unicodedata.category(chr(c)) not in ("Cn", "Co", "Cs")]
+    texts = [chr(c).encode() for c in cps] + [f" {chr(c)}  x ".encode() for c in cps[::7]]
+    dummy, remove, escape = flags
+    attrs = {"normalization_form": "", "case_fold": False, "add_dummy_prefix": dummy, "remove_extra_whitespaces": remove,
+             "escape_whitespaces": escape, "nmt": False}
+    p = opset15.parameter([-1], ov.Type.string)
+    cm = opset15.constant(model_charsmap()).output(0)
+    n = _get_factory().create("CharsMapNormalization", [*opset15.string_tensor_unpack(p).outputs(), cm], attrs).outputs()
+    request = ov.Core().compile_model(ov.Model([opset15.string_tensor_pack(*n[:3]).output(0)], [p]), "CPU").create_infer_request()
+    request.infer([ov.Tensor(np.array(texts))])
+    out = request.get_output_tensor(0)
+    b, e, chars = CharsMapNormalization(attrs=attrs).run(*strings(texts), model_charsmap())
+    raw = chars.tobytes()
+    differ = [(t, raw[x:y], bytes(w)) for t, x, y, w, s in zip(texts, b.tolist(), e.tolist(), out.bytes_data, out.str_data)
+              if raw[x:y] != (bytes(w) if s else b"")]
+    assert not differ, f"{len(differ)} strings differ, first {differ[:3]}"

@@ -162,3 +162,31 @@ def test_without_sentencepiece_a_coded_error_names_the_extra(run_cli, tmp_path):
         r = run_cli.subprocess("run", DATA / kind / "openvino_tokenizer.xml", "--inputs", inputs, env=env)
         assert r.returncode == 1, r.stderr
         assert "missing-extra" in r.stderr and "irexec[tokenizers]" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("model", ["t5-sentencepiece", "llama-sentencepiece"])
+def test_every_code_point_encodes_as_openvino_does(model):
+    """Each assigned code point on its own, through the model's normalizer (T5's nmt_nfkc
+    charsmap; Llama's identity) and its pieces (byte fallback in Llama's)."""
+    import unicodedata
+
+    import openvino as ov
+    from openvino import opset15
+    from openvino_tokenizers import _get_factory
+
+    from irexec.ops.tokenizers.sentencepiece_ops import SentencepieceTokenizer
+
+    cps = [c for c in range(1, 0x110000) if unicodedata.category(chr(c)) not in ("Cn", "Co", "Cs")]
+    texts = np.array([chr(c).encode() for c in cps])
+    p = opset15.parameter([-1], ov.Type.string)
+    attrs = {**ATTRS, "add_eos": True}
+    n = _get_factory().create("SentencepieceTokenizer", [opset15.constant(model_const(model)).output(0), p.output(0)],
+                              attrs).outputs()
+    request = ov.Core().compile_model(ov.Model(n, [p]), "CPU").create_infer_request()
+    request.infer([ov.Tensor(texts)])
+    theirs = [np.array(request.get_output_tensor(i).data) for i in range(3)]
+    ours = SentencepieceTokenizer(attrs=attrs).run(model_const(model), texts.astype(object))
+    for got, want in zip(ours, theirs):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        bad = np.argwhere(got != want)
+        assert not bad.size, f"{len(bad)} elements differ, first at {bad[0]}"
