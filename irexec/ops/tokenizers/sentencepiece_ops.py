@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from collections.abc import Sequence
 
@@ -124,6 +125,10 @@ class SentencepieceTokenizer(Op):
         if n >= 6:
             _string_parts(infos, n - 4)
             require(infos[n - 1].etype.name == "i32", "bad-input-type", "the special tokens' ids are i32", n - 1)
+            listed, ids = infos[n - 4].shape, infos[n - 1].shape
+            if listed.is_static and ids.is_static:
+                count, given = math.prod(listed.to_tuple()), math.prod(ids.to_tuple())
+                require(count == given, "bad-value", f"{count} special tokens but {given} ids", n - 1)
         model = infos[0].value() if infos[0].is_constant else None
         if model is not None:  # the extension loads the model when the node is made
             sp = processor(_model(model))
@@ -143,8 +148,12 @@ class SentencepieceTokenizer(Op):
         else:
             b, e, raw = text_of(args[1], args[2], args[3], 1)
             texts = [raw[x:y] for x, y in zip(b, e)]
-        tokens = SpecialTokens(string_list(args[n - 4], args[n - 3], args[n - 2], n - 4),
-                               args[n - 1].reshape(-1).tolist()) if special else None
+        tokens = None
+        if special:
+            listed, ids = string_list(args[n - 4], args[n - 3], args[n - 2], n - 4), args[n - 1].reshape(-1).tolist()
+            require(len(ids) == len(listed), "bad-value",  # the extension reads one id per token, past the ids
+                    f"{len(listed)} special tokens but {len(ids)} ids", n - 1)
+            tokens = SpecialTokens(listed, ids)
 
         def encode(text: bytes) -> list[int]:
             ids = sp.encode(text)

@@ -80,6 +80,8 @@ TOKENIZER = OpTable("SentencepieceTokenizer", "extension", cases=[
 ], errors=[
     ErrorCase("model-i32", [T5.view(np.int32)[:100], text(["a"])], attrs=ATTRS, const=(0,), code="bad-input-type"),
     ErrorCase("three-inputs", [T5, *strings(["a"])[:2]], attrs=ATTRS, const=(0,), code="wrong-port-count"),
+    ErrorCase("ids-short", [LLAMA, text(["a"]), *strings(SPECIALS), SPECIAL_IDS[:2]], attrs=ATTRS, const=(0, 2, 3, 4, 5),
+              code="bad-value", ov="OpenVINO's shape inference does not count them; its run reads past the ids"),
     ErrorCase("not-a-model", [np.frombuffer(b"\xff\xff\xffnot a model", np.uint8).copy(), text(["a"])], attrs=ATTRS,
               const=(0,), code="bad-value", ov=OV_VALUE_UNCHECKED),
 ])
