@@ -17,9 +17,9 @@ from tokenizer_corpus import corpus  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "tokenizers"
 KINDS = ["bpe", "wordpiece", "wordlevel", "llama-bpe", "unigram", "t5-charsmap", "xlmr-charsmap", "albert-charsmap",
-         "t5-sentencepiece", "llama-sentencepiece"]
+         "t5-sentencepiece", "llama-sentencepiece", "llama-sentencepiece-left"]
 # a SentencePiece model run by sentencepiece's library, which refuses negative ids (OpenVINO's run fails on them too)
-SENTENCEPIECE = {"t5-sentencepiece", "llama-sentencepiece"}
+SENTENCEPIECE = {"t5-sentencepiece", "llama-sentencepiece", "llama-sentencepiece-left"}
 
 
 def _needs_extra(kind: str) -> None:

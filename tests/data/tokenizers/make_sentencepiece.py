@@ -16,7 +16,9 @@ converts them:
   SentencepieceDetokenizer carrying the model;
 - `llama-sentencepiece`: the slow LlamaTokenizer (special tokens cut out by the
   tokenizer op, the begin token added by the graph), with SentencepieceStreamDetokenizer
-  in `openvino_stream_detokenizer.xml` beside the plain detokenizer.
+  in `openvino_stream_detokenizer.xml` beside the plain detokenizer;
+- `llama-sentencepiece-left`: the same with `padding_side="left"` (the tokenizer op reverses
+  each row and the graph turns the padded rows back).
 
 Needs sentencepiece, protobuf, transformers, openvino and openvino-tokenizers; the tests
 only read the files this writes.
@@ -94,6 +96,8 @@ def main() -> None:
         save(llama_tok, HERE / "llama-sentencepiece")
         _, stream = convert_tokenizer(llama_tok, with_detokenizer=True, streaming_detokenizer=True)
         ov.save_model(stream, HERE / "llama-sentencepiece" / "openvino_stream_detokenizer.xml")
+        left = LlamaTokenizer(vocab_file=str(llama), legacy=True, model_max_length=48, padding_side="left")
+        save(left, HERE / "llama-sentencepiece-left")
 
 
 if __name__ == "__main__":
