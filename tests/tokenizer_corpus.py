@@ -1,5 +1,6 @@
 """A deterministic corpus of hard strings for tokenizers: many scripts, whitespace
-runs, combining marks, emoji, special tokens inside text, empty strings."""
+runs, combining marks, emoji, characters NFKC rewrites, special tokens inside text, empty
+strings."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ FRAGMENTS = [
     "e\u0301", "a\u0308\u0304", "n\u0303", "\u0301", "Z\u0351\u036b\u0343\u036a\u0302\u036b\u033d\u034f\u0334",
     "😀", "👍🏽", "👩‍👩‍👧", "🇯🇵", "❤️", "🏳️‍🌈", "⚽",
     "Ω≈ç√∫", "½", "²", "①", "Ⅻ", "٣", "߁",
+    # what NFKC changes: full-width and half-width forms, ligatures, compatibility characters
+    "ＡＢＣ１２３", "ｈｅｌｌｏ", "ﬁne", "ﬂow", "ｶﾀｶﾅ", "™", "…", "\u212b", "ǆ", "\u2460\u2461", "\u33a1",
 ]
-SPECIALS = ["<|endoftext|>", "[CLS]", "[SEP]", "[UNK]", "[PAD]", "[MASK]"]
+SPECIALS = ["<|endoftext|>", "[CLS]", "[SEP]", "[UNK]", "[PAD]", "[MASK]", "<s>", "</s>", "<unk>", "<pad>"]
 
 
 def corpus(count: int = 520, seed: int = 0, specials: list[str] | None = None) -> list[str]:

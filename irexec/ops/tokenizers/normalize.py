@@ -13,6 +13,7 @@ from ..framework.base import ANY, Attr, Enum, In, Inference, Op, TensorInfo, op_
 from ..framework.registry import register
 from .ragged import ET_BOOL, ET_I32, ET_U8, EXTENSION, FLAT, I32, U8, i32, pattern_input, text_of
 from .regex_engine import Regex, compiled
+from .spm_backend import normalizer
 
 # the extension's rewrites of patterns older converters wrote
 _REWRITES = {"(^)(.)": r"(^)([\s\S])", "(^)(.+)": r"(^)([\s\S])"}
@@ -191,42 +192,69 @@ class CharsMapNormalization(Op):
     type, version = "CharsMapNormalization", 1
     family = "tokenizers"
     extension = EXTENSION
-    summary = "Unicode decomposition (NFD, NFKD) and simple case folding, character by character"
+    summary = "SentencePiece normalization: a model's precompiled charsmap (or NFD, NFKD, case folding) and its whitespace options"
     inputs = (In("begins", I32), In("ends", I32), In("chars", U8), In("skips_or_charsmap", ANY, optional=True),
               In("charsmap", ANY, optional=True))
     attributes = {
-        "normalization_form": Enum("", "identity", "nfc", "nfd", "nfkc", "nfkd", default=""),
+        "normalization_form": Enum("", "identity", "nfc", "nfkc", "nfd", "nfkd", default="",
+                                   doc="empty: the charsmap input; else the extension's own charsmap of that form"),
         "case_fold": Attr("bool", False),
         "add_dummy_prefix": Attr("bool", False),
         "remove_extra_whitespaces": Attr("bool", True),
         "escape_whitespaces": Attr("bool", False),
-        "nmt": Attr("bool", False),
+        "nmt": Attr("bool", False, doc="read by the converter; the extension's normalizer does not use it"),
     }
 
     def validate(self) -> list[OpError]:
-        if self.normalization_form == "" or self.add_dummy_prefix or self.remove_extra_whitespaces or \
-                self.escape_whitespaces or self.nmt:
-            return [OpError("CharsMapNormalization with a model's own charsmap, add_dummy_prefix, remove_extra_whitespaces, "
-                            "escape_whitespaces or nmt (SentencePiece normalization) is not implemented", code="unsupported-op")]
         if self.normalization_form in ("nfc", "nfkc"):
             return [OpError(f"CharsMapNormalization to {self.normalization_form.upper()} (composition over the charsmap's "
-                            "character sequences) is not implemented; NFD, NFKD and case folding are", code="unsupported-op")]
+                            "character sequences) is not implemented; NFD, NFKD, case folding and a model's own "
+                            "charsmap are", code="unsupported-op")]
         if self.normalization_form == "identity" and not self.case_fold:
             return [OpError("normalization_form=identity needs case_fold (the extension has no such charsmap)",
                             code="bad-attribute")]
         return []
 
+    def _layout(self, n: int) -> tuple[bool, int | None]:
+        """(has skips, port of the charsmap): the extension reads the charsmap input only
+        without a normalization form, and then the skips are the fourth of five inputs."""
+        if self.normalization_form == "":
+            return n == 5, (n - 1 if n >= 4 else None)
+        return n >= 4, None
+
     def num_outputs(self, n_inputs: int) -> int:
-        return 4 if n_inputs >= 4 else 3
+        return 4 if self._layout(n_inputs)[0] else 3
 
     def infer(self, *infos: TensorInfo) -> Inference:
-        has_skips = len(infos) >= 4
+        has_skips, at = self._layout(len(infos))
         if has_skips:
             require(infos[3].etype.name == "boolean", "bad-input-type", "the skip flags are boolean", 3)
+        if self.normalization_form == "":
+            require(at is not None, "wrong-port-count",
+                    "CharsMapNormalization without a normalization_form needs the charsmap input (a 4th or 5th)")
+            assert at is not None
+            pattern_input(infos[at], at)
+            value = infos[at].value() if infos[at].is_constant else None
+            if value is not None:
+                self._normalizer(value)
         return _normalized(infos, has_skips)
 
+    def _normalizer(self, charsmap: np.ndarray):
+        return normalizer(charsmap.tobytes(), self.add_dummy_prefix, self.remove_extra_whitespaces,
+                          self.escape_whitespaces)
+
     def compute(self, plan: None, *args: np.ndarray) -> Sequence[np.ndarray]:
-        return _apply(args, len(args) >= 4, _charmap(self.normalization_form, self.case_fold))
+        has_skips, at = self._layout(len(args))
+        strings = args[:4] if has_skips else args[:3]
+        if at is not None:
+            return _apply(strings, has_skips, self._normalizer(args[at]))
+        chars = _charmap(self.normalization_form, self.case_fold)
+        if not (self.add_dummy_prefix or self.remove_extra_whitespaces or self.escape_whitespaces):
+            return _apply(strings, has_skips, chars)
+        # the extension's charsmap maps one character at a time, so its whitespace handling is
+        # sentencepiece's over the mapped text with no charsmap
+        spaces = normalizer(b"", self.add_dummy_prefix, self.remove_extra_whitespaces, self.escape_whitespaces)
+        return _apply(strings, has_skips, lambda s: spaces(chars(s)))
 
 
 @register

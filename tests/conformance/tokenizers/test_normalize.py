@@ -10,7 +10,7 @@ import pytest
 ov = pytest.importorskip("openvino")
 pytest.importorskip("openvino_tokenizers")
 pytest.importorskip("re2")
-from conformance.harness import OV_VALUE_UNCHECKED, Case, ErrorCase, OpTable, conformance  # noqa: E402
+from conformance.harness import OV_TYPE_UNCHECKED, OV_VALUE_UNCHECKED, Case, ErrorCase, OpTable, conformance  # noqa: E402
 from conformance.tokenizers.ragged_inputs import RE2_ONLY, pattern, strings  # noqa: E402
 
 HARD = ["", "  many   spaces  ", "Tab\tNew\nLine", "HÉLLO Wörld", "日本語テキスト中文", "مرحبا", "e\u0301\u0327x",
@@ -62,7 +62,46 @@ def charsmap(id_: str, items: list[str | bytes], form: str, case_fold: bool, ski
                 **kw)  # type: ignore[arg-type]
 
 
+def model_charsmap() -> np.ndarray:
+    """The precompiled charsmap (sentencepiece's nmt_nfkc) of tests/data/tokenizers/t5-charsmap."""
+    from conformance.tokenizers.test_sentencepiece import DATA, model_const
+
+    assert (DATA / "t5-charsmap").is_dir()
+    return model_const("t5-charsmap")
+
+
+# what NFKC and sentencepiece's whitespace handling change
+SPM_TEXT = ["ＡＢＣ１２３ ｈｅｌｌｏ", "ﬁne ﬂow ① ½ ² ™ … \u212b ǆ \u33a1", "ｶﾀｶﾅ ｶﾞ", "  many   spaces  ", " ", "   ",
+            "\t\n x \u3000y\u00a0", "\u200bzero\u200dwidth\ufeff", "e\u0301 a\u0308\u0304"]
+
+
+def spm_norm(id_: str, items: list[str | bytes], flags: tuple[bool, bool, bool], skips: bool = False, **kw: object) -> Case:
+    inputs = strings(items) + ([np.arange(len(items)) % 3 == 0] if skips else [])
+    inputs.append(model_charsmap())
+    dummy, remove, escape = flags
+    attrs = {"normalization_form": "", "case_fold": False, "add_dummy_prefix": dummy, "remove_extra_whitespaces": remove,
+             "escape_whitespaces": escape, "nmt": False}
+    return Case(id_, inputs, attrs=attrs, const=(len(inputs) - 1,), dynamic=True, **kw)  # type: ignore[arg-type]
+
+
+def whitespace(id_: str, items: list[str | bytes], form: str, fold: bool, flags: tuple[bool, bool, bool]) -> Case:
+    dummy, remove, escape = flags
+    attrs = {"normalization_form": form, "case_fold": fold, "add_dummy_prefix": dummy, "remove_extra_whitespaces": remove,
+             "escape_whitespaces": escape, "nmt": False}
+    return Case(id_, strings(items), attrs=attrs, dynamic=True)
+
+
 CHARSMAP = OpTable("CharsMapNormalization", "extension", cases=[
+    spm_norm("model-charsmap", HARD + SPM_TEXT + BYTES, (False, True, False)),
+    spm_norm("model-charsmap-sentencepiece-flags", HARD + SPM_TEXT + BYTES, (True, True, True)),
+    spm_norm("model-charsmap-keep-spaces", HARD + SPM_TEXT + BYTES, (True, False, True)),
+    spm_norm("model-charsmap-no-flags", HARD + SPM_TEXT, (False, False, False)),
+    spm_norm("model-charsmap-skips", HARD + SPM_TEXT, (True, True, True), skips=True),
+    spm_norm("hand-worked-nfkc", ["ＡＢ  ﬁ ", ""], (True, True, True),
+             expect=[np.array([0, 10], np.int32), np.array([10, 10], np.int32), np.frombuffer("▁AB▁fi".encode(), np.uint8)]),
+    whitespace("nfd-casefold-strip", HARD + SPM_TEXT + BYTES, "nfd", True, (False, True, False)),
+    whitespace("nfkd-all-flags", HARD + SPM_TEXT + BYTES, "nfkd", False, (True, True, True)),
+    whitespace("casefold-escape", HARD + SPM_TEXT, "identity", True, (True, False, True)),
     charsmap("nfd-casefold", HARD + BYTES, "nfd", True),
     charsmap("nfkd", HARD, "nfkd", False),
     charsmap("nfkd-casefold", HARD + BYTES, "nfkd", True),
@@ -74,13 +113,20 @@ CHARSMAP = OpTable("CharsMapNormalization", "extension", cases=[
 ], errors=[
     ErrorCase("identity-without-case-fold", strings(["a"]), attrs={"normalization_form": "identity", "case_fold": False,
                                                                   **CHARSMAP_ATTRS}, code="bad-attribute", ov=OV_VALUE_UNCHECKED),
+    ErrorCase("no-charsmap", strings(["a"]), attrs={"normalization_form": "", "case_fold": False, **CHARSMAP_ATTRS},
+              code="wrong-port-count", ov="OpenVINO's shape inference accepts it; its run reads a fourth input that is not there"),
+    ErrorCase("charsmap-i32", [*strings(["a"]), np.zeros(4, np.int32)], const=(3,),
+              attrs={"normalization_form": "", "case_fold": False, **CHARSMAP_ATTRS}, code="bad-input-type", ov=OV_TYPE_UNCHECKED),
+    ErrorCase("broken-charsmap", [*strings(["a"]), np.frombuffer(b"garbage!!", np.uint8).copy()], const=(3,),
+              attrs={"normalization_form": "", "case_fold": False, **CHARSMAP_ATTRS}, code="bad-value",
+              ov="OpenVINO's extension ignores sentencepiece's refusal and outputs whatever its buffers hold"),
 ])
 
 test_conformance = conformance([REGEX_NORMALIZATION, CHARSMAP])
 
 
 @pytest.mark.parametrize("attrs", [{"normalization_form": "nfc", "case_fold": False},
-                                   {"normalization_form": "nfd", "case_fold": True, "remove_extra_whitespaces": True}])
+                                   {"normalization_form": "nfkc", "case_fold": True, "remove_extra_whitespaces": True}])
 def test_charsmap_forms_not_implemented_are_unsupported_op(attrs, tmp_path, run_cli):
     from conformance.harness import _add_case, _write
     from irexec.model.builder import IRBuilder
@@ -170,3 +216,32 @@ NORMALIZE_UNICODE = OpTable("NormalizeUnicode", "extension", cases=[
 ])
 
 test_more = conformance([CASE_FOLD, NORMALIZE_UNICODE])
+
+
+@pytest.mark.parametrize("flags", [(False, False, False), (True, True, True)], ids=["no-flags", "sentencepiece-flags"])
+def test_model_charsmap_matches_openvino_on_every_code_point(flags):
+    """A model's precompiled charsmap (nmt_nfkc) on every assigned code point, alone and
+    between spaces (the whitespace options at work)."""
+    import unicodedata
+
+    from openvino import opset15
+    from openvino_tokenizers import _get_factory
+
+    from irexec.ops.tokenizers.normalize import CharsMapNormalization
+
+    cps = [c for c in range(1, 0x110000) if unicodedata.category(chr(c)) not in ("Cn", "Co", "Cs")]
+    texts = [chr(c).encode() for c in cps] + [f" {chr(c)}  x ".encode() for c in cps[::7]]
+    dummy, remove, escape = flags
+    attrs = {"normalization_form": "", "case_fold": False, "add_dummy_prefix": dummy, "remove_extra_whitespaces": remove,
+             "escape_whitespaces": escape, "nmt": False}
+    p = opset15.parameter([-1], ov.Type.string)
+    cm = opset15.constant(model_charsmap()).output(0)
+    n = _get_factory().create("CharsMapNormalization", [*opset15.string_tensor_unpack(p).outputs(), cm], attrs).outputs()
+    request = ov.Core().compile_model(ov.Model([opset15.string_tensor_pack(*n[:3]).output(0)], [p]), "CPU").create_infer_request()
+    request.infer([ov.Tensor(np.array(texts))])
+    out = request.get_output_tensor(0)
+    b, e, chars = CharsMapNormalization(attrs=attrs).run(*strings(texts), model_charsmap())
+    raw = chars.tobytes()
+    differ = [(t, raw[x:y], bytes(w)) for t, x, y, w, s in zip(texts, b.tolist(), e.tolist(), out.bytes_data, out.str_data)
+              if raw[x:y] != (bytes(w) if s else b"")]
+    assert not differ, f"{len(differ)} strings differ, first {differ[:3]}"
