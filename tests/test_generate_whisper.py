@@ -261,3 +261,50 @@ def test_the_seq2seq_rows_of_the_input_table() -> None:
     assert decode_value("encoder_hidden_states", family, states, 2, 5) is states
     with pytest.raises(ValueError):  # the encoder's output is given, never made up
         prefill_value("encoder_hidden_states", family, ids, {})
+
+
+@pytest.mark.parametrize("key", ["one", "two", "two_translate"])
+def test_a_raw_waveform_gives_genais_tokens_and_text(key: str, tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    """--audio WAVE.npy: the features made as the folder's preprocessor_config.json says (GenAI's
+    WhisperPipeline takes the same raw audio and makes its own)."""
+    source, options = VARIANTS[key]
+    expected = _expected()
+    np.save(tmp_path / "wave.npy", _features(f"audio_{source}"))
+    r = run_cli.subprocess("generate", FOLDER, "--audio", tmp_path / "wave.npy", "-n", NEW, *options)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    rows = len(_features(source))
+    for row in range(rows):
+        assert lines[row] == " ".join(map(str, expected[f"genai_{key}_{row}"]))
+        assert lines[rows + row] == str(expected[f"genai_text_{key}_{row}"])
+
+
+def test_the_features_of_a_waveform_are_the_extractors() -> None:
+    """Against the features transformers' WhisperFeatureExtractor made for the recording."""
+    from irexec.api.whisper_features import read_extractor
+
+    extract = read_extractor(str(FOLDER))
+    for key in ("one", "two"):
+        got, want = extract(_features(f"audio_{key}")), _features(key)
+        assert got.dtype == np.float32 and got.shape == want.shape
+        assert np.abs(got - want).max() < 2e-5
+    one = _features("audio_one")[0]
+    assert np.array_equal(extract(one), extract(one[None]))  # [samples] is one row
+    short, long = extract(one[:8000]), extract(np.concatenate([one, one]))  # padded with zeros, or cut
+    assert short.shape == long.shape == (1, 80, 100) and np.array_equal(long, extract(one))
+
+
+def test_waveform_errors(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    np.save(tmp_path / "nan.npy", np.full(100, np.nan, np.float32))
+    np.save(tmp_path / "cube.npy", np.zeros((1, 2, 3), np.float32))
+    for name in ("nan.npy", "cube.npy"):
+        r = run_cli("generate", FOLDER, "--audio", tmp_path / name, "-n", 2)
+        assert r.exit_code == 1 and "error[bad-audio]" in r.output and "Traceback" not in r.output, r.output
+    bare = tmp_path / "bare"
+    shutil.copytree(FOLDER, bare)
+    (bare / "preprocessor_config.json").unlink()
+    np.save(tmp_path / "wave.npy", _features("audio_one"))
+    r = run_cli("generate", bare, "--audio", tmp_path / "wave.npy", "-n", 2)
+    assert r.exit_code == 1 and "error[bad-audio]" in r.output and "preprocessor_config.json" in r.output
+    r = run_cli("generate", FOLDER, "--audio", tmp_path / "wave.npy", "--audio-features", tmp_path / "wave.npy", "-n", 2)
+    assert r.exit_code == 2 and "bad-prompt" in r.output

@@ -22,6 +22,9 @@ from .run_cmd import _size
 @click.option("--image", "image_path", metavar="PIXELS.npy",
               help="With a VLM export folder: the image processor's pixel_values [images, channels, height, width] "
                    "(float; the resize and normalisation are in no IR, see docs/vision-language.md).")
+@click.option("--audio", "audio_path", metavar="WAVE.npy",
+              help="With a Whisper export folder: the 16 kHz waveform [samples] or [batch, samples], made into "
+                   "log-mel features as its preprocessor_config.json says.")
 @click.option("--audio-features", "features_path", metavar="FEATURES.npy",
               help="With a Whisper export folder: the log-mel features, f32 [batch, mel bins, frames], to transcribe.")
 @click.option("--language", metavar="LANG", help="With --audio-features: the language (en or <|en|>, a key of "
@@ -46,7 +49,8 @@ from .run_cmd import _size
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
 def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_file: str | None, image_path: str | None,
-             features_path: str | None, language: str | None, task: str | None, max_new_tokens: int,
+             audio_path: str | None, features_path: str | None, language: str | None, task: str | None,
+             max_new_tokens: int,
              output_path: str | None, eos_token_id: int | None, compare_path: str | None, profile: bool,
              report_path: str | None, weights: str | None, max_memory: int | None, follow_symlinks: bool | None) -> None:
     """Greedy decoding with MODEL, a stateful LM as optimum-intel exports it (a KV-cache
@@ -71,23 +75,27 @@ def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_fil
       irexec generate llm-folder/ --prompt "The capital of France is" -n 16
       irexec generate vlm-folder/ --image pixel_values.npy --prompt "What is in the picture?" -n 16
       irexec generate whisper-folder/ --audio-features features.npy -n 32
+      irexec generate whisper-folder/ --audio speech-16khz.npy -n 32
     """
     import os
     import time
 
     from ..api.whisper_folder import is_speech_folder
 
-    if (language is not None or task is not None) and features_path is None:
-        fail(UsageError("--language and --task go with --audio-features and a Whisper export folder", code="bad-prompt"))
-    if features_path is not None or is_speech_folder(model):
-        if (features_path is None or inputs_path is not None or prompt is not None or prompt_file is not None
-                or image_path is not None):
-            fail(UsageError("a Whisper export folder takes --audio-features FEATURES.npy, and only that (no --inputs, "
-                            "--prompt, --prompt-file or --image)", code="bad-prompt"))
+    sound = features_path if audio_path is None else audio_path
+    if (language is not None or task is not None) and sound is None:
+        fail(UsageError("--language and --task go with --audio or --audio-features and a Whisper export folder",
+                        code="bad-prompt"))
+    if sound is not None or is_speech_folder(model):
+        if (sound is None or (audio_path is not None and features_path is not None) or inputs_path is not None
+                or prompt is not None or prompt_file is not None or image_path is not None):
+            fail(UsageError("a Whisper export folder takes --audio WAVE.npy or --audio-features FEATURES.npy, and only "
+                            "one of them (no --inputs, --prompt, --prompt-file or --image)", code="bad-prompt"))
         from .generate_speech import generate_speech
 
-        generate_speech(model, features_path, language, task, max_new_tokens, output_path, eos_token_id, compare_path, profile,
-                        report_path, max_memory, follow_symlinks)
+        assert sound is not None
+        generate_speech(model, sound, audio_path is not None, language, task, max_new_tokens, output_path, eos_token_id,
+                        compare_path, profile, report_path, max_memory, follow_symlinks)
         return
     if image_path is not None or os.path.isfile(os.path.join(model, "openvino_language_model.xml")):
         from .generate_vision import generate_vision

@@ -11,7 +11,8 @@ from ..base.errors import ERROR, Diagnostic, IRExecError, UsageError
 from .base import EXIT_FINDINGS, fail
 
 
-def generate_speech(folder: str, features_path: str, language: str | None, task: str | None, max_new_tokens: int,
+def generate_speech(folder: str, features_path: str, raw: bool, language: str | None, task: str | None,
+                    max_new_tokens: int,
                     output_path: str | None,
                     eos_token_id: int | None, compare_path: str | None, profile: bool, report_path: str | None,
                     max_memory: int | None, follow_symlinks: bool | None) -> None:
@@ -37,7 +38,8 @@ def generate_speech(folder: str, features_path: str, language: str | None, task:
         if not os.path.isdir(folder):
             raise InputError(f"{folder} is not a folder: --audio-features needs a Whisper export folder (with "
                              "openvino_encoder_model.xml and openvino_decoder_model.xml)", code=NOT_SPEECH, file=folder)
-        require_inputs((features_path, "audio features file"), (compare_path, "reference file"))
+        what = "audio file" if raw else "audio features file"
+        require_inputs((features_path, what), (compare_path, "reference file"))
         require_outputs(output_path, report_path)
         export = open_whisper_folder(folder)
         generation = export.generation.choose(language, task)
@@ -50,7 +52,11 @@ def generate_speech(folder: str, features_path: str, language: str | None, task:
                                  "text to compare; give the tokens as .npy", code="bad-prompt")
             else:
                 expected_text = _read_text(compare_path)
-        features = load_npy(features_path, max_memory, follow_symlinks=follow, what="audio features file")
+        features = load_npy(features_path, max_memory, follow_symlinks=follow, what=what)
+        if raw:  # a waveform: the features its preprocessor_config.json says, as the feature extractor makes them
+            from ..api.whisper_features import check_waveform, read_extractor
+
+            features = read_extractor(folder)(check_waveform(features, features_path))
         encoder = Session(export.encoder, max_memory=max_memory, follow_symlinks=follow)
         decoder = Session(export.decoder, max_memory=max_memory, follow_symlinks=follow)
         load_seconds = time.perf_counter() - started

@@ -159,6 +159,8 @@ RULES: dict[str, Rule] = {
                                   "The prompt's image tokens or <image> tags do not match the image features."),
     "not-speech-export": Rule("Not a Whisper export folder",
                               "The folder lacks the Whisper encoder, stateful decoder or config.json."),
+    "bad-audio": Rule("A waveform that cannot be made into features",
+                      "--audio needs real samples and the folder's preprocessor_config.json (a WhisperFeatureExtractor)."),
     "bad-audio-features": Rule("Audio features do not fit the encoder",
                                "--audio-features must be f32 [batch, mel bins, frames] of a shape the encoder takes."),
     "unsupported-generation-config": Rule("Generation setting not handled",
