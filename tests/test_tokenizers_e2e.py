@@ -17,7 +17,7 @@ from tokenizer_corpus import corpus  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "tokenizers"
 KINDS = ["bpe", "wordpiece", "wordlevel", "llama-bpe", "unigram", "t5-charsmap", "xlmr-charsmap", "albert-charsmap",
-         "t5-sentencepiece", "llama-sentencepiece", "llama-sentencepiece-left"]
+         "t5-sentencepiece", "llama-sentencepiece", "llama-sentencepiece-left", "qwen-bpe"]
 # a SentencePiece model run by sentencepiece's library, which refuses negative ids (OpenVINO's run fails on them too)
 SENTENCEPIECE = {"t5-sentencepiece", "llama-sentencepiece", "llama-sentencepiece-left"}
 

@@ -14,6 +14,7 @@ from ..framework.registry import register
 from .ragged import ET_BOOL, ET_I32, ET_U8, EXTENSION, FLAT, I32, U8, i32, pattern_input, text_of
 from .regex_engine import Regex, compiled
 from .spm_backend import normalizer
+from .unicode_maps import composer, simple_fold
 
 # the extension's rewrites of patterns older converters wrote
 _REWRITES = {"(^)(.)": r"(^)([\s\S])", "(^)(.+)": r"(^)([\s\S])"}
@@ -147,42 +148,39 @@ class RegexNormalization(Op):
         return _apply(args, has_skips, lambda s: substitute(regex, s, replacement, self.global_replace))
 
 
-def _simple_fold(ch: str) -> str:
-    """Unicode simple case folding (C and S), as sentencepiece's case-fold map: where full
-    folding gives several characters, the single-character lowercase if there is one."""
-    folded = ch.casefold()
-    if len(folded) == 1:
-        return folded
-    lower = ch.lower()
-    return lower if len(lower) == 1 else ch
-
-
 def _charmap(form: str, case_fold: bool):
+    """The extension's built-in charsmap of ``form``: decomposition (and case folding) one
+    character at a time, or composition over character sequences (``unicode_maps``)."""
     norm = form.upper()
+    compose = composer(form, case_fold) if form in ("nfc", "nfkc") else None
 
     def one(ch: str) -> str:
         mapped = ch if norm == "IDENTITY" else unicodedata.normalize(norm, ch)  # type: ignore[arg-type]  # one of the four forms: the attribute is checked
-        return "".join(_simple_fold(c) for c in mapped) if case_fold else mapped
+        return "".join(simple_fold(c) for c in mapped) if case_fold else mapped
 
-    cache: dict[str, bytes] = {}
+    cache: dict[str, str] = {}
 
     def apply(raw: bytes) -> bytes:
-        out = bytearray()
+        chars: list[str] = []
         i = 0
         while i < len(raw):
             n = _char_length(raw, i)
             try:
-                ch = raw[i:i + n].decode("utf-8")
+                chars.append(raw[i:i + n].decode("utf-8"))
             except UnicodeDecodeError:  # each byte of a malformed sequence becomes U+FFFD
-                out += "\ufffd".encode()
+                chars.append("\ufffd")
                 i += 1
                 continue
+            i += n
+        if compose is not None:
+            return compose(chars).encode()
+        out = []
+        for ch in chars:
             got = cache.get(ch)
             if got is None:
-                got = cache[ch] = one(ch).encode()
-            out += got
-            i += n
-        return bytes(out)
+                got = cache[ch] = one(ch)
+            out.append(got)
+        return "".join(out).encode()
 
     return apply
 
@@ -192,7 +190,7 @@ class CharsMapNormalization(Op):
     type, version = "CharsMapNormalization", 1
     family = "tokenizers"
     extension = EXTENSION
-    summary = "SentencePiece normalization: a model's precompiled charsmap (or NFD, NFKD, case folding) and its whitespace options"
+    summary = "SentencePiece normalization: a model's precompiled charsmap (or NFC, NFKC, NFD, NFKD, case folding) and its whitespace options"
     inputs = (In("begins", I32), In("ends", I32), In("chars", U8), In("skips_or_charsmap", ANY, optional=True),
               In("charsmap", ANY, optional=True))
     attributes = {
@@ -206,10 +204,6 @@ class CharsMapNormalization(Op):
     }
 
     def validate(self) -> list[OpError]:
-        if self.normalization_form in ("nfc", "nfkc"):
-            return [OpError(f"CharsMapNormalization to {self.normalization_form.upper()} (composition over the charsmap's "
-                            "character sequences) is not implemented; NFD, NFKD, case folding and a model's own "
-                            "charsmap are", code="unsupported-op")]
         if self.normalization_form == "identity" and not self.case_fold:
             return [OpError("normalization_form=identity needs case_fold (the extension has no such charsmap)",
                             code="bad-attribute")]
@@ -291,15 +285,9 @@ class NormalizeUnicode(Op):
     type, version = "NormalizeUnicode", 1
     family = "tokenizers"
     extension = EXTENSION
-    summary = "Unicode decomposition (NFD, NFKD), character by character over the extension's charsmap"
+    summary = "Unicode normalization over the extension's charsmaps: NFD, NFKD per character, NFC, NFKC by sequence"
     inputs = (In("begins", I32), In("ends", I32), In("chars", U8), In("skips", ("boolean",), optional=True))
     attributes = {"normalization_form": Enum("nfd", "nfkd", "nfc", "nfkc", default="nfd")}
-
-    def validate(self) -> list[OpError]:
-        if self.normalization_form in ("nfc", "nfkc"):
-            return [OpError(f"NormalizeUnicode to {self.normalization_form.upper()} (composition over the charsmap's "
-                            "character sequences) is not implemented; NFD and NFKD are", code="unsupported-op")]
-        return []
 
     def num_outputs(self, n_inputs: int) -> int:
         return 4 if n_inputs == 4 else 3

@@ -13,6 +13,10 @@ pytest.importorskip("re2")
 from conformance.harness import OV_TYPE_UNCHECKED, OV_VALUE_UNCHECKED, Case, ErrorCase, OpTable, conformance  # noqa: E402
 from conformance.tokenizers.ragged_inputs import RE2_ONLY, pattern, strings  # noqa: E402
 
+# decomposed sequences the composing charsmaps compose, or (marks out of order, a mark on a
+# composed letter, jamo) leave as NFC would not
+COMPOSING = ["e\u0301", "A\u030a \u212b", "e\u0301\u0327", "\u0227\u0301", "\u1100\u1161\u11a8 \u1100\u1161",
+             "o\u0308\u0304 \u00f6\u0304", "\u0344 \u0308\u0301", "\u1e9b\u0323", "ﬁ ＡＢＣ ① ㍻ ½ ẛ̣"]
 HARD = ["", "  many   spaces  ", "Tab\tNew\nLine", "HÉLLO Wörld", "日本語テキスト中文", "مرحبا", "e\u0301\u0327x",
         "👩‍👩‍👧 Family", "İstanbul ẞ ß ﬁ ŉ", "ctrl\x01\x7f\u200bchars", "Ω Å K", "ǅ ǈ", "\u00a0\u3000\u2028"]
 BYTES = [b"a\xffb", b"\xc3", b"x\xe2\x98", b"\xc0\x80", b"\xed\xa0\x80z", b"a\x00b"]
@@ -106,6 +110,10 @@ CHARSMAP = OpTable("CharsMapNormalization", "extension", cases=[
     charsmap("nfkd", HARD, "nfkd", False),
     charsmap("nfkd-casefold", HARD + BYTES, "nfkd", True),
     charsmap("casefold-only", HARD, "identity", True),
+    charsmap("nfc", HARD + COMPOSING + BYTES, "nfc", False),
+    charsmap("nfkc-casefold", HARD + COMPOSING + BYTES, "nfkc", True),
+    whitespace("nfkc-all-flags", HARD + COMPOSING + SPM_TEXT, "nfkc", False, (True, True, True)),
+    whitespace("nfc-casefold-strip", HARD + COMPOSING, "nfc", True, (False, True, False)),
     charsmap("with-skips", HARD, "nfd", True, skips=True),
     charsmap("hand-worked", ["ÅΩẞ", "e\u0301\u0327"], "nfd", True,
              expect=[np.array([0, 7], np.int32), np.array([7, 12], np.int32),
@@ -125,17 +133,43 @@ CHARSMAP = OpTable("CharsMapNormalization", "extension", cases=[
 test_conformance = conformance([REGEX_NORMALIZATION, CHARSMAP])
 
 
-@pytest.mark.parametrize("attrs", [{"normalization_form": "nfc", "case_fold": False},
-                                   {"normalization_form": "nfkc", "case_fold": True, "remove_extra_whitespaces": True}])
-def test_charsmap_forms_not_implemented_are_unsupported_op(attrs, tmp_path, run_cli):
-    from conformance.harness import _add_case, _write
-    from irexec.model.builder import IRBuilder
+@pytest.mark.parametrize(("op", "attrs"), [("NormalizeUnicode", {"normalization_form": "NFC"}),
+                                           ("NormalizeUnicode", {"normalization_form": "NFKC"}),
+                                           ("CharsMapNormalization", {"normalization_form": "nfkc", "case_fold": True,
+                                                                      **CHARSMAP_ATTRS})],
+                         ids=["nfc", "nfkc", "nfkc-casefold"])
+def test_composing_charsmaps_match_openvino_on_every_code_point_and_decomposition(op, attrs):
+    """Every assigned code point alone, every one's NFD and (a third of) NFKD spelled out,
+    and random runs of letters and combining marks: composition by the extension's
+    sequence maps, not Unicode's NFC (marks are not reordered)."""
+    import random
+    import unicodedata
 
-    b = IRBuilder()
-    _add_case(b, CHARSMAP, 0, strings(["a"]), {**CHARSMAP_ATTRS, **attrs}, ())
-    xml = _write(b, tmp_path / "model.xml")
-    r = run_cli("check", xml)
-    assert "warning[unsupported-op]" in r.output and "CharsMapNormalization" in r.output, r.output
+    from openvino import opset15
+    from openvino_tokenizers import _get_factory
+
+    from irexec.ops.tokenizers import normalize
+
+    cps = [c for c in range(1, 0x110000) if unicodedata.category(chr(c)) not in ("Cn", "Co", "Cs")]
+    marks = [c for c in cps if unicodedata.combining(chr(c))]
+    rng = random.Random(7)
+    texts = [chr(c) for c in cps] + [unicodedata.normalize("NFD", chr(c)) for c in cps]
+    texts += [unicodedata.normalize("NFKD", chr(c)) for c in cps[::3]]
+    texts += ["".join(chr(rng.choice(cps[:3000] if rng.random() < 0.5 else marks)) for _ in range(rng.randint(2, 6)))
+              for _ in range(5000)]
+    data = [t.encode() for t in texts] + [b"\xff\xfea\xcc\x81", b"e\xcc", b"\xe1\x84\x80\xe1"]
+    p = opset15.parameter([-1], ov.Type.string)
+    n = _get_factory().create(op, opset15.string_tensor_unpack(p).outputs(), attrs).outputs()
+    request = ov.Core().compile_model(ov.Model([opset15.string_tensor_pack(*n[:3]).output(0)], [p]), "CPU").create_infer_request()
+    request.infer([ov.Tensor(np.array(data))])
+    out = request.get_output_tensor(0)
+    cls = getattr(normalize, op)
+    ours = {k: (v.lower() if k == "normalization_form" else v) for k, v in attrs.items()}
+    b, e, chars = cls(attrs=ours).run(*strings(data))
+    raw = chars.tobytes()
+    differ = [(t, raw[x:y], bytes(w)) for t, x, y, w, s in zip(data, b.tolist(), e.tolist(), out.bytes_data, out.str_data)
+              if raw[x:y] != (bytes(w) if s else b"")]
+    assert not differ, f"{len(differ)} of {len(data)} strings differ, first {differ[:3]}"
 
 
 def test_charsmap_matches_openvino_on_every_code_point():
@@ -211,6 +245,9 @@ CASE_FOLD = OpTable("CaseFold", "extension", cases=[
 
 NORMALIZE_UNICODE = OpTable("NormalizeUnicode", "extension", cases=[
     Case("nfd", strings(HARD + BYTES), attrs={"normalization_form": "NFD"}, dynamic=True),
+    Case("nfc", strings(HARD + COMPOSING + BYTES), attrs={"normalization_form": "NFC"}, dynamic=True),
+    Case("nfkc-skips", [*strings(COMPOSING[:4]), np.array([False, True, False, False])], attrs={"normalization_form": "NFKC"},
+         dynamic=True),
     Case("nfkd-skips", [*strings(HARD[:4]), np.array([False, True, False, True])], attrs={"normalization_form": "NFKD"},
          dynamic=True),
 ])

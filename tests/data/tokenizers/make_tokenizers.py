@@ -142,6 +142,22 @@ def byte_level_bpe() -> StandIn:
     return StandIn(tj, {vocab[eos]: AddedToken(eos)}, 24, ["input_ids", "attention_mask"])
 
 
+# Qwen2's pre-tokenizer split, as its tokenizer.json writes it
+QWEN_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
+              r"|\s+(?!\S)|\s+")
+
+
+def qwen_bpe() -> StandIn:
+    """A Qwen2-style byte-level BPE: NFC normalization, then Qwen's split regex and byte level."""
+    stand_in = byte_level_bpe()
+    tj = stand_in.tokenizer_json
+    tj["normalizer"] = {"type": "NFC"}
+    tj["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": QWEN_SPLIT}, "behavior": "Isolated", "invert": False},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}]}
+    return stand_in
+
+
 def wordpiece() -> StandIn:
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
     words = sorted({w.strip(".,;:!?").lower() for w in TEXT.split() if w.strip(".,;:!?")})
@@ -289,3 +305,4 @@ if __name__ == "__main__":
     convert(word_level(), HERE / "wordlevel")
     convert(llama_bpe(), HERE / "llama-bpe")
     convert(unigram(), HERE / "unigram")
+    convert(qwen_bpe(), HERE / "qwen-bpe")
