@@ -190,7 +190,8 @@ class CharsMapNormalization(Op):
     type, version = "CharsMapNormalization", 1
     family = "tokenizers"
     extension = EXTENSION
-    summary = "SentencePiece normalization: a model's precompiled charsmap (or NFC, NFKC, NFD, NFKD, case folding) and its whitespace options"
+    summary = ("SentencePiece normalization: a model's precompiled charsmap (or NFC, NFKC, NFD, NFKD, case folding) "
+               "and its whitespace options")
     inputs = (In("begins", I32), In("ends", I32), In("chars", U8), In("skips_or_charsmap", ANY, optional=True),
               In("charsmap", ANY, optional=True))
     attributes = {
