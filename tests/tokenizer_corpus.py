@@ -18,6 +18,8 @@ FRAGMENTS = [
     "Ω≈ç√∫", "½", "²", "①", "Ⅻ", "٣", "߁",
     # what NFKC changes: full-width and half-width forms, ligatures, compatibility characters
     "ＡＢＣ１２３", "ｈｅｌｌｏ", "ﬁne", "ﬂow", "ｶﾀｶﾅ", "™", "…", "\u212b", "ǆ", "\u2460\u2461", "\u33a1",
+    # CJK punctuation and symbols that list Han (Hiragana, ...) among their script extensions; marks out of order
+    "平成㍻", "東京、大阪。", "〆切", "e\u0301\u0327",
 ]
 SPECIALS = ["<|endoftext|>", "[CLS]", "[SEP]", "[UNK]", "[PAD]", "[MASK]", "<s>", "</s>", "<unk>", "<pad>"]
 

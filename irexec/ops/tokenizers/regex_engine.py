@@ -3,7 +3,8 @@
 openvino_tokenizers compiles its patterns with PCRE2 in UTF and UCP mode.  RE2
 (google-re2) gives the same leftmost-first matches for what both engines accept
 once the classes are spelt as PCRE2 reads them under UCP (``\\s``, ``\\d``,
-``\\w`` are Unicode there, ASCII in RE2).  RE2 has no lookaround; an alternative
+``\\w`` are Unicode there, ASCII in RE2, and a script such as ``\\p{Han}`` takes in the characters
+that list it among their Script_Extensions, ``、`` and ``〆`` for Han).  RE2 has no lookaround; an alternative
 that ends in a negative lookahead (GPT-2's ``\\s+(?!\\S)``) is matched by trying
 the alternative's shorter matches in turn, as PCRE2's backtracking does.  Any
 other construct RE2 lacks is refused with ``unsupported-regex``, never run by
@@ -12,10 +13,11 @@ another engine with other rules.  Python's ``re`` is not used."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from ...base.errors import OpError
+from .script_extensions import SCRIPT_EXTENSIONS
 
 # PCRE2 under UCP: \s is \p{Z}, \h, \v and the ASCII spaces; \d is \p{Nd}; \w is letters, numbers, Mn and Pc
 _SPACE = r"\t-\r\x{85}\x{180E}\p{Z}"
@@ -45,6 +47,16 @@ def translate(pattern: str) -> str:
         c = pattern[i]
         if c == "\\" and i + 1 < n:
             e = pattern[i + 1]
+            script = _script_at(pattern, i)
+            if script is not None:
+                name, end = script
+                if in_class and e == "P":
+                    raise OpError(f"the pattern {pattern!r} negates the script {name} inside a class, which RE2 cannot "
+                                  "spell with PCRE2's script extensions", code="unsupported-regex")
+                spelt = _script_class(name)
+                out.append(spelt if in_class else f"[{'^' if e == 'P' else ''}{spelt}]")
+                i = end
+                continue
             if in_class and e in _IN_CLASS:
                 out.append(_IN_CLASS[e])
             elif in_class and e in "SDW":
@@ -78,6 +90,24 @@ def translate(pattern: str) -> str:
             out.append(c)
         i += 1
     return "".join(out)
+
+
+def _script_at(pattern: str, i: int) -> tuple[str, int] | None:
+    """``\\p{Name}`` or ``\\P{Name}`` at ``i`` naming a script whose extensions PCRE2 matches
+    and RE2 does not: (the name, the index after it)."""
+    if pattern[i + 1] not in "pP" or not pattern.startswith("{", i + 2):
+        return None
+    close = pattern.find("}", i + 3)
+    if close < 0:
+        return None
+    name = pattern[i + 3:close]
+    return (name, close + 1) if name in SCRIPT_EXTENSIONS else None
+
+
+@cache
+def _script_class(name: str) -> str:
+    """The characters of a script as PCRE2 matches ``\\p{Name}`` (Script_Extensions): RE2 ranges."""
+    return "".join(f"\\x{{{lo:X}}}" if lo == hi else f"\\x{{{lo:X}}}-\\x{{{hi:X}}}" for lo, hi in SCRIPT_EXTENSIONS[name])
 
 
 def _top_level_alternatives(pattern: str) -> list[str]:

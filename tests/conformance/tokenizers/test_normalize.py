@@ -205,10 +205,12 @@ def test_charsmap_matches_openvino_on_every_code_point():
 RECLASSIFIED = {0x1171E}
 
 
-@pytest.mark.parametrize("pattern_text", [r"\s", r"\p{L}", r"[^\s\p{L}\p{N}]", r"\p{P}", r"\d"])
+@pytest.mark.parametrize("pattern_text", [r"\s", r"\p{L}", r"[^\s\p{L}\p{N}]", r"\p{P}", r"\d", r"\p{Han}",
+                                          r"[\p{Hiragana}\p{Katakana}\p{Hangul}]", r"\P{Latin}", r"[^\p{Greek}\p{Cyrillic}]"])
 def test_classes_match_openvino_on_every_assigned_code_point(pattern_text):
     """PCRE2's UCP classes as irexec spells them for RE2, on every code point: equal except
-    on code points that Python's Unicode does not assign yet (newer scripts)."""
+    on code points that Python's Unicode does not assign yet (newer scripts).  A script takes
+    in the characters that list it among their Script_Extensions (``、`` is Han to PCRE2)."""
     import unicodedata
 
     from openvino import opset15
@@ -282,3 +284,13 @@ def test_model_charsmap_matches_openvino_on_every_code_point(flags):
     differ = [(t, raw[x:y], bytes(w)) for t, x, y, w, s in zip(texts, b.tolist(), e.tolist(), out.bytes_data, out.str_data)
               if raw[x:y] != (bytes(w) if s else b"")]
     assert not differ, f"{len(differ)} strings differ, first {differ[:3]}"
+
+
+def test_a_negated_script_inside_a_class_is_refused():
+    from irexec.base.errors import OpError
+    from irexec.ops.tokenizers.regex_engine import translate
+
+    assert translate(r"[\p{Han}a]").startswith("[\\x{") and translate(r"\p{Ogham}") == r"\p{Ogham}"
+    with pytest.raises(OpError) as e:
+        translate(r"[\P{Han}a]")
+    assert e.value.code == "unsupported-regex"
