@@ -68,7 +68,7 @@ def charsmap(id_: str, items: list[str | bytes], form: str, case_fold: bool, ski
 
 def model_charsmap() -> np.ndarray:
     """The precompiled charsmap (sentencepiece's nmt_nfkc) of tests/data/tokenizers/t5-charsmap."""
-    from conformance.tokenizers.test_sentencepiece import DATA, model_const
+    from conformance.tokenizers.test_sentencepiece_ops import DATA, model_const
 
     assert (DATA / "t5-charsmap").is_dir()
     return model_const("t5-charsmap")
