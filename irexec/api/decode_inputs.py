@@ -39,14 +39,14 @@ of the conv-state variables, as optimum-intel reads it.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..base.errors import InputError, ModelError
+from ..base.errors import ModelError
+from ..system.json_file import read_json_object
 
 # model_type values whose decode step needs the attention mask of the whole context
 HYBRID_MODEL_TYPES = frozenset({"lfm2", "lfm2_moe", "granitemoehybrid", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"})
@@ -76,12 +76,7 @@ def read_config(model_path: str) -> dict[str, object]:
     path = os.path.join(os.path.dirname(os.path.abspath(model_path)), "config.json")
     if not os.path.isfile(path):
         return {}
-    try:
-        with open(path, encoding="utf-8") as f:
-            value = json.load(f)
-    except (OSError, ValueError) as e:
-        raise InputError(f"{path} is not readable JSON: {e}", code="bad-input-file", file=path) from None
-    return value if isinstance(value, dict) else {}
+    return read_json_object(path)
 
 
 def family_of(model_path: str, inputs: set[str], variables: Mapping[str, object]) -> Family:

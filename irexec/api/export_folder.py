@@ -3,13 +3,13 @@ for text in and text out (what GenAI's LLMPipeline(folder) reads)."""
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..base.errors import InputError, ModelError
+from ..system.json_file import read_json_object
 from .session import Session
 
 MODEL, TOKENIZER, DETOKENIZER, CONFIG = ("openvino_model.xml", "openvino_tokenizer.xml", "openvino_detokenizer.xml",
@@ -68,12 +68,7 @@ def open_export_folder(path: str) -> ExportFolder:
 def _eos_ids(config: str) -> list[int]:
     if not os.path.isfile(config):
         return []
-    try:
-        with open(config, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError) as e:
-        raise InputError(f"{config} is not readable JSON: {e}", code="bad-input-file", file=config) from None
-    value = data.get("eos_token_id") if isinstance(data, dict) else None
+    value = read_json_object(config).get("eos_token_id")
     values = value if isinstance(value, list) else [] if value is None else [value]
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
         raise InputError(f"{config}: eos_token_id must be an integer or a list of integers, got {value!r}",

@@ -12,13 +12,13 @@ in no IR: the pixel values are what the model's image processor gives.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..base.errors import ERROR, Diagnostic, InputError, ModelError
+from ..system.json_file import read_json_object
 from .export_folder import ExportFolder, _eos_ids
 from .generate import GenerateResult, generate
 from .session import Session
@@ -57,7 +57,7 @@ def open_vision_language_folder(path: str) -> VisionLanguageFolder:
         raise InputError(f"{path} is not a VLM export folder irexec can generate with: it has no {', '.join(missing)} "
                          "(OVModelForVisualCausalLM.from_pretrained(..., export=True) writes them for a LLaVA-style model)",
                          code="not-vlm-export", file=path)
-    config = _read_json(files["config.json"])
+    config = read_json_object(files["config.json"])
     token = config.get("image_token_index", config.get("image_token_id"))
     if not isinstance(token, int) or isinstance(token, bool):
         raise InputError(f"{files['config.json']} has no integer image_token_index (the token the image features replace): "
@@ -177,15 +177,6 @@ def merge_image_features(embeds: np.ndarray, ids: np.ndarray, features: np.ndarr
     merged = embeds.copy()
     merged[mask] = rows.astype(merged.dtype)
     return merged
-
-
-def _read_json(path: str) -> dict[str, object]:
-    try:
-        with open(path, encoding="utf-8") as f:
-            value = json.load(f)
-    except (OSError, ValueError) as e:
-        raise InputError(f"{path} is not readable JSON: {e}", code="bad-input-file", file=path) from None
-    return value if isinstance(value, dict) else {}
 
 
 __all__ = ["IMAGE_TAG", "VisionLanguageFolder", "VisionLanguageModel", "is_vision_language_folder", "merge_image_features",

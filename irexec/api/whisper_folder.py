@@ -17,12 +17,12 @@ The start tokens follow transformers' ``WhisperForConditionalGeneration.generate
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ..base.errors import InputError, UsageError
+from ..system.json_file import read_json_object
 
 ENCODER, DECODER, DETOKENIZER = "openvino_encoder_model.xml", "openvino_decoder_model.xml", "openvino_detokenizer.xml"
 CONFIG, GENERATION_CONFIG = "config.json", "generation_config.json"
@@ -128,12 +128,12 @@ def open_whisper_folder(path: str) -> WhisperFolder:
     if missing:
         raise InputError(f"{path} is not a Whisper export folder: it has no {', '.join(missing)} (optimum-intel's "
                          "stateful export of a Whisper model writes them)", code=NOT_SPEECH, file=path)
-    config = _json(os.path.join(path, CONFIG))
+    config = read_json_object(os.path.join(path, CONFIG), strict=True)
     if config.get("model_type") != "whisper":
         raise InputError(f"{os.path.join(path, CONFIG)} says model_type {config.get('model_type')!r}; irexec generates "
                          "with Whisper's encoder and decoder only", code=NOT_SPEECH, file=os.path.join(path, CONFIG))
     gen_path = os.path.join(path, GENERATION_CONFIG)
-    generation = _json(gen_path) if os.path.isfile(gen_path) else {}
+    generation = read_json_object(gen_path, strict=True) if os.path.isfile(gen_path) else {}
     detok = os.path.join(path, DETOKENIZER)
     return WhisperFolder(path, os.path.join(path, ENCODER), os.path.join(path, DECODER),
                          detok if os.path.isfile(detok) else None, _generation(generation, config, gen_path))
@@ -220,15 +220,6 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _json(path: str) -> dict[str, object]:
-    try:
-        with open(path, encoding="utf-8") as f:
-            value = json.load(f)
-    except (OSError, ValueError) as e:
-        raise InputError(f"{path} is not readable JSON: {e}", code="bad-input-file", file=path) from None
-    if not isinstance(value, dict):
-        raise InputError(f"{path} holds no JSON object", code="bad-input-file", file=path)
-    return value
 
 
 __all__ = ["WhisperFolder", "WhisperGeneration", "is_speech_folder", "open_whisper_folder"]
