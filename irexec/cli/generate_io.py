@@ -57,3 +57,34 @@ def _latency_table(latencies: list[float], prompt_length: int) -> str:
         text += (f"\nprefill {latencies[0] * 1000:.3f} ms; decode per token: median {statistics.median(decode):.3f} ms, "
                  f"min {min(decode):.3f} ms, max {max(decode):.3f} ms ({len(decode)} steps)")
     return text
+
+
+def close_generation(headline: str, result, measured, output_path: str | None, report_path: str | None,
+                     latency: str | None, compare_path: str | None, problem: str | None, code: str,
+                     tokens_compared: bool) -> None:
+    """What every folder form of `generate` prints on stderr after the tokens and text: the
+    headline, the files written, the latencies, the summary, and the comparison's verdict
+    (exit 1 on a difference)."""
+    import sys
+
+    import click
+
+    from ..base.errors import ERROR, Diagnostic
+    from .base import EXIT_FINDINGS
+
+    click.echo(headline, err=True)
+    if output_path:
+        click.echo(f"wrote tokens {result.tokens.dtype}{list(result.tokens.shape)} to {output_path}", err=True)
+    if report_path:
+        click.echo(f"wrote the generate report to {report_path}", err=True)
+    if latency is not None:
+        click.echo(latency, err=True)
+    click.echo(measured.summary(), err=True)
+    if compare_path is None:
+        return
+    if problem is None:
+        click.echo(f"PASSED: the generated {'tokens match' if tokens_compared else 'text matches'} {compare_path}", err=True)
+        return
+    click.echo(f"FAILED: the generated output differs from {compare_path}", err=True)
+    click.echo(Diagnostic(code, problem, ERROR, file=compare_path).format(), err=True)
+    sys.exit(EXIT_FINDINGS)

@@ -3,12 +3,10 @@ Whisper export folder (encoder, stateful decoder and, if present, the detokenize
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from ..base.errors import ERROR, Diagnostic, IRExecError, UsageError
-from .base import EXIT_FINDINGS, fail
+from ..base.errors import IRExecError, UsageError
+from .base import fail
 
 
 def generate_speech(folder: str, features_path: str, raw: bool, language: str | None, task: str | None,
@@ -27,7 +25,7 @@ def generate_speech(folder: str, features_path: str, raw: bool, language: str | 
     from ..base.errors import InputError
     from ..system.heap import retain_freed_memory
     from ..system.tensorfile import load_npy
-    from .generate_io import _load_tokens, _save_tokens
+    from .generate_io import _load_tokens, _save_tokens, close_generation
     from .generate_text import _difference, _read_text, _write_report
     from .paths import require_inputs, require_outputs
 
@@ -86,24 +84,11 @@ def generate_speech(folder: str, features_path: str, raw: bool, language: str | 
     detected = ("" if found.languages is None else
                 f"; language detected: {' '.join(f'{name(t)} ({t})' for t in found.languages)}")
     stop = " (stopped: every row produced the end-of-sequence token)" if result.stopped_by_eos else ""
-    click.echo(f"{result.new_tokens.shape[1]} new token(s) per row after the start tokens {start}{detected}{stop}",
-               err=True)
-    if output_path:
-        click.echo(f"wrote tokens {result.tokens.dtype}{list(result.tokens.shape)} to {output_path}", err=True)
-    if report_path:
-        click.echo(f"wrote the generate report to {report_path}", err=True)
-    if profile:
-        click.echo(_latency_table(found.encoder_seconds, found.detect_seconds, result.latencies, result.prompt_length),
-                   err=True)
-    click.echo(measured.summary(), err=True)
-    if compare_path is not None:
-        if problem is None:
-            what = "tokens match" if expected_tokens is not None else "text matches"
-            click.echo(f"PASSED: the generated {what} {compare_path}", err=True)
-        else:
-            click.echo(f"FAILED: the generated output differs from {compare_path}", err=True)
-            click.echo(Diagnostic(code, problem, ERROR, file=compare_path).format(), err=True)
-            sys.exit(EXIT_FINDINGS)
+    close_generation(f"{result.new_tokens.shape[1]} new token(s) per row after the start tokens {start}{detected}{stop}",
+                     result, measured, output_path, report_path,
+                     _latency_table(found.encoder_seconds, found.detect_seconds, result.latencies, result.prompt_length)
+                     if profile else None,
+                     compare_path, problem, code, expected_tokens is not None)
 
 
 def _latency_table(encoder: float, detect: float | None, decoder: list[float], start_tokens: int) -> str:

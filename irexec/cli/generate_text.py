@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from ..base.errors import ERROR, Diagnostic, IRExecError, UsageError
-from .base import EXIT_FINDINGS, fail
+from ..base.errors import IRExecError, UsageError
+from .base import fail
 
 
 def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prompt_file: str | None, max_new_tokens: int,
@@ -19,7 +17,7 @@ def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prom
     from ..api.generate import generate as run_generate
     from ..api.generate_report import generate_report, metrics
     from ..api.session import Session
-    from .generate_io import _latency_table, _load_tokens, _save_tokens
+    from .generate_io import _latency_table, _load_tokens, _save_tokens, close_generation
     from .paths import require_inputs, require_outputs
 
     started = time.perf_counter()
@@ -62,22 +60,10 @@ def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prom
     for row in texts:
         click.echo(row)
     stop = " (stopped: the end-of-sequence token)" if result.stopped_by_eos else ""
-    click.echo(f"{result.new_tokens.shape[1]} new token(s) after a prompt of {result.prompt_length}{stop}", err=True)
-    if output_path:
-        click.echo(f"wrote tokens {result.tokens.dtype}{list(result.tokens.shape)} to {output_path}", err=True)
-    if report_path:
-        click.echo(f"wrote the generate report to {report_path}", err=True)
-    if profile:
-        click.echo(_latency_table(result.latencies, result.prompt_length), err=True)
-    click.echo(measured.summary(), err=True)
-    if compare_path is not None:
-        if problem is None:
-            click.echo(f"PASSED: the generated {'tokens match' if expected_tokens is not None else 'text matches'} {compare_path}",
-                       err=True)
-        else:
-            click.echo(f"FAILED: the generated output differs from {compare_path}", err=True)
-            click.echo(Diagnostic(code, problem, ERROR, file=compare_path).format(), err=True)
-            sys.exit(EXIT_FINDINGS)
+    close_generation(f"{result.new_tokens.shape[1]} new token(s) after a prompt of {result.prompt_length}{stop}",
+                     result, measured, output_path, report_path,
+                     _latency_table(result.latencies, result.prompt_length) if profile else None,
+                     compare_path, problem, code, expected_tokens is not None)
 
 
 def _difference(tokens, texts: list[str], expected_tokens, expected_text: str | None
