@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -243,12 +244,11 @@ def _negative(ids: np.ndarray) -> None:
         require(False, "bad-value", f"token id {int(ids.min())} is negative: sentencepiece has no such piece", 1)
 
 
-@register
-class SentencepieceDetokenizer(Op):
-    type, version = "SentencepieceDetokenizer", 1
+class _Detokenizer(Op):
+    """Each row of token ids to one string by a SentencePiece model; ids past its vocabulary are skipped."""
+
     family = "tokenizers"
     extension = EXTENSION
-    summary = "each row of token ids to its text by a SentencePiece model (ids past the vocabulary skipped)"
     inputs = (In("model", U8), In("token_ids", ANY))
     outputs = 3
 
@@ -259,11 +259,19 @@ class SentencepieceDetokenizer(Op):
         sp = processor(_model(model))
         size = sp.GetPieceSize()
         _negative(ids)
-        texts = []
-        for row in ids.tolist():
-            kept = [i for i in row if i < size]
-            texts.append(sp.decode(kept, out_type=bytes) if kept else b"")
-        return _strings_out(texts)
+        return _strings_out([self.row(sp, [i for i in row if i < size]) for row in ids.tolist()])
+
+    def row(self, sp: Any, ids: list[int]) -> bytes:
+        raise NotImplementedError
+
+
+@register
+class SentencepieceDetokenizer(_Detokenizer):
+    type, version = "SentencepieceDetokenizer", 1
+    summary = "each row of token ids to its text by a SentencePiece model (ids past the vocabulary skipped)"
+
+    def row(self, sp: Any, ids: list[int]) -> bytes:
+        return sp.decode(ids, out_type=bytes) if ids else b""
 
 
 def _byte_piece(piece: bytes) -> int | None:
@@ -277,32 +285,17 @@ def _byte_piece(piece: bytes) -> int | None:
 
 
 @register
-class SentencepieceStreamDetokenizer(Op):
+class SentencepieceStreamDetokenizer(_Detokenizer):
     type, version = "SentencepieceStreamDetokenizer", 1
-    family = "tokenizers"
-    extension = EXTENSION
     summary = "each row of token ids to its pieces joined as they are (byte pieces as bytes), for streaming"
-    inputs = (In("model", U8), In("token_ids", ANY))
-    outputs = 3
 
-    def infer(self, *infos: TensorInfo) -> Inference:
-        return _detokenizer_inputs(infos)
-
-    def compute(self, plan: None, model: np.ndarray, ids: np.ndarray) -> Sequence[np.ndarray]:
-        sp = processor(_model(model))
-        size = sp.GetPieceSize()
-        _negative(ids)
-        texts = []
-        for row in ids.tolist():
-            out = bytearray()
-            for i in row:
-                if i >= size:
-                    continue
-                try:
-                    piece = sp.id_to_piece(i).encode()
-                except UnicodeDecodeError:  # a piece protobuf let through without checking its UTF-8
-                    require(False, "bad-value", f"piece {i} of the SentencePiece model is not UTF-8", 0)
-                byte = _byte_piece(piece)
-                out += piece if byte is None else bytes([byte])
-            texts.append(bytes(out))
-        return _strings_out(texts)
+    def row(self, sp: Any, ids: list[int]) -> bytes:
+        out = bytearray()
+        for i in ids:
+            try:
+                piece = sp.id_to_piece(i).encode()
+            except UnicodeDecodeError:  # a piece protobuf let through without checking its UTF-8
+                require(False, "bad-value", f"piece {i} of the SentencePiece model is not UTF-8", 0)
+            byte = _byte_piece(piece)
+            out += piece if byte is None else bytes([byte])
+        return bytes(out)
