@@ -31,11 +31,7 @@ def _yuv_to_rgb(y: np.ndarray, u: np.ndarray, v: np.ndarray, dtype: np.dtype, bg
     r = yc + _F(1.596) * e
     g = yc - _F(0.391) * d - _F(0.813) * e
     b = yc + _F(2.018) * d
-    out = np.stack((b, g, r) if bgr else (r, g, b), axis=-1)
-    if dtype == np.uint8:
-        wide = out.astype(np.float64)  # |x| + 0.5 is exact in f64: std::round, half away from zero
-        return np.clip(np.copysign(np.floor(np.abs(wide) + 0.5), wide), 0, 255).astype(dtype)
-    return np.clip(out, _F(0), _F(255)).astype(dtype)
+    return _clip_to(np.stack((b, g, r) if bgr else (r, g, b), axis=-1), dtype)
 
 
 def _upsample(plane: np.ndarray) -> np.ndarray:
@@ -240,8 +236,9 @@ def _round_to(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 
 def _clip_to(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``x`` clipped to [0, 255] in ``dtype``; u8 rounded half away from zero first (std::round)."""
     if dtype == np.uint8:
-        wide = x.astype(np.float64)
+        wide = x.astype(np.float64)  # |x| + 0.5 is exact in f64
         return np.clip(np.copysign(np.floor(np.abs(wide) + 0.5), wide), 0, 255).astype(dtype)
     return np.clip(x, _F(0), _F(255)).astype(dtype)
 
