@@ -52,3 +52,20 @@ def test_opsets_openvino_refuses_are_not_listed(listed, write_ir, builder, op, a
     builder.result(y)
     codes = {d.code for d in irexec.check(write_ir(builder)).errors}
     assert codes & {"unknown-op-version", "unsupported-op"}
+
+
+def test_every_core_type_openvino_reads_runs_here():
+    """core_opsets.py is what OpenVINO's own reader accepts (tests/tools/probe_core_opsets.py asks
+    it): every core type and opset there resolves to an irexec op.  A newer OpenVINO installed
+    here fails this test until the table is probed again, so a type it gains cannot go unseen."""
+    import openvino as ov
+
+    from irexec.ops.framework.core_opsets import CORE_OP_VERSIONS, OPENVINO_VERSION
+
+    installed = ov.__version__.split("-")[0]
+    assert installed.split(".")[:2] == OPENVINO_VERSION.split(".")[:2], (
+        f"OpenVINO {installed} is installed, the core op table was probed on {OPENVINO_VERSION}: "
+        "python tests/tools/probe_core_opsets.py > irexec/ops/framework/core_opsets.py")
+    missing = [f"{name} opset{n}" for name, (ranges, _) in CORE_OP_VERSIONS.items()
+               for lo, hi in ranges for n in range(lo, hi + 1) if resolve(name, f"opset{n}") is None]
+    assert len(CORE_OP_VERSIONS) >= 208 and missing == []
