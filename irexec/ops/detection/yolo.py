@@ -96,6 +96,7 @@ class RegionYolo0(Op):
 @register
 class ReorgYolo2(Op):
     type, version = "ReorgYolo", 2
+    since_opset = 1  # in OpenVINO's opset2 table, but its IR reader creates it for opset1 too
     family = "detection"
     summary = "YOLO v2 reorganisation: stride x stride spatial blocks into channels"
     inputs = (In("data", rank=4),)

@@ -125,7 +125,8 @@ class MVN1(Op):
     """Mean (and variance) normalisation over reduction_axes, or over every
     axis after 0 (across_channels) or after 1; eps inside the square root."""
 
-    type, version, since_opset, family = "MVN", 1, 2, "normalization"
+    # OpenVINO's opset tables hold MVN-1 from opset2, but its IR reader creates it for opset1 too
+    type, version, since_opset, family = "MVN", 1, 1, "normalization"
     summary = "(x - mean) / sqrt(variance + eps) over axes"
     inputs = (In("data", REAL),)
     attributes = {"across_channels": Attr("bool", False, doc="channels (dim 1) are reduced too"),
