@@ -70,6 +70,8 @@ def cases(version: int) -> list[Case]:
              ov=PADDED if version == 4 else CUT),
         Case("unsorted", [*boxes_scores(1, 12, 2), i64(2), th(0.2), th(0.0)],
              attrs={"sort_result_descending": False, **typed}, const=(2, 3, 4), ov=v4_only),
+        Case("iou-threshold-zero", [overlap, overlap_scores, i64(6), th(0.0), th(0.0)], const=(2, 3, 4),
+             ov="OpenVINO CPU removes boxes whose IoU equals iou_threshold (here disjoint boxes at 0); the spec keeps them"),
         Case("max-zero", [overlap, overlap_scores, i64(0), th(0.5), th(0.0)], const=(2, 3, 4)),
         Case("limit-param", [overlap, overlap_scores, np.array(3, np.int32), th(0.5), th(0.0)], const=(3, 4)),
         Case("no-thresholds", [overlap, overlap_scores, i64(2)], const=(2,), ov=PADDED),
