@@ -33,4 +33,5 @@ def test_a_run_imports_only_the_op_modules_its_model_uses(tmp_path):
                          check=True).stdout
     loaded = json.loads(out)
     assert op_index.MODULE_OF_TYPE["relu"] in loaded and "irexec.ops.io.parameter_const_result" in loaded
-    assert op_index.MODULE_OF_TYPE["nonmaxsuppression"] not in loaded and len(loaded) < len(set(op_index.MODULE_OF_TYPE.values())) // 2
+    nms = set(op_index.MODULE_OF_TYPE["nonmaxsuppression"].split())
+    assert not nms & set(loaded) and len(loaded) < len(set(op_index.MODULE_OF_TYPE.values())) // 2

@@ -22,6 +22,7 @@ sort_result_descending they are ordered by score across batches and classes
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 
@@ -45,13 +46,39 @@ def _scalar(info: TensorInfo | None, what: str, port: int) -> float | int | None
     return flat[0].item() if flat.size == 1 else None
 
 
+def check_boxes_scores(b: PartialShape, s: PartialShape, limit_input: TensorInfo | None) -> int | None:
+    """Refuse boxes and scores that do not go together, or a negative
+    max_output_boxes_per_class; its value, when known."""
+    if b.rank is not None and not b[2].contains(4):
+        raise op_error(f"the last dim of boxes must be 4, got shape {b}", "incompatible-inputs", BOXES)
+    if b.rank is not None and s.rank is not None:
+        if not b[0].compatible(s[0]):
+            raise op_error(f"boxes {b} and scores {s} must have the same batch (first) dim", "incompatible-inputs",
+                           SCORES)
+        if not b[1].compatible(s[2]):
+            raise op_error(f"boxes {b} and scores {s} must have the same number of boxes (boxes dim 1, scores "
+                           f"dim 2)", "incompatible-inputs", SCORES)
+    limit = _scalar(limit_input, "max_output_boxes_per_class", MAX_OUT)
+    if limit is not None and limit < 0:
+        raise op_error(f"max_output_boxes_per_class {limit} must not be negative", "bad-value", MAX_OUT)
+    return None if limit is None else int(limit)
+
+
+def thresholds(infos: Sequence[TensorInfo | None]) -> list[float] | None:
+    """The values of the threshold inputs (0 when absent); None while one is unknown."""
+    values = [_scalar(info, "", 0) for info in infos]
+    if any(v is None and info is not None for v, info in zip(values, infos)):
+        return None
+    return [0.0 if v is None else float(v) for v in values]
+
+
 class _NMS(Op):
     family = "detection"
-    inputs = (In("boxes", REAL, rank=3), In("scores", REAL, rank=3),
-              In("max_output_boxes_per_class", INTEGRAL, rank=(0, 1), elements=1, optional=True, value=True),
-              In("iou_threshold", REAL, rank=(0, 1), elements=1, optional=True, value=True),
-              In("score_threshold", REAL, rank=(0, 1), elements=1, optional=True, value=True),
-              In("soft_nms_sigma", REAL, rank=(0, 1), elements=1, optional=True, value=True))
+    inputs: ClassVar[tuple[In, ...]] = (In("boxes", REAL, rank=3), In("scores", REAL, rank=3),
+                                        In("max_output_boxes_per_class", INTEGRAL, rank=(0, 1), elements=1, optional=True, value=True),
+                                        In("iou_threshold", REAL, rank=(0, 1), elements=1, optional=True, value=True),
+                                        In("score_threshold", REAL, rank=(0, 1), elements=1, optional=True, value=True),
+                                        In("soft_nms_sigma", REAL, rank=(0, 1), elements=1, optional=True, value=True))
     outputs = 3
     attributes = {
         "box_encoding": Enum("corner", "center", doc="[y1,x1,y2,x2] corners or [xc,yc,w,h]"),
@@ -63,20 +90,7 @@ class _NMS(Op):
     def infer(self, boxes: TensorInfo, scores: TensorInfo, *rest: TensorInfo) -> Inference:
         extra: list[TensorInfo | None] = [*rest, *([None] * (4 - len(rest)))]
         b, s = boxes.shape, scores.shape
-        if b.rank is not None and not b[2].contains(4):
-            raise op_error(f"the last dim of boxes must be 4, got shape {b}", "incompatible-inputs", BOXES)
-        if b.rank is not None and s.rank is not None:
-            if not b[0].compatible(s[0]):
-                raise op_error(f"boxes {b} and scores {s} must have the same batch (first) dim", "incompatible-inputs",
-                               SCORES)
-            if not b[1].compatible(s[2]):
-                raise op_error(f"boxes {b} and scores {s} must have the same number of boxes (boxes dim 1, scores "
-                               f"dim 2)", "incompatible-inputs", SCORES)
-        limit = _scalar(extra[0], "max_output_boxes_per_class", MAX_OUT)
-        if limit is not None and limit < 0:
-            raise op_error(f"max_output_boxes_per_class {limit} must not be negative", "bad-value", MAX_OUT)
-        values = [_scalar(extra[i], name, i + 2) for i, name in
-                  ((1, "iou_threshold"), (2, "score_threshold"), (3, "soft_nms_sigma"))]
+        limit = check_boxes_scores(b, s, extra[0])
         # As OpenVINO infers it: at most min(boxes dim 1, limit) boxes per batch (scores dim 0) and
         # class (scores dim 1), from upper bounds; unknown unless the count per class is bounded.
         count = DYNAMIC
@@ -92,13 +106,24 @@ class _NMS(Op):
                 TensorInfo(PartialShape((count, Dim(3, 3))), _F32),
                 TensorInfo(PartialShape((Dim(1, 1),)), self.output_type)]
         plan = None
-        if limit is not None and all(v is not None or extra[i + 1] is None for i, v in enumerate(values)):
-            iou, score_t, sigma = (0.0 if v is None else float(v) for v in values)
+        values = thresholds(extra[1:4])
+        if limit is not None and values is not None:
+            iou, score_t, sigma = values
             plan = (int(limit), np.float32(iou), np.float32(score_t), np.float32(sigma))
         return Inference(outs, plan)
 
     def compute(self, plan: tuple, boxes: np.ndarray, scores: np.ndarray, *rest: np.ndarray) -> Sequence[np.ndarray]:
-        limit, iou_t, score_t, sigma = plan
+        batch_idx, class_idx, box_idx, sel_scores = self.select(plan, boxes, scores)
+        total = len(box_idx)
+        it = self.output_type.dtype
+        indices = np.stack([batch_idx, class_idx, box_idx], axis=1).astype(it).reshape(total, 3)
+        out_scores = np.stack([batch_idx.astype(np.float32), class_idx.astype(np.float32), sel_scores.astype(np.float32)],
+                              axis=1).reshape(total, 3)
+        return [indices, out_scores, np.array([total], it)]
+
+    def select(self, plan: tuple, boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The selected boxes in output order: batch, class and box indices, and scores."""
+        limit, iou_t, score_t, sigma = plan[:4]
         corners = _corners(boxes.astype(np.float32), self.box_encoding)
         sc = scores.astype(np.float32)
         found: list[tuple[np.ndarray, np.ndarray]] = []  # (box indices, their scores) per (batch, class)
@@ -120,11 +145,7 @@ class _NMS(Op):
         if self.sort_result_descending and total:
             order = np.lexsort((box_idx, class_idx, batch_idx, -sel_scores.astype(np.float64)))
             batch_idx, class_idx, box_idx, sel_scores = batch_idx[order], class_idx[order], box_idx[order], sel_scores[order]
-        it = self.output_type.dtype
-        indices = np.stack([batch_idx, class_idx, box_idx], axis=1).astype(it).reshape(total, 3)
-        out_scores = np.stack([batch_idx.astype(np.float32), class_idx.astype(np.float32), sel_scores.astype(np.float32)],
-                              axis=1).reshape(total, 3)
-        return [indices, out_scores, np.array([total], it)]
+        return batch_idx, class_idx, box_idx, sel_scores
 
     def _select(self, box: np.ndarray, table: np.ndarray | None, score: np.ndarray, limit: int, iou_t: np.float32,
                 score_t: np.float32, sigma: np.float32) -> tuple[np.ndarray, np.ndarray]:

@@ -140,7 +140,7 @@ MODULE_OF_TYPE: dict[str, str] = {
     "mvn": "irexec.ops.normalization.normalization",
     "negative": "irexec.ops.elementwise.activations",
     "nmsrotated": "irexec.ops.detection.nms_rotated",
-    "nonmaxsuppression": "irexec.ops.detection.nms_roi_align",
+    "nonmaxsuppression": "irexec.ops.detection.nms_padded irexec.ops.detection.nms_roi_align",
     "nonzero": "irexec.ops.indexing.nonzero",
     "normalizel2": "irexec.ops.normalization.normalization",
     "normalizeunicode": "irexec.ops.tokenizers.normalize",
