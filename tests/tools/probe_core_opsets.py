@@ -30,7 +30,7 @@ EmbeddingBagPacked EmbeddingBagPackedSum EmbeddingSegmentsSum Equal Erf ErfInv E
 ExperimentalDetectronGenerateProposalsSingleImage ExperimentalDetectronPriorGridGenerator
 ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs ExtractImagePatches Eye FakeConvert FakeQuantize
 Floor FloorMod GRN GRUCell GRUSequence Gather GatherElements GatherND GatherTree Gelu GenerateProposals Greater
-GreaterEqual GridSample GroupConvolution GroupConvolutionBackpropData GroupNormalization HSigmoid HSwish HardSigmoid
+GreaterEqual GridSample GroupConvolution GroupConvolutionBackpropData GroupedMatMul GroupNormalization HSigmoid HSwish HardSigmoid
 I420toBGR I420toRGB IDFT IRDFT ISTFT Identity If Interpolate Inverse IsFinite IsInf IsNaN LRN LSTMCell LSTMSequence
 Less LessEqual Log LogSoftmax LogicalAnd LogicalNot LogicalOr LogicalXor Loop MOE MVN MatMul MatrixNms MaxPool Maximum
 Minimum Mish Mod MulticlassNms Multinomial Multiply NMSRotated NV12toBGR NV12toRGB Negative NonMaxSuppression NonZero

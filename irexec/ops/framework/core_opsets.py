@@ -85,6 +85,7 @@ CORE_OP_VERSIONS: dict[str, tuple[tuple[tuple[int, int], ...], tuple[str, ...]]]
     "grn": (((1, 16),), ()),
     "groupconvolution": (((1, 16),), ()),
     "groupconvolutionbackpropdata": (((1, 16),), ()),
+    "groupedmatmul": (((17, 17),), ()),
     "groupnormalization": (((12, 16),), ()),
     "grucell": (((3, 16),), ('experimental', 'extension')),
     "grusequence": (((5, 16),), ()),

@@ -97,6 +97,7 @@ MODULE_OF_TYPE: dict[str, str] = {
     "grn": "irexec.ops.normalization.grn",
     "groupconvolution": "irexec.ops.convolution.convolution",
     "groupconvolutionbackpropdata": "irexec.ops.convolution.convolution_backprop_data",
+    "groupedmatmul": "irexec.ops.matmul.grouped_matmul",
     "groupnormalization": "irexec.ops.normalization.normalization",
     "grucell": "irexec.ops.recurrent.rnn",
     "grusequence": "irexec.ops.recurrent.rnn",

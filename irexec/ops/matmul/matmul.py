@@ -63,13 +63,19 @@ class MatMul1(Op):
             a = np.swapaxes(a, -1, -2)
         if tb:
             b = np.swapaxes(b, -1, -2)
-        dtype = a.dtype
-        if dtype.kind == "f" and dtype.itemsize < 4 or dtype == BF16:
-            return [np.asarray(_product(a.astype(np.float32), b.astype(np.float32))).astype(dtype)]
-        if dtype.kind == "f":
-            return [np.asarray(_product(a, b))]  # 1-D by 1-D gives a NumPy scalar
-        with np.errstate(all="ignore"):
-            return [np.asarray(_product(a, b), dtype)]
+        return [product(a, b)]
+
+
+def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.matmul`` under the numeric policy: f32 and f64 as they are, f16 and
+    bf16 in f32 rounded once, integers exact and wrapping as in C."""
+    dtype = a.dtype
+    if dtype.kind == "f" and dtype.itemsize < 4 or dtype == BF16:
+        return np.asarray(_product(a.astype(np.float32), b.astype(np.float32))).astype(dtype)
+    if dtype.kind == "f":
+        return np.asarray(_product(a, b))  # 1-D by 1-D gives a NumPy scalar
+    with np.errstate(all="ignore"):
+        return np.asarray(_product(a, b), dtype)
 
 
 def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
