@@ -14,7 +14,7 @@ from oracle import compile_ir, infer  # noqa: E402
 
 import irexec  # noqa: E402
 from conformance.harness import Case, ErrorCase, OpTable, Tol, _batch, _feeds, _names_of, assert_close, conformance, table_rng  # noqa: E402
-from conformance.recurrent.references import ref_cell, ref_sequence  # noqa: E402
+from conformance.recurrent.references import ref_cell, ref_lstm_cell0, ref_sequence  # noqa: E402
 
 TABLES: list[OpTable] = []
 
@@ -114,6 +114,53 @@ TABLES.append(OpTable("LSTMCell", "opset4", cases=[
                       attrs={"hidden_size": 4}, const=(3, 4, 5), code="incompatible-inputs")]))
 
 
+# OpenVINO CPU runs LSTMCell-0 as LSTMCell-4: it drops P, input_forget and
+# weights_format (test_cpu_drops_the_lstm_cell0_extras proves each), where its
+# reference implementation applies P and input_forget and refuses any gate order but fico.
+CPU_DROPS_PEEPHOLES = "OpenVINO CPU runs LSTMCell-0 as LSTMCell-4 and drops the peepholes P"
+CPU_DROPS_INPUT_FORGET = "OpenVINO CPU runs LSTMCell-0 as LSTMCell-4 and drops input_forget"
+CPU_DROPS_WEIGHTS_FORMAT = "OpenVINO CPU runs LSTMCell-0 as LSTMCell-4 and reads W, R and B as f, i, c, o whatever weights_format says"
+
+
+def lstm0_attrs(**attrs: Any) -> dict[str, Any]:
+    """LSTMCell-0's attributes as OpenVINO's serializer writes them."""
+    return {"activations": DEFAULT_ACTS["lstm"], "activations_alpha": [], "activations_beta": [], "clip": 0,
+            "input_forget": False, "weights_format": "fico", **attrs}
+
+
+def lstm0_inputs(batch: int, inp: int, hs: int, dtype: Any = np.float32, n: int = 7) -> list[np.ndarray]:
+    return (cell_inputs("lstm", batch, inp, hs, dtype) + [rand(3 * hs, dtype=dtype)])[:n]
+
+
+rng = table_rng("LSTMCell-0")  # each table its own generator
+TABLES.append(OpTable("LSTMCell", "opset1", cases=[
+    Case("peepholes", lstm0_inputs(3, 4, 5), attrs=lstm0_attrs(hidden_size=5), const=(3, 4, 5, 6), ov=CPU_DROPS_PEEPHOLES),
+    Case("bias-no-peepholes", lstm0_inputs(2, 3, 4, n=6), attrs=lstm0_attrs(hidden_size=4), const=(3, 4, 5)),
+    Case("no-bias", lstm0_inputs(2, 3, 4, n=5), attrs=lstm0_attrs(hidden_size=4), const=(3, 4)),
+    Case("zero-peepholes-clip", lstm0_inputs(2, 3, 4, n=6) + [np.zeros(12, np.float32)],
+         attrs=lstm0_attrs(hidden_size=4, clip=0.5), const=(3, 4, 5, 6)),
+    Case("peepholes-clip-relu", lstm0_inputs(2, 3, 4), attrs=lstm0_attrs(hidden_size=4, clip=0.6,
+         activations=["sigmoid", "relu", "tanh"]), const=(3, 4, 5, 6), ov=CPU_DROPS_PEEPHOLES),
+    Case("input-forget", lstm0_inputs(2, 3, 4, n=6), attrs=lstm0_attrs(hidden_size=4, input_forget=True),
+         const=(3, 4, 5), ov=CPU_DROPS_INPUT_FORGET),
+    Case("weights-format-iofc", lstm0_inputs(2, 3, 4, n=6), attrs=lstm0_attrs(hidden_size=4, weights_format="iofc"),
+         const=(3, 4, 5), ov=CPU_DROPS_WEIGHTS_FORMAT),
+    Case("weights-format-ifco-peepholes", lstm0_inputs(2, 3, 4), attrs=lstm0_attrs(hidden_size=4, weights_format="ifco"),
+         const=(3, 4, 5, 6), ov=CPU_DROPS_PEEPHOLES),
+    Case("spec-defaults", lstm0_inputs(2, 3, 4, n=6), attrs={"hidden_size": 4}, const=(3, 4, 5)),
+    Case("f64-batch1", lstm0_inputs(1, 2, 3, np.float64), attrs=lstm0_attrs(hidden_size=3), const=(3, 4, 5, 6),
+         ov=CPU_DROPS_PEEPHOLES),
+    Case("weights-parameters", lstm0_inputs(2, 3, 4), attrs=lstm0_attrs(hidden_size=4), ov=CPU_DROPS_PEEPHOLES,
+         ov_shapes=HIDDEN_FROM_ATTR),
+], reference=ref_lstm_cell0, tol=TOL,
+    errors=[ErrorCase("peephole-size", lstm0_inputs(2, 3, 4, n=6) + [rand(8)], attrs=lstm0_attrs(hidden_size=4),
+                      const=(3, 4, 5, 6), code="incompatible-inputs"),
+            ErrorCase("peephole-rank", lstm0_inputs(2, 3, 4, n=6) + [rand(3, 4)], attrs=lstm0_attrs(hidden_size=4),
+                      const=(3, 4, 5, 6), code="bad-input-rank"),
+            ErrorCase("bad-weights-format", lstm0_inputs(2, 3, 4), attrs=lstm0_attrs(hidden_size=4, weights_format="cfio"),
+                      const=(3, 4, 5, 6), code="bad-attribute")]))
+
+
 rng = table_rng("RNNSequence-5")  # each table its own generator
 TABLES.append(OpTable("RNNSequence", "opset5", cases=[
     Case("forward", seq_inputs("rnn", 2, 4, 3, 5, 1), attrs=seq_attrs("rnn", hidden_size=5, direction="forward"),
@@ -173,7 +220,7 @@ def test_cpu_refusal_is_the_missing_activations(tmp_path: Path) -> None:
     """The documented refusal stays true: each NO_ACTIVATIONS case fails to
     compile on OpenVINO CPU as written, and compiles and agrees once the
     attribute is written out as OpenVINO's serializer writes it."""
-    for table in TABLES[3:]:
+    for table in (t for t in TABLES if t.type.endswith("Sequence")):
         kind = {"RNNSequence": "rnn", "GRUSequence": "gru", "LSTMSequence": "lstm"}[table.type]
         for c in table.cases:
             if c.ov != NO_ACTIVATIONS:
