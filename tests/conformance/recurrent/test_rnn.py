@@ -13,8 +13,26 @@ ov = pytest.importorskip("openvino")
 from oracle import compile_ir, infer  # noqa: E402
 
 import irexec  # noqa: E402
-from conformance.harness import Case, ErrorCase, OpTable, Tol, _batch, _feeds, _names_of, assert_close, conformance, table_rng  # noqa: E402
+from conformance.harness import (  # noqa: E402
+    VARIANTS,
+    Case,
+    ErrorCase,
+    OpTable,
+    Tol,
+    _add_case,
+    _batch,
+    _feeds,
+    _names_of,
+    _variant,
+    _write,
+    assert_close,
+    conformance,
+    table_rng,
+)
+from conformance.isolated import openvino_outputs  # noqa: E402
 from conformance.recurrent.references import ref_cell, ref_lstm_cell0, ref_sequence  # noqa: E402
+from irexec.base.shapes import parse_partial_shape  # noqa: E402
+from irexec.model.builder import IRBuilder  # noqa: E402
 
 TABLES: list[OpTable] = []
 
@@ -121,6 +139,9 @@ CPU_DROPS_PEEPHOLES = "OpenVINO CPU runs LSTMCell-0 as LSTMCell-4 and drops the 
 CPU_DROPS_INPUT_FORGET = "OpenVINO CPU runs LSTMCell-0 as LSTMCell-4 and drops input_forget"
 CPU_DROPS_WEIGHTS_FORMAT = "OpenVINO CPU runs LSTMCell-0 as LSTMCell-4 and reads W, R and B as f, i, c, o whatever weights_format says"
 
+P_DYNAMIC_RANK = ("OpenVINO's LSTMCell-0 shape inference reads dim 0 of P unguarded: a P of dynamic rank is refused "
+                  "('Accessing out-of-range dimension'); irexec accepts it (the static, dynamic and interval forms agree)")
+
 
 def lstm0_attrs(**attrs: Any) -> dict[str, Any]:
     """LSTMCell-0's attributes as OpenVINO's serializer writes them."""
@@ -150,8 +171,9 @@ TABLES.append(OpTable("LSTMCell", "opset1", cases=[
     Case("spec-defaults", lstm0_inputs(2, 3, 4, n=6), attrs={"hidden_size": 4}, const=(3, 4, 5)),
     Case("f64-batch1", lstm0_inputs(1, 2, 3, np.float64), attrs=lstm0_attrs(hidden_size=3), const=(3, 4, 5, 6),
          ov=CPU_DROPS_PEEPHOLES),
-    Case("weights-parameters", lstm0_inputs(2, 3, 4), attrs=lstm0_attrs(hidden_size=4), ov=CPU_DROPS_PEEPHOLES,
-         ov_shapes=HIDDEN_FROM_ATTR),
+    Case("weights-parameters", lstm0_inputs(2, 3, 4), attrs=lstm0_attrs(hidden_size=4), const=(6,), ov=CPU_DROPS_PEEPHOLES),
+    Case("peepholes-parameter", lstm0_inputs(2, 3, 4), attrs=lstm0_attrs(hidden_size=4), const=(3, 4, 5),
+         ov=CPU_DROPS_PEEPHOLES, ov_shapes=P_DYNAMIC_RANK),
 ], reference=ref_lstm_cell0, tol=TOL,
     errors=[ErrorCase("peephole-size", lstm0_inputs(2, 3, 4, n=6) + [rand(8)], attrs=lstm0_attrs(hidden_size=4),
                       const=(3, 4, 5, 6), code="incompatible-inputs"),
@@ -234,5 +256,53 @@ def test_cpu_refusal_is_the_missing_activations(tmp_path: Path) -> None:
             ours = irexec.run(bare, _feeds([(0, c)]))
             for name in _names_of(ours, 0):
                 assert_close(ours[name], theirs[name], TOL, f"{table.type} {c.id} {name}")
+
+
+def test_cpu_drops_the_lstm_cell0_extras(tmp_path: Path) -> None:
+    """The documented LSTMCell-0 divergences stay true: OpenVINO CPU's value of
+    each such case is the reference without the feature its reason names, and
+    irexec's differs from it."""
+    table = next(t for t in TABLES if t.type == "LSTMCell" and t.opset == "opset1")
+    dropped = {CPU_DROPS_PEEPHOLES: lambda x, a: (x[:6] + [np.zeros_like(x[6])] if len(x) > 6 else x, a),
+               CPU_DROPS_INPUT_FORGET: lambda x, a: (x, {**a, "input_forget": False}),
+               CPU_DROPS_WEIGHTS_FORMAT: lambda x, a: (x, {**a, "weights_format": "fico"})}
+    cases = [(k, c) for k, c in enumerate(table.cases) if c.ov in dropped]
+    assert len(cases) >= 6
+    xml = _batch(table, cases, tmp_path / "model.xml")
+    theirs = infer(compile_ir(xml), _feeds(cases))
+    ours = irexec.run(xml, _feeds(cases))
+    for k, c in cases:
+        inputs, attrs = [np.asarray(x) for x in c.inputs], dict(c.attrs)
+        if c.attrs.get("weights_format", "fico") != "fico":  # what the CPU reads is fico whatever the attribute says
+            inputs, attrs = dropped[CPU_DROPS_WEIGHTS_FORMAT](inputs, attrs)
+        want = ref_lstm_cell0(*dropped[c.ov](inputs, attrs))  # type: ignore[index]  # c.ov is a reason here
+        for j, name in enumerate(_names_of(ours, k)):
+            assert_close(theirs[name], want[j], TOL, f"{c.id} {name}: OpenVINO CPU vs the reference without the feature")
+        assert any(not np.allclose(ours[n], theirs[n], rtol=1e-3, atol=1e-3) for n in _names_of(ours, k)), c.id
+
+
+def test_openvino_refuses_a_dynamic_rank_peephole(tmp_path: Path) -> None:
+    """P_DYNAMIC_RANK stays true: OpenVINO's shape inference agrees with irexec's
+    on the peepholes-parameter case in every form but a P of dynamic rank,
+    which it alone refuses."""
+    table = next(t for t in TABLES if t.type == "LSTMCell" and t.opset == "opset1")
+    c = next(c for c in table.cases if c.ov_shapes == P_DYNAMIC_RANK)
+    files = []
+    for variant in VARIANTS:
+        b = IRBuilder(name=variant)
+        shapes = {i: _variant(np.shape(c.inputs[i]), variant) for i in range(len(c.inputs)) if i not in c.const}
+        assert _add_case(b, table, 0, c.inputs, c.attrs, c.const, shapes)[1] is None
+        files.append(_write(b, tmp_path / f"{variant}.xml"))
+    for variant, xml, theirs in zip(VARIANTS, files, openvino_outputs([(xml, "op0") for xml in files])):
+        result = irexec.check(xml)
+        assert not result.errors, f"{variant}: {result.errors[0]}"
+        if variant == "dynamic-rank":
+            assert isinstance(theirs, Exception) and "out-of-range dimension" in str(theirs)
+            continue
+        assert not isinstance(theirs, Exception), f"{variant}: {theirs}"
+        lid = next(layer.id for layer in irexec.read_model(xml).layers.values() if layer.name == "op0")
+        for j, (shape, _) in enumerate(theirs):
+            assert result.tensors[(lid, j)].shape == parse_partial_shape(shape), f"{variant} output {j}"
+
 
 test_conformance = conformance(TABLES)
