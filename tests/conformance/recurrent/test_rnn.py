@@ -306,3 +306,25 @@ def test_openvino_refuses_a_dynamic_rank_peephole(tmp_path: Path) -> None:
 
 
 test_conformance = conformance(TABLES)
+
+
+def test_lstm_cell0_as_openvino_writes_it_runs_from_the_cli(tmp_path: Path, save_npz: Any, run_cli: Any) -> None:
+    """OpenVINO's serializer writes an opset1 LSTMCell with six input ports and
+    output ports 7 and 8; `irexec run` reads that file and agrees with OpenVINO CPU."""
+    from openvino import opset1
+    from oracle import save
+
+    gen = table_rng("LSTMCell-0-serialized")
+    x, h, c = (opset1.parameter(s, np.float32, name=n) for s, n in (([3, 5], "x"), ([3, 4], "h"), ([3, 4], "c")))
+    w, r, b = (gen.standard_normal(s).astype(np.float32) for s in ((16, 5), (16, 4), (16,)))
+    cell = opset1.lstm_cell(x, h, c, w, r, b, 4, clip=0.9)
+    cell.output(0).set_names({"ho"})
+    cell.output(1).set_names({"co"})
+    xml = save(ov.Model(cell.outputs(), [x, h, c]), tmp_path / "model.xml")
+    layer = next(line for line in Path(xml).read_text().splitlines() if 'type="LSTMCell"' in line)
+    assert 'version="opset1"' in layer
+    feeds = {n: gen.standard_normal(s).astype(np.float32) for n, s in (("x", (3, 5)), ("h", (3, 4)), ("c", (3, 4)))}
+    theirs = infer(compile_ir(xml), feeds)
+    result = run_cli("run", xml, "--inputs", save_npz(**feeds), "--compare", save_npz("ref", **theirs), "--atol", "1e-5",
+                     "--rtol", "1e-5")
+    assert result.exit_code == 0, result.output
