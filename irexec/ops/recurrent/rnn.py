@@ -281,7 +281,8 @@ class LSTMCell0(_Cell):
     has_cell_state = True
     inputs = (In("X", REAL, rank=2), In("H_t", same_as("X"), rank=2), In("C_t", same_as("X"), rank=2),
               In("W", same_as("X"), rank=2), In("R", same_as("X"), rank=2),
-              In("B", same_as("X"), rank=1, optional=True), In("P", same_as("X"), rank=1, optional=True))
+              In("B", same_as("X"), rank=1, optional=True),
+              In("P", REAL, rank=1, optional=True))  # OpenVINO checks the types of the others, not P's: computed in X's
     attributes = {**_COMMON, "activations": Attr("str", ""), "input_forget": Attr("bool", False),
                   "weights_format": Enum("fico", "icof", "ifco", "ifoc", "iofc")}
     default_activations = ("sigmoid", "tanh", "tanh")
