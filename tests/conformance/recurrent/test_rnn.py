@@ -183,6 +183,9 @@ TABLES.append(OpTable("LSTMCell", "opset1", cases=[
                       const=(3, 4, 5, 6), code="incompatible-inputs"),
             ErrorCase("peephole-rank", lstm0_inputs(2, 3, 4, n=6) + [rand(3, 4)], attrs=lstm0_attrs(hidden_size=4),
                       const=(3, 4, 5, 6), code="bad-input-rank"),
+            ErrorCase("hidden-size-mismatch", lstm0_inputs(2, 3, 4), attrs=lstm0_attrs(hidden_size=5), const=(3, 4, 5, 6),
+                      code="incompatible-inputs",
+              ov="OpenVINO's shape inference takes the hidden size from the weights, not hidden_size"),
             ErrorCase("bad-weights-format", lstm0_inputs(2, 3, 4), attrs=lstm0_attrs(hidden_size=4, weights_format="cfio"),
                       const=(3, 4, 5, 6), code="bad-attribute")]))
 
