@@ -302,7 +302,7 @@ class LSTMCell0(_Cell):
         x, h, c, w, r = arrays[:5]
         b = arrays[5] if len(arrays) > 5 else np.zeros(4 * self.hidden_size, x.dtype)
         p = arrays[6] if len(arrays) > 6 else None
-        if self.weights_format != "fico":  # the kernel's order: gate k of f, i, c, o is block order[k] of the rows
+        if self.weights_format != "fico":  # gather each gate's rows (f, i, c, o: the kernel's order) from where the format puts them
             hs = r.shape[1]
             rows = np.concatenate([np.arange(hs) + hs * self.weights_format.index(g) for g in "fico"])
             w, r, b = w[rows], r[rows], b[rows]
