@@ -1,4 +1,4 @@
-"""Recurrent cells and sequences: RNNCell-0, GRUCell-3, LSTMCell-4,
+"""Recurrent cells and sequences: RNNCell-0, GRUCell-3, LSTMCell-0, LSTMCell-4,
 RNNSequence-5, GRUSequence-5, LSTMSequence-5.
 
 Gate layouts follow OpenVINO: GRU weights are stacked z, r, h; LSTM weights
@@ -148,8 +148,9 @@ class _Recurrent(Op):
 
     # ---- the kernel
     def _step(self, x_proj: np.ndarray, h: np.ndarray, c: np.ndarray | None, r: np.ndarray, rb: np.ndarray | None,
-              fns: list) -> tuple[np.ndarray, np.ndarray | None]:
-        """One time step: ``x_proj`` = X W^T + Wb (all gates), then the recurrence."""
+              fns: list, p: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """One time step: ``x_proj`` = X W^T + Wb (all gates), then the recurrence;
+        ``p`` the LSTM peepholes (forget, input, output: LSTMCell-0)."""
         clip = self.clip
         hs = h.shape[-1]
 
@@ -159,11 +160,16 @@ class _Recurrent(Op):
         if self.gates == 1:
             return fns[0](clipped(x_proj + h @ r.T)), None
         if self.gates == 4:
-            g = clipped(x_proj + h @ r.T)
+            g = x_proj + h @ r.T
             f, i, cc, o = (g[:, k * hs:(k + 1) * hs] for k in range(4))
-            f, i, o, cc = fns[0](f), fns[0](i), fns[0](o), fns[1](cc)
-            c_new = f * c + i * cc
-            return o * fns[2](c_new), c_new
+            if p is not None:  # the forget and input gates peep at the old cell state, the output gate at the new
+                f, i = f + p[:hs] * c, i + p[hs:2 * hs] * c
+            f = fns[0](clipped(f))
+            i = 1 - f if getattr(self, "input_forget", False) else fns[0](clipped(i))
+            c_new = f * c + i * fns[1](clipped(cc))
+            if p is not None:
+                o = o + p[2 * hs:] * c_new
+            return fns[0](clipped(o)) * fns[2](c_new), c_new
         # GRU: z, r, h
         hr = h @ r[: 2 * hs].T
         z = fns[0](clipped(x_proj[:, :hs] + hr[:, :hs]))
@@ -176,10 +182,12 @@ class _Recurrent(Op):
         return (1 - z) * cand + z * h, None
 
     def _run(self, x: np.ndarray, h0: np.ndarray, c0: np.ndarray | None, lens: np.ndarray | None, w: np.ndarray,
-             r: np.ndarray, b: np.ndarray, reverse: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+             r: np.ndarray, b: np.ndarray, reverse: bool, p: np.ndarray | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """One direction over x [B, T, I]: Y [B, T, H], last H, last C."""
         ct = _compute_dtype(x.dtype)
         x, h, w, r, b = (a.astype(ct, copy=False) for a in (x, h0, w, r, b))
+        p = p.astype(ct, copy=False) if p is not None else None
         c = c0.astype(ct, copy=False) if c0 is not None else None
         batch, steps = x.shape[0], x.shape[1]
         hs = h.shape[-1]
@@ -197,7 +205,7 @@ class _Recurrent(Op):
         fns = self._functions()
         y = np.zeros((batch, steps, hs), ct)
         for t in range(steps):
-            h_new, c_new = self._step(x_proj[:, t], h, c, r, rb, fns)
+            h_new, c_new = self._step(x_proj[:, t], h, c, r, rb, fns, p)
             live = (t < lens)[:, None]
             h = np.where(live, h_new, h)
             if c is not None:
@@ -259,6 +267,47 @@ class GRUCell3(_Cell):
               In("R", same_as("X"), rank=2), In("B", same_as("X"), rank=1))
     attributes = {**_COMMON, "activations": Attr("str", ""), "linear_before_reset": Attr("bool", False)}
     default_activations = ("sigmoid", "tanh")
+
+
+@register
+class LSTMCell0(_Cell):
+    """The opset1 LSTM cell: LSTMCell-4 plus peepholes P (forget, input, output),
+    ``input_forget`` (i = 1 - f) and ``weights_format``, the gate order of the
+    rows of W, R and B.  B and P default to zeros."""
+
+    type, version, since_opset = "LSTMCell", 0, 1
+    summary = "one step of an LSTM cell (gates f, i, c, o) with peepholes and optionally coupled input and forget gates"
+    gates = 4
+    has_cell_state = True
+    inputs = (In("X", REAL, rank=2), In("H_t", same_as("X"), rank=2), In("C_t", same_as("X"), rank=2),
+              In("W", same_as("X"), rank=2), In("R", same_as("X"), rank=2),
+              In("B", same_as("X"), rank=1, optional=True),
+              In("P", REAL, rank=1, optional=True))  # OpenVINO checks the types of the others, not P's: computed in X's
+    attributes = {**_COMMON, "activations": Attr("str", ""), "input_forget": Attr("bool", False),
+                  "weights_format": Enum("fico", "icof", "ifco", "ifoc", "iofc")}
+    default_activations = ("sigmoid", "tanh", "tanh")
+    outputs = 2
+
+    def infer(self, *ins: TensorInfo) -> Inference:
+        inference = super().infer(*ins[:6])
+        if len(ins) > 6 and ins[6].shape.dims is not None:
+            p = ins[6].shape.dims[0]
+            hid = inference.outputs[0].shape.dims[1]  # type: ignore[index]  # a cell's outputs are always [batch, hidden]
+            if p.is_static and hid.is_static and p.value != 3 * hid.value:
+                raise op_error(f"P has {p} elements; the peepholes of the forget, input and output gates need "
+                               f"3 x hidden size {hid} = {3 * hid.value}", "incompatible-inputs", 6)
+        return inference
+
+    def compute(self, plan: Any, *arrays: np.ndarray) -> list[np.ndarray]:
+        x, h, c, w, r = arrays[:5]
+        b = arrays[5] if len(arrays) > 5 else np.zeros(4 * self.hidden_size, x.dtype)
+        p = arrays[6] if len(arrays) > 6 else None
+        if self.weights_format != "fico":  # gather each gate's rows (f, i, c, o: the kernel's order) from where the format puts them
+            hs = r.shape[1]
+            rows = np.concatenate([np.arange(hs) + hs * self.weights_format.index(g) for g in "fico"])
+            w, r, b = w[rows], r[rows], b[rows]
+        _, h_out, c_out = self._run(x[:, None, :], h, c, None, w, r, b, False, p)
+        return [h_out.astype(x.dtype), c_out.astype(x.dtype)]  # type: ignore[union-attr]  # an LSTM has a cell state
 
 
 @register

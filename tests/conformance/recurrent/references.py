@@ -103,3 +103,28 @@ def ref_sequence(kind: str):  # type: ignore[no-untyped-def]
         dtype = x[0].dtype
         return [o.astype(dtype) for o in ([Y, Ho, Co] if kind == "lstm" else [Y, Ho])]
     return ref
+
+
+def ref_lstm_cell0(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.ndarray]:
+    """LSTMCell-0, row by row: the gates of W, R and B in ``weights_format``
+    order, peepholes P (forget, input, output) on the old cell state for f and
+    i and on the new one for o, clip before each gate's activation, and with
+    ``input_forget`` the input gate 1 - f."""
+    X, H, C, W, R = (a.astype(np.float64) for a in x[:5])
+    hs = H.shape[1]
+    B = x[5].astype(np.float64) if len(x) > 5 else np.zeros(4 * hs)
+    P = x[6].astype(np.float64) if len(x) > 6 else np.zeros(3 * hs)
+    order = attrs.get("weights_format", "fico")
+    block = {g: slice(order.index(g) * hs, (order.index(g) + 1) * hs) for g in "fico"}
+    f_act, g_act, h_act = _acts(attrs, ["sigmoid", "tanh", "tanh"])
+    pf, pi, po = P[:hs], P[hs:2 * hs], P[2 * hs:]
+    hs_out, cs_out = [], []
+    for n in range(X.shape[0]):
+        pre = {g: W[block[g]] @ X[n] + R[block[g]] @ H[n] + B[block[g]] for g in "fico"}
+        f = f_act(_clip(pre["f"] + pf * C[n], attrs))
+        i = 1 - f if attrs.get("input_forget", False) else f_act(_clip(pre["i"] + pi * C[n], attrs))
+        c = f * C[n] + i * g_act(_clip(pre["c"], attrs))
+        o = f_act(_clip(pre["o"] + po * c, attrs))
+        hs_out.append(o * h_act(c))
+        cs_out.append(c)
+    return [np.array(hs_out).astype(x[0].dtype), np.array(cs_out).astype(x[0].dtype)]

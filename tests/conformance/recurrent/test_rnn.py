@@ -13,8 +13,26 @@ ov = pytest.importorskip("openvino")
 from oracle import compile_ir, infer  # noqa: E402
 
 import irexec  # noqa: E402
-from conformance.harness import Case, ErrorCase, OpTable, Tol, _batch, _feeds, _names_of, assert_close, conformance, table_rng  # noqa: E402
-from conformance.recurrent.references import ref_cell, ref_sequence  # noqa: E402
+from conformance.harness import (  # noqa: E402
+    VARIANTS,
+    Case,
+    ErrorCase,
+    OpTable,
+    Tol,
+    _add_case,
+    _batch,
+    _feeds,
+    _names_of,
+    _variant,
+    _write,
+    assert_close,
+    conformance,
+    table_rng,
+)
+from conformance.isolated import openvino_outputs  # noqa: E402
+from conformance.recurrent.references import ref_cell, ref_lstm_cell0, ref_sequence  # noqa: E402
+from irexec.base.shapes import parse_partial_shape  # noqa: E402
+from irexec.model.builder import IRBuilder  # noqa: E402
 
 TABLES: list[OpTable] = []
 
@@ -114,6 +132,64 @@ TABLES.append(OpTable("LSTMCell", "opset4", cases=[
                       attrs={"hidden_size": 4}, const=(3, 4, 5), code="incompatible-inputs")]))
 
 
+# OpenVINO CPU runs LSTMCell-0 as LSTMCell-4: it drops P, input_forget and
+# weights_format (test_cpu_drops_the_lstm_cell0_extras proves each), where its
+# reference implementation applies P and input_forget and refuses any gate order but fico.
+CPU_DROPS_PEEPHOLES = "OpenVINO CPU runs LSTMCell-0 as LSTMCell-4 and drops the peepholes P"
+CPU_DROPS_INPUT_FORGET = "OpenVINO CPU runs LSTMCell-0 as LSTMCell-4 and drops input_forget"
+CPU_DROPS_WEIGHTS_FORMAT = "OpenVINO CPU runs LSTMCell-0 as LSTMCell-4 and reads W, R and B as f, i, c, o whatever weights_format says"
+
+P_DYNAMIC_RANK = ("OpenVINO's LSTMCell-0 shape inference reads dim 0 of P unguarded: a P of dynamic rank is refused "
+                  "('Accessing out-of-range dimension'); irexec accepts it (the static, dynamic and interval forms agree)")
+
+
+def lstm0_attrs(**attrs: Any) -> dict[str, Any]:
+    """LSTMCell-0's attributes as OpenVINO's serializer writes them."""
+    return {"activations": DEFAULT_ACTS["lstm"], "activations_alpha": [], "activations_beta": [], "clip": 0,
+            "input_forget": False, "weights_format": "fico", **attrs}
+
+
+def lstm0_inputs(batch: int, inp: int, hs: int, dtype: Any = np.float32, n: int = 7) -> list[np.ndarray]:
+    return (cell_inputs("lstm", batch, inp, hs, dtype) + [rand(3 * hs, dtype=dtype)])[:n]
+
+
+rng = table_rng("LSTMCell-0")  # each table its own generator
+TABLES.append(OpTable("LSTMCell", "opset1", cases=[
+    Case("peepholes", lstm0_inputs(3, 4, 5), attrs=lstm0_attrs(hidden_size=5), const=(3, 4, 5, 6), ov=CPU_DROPS_PEEPHOLES),
+    Case("bias-no-peepholes", lstm0_inputs(2, 3, 4, n=6), attrs=lstm0_attrs(hidden_size=4), const=(3, 4, 5)),
+    Case("no-bias", lstm0_inputs(2, 3, 4, n=5), attrs=lstm0_attrs(hidden_size=4), const=(3, 4)),
+    Case("zero-peepholes-clip", lstm0_inputs(2, 3, 4, n=6) + [np.zeros(12, np.float32)],
+         attrs=lstm0_attrs(hidden_size=4, clip=0.5), const=(3, 4, 5, 6)),
+    Case("peepholes-clip-relu", lstm0_inputs(2, 3, 4), attrs=lstm0_attrs(hidden_size=4, clip=0.6,
+         activations=["sigmoid", "relu", "tanh"]), const=(3, 4, 5, 6), ov=CPU_DROPS_PEEPHOLES),
+    Case("input-forget", lstm0_inputs(2, 3, 4, n=6), attrs=lstm0_attrs(hidden_size=4, input_forget=True),
+         const=(3, 4, 5), ov=CPU_DROPS_INPUT_FORGET),
+    Case("weights-format-iofc", lstm0_inputs(2, 3, 4, n=6), attrs=lstm0_attrs(hidden_size=4, weights_format="iofc"),
+         const=(3, 4, 5), ov=CPU_DROPS_WEIGHTS_FORMAT),
+    Case("weights-format-ifco-peepholes", lstm0_inputs(2, 3, 4), attrs=lstm0_attrs(hidden_size=4, weights_format="ifco"),
+         const=(3, 4, 5, 6), ov=CPU_DROPS_PEEPHOLES),
+    Case("spec-defaults", lstm0_inputs(2, 3, 4, n=6), attrs={"hidden_size": 4}, const=(3, 4, 5)),
+    Case("f16-peepholes", lstm0_inputs(2, 3, 4, n=6) + [rand(12, dtype=np.float16)], attrs=lstm0_attrs(hidden_size=4),
+         const=(3, 4, 5, 6), ov=CPU_DROPS_PEEPHOLES),
+    Case("f16-peepholes", lstm0_inputs(2, 3, 4, n=6) + [rand(12, dtype=np.float16)], attrs=lstm0_attrs(hidden_size=4),
+         const=(3, 4, 5, 6), ov=CPU_DROPS_PEEPHOLES),
+    Case("f64-batch1", lstm0_inputs(1, 2, 3, np.float64), attrs=lstm0_attrs(hidden_size=3), const=(3, 4, 5, 6),
+         ov=CPU_DROPS_PEEPHOLES),
+    Case("weights-parameters", lstm0_inputs(2, 3, 4), attrs=lstm0_attrs(hidden_size=4), const=(6,), ov=CPU_DROPS_PEEPHOLES),
+    Case("peepholes-parameter", lstm0_inputs(2, 3, 4), attrs=lstm0_attrs(hidden_size=4), const=(3, 4, 5),
+         ov=CPU_DROPS_PEEPHOLES, ov_shapes=P_DYNAMIC_RANK),
+], reference=ref_lstm_cell0, tol=TOL,
+    errors=[ErrorCase("peephole-size", lstm0_inputs(2, 3, 4, n=6) + [rand(8)], attrs=lstm0_attrs(hidden_size=4),
+                      const=(3, 4, 5, 6), code="incompatible-inputs"),
+            ErrorCase("peephole-rank", lstm0_inputs(2, 3, 4, n=6) + [rand(3, 4)], attrs=lstm0_attrs(hidden_size=4),
+                      const=(3, 4, 5, 6), code="bad-input-rank"),
+            ErrorCase("hidden-size-mismatch", lstm0_inputs(2, 3, 4), attrs=lstm0_attrs(hidden_size=5), const=(3, 4, 5, 6),
+                      code="incompatible-inputs",
+              ov="OpenVINO's shape inference takes the hidden size from the weights, not hidden_size"),
+            ErrorCase("bad-weights-format", lstm0_inputs(2, 3, 4), attrs=lstm0_attrs(hidden_size=4, weights_format="cfio"),
+                      const=(3, 4, 5, 6), code="bad-attribute")]))
+
+
 rng = table_rng("RNNSequence-5")  # each table its own generator
 TABLES.append(OpTable("RNNSequence", "opset5", cases=[
     Case("forward", seq_inputs("rnn", 2, 4, 3, 5, 1), attrs=seq_attrs("rnn", hidden_size=5, direction="forward"),
@@ -173,7 +249,7 @@ def test_cpu_refusal_is_the_missing_activations(tmp_path: Path) -> None:
     """The documented refusal stays true: each NO_ACTIVATIONS case fails to
     compile on OpenVINO CPU as written, and compiles and agrees once the
     attribute is written out as OpenVINO's serializer writes it."""
-    for table in TABLES[3:]:
+    for table in (t for t in TABLES if t.type.endswith("Sequence")):
         kind = {"RNNSequence": "rnn", "GRUSequence": "gru", "LSTMSequence": "lstm"}[table.type]
         for c in table.cases:
             if c.ov != NO_ACTIVATIONS:
@@ -188,4 +264,74 @@ def test_cpu_refusal_is_the_missing_activations(tmp_path: Path) -> None:
             for name in _names_of(ours, 0):
                 assert_close(ours[name], theirs[name], TOL, f"{table.type} {c.id} {name}")
 
+
+def test_cpu_drops_the_lstm_cell0_extras(tmp_path: Path) -> None:
+    """The documented LSTMCell-0 divergences stay true: OpenVINO CPU's value of
+    each such case is the reference without the feature its reason names, and
+    irexec's differs from it."""
+    table = next(t for t in TABLES if t.type == "LSTMCell" and t.opset == "opset1")
+    dropped = {CPU_DROPS_PEEPHOLES: lambda x, a: (x[:6] + [np.zeros_like(x[6])] if len(x) > 6 else x, a),
+               CPU_DROPS_INPUT_FORGET: lambda x, a: (x, {**a, "input_forget": False}),
+               CPU_DROPS_WEIGHTS_FORMAT: lambda x, a: (x, {**a, "weights_format": "fico"})}
+    cases = [(k, c) for k, c in enumerate(table.cases) if c.ov in dropped]
+    assert len(cases) >= 6
+    xml = _batch(table, cases, tmp_path / "model.xml")
+    theirs = infer(compile_ir(xml), _feeds(cases))
+    ours = irexec.run(xml, _feeds(cases))
+    for k, c in cases:
+        inputs, attrs = [np.asarray(x) for x in c.inputs], dict(c.attrs)
+        if c.attrs.get("weights_format", "fico") != "fico":  # what the CPU reads is fico whatever the attribute says
+            inputs, attrs = dropped[CPU_DROPS_WEIGHTS_FORMAT](inputs, attrs)
+        want = ref_lstm_cell0(*dropped[c.ov](inputs, attrs))  # type: ignore[index]  # c.ov is a reason here
+        for j, name in enumerate(_names_of(ours, k)):
+            assert_close(theirs[name], want[j], TOL, f"{c.id} {name}: OpenVINO CPU vs the reference without the feature")
+        assert any(not np.allclose(ours[n], theirs[n], rtol=1e-3, atol=1e-3) for n in _names_of(ours, k)), c.id
+
+
+def test_openvino_refuses_a_dynamic_rank_peephole(tmp_path: Path) -> None:
+    """P_DYNAMIC_RANK stays true: OpenVINO's shape inference agrees with irexec's
+    on the peepholes-parameter case in every form but a P of dynamic rank,
+    which it alone refuses."""
+    table = next(t for t in TABLES if t.type == "LSTMCell" and t.opset == "opset1")
+    c = next(c for c in table.cases if c.ov_shapes == P_DYNAMIC_RANK)
+    files = []
+    for variant in VARIANTS:
+        b = IRBuilder(name=variant)
+        shapes = {i: _variant(np.shape(c.inputs[i]), variant) for i in range(len(c.inputs)) if i not in c.const}
+        assert _add_case(b, table, 0, c.inputs, c.attrs, c.const, shapes)[1] is None
+        files.append(_write(b, tmp_path / f"{variant}.xml"))
+    for variant, xml, theirs in zip(VARIANTS, files, openvino_outputs([(xml, "op0") for xml in files])):
+        result = irexec.check(xml)
+        assert not result.errors, f"{variant}: {result.errors[0]}"
+        if variant == "dynamic-rank":
+            assert isinstance(theirs, Exception) and "out-of-range dimension" in str(theirs)
+            continue
+        assert not isinstance(theirs, Exception), f"{variant}: {theirs}"
+        lid = next(layer.id for layer in irexec.read_model(xml).layers.values() if layer.name == "op0")
+        for j, (shape, _) in enumerate(theirs):
+            assert result.tensors[(lid, j)].shape == parse_partial_shape(shape), f"{variant} output {j}"
+
+
 test_conformance = conformance(TABLES)
+
+
+def test_lstm_cell0_as_openvino_writes_it_runs_from_the_cli(tmp_path: Path, save_npz: Any, run_cli: Any) -> None:
+    """OpenVINO's serializer writes an opset1 LSTMCell with six input ports and
+    output ports 7 and 8; `irexec run` reads that file and agrees with OpenVINO CPU."""
+    from openvino import opset1
+    from oracle import save
+
+    gen = table_rng("LSTMCell-0-serialized")
+    x, h, c = (opset1.parameter(s, np.float32, name=n) for s, n in (([3, 5], "x"), ([3, 4], "h"), ([3, 4], "c")))
+    w, r, b = (gen.standard_normal(s).astype(np.float32) for s in ((16, 5), (16, 4), (16,)))
+    cell = opset1.lstm_cell(x, h, c, w, r, b, 4, clip=0.9)
+    cell.output(0).set_names({"ho"})
+    cell.output(1).set_names({"co"})
+    xml = save(ov.Model(cell.outputs(), [x, h, c]), tmp_path / "model.xml")
+    layer = next(line for line in Path(xml).read_text().splitlines() if 'type="LSTMCell"' in line)
+    assert 'version="opset1"' in layer
+    feeds = {n: gen.standard_normal(s).astype(np.float32) for n, s in (("x", (3, 5)), ("h", (3, 4)), ("c", (3, 4)))}
+    theirs = infer(compile_ir(xml), feeds)
+    result = run_cli("run", xml, "--inputs", save_npz(**feeds), "--compare", save_npz("ref", **theirs), "--atol", "1e-5",
+                     "--rtol", "1e-5")
+    assert result.exit_code == 0, result.output
