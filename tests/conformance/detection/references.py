@@ -135,3 +135,30 @@ def bilinear_sample(fm: np.ndarray, y: float, x: float) -> np.ndarray:
     ly, lx = y - yl, x - xl
     return ((1 - ly) * (1 - lx) * fm[:, yl, xl] + (1 - ly) * lx * fm[:, yl, xh] + ly * (1 - lx) * fm[:, yh, xl]
             + ly * lx * fm[:, yh, xh])
+
+
+# NonMaxSuppression's inputs, shared by the tables of every version
+def boxes_scores(rng: np.random.Generator, batches: int, n: int, classes: int, dtype: Any = np.float32) -> list[np.ndarray]:
+    """Random corner boxes [batches, n, 4] and scores [batches, classes, n]."""
+    corner = rng.uniform(0, 10, (batches, n, 2))
+    size = rng.uniform(1, 4, (batches, n, 2))
+    boxes = np.concatenate([corner, corner + size], axis=-1).astype(dtype)
+    scores = rng.uniform(0, 1, (batches, classes, n)).astype(dtype)
+    return [boxes, scores]
+
+
+def th(v: float, dtype: Any = np.float32) -> np.ndarray:
+    return np.array(v, dtype)
+
+
+def i64(v: Any) -> np.ndarray:
+    return np.array(v, np.int64)
+
+
+# boxes that overlap in pairs, a far one, and the same as centres and with the other diagonal's corners
+overlap = np.array([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11], [0, 10.1, 1, 11.1],
+                     [0, 100, 1, 101]]], np.float32)
+overlap_scores = np.array([[[0.9, 0.75, 0.6, 0.95, 0.5, 0.3]]], np.float32)
+centers = np.array([[[0.5, 0.5, 1, 1], [0.5, 0.6, 1, 1], [0.5, 0.4, 1, 1], [0.5, 10.5, 1, 1], [0.5, 10.6, 1, 1],
+                     [0.5, 100.5, 1, 1]]], np.float32)
+flipped = overlap[..., [2, 3, 0, 1]].copy()

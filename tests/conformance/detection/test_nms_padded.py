@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.detection.references import ref_nms
+from conformance.detection.references import boxes_scores, centers, flipped, i64, overlap, overlap_scores, ref_nms, th
 from conformance.harness import OV_TYPE_UNCHECKED, OV_VALUE_UNCHECKED, Case, ErrorCase, OpTable, Tol, conformance, table_rng
 
 PADDED = "OpenVINO CPU returns only the selected boxes, not the -1 rows its own shape inference and the spec give"
@@ -30,28 +30,8 @@ def ref_padded(version: int):
     return ref
 
 
-def boxes_scores(batches: int, n: int, classes: int, dtype: Any = np.float32) -> list[np.ndarray]:
-    corner = rng.uniform(0, 10, (batches, n, 2))
-    size = rng.uniform(1, 4, (batches, n, 2))
-    boxes = np.concatenate([corner, corner + size], axis=-1).astype(dtype)
-    scores = rng.uniform(0, 1, (batches, classes, n)).astype(dtype)
-    return [boxes, scores]
 
 
-def th(v: float, dtype: Any = np.float32) -> np.ndarray:
-    return np.array(v, dtype)
-
-
-def i64(v: Any) -> np.ndarray:
-    return np.array(v, np.int64)
-
-
-overlap = np.array([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11], [0, 10.1, 1, 11.1],
-                     [0, 100, 1, 101]]], np.float32)
-overlap_scores = np.array([[[0.9, 0.75, 0.6, 0.95, 0.5, 0.3]]], np.float32)
-centers = np.array([[[0.5, 0.5, 1, 1], [0.5, 0.6, 1, 1], [0.5, 0.4, 1, 1], [0.5, 10.5, 1, 1], [0.5, 10.6, 1, 1],
-                     [0.5, 100.5, 1, 1]]], np.float32)
-flipped = overlap[..., [2, 3, 0, 1]].copy()  # the other diagonal's corners
 
 
 def cases(version: int) -> list[Case]:
@@ -66,9 +46,9 @@ def cases(version: int) -> list[Case]:
         Case("padded", [overlap, overlap_scores, i64(6), th(0.5), th(0.0)], const=(2, 3, 4), ov=PADDED),
         Case("score-threshold", [overlap, overlap_scores, i64(10), th(0.9), th(0.55)], const=(2, 3, 4), ov=PADDED),
         # v1/v3: 2 batches x 3 classes select up to 30 boxes into min(20, 5 * 3) = 15 rows
-        Case("random-multi", [*boxes_scores(2, 20, 3), i64(5), th(0.3), th(0.2)], const=(2, 3, 4),
+        Case("random-multi", [*boxes_scores(rng, 2, 20, 3), i64(5), th(0.3), th(0.2)], const=(2, 3, 4),
              ov=PADDED if version == 4 else CUT),
-        Case("unsorted", [*boxes_scores(1, 12, 2), i64(2), th(0.2), th(0.0)],
+        Case("unsorted", [*boxes_scores(rng, 1, 12, 2), i64(2), th(0.2), th(0.0)],
              attrs={"sort_result_descending": False, **typed}, const=(2, 3, 4), ov=v4_only),
         Case("iou-threshold-zero", [overlap, overlap_scores, i64(6), th(0.0), th(0.0)], const=(2, 3, 4),
              ov="OpenVINO CPU removes boxes whose IoU equals iou_threshold (here disjoint boxes at 0); the spec keeps them"),
@@ -76,7 +56,7 @@ def cases(version: int) -> list[Case]:
         Case("limit-param", [overlap, overlap_scores, np.array(3, np.int32), th(0.5), th(0.0)], const=(3, 4)),
         Case("no-thresholds", [overlap, overlap_scores, i64(2)], const=(2,), ov=PADDED),
         Case("no-optional-inputs", [overlap, overlap_scores]),
-        Case("f16", [*boxes_scores(1, 10, 1, np.float16), i64(3), th(0.5, np.float16), th(0.0, np.float16)],
+        Case("f16", [*boxes_scores(rng, 1, 10, 1, np.float16), i64(3), th(0.5, np.float16), th(0.0, np.float16)],
              const=(2, 3, 4)),
         Case("zero-boxes", [np.zeros((1, 0, 4), np.float32), np.zeros((1, 2, 0), np.float32), i64(3), th(0.5),
                             th(0.0)], const=(2, 3, 4)),

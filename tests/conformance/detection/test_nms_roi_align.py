@@ -7,38 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from conformance.detection.references import ref_nms, ref_roi_align
+from conformance.detection.references import boxes_scores, centers, flipped, i64, overlap, overlap_scores, ref_nms, ref_roi_align, th
 from conformance.harness import OV_READS_DEFAULT, OV_VALUE_UNCHECKED, Case, ErrorCase, OpTable, Tol, conformance, table_rng
-
-
-def boxes_scores(batches: int, n: int, classes: int, dtype: Any = np.float32) -> list[np.ndarray]:
-    corner = rng.uniform(0, 10, (batches, n, 2))
-    size = rng.uniform(1, 4, (batches, n, 2))
-    boxes = np.concatenate([corner, corner + size], axis=-1).astype(dtype)
-    scores = rng.uniform(0, 1, (batches, classes, n)).astype(dtype)
-    return [boxes, scores]
-
-
-def th(v: float, dtype: Any = np.float32) -> np.ndarray:
-    return np.array(v, dtype)
-
-
-def i64(v: Any) -> np.ndarray:
-    return np.array(v, np.int64)
-
-
-overlap = np.array([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11], [0, 10.1, 1, 11.1],
-                     [0, 100, 1, 101]]], np.float32)
-
-
-overlap_scores = np.array([[[0.9, 0.75, 0.6, 0.95, 0.5, 0.3]]], np.float32)
-
-
-centers = np.array([[[0.5, 0.5, 1, 1], [0.5, 0.6, 1, 1], [0.5, 0.4, 1, 1], [0.5, 10.5, 1, 1], [0.5, 10.6, 1, 1],
-                     [0.5, 100.5, 1, 1]]], np.float32)
-
-
-flipped = overlap[..., [2, 3, 0, 1]].copy()  # the other diagonal's corners
 
 
 def cases(version: int) -> list[Case]:
@@ -47,18 +17,18 @@ def cases(version: int) -> list[Case]:
         Case("center", [centers, overlap_scores, i64(3), th(0.5), th(0.0)], attrs={"box_encoding": "center"},
              const=(2, 3, 4)),
         Case("flipped-corners", [flipped, overlap_scores, i64(3), th(0.5)], const=(2, 3)),
-        Case("random-multi", [*boxes_scores(2, 20, 3), i64(5), th(0.3), th(0.2)], const=(2, 3, 4)),
-        Case("unsorted-i32", [*boxes_scores(2, 12, 2), i64(4), th(0.4), th(0.1)],
+        Case("random-multi", [*boxes_scores(rng, 2, 20, 3), i64(5), th(0.3), th(0.2)], const=(2, 3, 4)),
+        Case("unsorted-i32", [*boxes_scores(rng, 2, 12, 2), i64(4), th(0.4), th(0.1)],
              attrs={"sort_result_descending": False, "output_type": "i32"}, const=(2, 3, 4)),
         Case("score-threshold", [overlap, overlap_scores, i64(10), th(0.9), th(0.55)], const=(2, 3, 4)),
-        Case("soft-nms", [*boxes_scores(1, 15, 2), i64(6), th(0.5), th(0.05), th(0.5)], const=(2, 3, 4, 5)),
+        Case("soft-nms", [*boxes_scores(rng, 1, 15, 2), i64(6), th(0.5), th(0.05), th(0.5)], const=(2, 3, 4, 5)),
         Case("max-zero", [overlap, overlap_scores, i64(0), th(0.5)], const=(2, 3),
              ov="OpenVINO CPU returns an uninitialised valid_outputs when max_output_boxes_per_class is 0"),
         Case("no-optional-inputs", [overlap, overlap_scores],
              ov="OpenVINO CPU fails (NMS-9: non-static shape in a Convert) or returns an uninitialised valid_outputs "
                 "(NMS-5) without max_output_boxes_per_class"),
         Case("limit-param", [overlap, overlap_scores, np.array([2], np.int32), th(0.5), th(0.0)]),
-        Case("f16", [*boxes_scores(1, 10, 2, np.float16), i64(3), th(0.5, np.float16)], const=(2, 3)),
+        Case("f16", [*boxes_scores(rng, 1, 10, 2, np.float16), i64(3), th(0.5, np.float16)], const=(2, 3)),
         Case("iou-threshold-zero", [overlap, overlap_scores, i64(6), th(0.0)], const=(2, 3),
              ov="OpenVINO CPU removes boxes whose IoU equals iou_threshold (here disjoint boxes at 0); the spec keeps them"),
         Case("zero-boxes", [np.zeros((1, 0, 4), np.float32), np.zeros((1, 2, 0), np.float32), i64(3)], const=(2,),
