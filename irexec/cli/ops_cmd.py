@@ -62,7 +62,7 @@ def ops(names: tuple[str, ...], fmt: str, wide: bool) -> None:
 def _fit(header: list[str], rows: list[list[str]], width: int) -> list[list[str]]:
     """Shorten the attributes and summary cells (ending them with "...") so each line fits ``width``."""
     fixed = sum(max([len(header[i])] + [len(r[i]) for r in rows]) for i in (0, 1)) + 3 * 2
-    room = max(width - fixed, 24)
+    room = max(width - fixed, len(header[2]) + len(header[3]))  # the two shortened columns at their headers' width
     attrs = min(max([len(header[2])] + [len(r[2]) for r in rows]), max(room * 2 // 5, len(header[2])))
     summary = max(room - attrs, len(header[3]))
     return [[r[0], r[1], _cut(r[2], attrs), _cut(r[3], summary)] for r in rows]
