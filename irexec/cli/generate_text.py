@@ -15,9 +15,8 @@ def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prom
 
     from ..api.export_folder import open_export_folder
     from ..api.generate import generate as run_generate
-    from ..api.generate_report import generate_report, metrics
     from ..api.session import Session
-    from .generate_io import _latency_table, _load_tokens, _save_tokens, close_generation
+    from .generate_io import _latency_table, _load_tokens, close_generation
     from .paths import require_inputs, require_outputs
 
     started = time.perf_counter()
@@ -46,15 +45,9 @@ def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prom
         eos = [eos_token_id] if eos_token_id is not None else export.eos_token_ids
         result = run_generate(session, feeds, max_new_tokens, eos_token_id=eos or None)
         texts = export.detokenize(result.new_tokens, max_memory)
-        if output_path:
-            _save_tokens(output_path, result.tokens)
-        problem, code = _difference(result.tokens, texts, expected_tokens, expected_text)
-        measured = metrics(result)
-        if report_path:
-            _write_report(report_path, generate_report(
-                model=folder, prompt_path=inputs_path or prompt_file or "", result=result, m=measured,
-                load_seconds=load_seconds, total_seconds=time.perf_counter() - started, reference=compare_path,
-                mismatch=problem))
+        measured, problem, code = _record(result, texts, folder, inputs_path or prompt_file or "", output_path,
+                                          report_path, compare_path, expected_tokens, expected_text, load_seconds,
+                                          started)
     except IRExecError as e:
         fail(e)
     for row in texts:
@@ -77,6 +70,26 @@ def _difference(tokens, texts: list[str], expected_tokens, expected_text: str | 
         got = "\n".join(texts)
         return (None if got == expected_text else _text_difference(got, expected_text)), "text-mismatch"
     return None, "tokens-mismatch"
+
+
+def _record(result, texts: list[str], folder: str, prompt_path: str, output_path: str | None, report_path: str | None,
+            compare_path: str | None, expected_tokens, expected_text: str | None, load_seconds: float, started: float):
+    """After a folder's generation: the tokens written, the first difference from the reference
+    (and its code), the measurements, the report written."""
+    import time
+
+    from ..api.generate_report import generate_report, metrics
+    from .generate_io import _save_tokens
+
+    if output_path:
+        _save_tokens(output_path, result.tokens)
+    problem, code = _difference(result.tokens, texts, expected_tokens, expected_text)
+    measured = metrics(result)
+    if report_path:
+        _write_report(report_path, generate_report(
+            model=folder, prompt_path=prompt_path, result=result, m=measured, load_seconds=load_seconds,
+            total_seconds=time.perf_counter() - started, reference=compare_path, mismatch=problem))
+    return measured, problem, code
 
 
 def _write_report(path: str, doc: dict) -> None:

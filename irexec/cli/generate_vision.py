@@ -14,11 +14,10 @@ def generate_vision(folder: str, image_path: str | None, inputs_path: str | None
                     follow_symlinks: bool | None) -> None:
     import time
 
-    from ..api.generate_report import generate_report, metrics
     from ..api.vision_language import VisionLanguageModel, open_vision_language_folder
     from ..system.tensorfile import load_npy, load_npz
-    from .generate_io import _latency_table, _load_tokens, _save_tokens, close_generation
-    from .generate_text import _difference, _read_text, _write_report
+    from .generate_io import _latency_table, _load_tokens, close_generation
+    from .generate_text import _read_text, _record
     from .paths import require_inputs, require_outputs
 
     started = time.perf_counter()
@@ -52,15 +51,9 @@ def generate_vision(folder: str, image_path: str | None, inputs_path: str | None
         eos = [eos_token_id] if eos_token_id is not None else export.eos_token_ids
         result = vlm.generate(feeds, pixel_values, max_new_tokens, eos_token_id=eos or None, features=features)
         texts = vlm.text_folder().detokenize(result.new_tokens, max_memory) if export.detokenizer else None
-        if output_path:
-            _save_tokens(output_path, result.tokens)
-        problem, code = _difference(result.tokens, texts or [], expected_tokens, expected_text)
-        measured = metrics(result)
-        if report_path:
-            _write_report(report_path, generate_report(
-                model=folder, prompt_path=inputs_path or prompt_file or "", result=result, m=measured,
-                load_seconds=load_seconds, total_seconds=time.perf_counter() - started, reference=compare_path,
-                mismatch=problem))
+        measured, problem, code = _record(result, texts or [], folder, inputs_path or prompt_file or "", output_path,
+                                          report_path, compare_path, expected_tokens, expected_text, load_seconds,
+                                          started)
     except IRExecError as e:
         fail(e)
     for row in result.new_tokens:
