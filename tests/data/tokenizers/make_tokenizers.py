@@ -60,16 +60,11 @@ def bytes_to_unicode() -> dict[int, str]:
     return dict(zip(keep, map(chr, chars)))
 
 
-def learn_bpe(text: str, merges_wanted: int) -> tuple[dict[str, int], list[str]]:
-    """Byte-level BPE merges learned from the words of ``text`` (a space joins the word after it)."""
-    b2u = bytes_to_unicode()
-    words = collections.Counter()
-    for i, w in enumerate(text.split(" ")):
-        piece = (" " if i else "") + w
-        words[tuple(b2u[b] for b in piece.encode())] += 1
-    vocab = {c: i for i, c in enumerate(b2u.values())}  # GPT-2's order: "!" is id 0, the pad id
+def merge_pairs(words: dict, vocab: dict[str, int], count: int) -> list[str]:
+    """BPE training: up to ``count`` times, merge the most frequent adjacent pair of symbols
+    (ties to the larger pair), giving the new symbol the next id in ``vocab``; the merges."""
     merges: list[str] = []
-    for _ in range(merges_wanted):
+    for _ in range(count):
         pairs: collections.Counter = collections.Counter()
         for w, n in words.items():
             for a, b in zip(w, w[1:]):
@@ -79,7 +74,7 @@ def learn_bpe(text: str, merges_wanted: int) -> tuple[dict[str, int], list[str]]
         (a, b), _count = max(pairs.items(), key=lambda kv: (kv[1], kv[0]))
         merges.append(f"{a} {b}")
         vocab.setdefault(a + b, len(vocab))
-        merged = collections.Counter()
+        merged: collections.Counter = collections.Counter()
         for w, n in words.items():
             out, i = [], 0
             while i < len(w):
@@ -91,6 +86,18 @@ def learn_bpe(text: str, merges_wanted: int) -> tuple[dict[str, int], list[str]]
                     i += 1
             merged[tuple(out)] += n
         words = merged
+    return merges
+
+
+def learn_bpe(text: str, merges_wanted: int) -> tuple[dict[str, int], list[str]]:
+    """Byte-level BPE merges learned from the words of ``text`` (a space joins the word after it)."""
+    b2u = bytes_to_unicode()
+    words = collections.Counter()
+    for i, w in enumerate(text.split(" ")):
+        piece = (" " if i else "") + w
+        words[tuple(b2u[b] for b in piece.encode())] += 1
+    vocab = {c: i for i, c in enumerate(b2u.values())}  # GPT-2's order: "!" is id 0, the pad id
+    merges = merge_pairs(words, vocab, merges_wanted)
     return vocab, merges
 
 
@@ -212,29 +219,7 @@ def llama_bpe() -> StandIn:
         words[tuple("\u2581" + w)] += 1
     chars = sorted({c for w in words for c in w})
     vocab = {t: i for i, t in enumerate(specials + pieces + chars)}
-    merges: list[str] = []
-    for _ in range(80):
-        pairs: collections.Counter = collections.Counter()
-        for w, n in words.items():
-            for a, b in zip(w, w[1:]):
-                pairs[a, b] += n
-        if not pairs:
-            break
-        (a, b), _count = max(pairs.items(), key=lambda kv: (kv[1], kv[0]))
-        merges.append(f"{a} {b}")
-        vocab.setdefault(a + b, len(vocab))
-        merged = collections.Counter()
-        for w, n in words.items():
-            out, i = [], 0
-            while i < len(w):
-                if i + 1 < len(w) and w[i] == a and w[i + 1] == b:
-                    out.append(a + b)
-                    i += 2
-                else:
-                    out.append(w[i])
-                    i += 1
-            merged[tuple(out)] += n
-        words = merged
+    merges = merge_pairs(words, vocab, 80)
     tj = {
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": [{"id": vocab[t], "content": t, "single_word": False, "lstrip": False, "rstrip": False,
