@@ -92,16 +92,30 @@ def _linear(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """A 2-D product; a big one (an LLM's output projection: 49,152 columns) is cut
     along b's columns into pieces for irexec/system/parallel.py's threads, as the
     convolutions are: BLAS itself runs on the calling thread (see irexec/system/blas.py).
-    Each output element is the same dot product either way."""
+    Each output element is a dot product over the same k terms however it is cut.
+
+    A weight stored [N, K] and read transposed (``transpose_b``, a linear layer's
+    usual form) is multiplied as ``b.T @ a.T`` when a has several rows: OpenBLAS runs
+    a tall matrix by a few columns up to 1.6x faster than a few rows by a wide
+    matrix (benchmarks/README.md, "Prefill products").  The result is written back
+    row-major, so the layout downstream is the same."""
     m, k = a.shape
     n = b.shape[1]
     parts = product_parts(m * k * n, n // 256)
-    if parts <= 1 or a.dtype not in (np.float32, np.float64):
+    stored_transposed = m > 1 and b.flags.f_contiguous and not b.flags.c_contiguous
+    if a.dtype not in (np.float32, np.float64) or parts <= 1 and not stored_transposed:
         return np.matmul(a, b)
     out = np.empty((m, n), np.result_type(a, b))
+    bt, at = b.T, a.T
 
     def piece(lo: int, hi: int) -> None:
-        out[:, lo:hi] = np.matmul(a, b[:, lo:hi])
+        if stored_transposed:
+            out[:, lo:hi] = np.matmul(bt[lo:hi], at).T
+        else:
+            out[:, lo:hi] = np.matmul(a, b[:, lo:hi])
 
-    run_tasks([lambda lo=lo, hi=hi: piece(lo, hi) for lo, hi in parallel.spans(n, parts)], parts)
+    if parts <= 1:
+        piece(0, n)
+    else:
+        run_tasks([lambda lo=lo, hi=hi: piece(lo, hi) for lo, hi in parallel.spans(n, parts)], parts)
     return out
