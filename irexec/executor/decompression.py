@@ -22,7 +22,8 @@ computed unless another layer reads them.  See docs/numerics.md.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,9 +32,11 @@ import numpy as np
 from ..base import dtypes, limits
 from ..base.dtypes import ElementType
 from ..base.errors import OpError
+from ..kernels import compressed_linear
 from ..kernels.convert import convert_array
 from ..ops.framework.base import In, Inference, Op, TensorInfo
 from ..ops.io import Const1
+from ..ops.matmul.matmul import MatMul1
 
 if TYPE_CHECKING:
     from ..model.binding import Model
@@ -293,6 +296,8 @@ class DecompressionChain(Op):
         values: dict[Src, np.ndarray] = {src: leaves[i] for src, i in self._position.items()}
         owned: set[int] = set()  # ids of the arrays made here: written in place (a weight is large)
         value: np.ndarray | None = None
+        operands: dict[str, np.ndarray] = {}  # the zero point and scale, for a linear layer's compressed product
+        path: np.ndarray | None = None  # the weight's own value so far (not a zero point's or scale's)
         for lid in chain.layers:
             layer = model.layers[lid]
             args = [values[s] for s in model.graph.inputs_of(lid)]  # type: ignore[index]
@@ -300,11 +305,14 @@ class DecompressionChain(Op):
                 weight = lid == chain.layers[0]
                 declared = model.ops[lid].destination_type.dtype  # type: ignore[union-attr]
                 value = _f32(convert_array(args[0], declared) if weight and chain.declared_weight else args[0])
+                path = value if weight else path
             elif layer.type in ("Subtract", "Multiply"):
+                data = 1 if args[1] is path else 0
+                operands[layer.type] = _f32(args[1 - data])
                 a, b = _f32(args[0]), _f32(args[1])
                 fn = np.subtract if layer.type == "Subtract" else np.multiply
                 into = a if id(a) in owned and np.broadcast_shapes(a.shape, b.shape) == a.shape else None
-                value = fn(a, b, out=into, dtype=np.float32)
+                value = path = fn(a, b, out=into, dtype=np.float32)
             else:  # Reshape / Unsqueeze: moves values, whatever their type
                 op = model.ops[lid]
                 value = op.compute(op.plan_for(args).plan, *args)[0]  # type: ignore[union-attr]
@@ -316,7 +324,43 @@ class DecompressionChain(Op):
         assert value is not None
         want = self.etype.dtype
         assert want is not None, "a chain ends in a type NumPy holds"
-        return value if value.dtype == want else convert_array(value, want)  # rounded once, at the end
+        value = value if value.dtype == want else convert_array(value, want)  # rounded once, at the end
+        if "Multiply" in operands and not chain.declared_weight:
+            offer_compressed(model, chain, value, leaves[self._position[chain.leaves[0]]],
+                             operands.get("Subtract"), operands["Multiply"])
+        return value
+
+
+def offer_compressed(model: Model, chain: Chain, weight: np.ndarray, q: np.ndarray, zero: np.ndarray | None,
+                     scale: np.ndarray) -> None:
+    """Give the MatMul that reads a chain's f32 weight [N, K] transposed (a linear
+    layer) the quantized form of it, for products of a few rows (kernels/compressed_linear.py).
+    It applies while the MatMul reads this very array, and is let go with it: a u4
+    weight is read from the mapped .bin, never from an unpacked copy."""
+    linear = [op for lid, port in _readers(model, (chain.end, 0)) if port == 1
+              for op in [model.ops.get(lid)] if isinstance(op, MatMul1) and op.transpose_b]
+    const = model.ops[chain.leaves[0][0]]
+    if not linear or weight.dtype != np.float32 or weight.ndim != 2 or q.size != weight.size \
+            or not isinstance(const, Const1) or not compressed_linear.available():
+        return
+    packed = None
+    if const.element_type.name == "u4" and const.weights is not None:
+        packed = const.weights.packed(const.offset, const.nbytes)
+    elif const.element_type.name != "u8":
+        return
+    found = compressed_linear.CompressedWeight.of(q, zero, scale, packed)
+    if found is None or found.shape != weight.shape:
+        return
+    for op in linear:  # (a tied embedding's weight is also read by its Gather)
+        op.compressed = (weakref.ref(weight, _forget(op, found)), found)
+
+
+def _forget(op: MatMul1, found: compressed_linear.CompressedWeight) -> Callable[[object], None]:
+    """Drops the quantized form when the f32 weight it stands for is let go."""
+    def drop(_: object) -> None:
+        if op.compressed is not None and op.compressed[1] is found:
+            op.compressed = None
+    return drop
 
 
 def _f32(a: np.ndarray) -> np.ndarray:

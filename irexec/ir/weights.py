@@ -79,6 +79,16 @@ class Weights:
         # one array object straight over the map (frombuffer + reshape makes two, and a check holds thousands)
         return np.ndarray(shape, dtype=etype.dtype, buffer=buf, offset=offset)
 
+    def packed(self, offset: int, nbytes: int) -> np.ndarray | None:
+        """The ``nbytes`` bytes at ``offset`` as a read-only u8 array over the map
+        (a low-bit Const as stored), or None when they are not all in the file."""
+        buf = self._view()
+        if offset < 0 or nbytes <= 0 or offset + nbytes > len(buf):
+            return None
+        out = np.ndarray((nbytes,), dtype=np.uint8, buffer=buf, offset=offset)
+        out.flags.writeable = False
+        return out
+
     def _strings(self, offset: int, shape: tuple[int, ...], size: int | None) -> np.ndarray:
         if math.prod(int(d) for d in shape) == 0:
             return np.empty(shape, dtype=object)

@@ -1,0 +1,125 @@
+"""A linear layer's product read straight from its compressed weight.
+
+A weight-compressed LLM keeps each weight as u8 or u4 with a zero point and a
+scale per row or per group of a row; irexec decompresses it once to f32
+(executor/decompression.py) and multiplies through BLAS.  A decode step (one
+row of activations) then reads the whole f32 weight per token: 4 bytes a
+weight where OpenVINO reads one or half of one.  ``CompressedWeight.product``
+reads the quantized bytes instead, and decompresses each weight row into a
+buffer that stays in the L1 cache before its dot products.
+
+Same values: a row is ``(f32(q) - f32(zero)) * f32(scale)``, the arithmetic of
+the decompression chain (both steps exact in f32, see docs/numerics.md), and
+each output element is one dot product of K terms in f32, as BLAS computes it
+(its terms summed in another order, within the same bound).
+
+The kernel is compiled by Numba (the ``irexec[jit]`` extra) on first use and
+cached on disk; without Numba, ``available()`` is false and the product goes
+through BLAS as before.  The kernel holds no Python state and releases the GIL,
+so rows are cut over irexec/system/parallel.py's threads, never Numba's own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import numpy as np
+
+from ..system import parallel
+
+# Activation rows up to which the compressed product is used: each weight row is
+# decompressed once for all of them, and from a few rows on BLAS on the f32 weight
+# is faster (benchmarks/README.md, "Decode: the compressed product").
+MAX_ROWS = 4
+# Weights of fewer bytes than this (quantized) are not cut over threads: a hand-off
+# costs about as much as their product
+MIN_PARALLEL_BYTES = 4 << 20
+ENV_VAR = "IREXEC_JIT"  # "0": never compile, BLAS on the f32 weight as without Numba
+
+_kernels: dict[int, Callable[..., None]] | None | bool = False  # by bits a value; False: not compiled yet
+
+
+def available() -> bool:
+    """Whether the compressed product can run: Numba installed, not turned off."""
+    return _compiled() is not None
+
+
+def _compiled() -> dict[int, Callable[..., None]] | None:
+    global _kernels
+    if _kernels is False:
+        _kernels = None if os.environ.get(ENV_VAR, "1") == "0" else _compile()
+    return _kernels  # type: ignore[return-value]
+
+
+def _compile() -> dict[int, Callable[..., None]] | None:
+    try:
+        from . import compressed_linear_jit
+    except ImportError:  # no Numba
+        return None
+    return {8: compressed_linear_jit.rows8, 4: compressed_linear_jit.rows4}
+
+
+class CompressedWeight:
+    """A weight [N, K] as its quantized values ``q`` (u8 [N, K], one a byte, or
+    u4 [N, K / 2], two a byte as the .bin stores them) and, per row and group of
+    K / G columns, an f32 zero point and scale [N, G]."""
+
+    __slots__ = ("q", "bits", "zero", "scale")
+
+    def __init__(self, q: np.ndarray, bits: int, zero: np.ndarray, scale: np.ndarray) -> None:
+        self.q, self.bits, self.zero, self.scale = q, bits, zero, scale
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.q.shape[0], self.q.shape[1] * 8 // self.bits
+
+    @classmethod
+    def of(cls, q: np.ndarray, zero: np.ndarray | None, scale: np.ndarray,
+           packed: np.ndarray | None = None) -> CompressedWeight | None:
+        """From a chain's weight ([N, K] or [N, G, K/G] of u8, or of u4 with its bytes
+        as stored, ``packed``), zero point and scale (broadcasting to it, constant
+        along its last axis); None for any other form."""
+        if q.ndim not in (2, 3) or not q.size:
+            return None
+        n, groups = q.shape[0], (q.shape[1] if q.ndim == 3 else 1)
+        k = q.size // n
+        if q.dtype == np.uint8:
+            bits, values = 8, np.ascontiguousarray(q).reshape(n, k)
+        elif q.dtype.name == "uint4" and packed is not None and packed.size * 2 == q.size and q.shape[-1] % 2 == 0:
+            bits, values = 4, packed.reshape(n, k // 2)  # whole bytes per group: no byte straddles two
+        else:
+            return None
+        operands = []
+        for operand in (zero if zero is not None else np.zeros((), np.float32), scale):
+            if operand.ndim > q.ndim or operand.dtype != np.float32:
+                return None
+            full = (1,) * (q.ndim - operand.ndim) + operand.shape
+            if full[-1] != 1 or any(d not in (1, want) for d, want in zip(full[:-1], q.shape[:-1])):
+                return None  # varies along a row's group: not a zero point and scale per group
+            operands.append(np.ascontiguousarray(np.broadcast_to(operand.reshape(full), q.shape[:-1] + (1,))
+                                                 .reshape(n, groups)))
+        return cls(values, bits, operands[0], operands[1])
+
+    def product(self, a: np.ndarray) -> np.ndarray | None:
+        """``a @ w.T`` for f32 ``a`` [..., K] with at most ``MAX_ROWS`` rows; None
+        when that does not apply (BLAS on the f32 weight then)."""
+        kernels = _compiled()
+        n, k = self.shape
+        rows = a.size // k if a.ndim and a.shape[-1] == k else 0
+        if kernels is None or a.dtype != np.float32 or not 0 < rows <= MAX_ROWS:
+            return None
+        kernel = kernels[self.bits]
+        flat = np.ascontiguousarray(a).reshape(rows, k)
+        if self.bits == 4:  # matching the kernel's two runs of a row's values
+            flat = np.concatenate([flat[:, 0::2], flat[:, 1::2]], axis=1)
+        out = np.empty((rows, n), np.float32)
+        parts = parallel.num_threads() if self.q.nbytes >= MIN_PARALLEL_BYTES else 1
+        spans = parallel.spans(n, parts)
+
+        def part(lo: int, hi: int) -> Callable[[], None]:
+            return lambda: kernel(flat, self.q, self.zero, self.scale, out, lo, hi)
+
+        # weighed by the weight's bytes, which the kernel streams, not by its small output
+        parallel.run([part(lo, hi) for lo, hi in spans], self.q.nbytes if len(spans) > 1 else 0)
+        return out.reshape(*a.shape[:-1], n)

@@ -1,0 +1,126 @@
+"""A linear layer's product of a few rows read from its compressed weight (u8/u4
+with a zero point and scale per row or group) gives the decompression chain's
+exact values and each output the f32 dot product's bound; a run uses it for a
+decode-sized product and BLAS on the f32 weight otherwise, with the same result
+as OpenVINO either way."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from irexec.kernels import compressed_linear
+from irexec.kernels.compressed_linear import CompressedWeight
+
+pytest.importorskip("numba")
+
+EPS = np.finfo(np.float32).eps
+
+
+def _weight(rng: np.random.Generator, n: int, k: int, groups: int, dtype: object = np.uint8):
+    """Quantized values, zero points and scales as a chain reads them, and the f32 weight it makes."""
+    top = 15 if dtype is ml_dtypes.uint4 else 255
+    q = rng.integers(0, top + 1, (n, groups, k // groups)).astype(dtype)
+    zero = rng.integers(0, top + 1, (n, groups, 1)).astype(np.float32)
+    scale = rng.uniform(1e-3, 1e-1, (n, groups, 1)).astype(np.float16).astype(np.float32)
+    weight = ((q.astype(np.float32) - zero) * scale).reshape(n, k)  # the chain's arithmetic, in f32
+    return (q if groups > 1 else q.reshape(n, k)), zero, scale, weight
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, ml_dtypes.uint4])
+@pytest.mark.parametrize("groups", [1, 9])
+def test_the_product_reads_the_chains_exact_values(dtype, groups):
+    rng = np.random.default_rng(groups)
+    q, zero, scale, weight = _weight(rng, 300, 576, groups, dtype)
+    stored = None
+    if dtype is ml_dtypes.uint4:  # as the .bin holds u4: two values a byte, the first in the low nibble
+        values = q.astype(np.uint8).reshape(-1)
+        stored = values[0::2] | (values[1::2] << 4)
+        assert CompressedWeight.of(q, zero, scale) is None  # an unpacked copy is not read
+    packed = CompressedWeight.of(q, zero if groups > 1 else zero[:, 0], scale if groups > 1 else scale[:, 0], stored)
+    assert packed is not None and packed.shape == weight.shape
+    for k in (0, 63, 64, 575):  # one-hot rows: each output is one weight, as the chain computes it
+        one_hot = np.zeros((1, 576), np.float32)
+        one_hot[0, k] = 1.0
+        np.testing.assert_array_equal(packed.product(one_hot)[0], weight[:, k])
+    for rows in (1, 2, compressed_linear.MAX_ROWS):
+        a = rng.standard_normal((1, rows, 576)).astype(np.float32)
+        got = packed.product(a)
+        assert got is not None and got.shape == (1, rows, 300) and got.dtype == np.float32
+        exact = a.astype(np.float64) @ weight.astype(np.float64).T
+        bound = 576 * EPS * (np.abs(a).astype(np.float64) @ np.abs(weight).astype(np.float64).T)
+        assert np.all(np.abs(got - exact) <= bound)
+
+
+def test_a_product_it_does_not_fit_is_left_to_blas():
+    q, zero, scale, _ = _weight(np.random.default_rng(0), 64, 128, 1)
+    packed = CompressedWeight.of(q, zero[:, 0], scale[:, 0])
+    assert packed is not None
+    assert packed.product(np.ones((compressed_linear.MAX_ROWS + 1, 128), np.float32)) is None  # a prefill
+    assert packed.product(np.ones((1, 128), np.float64)) is None
+    assert packed.product(np.ones((1, 64), np.float32)) is None
+    # a zero point or scale that varies along a row's group is not this form
+    assert CompressedWeight.of(q, zero[:, 0], np.ones((1, 128), np.float32)) is None
+    assert CompressedWeight.of(q.astype(np.int8), zero[:, 0], scale[:, 0]) is None
+
+
+def _compressed_model(tmp_path, group: bool) -> str:
+    ov = pytest.importorskip("openvino")
+    import openvino.opset8 as o8
+
+    rng = np.random.default_rng(1)
+    x = o8.parameter([-1, 512], np.float32, name="x")
+    shape = (1024, 8, 64) if group else (1024, 512)
+    values = rng.integers(0, 16 if group else 256, shape)
+    w = (ov.op.Constant(ov.Type.u4, ov.Shape(list(shape)), values.reshape(-1).tolist()) if group
+         else o8.constant(values.astype(np.uint8)))
+    zp = o8.constant(rng.integers(0, 16 if group else 256, (*shape[:-1], 1)).astype(np.uint8))
+    scale = o8.constant(rng.uniform(1e-3, 1e-2, (*shape[:-1], 1)).astype(np.float16))
+    weight = o8.multiply(o8.subtract(o8.convert(w, "f16"), o8.convert(zp, "f16")), scale)
+    if group:
+        weight = o8.reshape(weight, o8.constant(np.int64([1024, 512])), False)
+    y = o8.matmul(x, o8.convert(weight, "f32"), False, True)
+    path = str(tmp_path / "model.xml")
+    ov.save_model(ov.Model([o8.result(y)], [x], "linear"), path, compress_to_fp16=False)
+    return path
+
+
+@pytest.mark.parametrize("group", [False, True], ids=["u8-per-row", "u4-groups"])
+def test_a_decode_sized_run_uses_it_and_agrees_with_openvino(tmp_path, monkeypatch, group):
+    import openvino as ov
+
+    from irexec.api.session import Session
+
+    path = _compressed_model(tmp_path, group)
+    # (without dynamic quantization, which OpenVINO CPU applies to compressed weights by default)
+    request = ov.Core().compile_model(path, "CPU", {"INFERENCE_PRECISION_HINT": "f32",
+                                                   "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}).create_infer_request()
+    used = []
+    product = CompressedWeight.product
+    monkeypatch.setattr(CompressedWeight, "product", lambda self, a: used.append(a.shape) or product(self, a))
+    rng = np.random.default_rng(2)
+    with Session(path) as s:
+        for rows in (8, 1, 3):  # the first run decompresses; then a prefill, then decode-sized runs
+            x = rng.standard_normal((rows, 512)).astype(np.float32)
+            got = s.run({"x": x}).outputs[s.output_names[0]]
+            want = request.infer({"x": x})[0]
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+    assert used[-2:] == [(1, 512), (3, 512)]  # asked for every run after the first; products of 1 and 3 rows
+
+
+def test_without_the_kernel_the_run_is_blas_on_the_f32_weight(tmp_path, monkeypatch):
+    from irexec.api.session import Session
+
+    path = _compressed_model(tmp_path, group=False)
+    x = {"x": np.random.default_rng(3).standard_normal((1, 512)).astype(np.float32)}
+    with Session(path) as s:
+        s.run(x)
+        fast = s.run(x).outputs[s.output_names[0]]
+    monkeypatch.setattr(compressed_linear, "_kernels", None)  # as without Numba, or with IREXEC_JIT=0
+    with Session(path) as s:
+        s.run(x)
+        assert not any(getattr(op, "compressed", None) for op in s.model.ops.values())
+        blas = s.run(x).outputs[s.output_names[0]]
+    bound = 512 * EPS * (np.abs(x["x"]).sum() * 255 * 1e-2)
+    assert np.abs(fast - blas).max() <= bound
