@@ -8,10 +8,10 @@ measured against its floor in one run.
 Sections (``--only`` picks some):
 
 decode       A decode step reads every weight once.  An LLM's output projection
-             [49152, 576] as irexec keeps it (f32), against a lossless f16 copy
-             (its decompression chain ends in f16, so its values are f16 values)
-             widened by NumPy in cache-sized blocks, and against ``np.copyto`` of
-             the f32 weight.  Then the 28 layer products of smollm's decode step
+             [49152, 576] as irexec keeps it (f32), against a half-size f16 copy
+             widened by NumPy in cache-sized blocks, the u8 weight read by the
+             compressed product (the jit extra; skipped without Numba), and
+             ``np.copyto`` of the f32 weight.  Then the 28 layer products of smollm's decode step
              (1 row each) on one thread, and each cut in two over irexec's threads.
 prefill      The products of a 32-token prefill as ``a @ w.T`` (a few rows by a
              wide matrix: the weight is stored [N, K]) and as ``(w @ a.T).T``.
@@ -82,6 +82,8 @@ def report(title: str, got: dict[str, float], floor: str, current: str) -> None:
 
 
 def section_decode(repeat: int) -> None:
+    from irexec.kernels import compressed_linear
+    from irexec.kernels.compressed_linear import CompressedWeight
     from irexec.ops.matmul.matmul import product
     from irexec.system import blas, parallel
 
@@ -98,10 +100,17 @@ def section_decode(repeat: int) -> None:
             np.copyto(block, w16[lo:lo + len(block)])
             np.matmul(x, block.T, out=out[:, lo:lo + len(block)])
 
+    contenders = {"np.copyto of the f32 weight (113 MB)": lambda: np.copyto(dst, w32),
+                  "x @ w.T, f32 weight, irexec's product (2 threads)": lambda: product(x, w32.T),
+                  "x @ w.T, f16 weight widened in blocks of 512 rows": from_f16}
+    q = rng.integers(0, 256, (VOCAB, HIDDEN), dtype=np.uint8)
+    packed = CompressedWeight.of(q, np.full((VOCAB, 1), 128, np.float32), np.full((VOCAB, 1), 0.01, np.float32))
+    if compressed_linear.available() and packed is not None:
+        contenders["x @ w.T, u8 weight, the compressed product (jit extra)"] = lambda: packed.product(x)
+    else:
+        print("(the compressed product is not measured: Numba is not installed, pip install -e '.[jit]')")
     with blas.limited():
-        got = medians({"np.copyto of the f32 weight (113 MB)": lambda: np.copyto(dst, w32),
-                       "x @ w.T, f32 weight, irexec's product (2 threads)": lambda: product(x, w32.T),
-                       "x @ w.T, f16 weight widened in blocks of 512 rows": from_f16}, repeat)
+        got = medians(contenders, repeat)
     report("decode: the output projection, 1 row", got, "np.copyto of the f32 weight (113 MB)",
            "x @ w.T, f32 weight, irexec's product (2 threads)")
 
