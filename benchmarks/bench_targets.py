@@ -136,6 +136,19 @@ def bench_llm(d: Path, repeat: int, new_tokens: int, peaks: int) -> dict[str, fl
         ir_dec.append(decode_step(session.reset_state, session.run))
         ov_dec.append(decode_step(request.reset_state, request.infer))
     out["ir_decode"], out["ov_decode"] = statistics.median(ir_dec[1:]), statistics.median(ov_dec[1:])
+    # the decode step without the jit extra's compressed product (`pip install irexec` alone)
+    from irexec.kernels import compressed_linear
+
+    kernels = compressed_linear._compiled()
+    out["ir_decode_plain"] = out["ir_peak_plain"] = None
+    if kernels is not None:
+        compressed_linear._kernels = None
+        try:
+            out["ir_decode_plain"] = statistics.median([decode_step(session.reset_state, session.run)
+                                                        for _ in range(1 + repeat)][1:])
+        finally:
+            compressed_linear._kernels = kernels
+        out["ir_peak_plain"] = stateful_peak("irexec", d, peaks, IREXEC_JIT="0")
     prompt = {k: step0[k] for k in ("input_ids", "attention_mask", "position_ids", "beam_idx")}
     ir_gen, ov_gen = interleaved(lambda: generate(session, prompt, new_tokens), ov_greedy, max(1, repeat // 3), warm=1)
     out["ir_tok_s"], out["ov_tok_s"] = new_tokens / ir_gen, new_tokens / ov_gen
@@ -178,12 +191,12 @@ def genai_tokens_per_second(d: Path, new_tokens: int, repeat: int) -> float | No
         return new_tokens / statistics.median(times)
 
 
-def stateful_peak(engine: str, d: Path, count: int) -> float | None:
+def stateful_peak(engine: str, d: Path, count: int, **env: str) -> float | None:
     """Median over ``count`` fresh processes of the peak RSS of loading the model and running both steps."""
     got = []
     for _ in range(count):
         p = subprocess.run([sys.executable, str(bench_models.__file__), "--child-stateful", engine, str(d), "0"],
-                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO), **env})
         if p.returncode != 0 or not p.stdout.strip():
             return None
         got.append(int(p.stdout.split()[-1]))
@@ -289,6 +302,10 @@ def main() -> None:
             peak = r[f"{k}_peak"]
             print(f"{who:<10} {r[f'{k}_prefill'] * 1e3:>11.1f} {r[f'{k}_decode'] * 1e3:>10.1f} "  # type: ignore[operator]
                   f"{r[f'{k}_tok_s']:>9.1f} {'n/a' if peak is None else f'{peak / 2**20:.0f}':>9}")
+        if r["ir_decode_plain"] is not None:
+            plain_peak = r["ir_peak_plain"]
+            print(f"{'(no jit)':<10} {'':>11} {r['ir_decode_plain'] * 1e3:>10.1f} {'':>9} "  # type: ignore[operator]
+                  f"{'n/a' if plain_peak is None else f'{plain_peak / 2**20:.0f}':>9}   (IREXEC_JIT=0: BLAS on f32 weights)")
         prefill, decode = r["ir_prefill"] / r["ov_prefill"], r["ir_decode"] / r["ov_decode"]  # type: ignore[operator]
         targets += [(f"{d.name} prefill <= 1.5x", f"{prefill:.2f}x", prefill <= 1.5),
                     (f"{d.name} decode <= 2x", f"{decode:.2f}x", decode <= 2)]
