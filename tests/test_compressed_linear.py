@@ -1,8 +1,7 @@
-"""A linear layer's product of a few rows read from its compressed weight (u8/u4
-with a zero point and scale per row or group) gives the decompression chain's
-exact values and each output the f32 dot product's bound; a run uses it for a
-decode-sized product and BLAS on the f32 weight otherwise, with the same result
-as OpenVINO either way."""
+"""A linear layer's product read from its compressed weight (u8/u4 with a zero
+point and scale per row or group) gives the decompression chain's exact values and
+each output the f32 dot product's bound; a run never makes the f32 weight unless it
+shows values, and agrees with OpenVINO either way."""
 
 from __future__ import annotations
 
@@ -87,10 +86,12 @@ def _compressed_model(tmp_path, group: bool) -> str:
 
 
 @pytest.mark.parametrize("group", [False, True], ids=["u8-per-row", "u4-groups"])
-def test_a_decode_sized_run_uses_it_and_agrees_with_openvino(tmp_path, monkeypatch, group):
+def test_a_run_never_makes_the_f32_weight_and_agrees_with_openvino(tmp_path, monkeypatch, group):
     import openvino as ov
 
     from irexec.api.session import Session
+    from irexec.executor.cache import run_cache
+    from irexec.kernels.compressed_linear import StandIn
 
     path = _compressed_model(tmp_path, group)
     # (without dynamic quantization, which OpenVINO CPU applies to compressed weights by default)
@@ -98,19 +99,100 @@ def test_a_decode_sized_run_uses_it_and_agrees_with_openvino(tmp_path, monkeypat
                                                    "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}).create_infer_request()
     used = []
     product = CompressedWeight.product
-    monkeypatch.setattr(CompressedWeight, "product", lambda self, a: used.append(a.shape) or product(self, a))
+    monkeypatch.setattr(CompressedWeight, "product", lambda self, a, **kw: used.append(a.shape) or product(self, a, **kw))
     rng = np.random.default_rng(2)
     with Session(path) as s:
-        for rows in (8, 1, 3):  # the first run decompresses; then a prefill, then decode-sized runs
+        for rows in (8, 1, 3):  # a prefill (blocks of rows for BLAS), then decode-sized products (the kernel)
             x = rng.standard_normal((rows, 512)).astype(np.float32)
             got = s.run({"x": x}).outputs[s.output_names[0]]
             want = request.infer({"x": x})[0]
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
-    assert used[-2:] == [(1, 512), (3, 512)]  # asked for every run after the first; products of 1 and 3 rows
+        kept = run_cache(s.model).outputs
+        weights = [outs[0] for outs in kept.values() if isinstance(outs[0], StandIn)]
+        assert len(weights) == 1 and weights[0].shape == (1024, 512)  # stood in for, never made
+        assert run_cache(s.model).nbytes == 0
+    assert used == [(8, 512), (1, 512), (3, 512)]
+
+
+def test_a_run_that_reads_values_gets_the_real_weight(tmp_path):
+    """A hook that reads every value, a dump, or ``stop_at`` the chain's end sees the f32
+    weight the chain computes, never the stand-in's NaN; the plain runs around keep theirs."""
+    from irexec.api.session import Session
+
+    path = _compressed_model(tmp_path, group=True)
+    x = {"x": np.random.default_rng(4).standard_normal((1, 512)).astype(np.float32)}
+    with Session(path) as s:
+        plain = s.run(x).outputs[s.output_names[0]]
+        end = next(layer for layer in s.model.layers.values() if layer.type == "Convert"
+                   and layer.outputs[0].precision is not None and layer.outputs[0].precision.name == "f32")
+        seen: list[np.ndarray] = []
+        shown = s.run(x, on_layer=lambda layer, outs, _: seen.extend(outs) if layer.id == end.id else None)
+        weight = next(iter(s.run(x, stop_at=end.id).outputs.values()))
+        again = s.run(x).outputs[s.output_names[0]]
+    assert weight.shape == (1024, 512) and np.isfinite(weight).all() and type(weight) is np.ndarray
+    np.testing.assert_array_equal(seen[0], weight)
+    np.testing.assert_array_equal(again, plain)
+    exact = x["x"].astype(np.float64) @ weight.astype(np.float64).T
+    bound = 512 * EPS * (np.abs(x["x"]).astype(np.float64) @ np.abs(weight).astype(np.float64).T)
+    for got in (plain, shown.outputs[s.output_names[0]]):
+        assert np.all(np.abs(got - exact) <= bound)
+
+
+def test_a_zero_point_per_weight_is_made_and_charged_as_the_chain_says(tmp_path):
+    """Not the form the compressed product reads (a zero point per weight, not per group):
+    the run computes the f32 weight, charged to its memory limit, and agrees with OpenVINO."""
+    ov = pytest.importorskip("openvino")
+    import openvino.opset8 as o8
+
+    from irexec import IRExecError
+    from irexec.api.load import load
+    from irexec.executor.cache import run_cache
+    from irexec.executor.engine import run_model
+    from irexec.kernels.compressed_linear import StandIn
+
+    rng = np.random.default_rng(6)
+    x = o8.parameter([1, 512], np.float32, name="x")
+    w = o8.constant(rng.integers(0, 256, (1024, 512), dtype=np.uint8))
+    zp = o8.constant(rng.integers(0, 256, (1024, 512), dtype=np.uint8))
+    scale = o8.constant(rng.uniform(1e-3, 1e-2, (1024, 1)).astype(np.float16))
+    weight = o8.multiply(o8.subtract(o8.convert(w, "f16"), o8.convert(zp, "f16")), scale)
+    path = str(tmp_path / "model.xml")
+    ov.save_model(ov.Model([o8.result(o8.matmul(x, o8.convert(weight, "f32"), False, True))], [x], "m"), path,
+                  compress_to_fp16=False)
+    feeds = {"x": rng.standard_normal((1, 512)).astype(np.float32)}
+    model = load(path)
+    got = next(iter(run_model(model, feeds).outputs.values()))
+    want = ov.Core().compile_model(path, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}
+                                   ).create_infer_request().infer(feeds)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+    assert not any(isinstance(outs[0], StandIn) for outs in run_cache(model).outputs.values())
+    with pytest.raises(IRExecError) as e:
+        run_model(load(path), feeds, max_memory=1 << 20)  # the 2 MiB f32 weight is made, and charged
+    assert e.value.code == "memory-limit"
+
+
+def test_a_limit_below_the_f32_weight_runs(tmp_path):
+    """The f32 weight (2 MiB) is never made, so a limit below it runs, as OpenVINO's
+    compressed MatMul would; without the kernel the same limit is refused."""
+    from irexec import IRExecError
+    from irexec.api.load import load
+    from irexec.executor.engine import run_model
+
+    path = _compressed_model(tmp_path, group=True)
+    x = {"x": np.random.default_rng(5).standard_normal((2, 512)).astype(np.float32)}
+    assert np.isfinite(next(iter(run_model(load(path), x, max_memory=1 << 20).outputs.values()))).all()
+    compressed_linear._kernels, kernels = None, compressed_linear._kernels
+    try:
+        with pytest.raises(IRExecError) as e:
+            run_model(load(path), x, max_memory=1 << 20)
+    finally:
+        compressed_linear._kernels = kernels
+    assert e.value.code == "memory-limit"
 
 
 def test_without_the_kernel_the_run_is_blas_on_the_f32_weight(tmp_path, monkeypatch):
     from irexec.api.session import Session
+    from irexec.executor.cache import run_cache
 
     path = _compressed_model(tmp_path, group=False)
     x = {"x": np.random.default_rng(3).standard_normal((1, 512)).astype(np.float32)}
@@ -121,6 +203,7 @@ def test_without_the_kernel_the_run_is_blas_on_the_f32_weight(tmp_path, monkeypa
     with Session(path) as s:
         s.run(x)
         assert not any(getattr(op, "compressed", None) for op in s.model.ops.values())
+        assert run_cache(s.model).nbytes == 1024 * 512 * 4  # the f32 weight, kept
         blas = s.run(x).outputs[s.output_names[0]]
     bound = 512 * EPS * (np.abs(x["x"]).sum() * 255 * 1e-2)
     assert np.abs(fast - blas).max() <= bound

@@ -1,7 +1,8 @@
 """Decompressed weights are kept between runs within an eighth of the memory
 limit; a limit below the weights' f32 size still runs (what is not kept is
 computed again by every run), and a weight is decompressed in about its own
-memory."""
+memory.  (Without the jit extra's kernels: with them, a linear layer's weight is
+never decompressed whole, tests/test_compressed_linear.py.)"""
 
 from __future__ import annotations
 
@@ -17,6 +18,12 @@ from irexec.api.load import load  # noqa: E402
 from irexec.api.session import Session  # noqa: E402
 from irexec.executor.cache import run_cache  # noqa: E402
 from irexec.executor.engine import run_model  # noqa: E402
+from irexec.kernels import compressed_linear  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _f32_weights(monkeypatch):
+    monkeypatch.setattr(compressed_linear, "_kernels", None)  # as without Numba, or with IREXEC_JIT=0
 
 ROWS, COLS = 4096, 512  # each weight: 8 MiB of f32
 

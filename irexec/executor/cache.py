@@ -9,6 +9,7 @@ import weakref
 import numpy as np
 
 from ..ir.records import Layer
+from ..kernels.compressed_linear import StandIn
 from ..model.binding import Model
 from ..ops.framework.base import Op
 from ..ops.io import Const1, Result1
@@ -114,7 +115,8 @@ class RunCache:
         now holds (the cache counts against --max-memory like any tensor)."""
         if lid not in self.foldable or lid in self.chain_only:
             return 0
-        size = 0 if self._mapped(lid) else sum(a.nbytes for a in outs)
+        # (a StandIn is one zero seen at a weight's shape: nothing of its own)
+        size = 0 if self._mapped(lid) else sum(a.nbytes for a in outs if not isinstance(a, StandIn))
         if self.nbytes + size > min(FOLD_BYTES, limit // FOLD_SHARE) or self.dropped and size:
             self.full = True
             return 0

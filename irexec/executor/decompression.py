@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -288,71 +289,156 @@ class DecompressionChain(Op):
         result.scratch = max(made - output, 0)
         return result
 
+    def stand_in(self, leaves: Sequence[np.ndarray], inference: Inference) -> compressed_linear.StandIn | None:
+        """A StandIn for the weight, when this run may have one (nothing but linear layers
+        and embedding lookups read the weight, and no hook, dump or ``stop_at`` reads
+        values) and the chain's operands give exactly the inferred weight; else None,
+        and the run computes the weight, charged to its memory limit as any output."""
+        if REAL_WEIGHTS.get() or not self.stands_in:
+            return None
+        shape = inference.outputs[0].shape
+        weight = leaves[self._position[self.chain.leaves[0]]]
+        if not shape.is_static or limits.element_count(shape.to_tuple()) != weight.size \
+                or any(leaf.size > max(16, weight.size // 16) for leaf in leaves if leaf is not weight):
+            return None  # the zero point and scale are converted uncharged here: only a few per row's group
+        found = self._compressed(leaves)
+        if found is None or not shape.is_static or found.shape != shape.to_tuple():
+            return None  # (a zero point or scale that broadcasts the weight bigger, for one)
+        return compressed_linear.StandIn.of(found)
+
     def compute(self, plan: None, *leaves: np.ndarray) -> Sequence[np.ndarray]:
         return [self.evaluate(leaves)]
 
+    @property
+    def stands_in(self) -> bool:
+        """Whether every layer that reads the chain's weight can read its compressed
+        form instead: linear layers (MatMul by the weight transposed) and embedding
+        lookups (Gather of its rows), with the jit extra's kernels there to do it."""
+        found = getattr(self, "_stands_in", None)
+        if found is None:
+            model, end = self.model, self.chain.end
+            readers = _readers(model, (end, 0))
+            found = self._stands_in = (
+                bool(readers) and self.etype.name == "f32" and not self.chain.declared_weight
+                and _weight_type(model, self.chain) in ("u8", "u4") and compressed_linear.available()
+                and any(port == 1 for _, port in readers)
+                and all(_reads_compressed(model, lid, port) for lid, port in readers))
+        return found
+
+    def _compressed(self, leaves: Sequence[np.ndarray]) -> compressed_linear.CompressedWeight | None:
+        _, operands = self._walk(leaves, weight=False)
+        if "Multiply" not in operands:
+            return None
+        return _compressed_form(self.model, self.chain, leaves[self._position[self.chain.leaves[0]]],
+                                operands.get("Subtract"), operands["Multiply"])
+
     def evaluate(self, leaves: Sequence[np.ndarray]) -> np.ndarray:
-        model, chain = self.model, self.chain
-        values: dict[Src, np.ndarray] = {src: leaves[i] for src, i in self._position.items()}
-        owned: set[int] = set()  # ids of the arrays made here: written in place (a weight is large)
-        value: np.ndarray | None = None
-        operands: dict[str, np.ndarray] = {}  # the zero point and scale, for a linear layer's compressed product
-        path: np.ndarray | None = None  # the weight's own value so far (not a zero point's or scale's)
-        for lid in chain.layers:
-            layer = model.layers[lid]
-            args = [values[s] for s in model.graph.inputs_of(lid)]  # type: ignore[index]
-            if layer.type == "Convert":
-                weight = lid == chain.layers[0]
-                declared = model.ops[lid].destination_type.dtype  # type: ignore[union-attr]
-                value = _f32(convert_array(args[0], declared) if weight and chain.declared_weight else args[0])
-                path = value if weight else path
-            elif layer.type in ("Subtract", "Multiply"):
-                data = 1 if args[1] is path else 0
-                operands[layer.type] = _f32(args[1 - data])
-                a, b = _f32(args[0]), _f32(args[1])
-                fn = np.subtract if layer.type == "Subtract" else np.multiply
-                into = a if id(a) in owned and np.broadcast_shapes(a.shape, b.shape) == a.shape else None
-                value = path = fn(a, b, out=into, dtype=np.float32)
-            else:  # Reshape / Unsqueeze: moves values, whatever their type
-                op = model.ops[lid]
-                value = op.compute(op.plan_for(args).plan, *args)[0]  # type: ignore[union-attr]
-                if id(args[0]) in owned and np.shares_memory(value, args[0]):
-                    owned.add(id(value))
-            if not any(value is arg for arg in args) and not any(value is leaf for leaf in leaves):
-                owned.add(id(value))
-            values[(lid, 0)] = value
+        value, operands = self._walk(leaves, weight=True)
         assert value is not None
         want = self.etype.dtype
         assert want is not None, "a chain ends in a type NumPy holds"
         value = value if value.dtype == want else convert_array(value, want)  # rounded once, at the end
-        if "Multiply" in operands and not chain.declared_weight:
-            offer_compressed(model, chain, value, leaves[self._position[chain.leaves[0]]],
+        if "Multiply" in operands and not self.chain.declared_weight:
+            offer_compressed(self.model, self.chain, value, leaves[self._position[self.chain.leaves[0]]],
                              operands.get("Subtract"), operands["Multiply"])
         return value
+
+    def _walk(self, leaves: Sequence[np.ndarray], weight: bool) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
+        """The chain's layers in f32: its value (None without ``weight``: then only the
+        zero point's and scale's layers run) and the zero point and scale it used."""
+        model, chain = self.model, self.chain
+        values: dict[Src, np.ndarray | None] = {src: leaves[i] for src, i in self._position.items()}
+        owned: set[int] = set()  # ids of the arrays made here: written in place (a weight is large)
+        value: np.ndarray | None = None
+        operands: dict[str, np.ndarray] = {}  # the zero point and scale, for a linear layer's compressed product
+        on_path: set[Src] = set()  # the weight's own values (not a zero point's or scale's)
+        for lid in chain.layers:
+            layer = model.layers[lid]
+            srcs = model.graph.inputs_of(lid)
+            args = [values[s] for s in srcs]  # type: ignore[index]
+            along = lid == chain.layers[0] or bool(srcs) and srcs[0] in on_path \
+                or layer.type in ("Subtract", "Multiply") and srcs[1] in on_path
+            if along:
+                on_path.add((lid, 0))
+            if along and not weight:
+                if layer.type in ("Subtract", "Multiply"):
+                    other = args[1] if srcs[0] in on_path else args[0]
+                    operands[layer.type] = _f32(other)  # type: ignore[arg-type]
+                values[(lid, 0)] = None
+                continue
+            made = cast(list[np.ndarray], args)  # (off the weight's path, or with it: every value is made)
+            if layer.type == "Convert":
+                first = lid == chain.layers[0]
+                declared = model.ops[lid].destination_type.dtype  # type: ignore[union-attr]
+                value = _f32(convert_array(made[0], declared) if first and chain.declared_weight else made[0])
+            elif layer.type in ("Subtract", "Multiply"):
+                if along:
+                    operands[layer.type] = _f32(made[1] if srcs[0] in on_path else made[0])
+                a, b = _f32(made[0]), _f32(made[1])
+                fn = np.subtract if layer.type == "Subtract" else np.multiply
+                into = a if id(a) in owned and np.broadcast_shapes(a.shape, b.shape) == a.shape else None
+                value = fn(a, b, out=into, dtype=np.float32)
+            else:  # Reshape / Unsqueeze: moves values, whatever their type
+                op = model.ops[lid]
+                value = op.compute(op.plan_for(made).plan, *made)[0]  # type: ignore[union-attr]
+                if id(made[0]) in owned and np.shares_memory(value, made[0]):
+                    owned.add(id(value))
+            if not any(value is arg for arg in made) and not any(value is leaf for leaf in leaves):
+                owned.add(id(value))
+            values[(lid, 0)] = value
+        return value, operands
+
+
+# Set by a run whose hooks, dumps or stop_at read every value: decompression chains
+# then make their weights, never a StandIn
+REAL_WEIGHTS: ContextVar[bool] = ContextVar("REAL_WEIGHTS", default=False)
+
+
+def _weight_type(model: Model, chain: Chain) -> str:
+    return model.ops[chain.leaves[0][0]].element_type.name  # type: ignore[union-attr]
+
+
+def _reads_compressed(model: Model, lid: int, port: int) -> bool:
+    """A MatMul by the weight transposed, or a Gather of the weight's rows (axis 0, no batch dims)."""
+    op = model.ops.get(lid)
+    if isinstance(op, MatMul1):
+        return port == 1 and op.transpose_b
+    if model.layers[lid].type != "Gather" or port != 0 or getattr(op, "batch_dims", 0) != 0:
+        return False
+    axis = _src(model, lid, 2)
+    value = model.ops[axis[0]]._value() if _const(model, axis) else None  # type: ignore[index,union-attr]
+    return value is not None and value.size == 1 and int(value.reshape(-1)[0]) in (0, -2)
 
 
 def offer_compressed(model: Model, chain: Chain, weight: np.ndarray, q: np.ndarray, zero: np.ndarray | None,
                      scale: np.ndarray) -> None:
     """Give the MatMul that reads a chain's f32 weight [N, K] transposed (a linear
     layer) the quantized form of it, for products of a few rows (kernels/compressed_linear.py).
-    It applies while the MatMul reads this very array, and is let go with it: a u4
-    weight is read from the mapped .bin, never from an unpacked copy."""
+    It applies while the MatMul reads this very array, and is let go with it."""
     linear = [op for lid, port in _readers(model, (chain.end, 0)) if port == 1
               for op in [model.ops.get(lid)] if isinstance(op, MatMul1) and op.transpose_b]
-    const = model.ops[chain.leaves[0][0]]
-    if not linear or weight.dtype != np.float32 or weight.ndim != 2 or q.size != weight.size \
-            or not isinstance(const, Const1) or not compressed_linear.available():
+    if not linear or weight.dtype != np.float32 or weight.ndim != 2 or q.size != weight.size:
         return
-    packed = None
-    if const.element_type.name == "u4" and const.weights is not None:
-        packed = const.weights.packed(const.offset, const.nbytes)
-    elif const.element_type.name != "u8":
-        return
-    found = compressed_linear.CompressedWeight.of(q, zero, scale, packed)
+    found = _compressed_form(model, chain, q, zero, scale)
     if found is None or found.shape != weight.shape:
         return
     for op in linear:  # (a tied embedding's weight is also read by its Gather)
         op.compressed = (weakref.ref(weight, _forget(op, found)), found)
+
+
+def _compressed_form(model: Model, chain: Chain, q: np.ndarray, zero: np.ndarray | None,
+                     scale: np.ndarray) -> compressed_linear.CompressedWeight | None:
+    """The chain's weight as its quantized values (a u4 weight as the mapped .bin holds
+    it, never an unpacked copy), zero point and scale; None for another form."""
+    const = model.ops[chain.leaves[0][0]]
+    if not isinstance(const, Const1) or not compressed_linear.available():
+        return None
+    packed = None
+    if const.element_type.name == "u4" and const.weights is not None:
+        packed = const.weights.packed(const.offset, const.nbytes)
+    elif const.element_type.name != "u8":
+        return None
+    return compressed_linear.CompressedWeight.of(q, zero, scale, packed)
 
 
 def _forget(op: MatMul1, found: compressed_linear.CompressedWeight) -> Callable[[object], None]:

@@ -14,15 +14,17 @@ from ..base.errors import WARNING, Diagnostic
 from ..base.shapes import format_shape
 from ..ir.declared import declared_shape, declared_text
 from ..ir.records import Layer
+from ..kernels.compressed_linear import StandIn
 from ..model.binding import Model
 from ..model.naming import output_names, port_key
 from ..ops.framework.base import Inference
 from ..ops.io import Result1
 from ..system import blas
+from . import decompression
 from .cache import run_cache
 from .feeds import bind_feeds, bind_variables
 from .layer import compute_layer
-from .memory import refuse_large_inputs
+from .memory import own_bytes, refuse_large_inputs
 from .plan import Replay, RunPlan, Step
 from .schedule import compact_steps, execution_order, plan_run, plan_steps
 
@@ -87,8 +89,13 @@ def run_model(
             plan.compact = compact_steps(model, plan)
         if isinstance(plan.compact, tuple):
             preset, steps, preset_bytes = plan.compact
-    values, results, times, warnings = _execute(model, steps, bound, limit, on_layer, keep_all, preset, preset_bytes,
-                                                plan.replay(steps, run_cache(model).settled))
+    # a run that shows or returns values other than the outputs gets real weights, never a StandIn
+    token = decompression.REAL_WEIGHTS.set(keep_all or reads_values(on_layer) or stop_layer is not None)
+    try:
+        values, results, times, warnings = _execute(model, steps, bound, limit, on_layer, keep_all, preset,
+                                                    preset_bytes, plan.replay(steps, run_cache(model).settled))
+    finally:
+        decompression.REAL_WEIGHTS.reset(token)
     if stop_layer is not None:
         if isinstance(model.ops[stop_layer.id], Result1):
             found = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
@@ -123,6 +130,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     kept, foldable, shapes_ok = folded.outputs, folded.foldable, folded.shapes_ok
     shape_of, derived, derived_outs = folded.shape_of, folded.shape_derived, folded.derived
     chain_readers = folded.chain_readers
+    real = decompression.REAL_WEIGHTS.get()  # a kept StandIn is not served: the chain makes its weight
     signature = 0  # of the shapes seen so far in this run (see RunCache)
     values: dict[tuple[int, int], np.ndarray] = dict(preset) if preset else {}
     results: dict[int, np.ndarray] = {}
@@ -147,9 +155,12 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 outs = [fed]
             else:
                 outs = kept.get(lid)
+                if real and outs is not None and isinstance(outs[0], StandIn):
+                    outs = None
                 if outs is None and lid in derived:
                     outs = derived_outs.get((lid, signature))
-                if outs is None and lid in chain_readers and all(end in kept for end in chain_readers[lid]):
+                if outs is None and lid in chain_readers and all(
+                        end in kept and not (real and isinstance(kept[end][0], StandIn)) for end in chain_readers[lid]):
                     continue  # a packed weight whose chains' values are kept: nothing reads it any more
                 if outs is None:
                     keep = lid in foldable or lid in derived  # kept outputs must be real, not stand-ins
@@ -172,7 +183,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 held += outs[0].nbytes
             for (key, dims), arr in zip(ports, outs):
                 values[key] = arr
-                held += arr.nbytes
+                held += own_bytes(arr)
                 if arr.shape != dims and (lid, key[1], arr.shape) not in shapes_ok:
                     _note_undeclared_shape(model, layer, key[1], arr.shape, warnings, shapes_ok)
             if on_layer is not None:
@@ -181,7 +192,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 for src in frees:
                     gone = values.pop(src, None)
                     if gone is not None:
-                        held -= gone.nbytes
+                        held -= own_bytes(gone)
     if replay is not None and run_key is not None and known is None:
         replay.keep(run_key, inferences)
     return values, results, times, warnings

@@ -12,9 +12,11 @@ from ..base import limits
 from ..base.errors import InternalError, IRExecError
 from ..base.shapes import format_shape
 from ..ir.records import Layer
+from ..kernels.compressed_linear import StandIn
 from ..model.binding import Model
 from ..ops.framework.base import Inference, Op, TensorInfo
 from ..ops.io import Result1
+from .decompression import DecompressionChain
 from .memory import NO_ALLOCATION, refuse_over_memory_limit
 
 # Set (tests do) to hold every kernel's outputs to what inference said.
@@ -32,6 +34,10 @@ def compute_layer(model: Model, layer: Layer, op: Op, args: list[np.ndarray], va
     try:
         if inference is None:
             inference = op.plan_for(args)
+        if isinstance(op, DecompressionChain):
+            stand_in = op.stand_in(args, inference)
+            if stand_in is not None:
+                return [stand_in], inference  # the weight is never made: nothing to charge
         need = inference.charge
         if (need is not None and need + held > limit) and not isinstance(op, NO_ALLOCATION):
             refuse_over_memory_limit(model, layer, inference, values, results, limit, held, outside, bound)
@@ -43,7 +49,7 @@ def compute_layer(model: Model, layer: Layer, op: Op, args: list[np.ndarray], va
         finally:
             limits.IN_USE.reset(token)
         # NumPy hands back scalars, not arrays, for many operations on 0-d arrays
-        outs = [o if type(o) is np.ndarray else np.asarray(o) for o in outs]
+        outs = [o if type(o) is np.ndarray or isinstance(o, StandIn) else np.asarray(o) for o in outs]
     except IRExecError as e:
         raise type(e)(model.locate(e.diagnostics, layer)) from None
     except MemoryError:

@@ -10,6 +10,7 @@ import numpy as np
 from ..base import limits
 from ..base.errors import InputError, IRExecError
 from ..ir.records import Layer
+from ..kernels.compressed_linear import StandIn
 from ..model.binding import Model
 from ..ops.framework.base import Inference
 from ..ops.io import Const1, Result1
@@ -59,6 +60,11 @@ def refuse_over_memory_limit(
         raise IRExecError(f"output {shapes}{also} {why}", code="memory-limit", **model.where(layer))
 
 
+def own_bytes(a: np.ndarray) -> int:
+    """The memory an array holds: none for a StandIn, a weight that is never made."""
+    return 0 if isinstance(a, StandIn) else a.nbytes
+
+
 def _alive(model: Model, values: Mapping[tuple[int, int], np.ndarray], results: Mapping[int, np.ndarray],
            outside: int, bound: Mapping[int, np.ndarray] | None) -> int:
     """Exact bytes in use: each array once, mapped Consts not at all, the fold
@@ -67,12 +73,12 @@ def _alive(model: Model, values: Mapping[tuple[int, int], np.ndarray], results: 
     for lid, outs in run_cache(model).outputs.items():
         if not isinstance(model.ops[lid], Const1):
             for a in outs:
-                distinct[id(a)] = a.nbytes
+                distinct[id(a)] = own_bytes(a)
     for (src, _), a in values.items():
         if not isinstance(model.ops[src], NO_ALLOCATION):
-            distinct[id(a)] = a.nbytes
+            distinct[id(a)] = own_bytes(a)
     for a in results.values():
-        distinct[id(a)] = a.nbytes
+        distinct[id(a)] = own_bytes(a)
     if outside and bound:
         for a in bound.values():
             distinct.pop(id(a), None)

@@ -14,6 +14,7 @@ from ..model.naming import output_names
 from ..ops.io import Result1
 from ..ops.state import AssignOp, ReadValueOp
 from .cache import run_cache
+from .memory import own_bytes
 from .plan import RunPlan, Step
 
 
@@ -105,7 +106,7 @@ def compact_steps(model: Model, plan: RunPlan) -> tuple[dict[tuple[int, int], np
     if any(src[0] not in kept for step in rest for src in step.sources if src is not None and src[0] in fixed_ids):
         return False if folded.full else None
     preset = {src: kept[src[0]][src[1]] for step in rest for src in step.sources if src is not None and src[0] in fixed_ids}
-    return preset, rest, sum(a.nbytes for a in preset.values())
+    return preset, rest, sum(own_bytes(a) for a in preset.values())
 
 
 def refuse_missing_ops(model: Model, order: list[int]) -> None:

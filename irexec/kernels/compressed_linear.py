@@ -35,6 +35,8 @@ MAX_ROWS = 4
 # Weights of fewer bytes than this (quantized) are not cut over threads: a hand-off
 # costs about as much as their product
 MIN_PARALLEL_BYTES = 4 << 20
+# A block of decompressed rows for BLAS stays within this many bytes (the L2 cache)
+BLOCK_BYTES = 512 << 10
 ENV_VAR = "IREXEC_JIT"  # "0": never compile, BLAS on the f32 weight as without Numba
 
 _kernels: dict[int, Callable[..., None]] | None | bool = False  # by bits a value; False: not compiled yet
@@ -54,10 +56,10 @@ def _compiled() -> dict[int, Callable[..., None]] | None:
 
 def _compile() -> dict[int, Callable[..., None]] | None:
     try:
-        from . import compressed_linear_jit
+        from . import compressed_linear_jit as jit
     except ImportError:  # no Numba
         return None
-    return {8: compressed_linear_jit.rows8, 4: compressed_linear_jit.rows4}
+    return {8: jit.rows8, 4: jit.rows4, -8: jit.block8, -4: jit.block4}  # (negative: a block of rows for BLAS)
 
 
 class CompressedWeight:
@@ -101,25 +103,74 @@ class CompressedWeight:
                                                  .reshape(n, groups)))
         return cls(values, bits, operands[0], operands[1])
 
-    def product(self, a: np.ndarray) -> np.ndarray | None:
-        """``a @ w.T`` for f32 ``a`` [..., K] with at most ``MAX_ROWS`` rows; None
-        when that does not apply (BLAS on the f32 weight then)."""
+    def product(self, a: np.ndarray, *, any_rows: bool = False) -> np.ndarray | None:
+        """``a @ w.T`` for f32 ``a`` [..., K] with at most ``MAX_ROWS`` rows, or any number
+        with ``any_rows`` (blocks of rows decompressed for BLAS); None when that does not
+        apply (BLAS on the f32 weight then)."""
         kernels = _compiled()
         n, k = self.shape
         rows = a.size // k if a.ndim and a.shape[-1] == k else 0
-        if kernels is None or a.dtype != np.float32 or not 0 < rows <= MAX_ROWS:
+        if kernels is None or a.dtype != np.float32 or not (0 < rows <= MAX_ROWS or any_rows and a.shape[-1] == k):
             return None
-        kernel = kernels[self.bits]
         flat = np.ascontiguousarray(a).reshape(rows, k)
-        if self.bits == 4:  # matching the kernel's two runs of a row's values
+        if self.bits == 4:  # matching the kernels' order of a row's values: the even ones, then the odd ones
             flat = np.concatenate([flat[:, 0::2], flat[:, 1::2]], axis=1)
         out = np.empty((rows, n), np.float32)
+        if not rows:
+            return out.reshape(*a.shape[:-1], n)
+        if rows <= MAX_ROWS:
+            kernel = kernels[self.bits]
+
+            def part(lo: int, hi: int) -> Callable[[], None]:
+                return lambda: kernel(flat, self.q, self.zero, self.scale, out, lo, hi)
+        else:
+            block = kernels[-self.bits]
+            size = max(1, BLOCK_BYTES // (4 * k))
+
+            def part(lo: int, hi: int) -> Callable[[], None]:
+                def run() -> None:
+                    buf = np.empty((min(size, hi - lo), k), np.float32)
+                    for start in range(lo, hi, size):
+                        stop = min(hi, start + size)
+                        block(self.q, self.zero, self.scale, start, stop, buf)
+                        # a tall block by a few columns: BLAS's faster orientation (see ops/matmul)
+                        out[:, start:stop] = np.matmul(buf[:stop - start], flat.T).T
+                return run
         parts = parallel.num_threads() if self.q.nbytes >= MIN_PARALLEL_BYTES else 1
         spans = parallel.spans(n, parts)
-
-        def part(lo: int, hi: int) -> Callable[[], None]:
-            return lambda: kernel(flat, self.q, self.zero, self.scale, out, lo, hi)
-
-        # weighed by the weight's bytes, which the kernel streams, not by its small output
+        # weighed by the weight's bytes, which the kernels stream, not by the small output
         parallel.run([part(lo, hi) for lo, hi in spans], self.q.nbytes if len(spans) > 1 else 0)
         return out.reshape(*a.shape[:-1], n)
+
+    def rows(self, index: np.ndarray) -> np.ndarray:
+        """Rows ``index`` (in range, intp) of the weight [*index.shape, K], computed as
+        the chain computes them, in NumPy: an embedding lookup reads a few rows."""
+        n, k = self.shape
+        flat = index.reshape(-1)
+        q = self.q[flat]
+        if self.bits == 4:  # two values a byte, the first in the low nibble
+            q = np.stack([q & 15, q >> 4], axis=-1).reshape(len(flat), k)
+        groups = self.zero.shape[1]
+        values = q.reshape(len(flat), groups, k // groups).astype(np.float32)
+        values -= self.zero[flat][:, :, None]
+        values *= self.scale[flat][:, :, None]
+        return values.reshape(*index.shape, k)
+
+
+class StandIn(np.ndarray):
+    """Stands for a decompressed weight [N, K] that is never made: a read-only view of
+    one NaN with the weight's shape and type (whatever reads it by mistake turns to
+    NaN, never to plausible numbers), and its ``compressed`` form, which the MatMuls
+    and Gathers that read it use instead (executor/decompression.py gives one only to
+    runs in which nothing else reads the weight's values)."""
+
+    compressed: CompressedWeight
+
+    @classmethod
+    def of(cls, compressed: CompressedWeight) -> StandIn:
+        made = np.broadcast_to(np.full((), np.nan, np.float32), compressed.shape).view(cls)
+        made.compressed = compressed
+        return made
+
+    def __array_finalize__(self, obj: object) -> None:
+        self.compressed = getattr(obj, "compressed", None)  # type: ignore[assignment]

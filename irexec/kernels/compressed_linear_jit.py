@@ -66,3 +66,19 @@ def rows4(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int) -> 
         dequantize4(q[n], zero[n], scale[n], low, high)
         for m in range(a.shape[0]):
             out[m, n] = dot(a[m, :half], low) + dot(a[m, half:], high)
+
+
+@njit(nogil=True, cache=True)
+def block8(q: Any, zero: Any, scale: Any, lo: int, hi: int, buf: Any) -> None:
+    """Rows lo..hi of the weight into ``buf``, values in their own order."""
+    for n in range(lo, hi):
+        dequantize8(q[n], zero[n], scale[n], buf[n - lo])
+
+
+@njit(nogil=True, cache=True)
+def block4(q: Any, zero: Any, scale: Any, lo: int, hi: int, buf: Any) -> None:
+    """Rows lo..hi of the weight into ``buf``, each row's even values, then its odd ones."""
+    half = q.shape[1]
+    for n in range(lo, hi):
+        row = buf[n - lo]
+        dequantize4(q[n], zero[n], scale[n], row[:half], row[half:])

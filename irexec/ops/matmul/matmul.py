@@ -12,8 +12,9 @@ from collections.abc import Callable
 import numpy as np
 
 from ...base.dtypes import BF16
+from ...base.errors import InternalError
 from ...base.shapes import Dim, PartialShape, broadcast_numpy
-from ...kernels.compressed_linear import CompressedWeight
+from ...kernels.compressed_linear import CompressedWeight, StandIn
 from ...kernels.windows import product_parts, run_tasks
 from ...system import parallel
 from ..framework.base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
@@ -66,6 +67,11 @@ class MatMul1(Op):
 
     def compute(self, plan: tuple[bool, bool], a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
         ta, tb = plan
+        if isinstance(b, StandIn):  # a weight never decompressed whole: its compressed form does the product
+            out = b.compressed.product(np.swapaxes(a, -1, -2) if ta else a, any_rows=True) if tb else None
+            if out is None:
+                raise InternalError(f"a compressed weight {list(b.shape)} reached a MatMul it cannot serve")
+            return [out]
         if self.compressed is not None and tb and not ta and self.compressed[0]() is b:
             out = self.compressed[1].product(a)
             if out is not None:

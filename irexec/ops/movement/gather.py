@@ -29,7 +29,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...base.errors import InternalError
 from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ...kernels.compressed_linear import StandIn
 from ...system import parallel
 from ..framework.base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
 from ..framework.registry import register
@@ -288,6 +290,14 @@ class _GatherBase(Op):
 
     def compute(self, plan: tuple[int, int], data: np.ndarray, indices: np.ndarray, axis: np.ndarray) -> Sequence[np.ndarray]:
         a, b = plan
+        if isinstance(data, StandIn):  # an embedding never decompressed whole: the picked rows are
+            if (a, b) != (0, 0):
+                raise InternalError(f"a compressed weight reached a Gather on axis {a} with batch_dims {b}")
+            idx, valid = _normalize_indices(indices, data.shape[0])
+            out = data.compressed.rows(idx)
+            if valid is not None:
+                out[~valid] = 0
+            return [out]
         return [gather(data, indices, a, b)]
 
 
