@@ -22,9 +22,7 @@ computed unless another layer reads them.  See docs/numerics.md.
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Callable, Sequence
-from contextvars import ContextVar
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -37,7 +35,7 @@ from ..kernels import compressed_linear
 from ..kernels.convert import convert_array
 from ..ops.framework.base import In, Inference, Op, TensorInfo
 from ..ops.io import Const1
-from ..ops.matmul.matmul import MatMul1
+from . import compressed_weights as compressed
 
 if TYPE_CHECKING:
     from ..model.binding import Model
@@ -294,7 +292,7 @@ class DecompressionChain(Op):
         and embedding lookups read the weight, and no hook, dump or ``stop_at`` reads
         values) and the chain's operands give exactly the inferred weight; else None,
         and the run computes the weight, charged to its memory limit as any output."""
-        if REAL_WEIGHTS.get() or not self.stands_in:
+        if compressed.REAL_WEIGHTS.get() or not self.stands_in:
             return None
         shape = inference.outputs[0].shape
         weight = leaves[self._position[self.chain.leaves[0]]]
@@ -320,17 +318,17 @@ class DecompressionChain(Op):
             readers = _readers(model, (end, 0))
             found = self._stands_in = (
                 bool(readers) and self.etype.name == "f32" and not self.chain.declared_weight
-                and _weight_type(model, self.chain) in ("u8", "u4") and compressed_linear.available()
-                and any(port == 1 for _, port in readers)
-                and all(_reads_compressed(model, lid, port) for lid, port in readers))
+                and model.ops[self.chain.leaves[0][0]].element_type.name in ("u8", "u4")  # type: ignore[union-attr]
+                and compressed_linear.available() and any(port == 1 for _, port in readers)
+                and all(compressed.reads_compressed(model, lid, port) for lid, port in readers))
         return found
 
     def _compressed(self, leaves: Sequence[np.ndarray]) -> compressed_linear.CompressedWeight | None:
         _, operands = self._walk(leaves, weight=False)
         if "Multiply" not in operands:
             return None
-        return _compressed_form(self.model, self.chain, leaves[self._position[self.chain.leaves[0]]],
-                                operands.get("Subtract"), operands["Multiply"])
+        return compressed.form(self.model, self.chain.leaves[0][0], leaves[self._position[self.chain.leaves[0]]],
+                               operands.get("Subtract"), operands["Multiply"])
 
     def evaluate(self, leaves: Sequence[np.ndarray]) -> np.ndarray:
         value, operands = self._walk(leaves, weight=True)
@@ -339,8 +337,8 @@ class DecompressionChain(Op):
         assert want is not None, "a chain ends in a type NumPy holds"
         value = value if value.dtype == want else convert_array(value, want)  # rounded once, at the end
         if "Multiply" in operands and not self.chain.declared_weight:
-            offer_compressed(self.model, self.chain, value, leaves[self._position[self.chain.leaves[0]]],
-                             operands.get("Subtract"), operands["Multiply"])
+            compressed.offer(self.model, self.chain.end, self.chain.leaves[0][0], value,
+                             leaves[self._position[self.chain.leaves[0]]], operands.get("Subtract"), operands["Multiply"])
         return value
 
     def _walk(self, leaves: Sequence[np.ndarray], weight: bool) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
@@ -387,66 +385,6 @@ class DecompressionChain(Op):
                 owned.add(id(value))
             values[(lid, 0)] = value
         return value, operands
-
-
-# Set by a run whose hooks, dumps or stop_at read every value: decompression chains
-# then make their weights, never a StandIn
-REAL_WEIGHTS: ContextVar[bool] = ContextVar("REAL_WEIGHTS", default=False)
-
-
-def _weight_type(model: Model, chain: Chain) -> str:
-    return model.ops[chain.leaves[0][0]].element_type.name  # type: ignore[union-attr]
-
-
-def _reads_compressed(model: Model, lid: int, port: int) -> bool:
-    """A MatMul by the weight transposed, or a Gather of the weight's rows (axis 0, no batch dims)."""
-    op = model.ops.get(lid)
-    if isinstance(op, MatMul1):
-        return port == 1 and op.transpose_b
-    if model.layers[lid].type != "Gather" or port != 0 or getattr(op, "batch_dims", 0) != 0:
-        return False
-    axis = _src(model, lid, 2)
-    value = model.ops[axis[0]]._value() if _const(model, axis) else None  # type: ignore[index,union-attr]
-    return value is not None and value.size == 1 and int(value.reshape(-1)[0]) in (0, -2)
-
-
-def offer_compressed(model: Model, chain: Chain, weight: np.ndarray, q: np.ndarray, zero: np.ndarray | None,
-                     scale: np.ndarray) -> None:
-    """Give the MatMul that reads a chain's f32 weight [N, K] transposed (a linear
-    layer) the quantized form of it, for products of a few rows (kernels/compressed_linear.py).
-    It applies while the MatMul reads this very array, and is let go with it."""
-    linear = [op for lid, port in _readers(model, (chain.end, 0)) if port == 1
-              for op in [model.ops.get(lid)] if isinstance(op, MatMul1) and op.transpose_b]
-    if not linear or weight.dtype != np.float32 or weight.ndim != 2 or q.size != weight.size:
-        return
-    found = _compressed_form(model, chain, q, zero, scale)
-    if found is None or found.shape != weight.shape:
-        return
-    for op in linear:  # (a tied embedding's weight is also read by its Gather)
-        op.compressed = (weakref.ref(weight, _forget(op, found)), found)
-
-
-def _compressed_form(model: Model, chain: Chain, q: np.ndarray, zero: np.ndarray | None,
-                     scale: np.ndarray) -> compressed_linear.CompressedWeight | None:
-    """The chain's weight as its quantized values (a u4 weight as the mapped .bin holds
-    it, never an unpacked copy), zero point and scale; None for another form."""
-    const = model.ops[chain.leaves[0][0]]
-    if not isinstance(const, Const1) or not compressed_linear.available():
-        return None
-    packed = None
-    if const.element_type.name == "u4" and const.weights is not None:
-        packed = const.weights.packed(const.offset, const.nbytes)
-    elif const.element_type.name != "u8":
-        return None
-    return compressed_linear.CompressedWeight.of(q, zero, scale, packed)
-
-
-def _forget(op: MatMul1, found: compressed_linear.CompressedWeight) -> Callable[[object], None]:
-    """Drops the quantized form when the f32 weight it stands for is let go."""
-    def drop(_: object) -> None:
-        if op.compressed is not None and op.compressed[1] is found:
-            op.compressed = None
-    return drop
 
 
 def _f32(a: np.ndarray) -> np.ndarray:

@@ -20,7 +20,7 @@ from ..model.naming import output_names, port_key
 from ..ops.framework.base import Inference
 from ..ops.io import Result1
 from ..system import blas
-from . import decompression
+from . import compressed_weights
 from .cache import run_cache
 from .feeds import bind_feeds, bind_variables
 from .layer import compute_layer
@@ -90,12 +90,12 @@ def run_model(
         if isinstance(plan.compact, tuple):
             preset, steps, preset_bytes = plan.compact
     # a run that shows or returns values other than the outputs gets real weights, never a StandIn
-    token = decompression.REAL_WEIGHTS.set(keep_all or reads_values(on_layer) or stop_layer is not None)
+    token = compressed_weights.REAL_WEIGHTS.set(keep_all or reads_values(on_layer) or stop_layer is not None)
     try:
         values, results, times, warnings = _execute(model, steps, bound, limit, on_layer, keep_all, preset,
                                                     preset_bytes, plan.replay(steps, run_cache(model).settled))
     finally:
-        decompression.REAL_WEIGHTS.reset(token)
+        compressed_weights.REAL_WEIGHTS.reset(token)
     if stop_layer is not None:
         if isinstance(model.ops[stop_layer.id], Result1):
             found = {output_names(model)[stop_layer.id]: results[stop_layer.id]}
@@ -130,7 +130,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     kept, foldable, shapes_ok = folded.outputs, folded.foldable, folded.shapes_ok
     shape_of, derived, derived_outs = folded.shape_of, folded.shape_derived, folded.derived
     chain_readers = folded.chain_readers
-    real = decompression.REAL_WEIGHTS.get()  # a kept StandIn is not served: the chain makes its weight
+    real = compressed_weights.REAL_WEIGHTS.get()  # a kept StandIn is not served: the chain makes its weight
     signature = 0  # of the shapes seen so far in this run (see RunCache)
     values: dict[tuple[int, int], np.ndarray] = dict(preset) if preset else {}
     results: dict[int, np.ndarray] = {}

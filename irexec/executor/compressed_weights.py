@@ -1,0 +1,75 @@
+"""A decompression chain's weight kept compressed: the form the linear layers and
+embedding lookups that read it use instead of its f32 values (kernels/compressed_linear.py),
+and when a run may have it (see docs/numerics.md)."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..kernels import compressed_linear
+from ..ops.io import Const1
+from ..ops.matmul.matmul import MatMul1
+
+if TYPE_CHECKING:
+    from ..model.binding import Model
+
+# Set by a run whose hooks, dumps or stop_at read every value: decompression chains
+# then make their weights, never a StandIn
+REAL_WEIGHTS: ContextVar[bool] = ContextVar("REAL_WEIGHTS", default=False)
+
+
+def reads_compressed(model: Model, lid: int, port: int) -> bool:
+    """A MatMul by the weight transposed, or a Gather of the weight's rows (axis 0, no batch dims)."""
+    op = model.ops.get(lid)
+    if isinstance(op, MatMul1):
+        return port == 1 and op.transpose_b
+    if model.layers[lid].type != "Gather" or port != 0 or getattr(op, "batch_dims", 0) != 0:
+        return False
+    srcs = model.graph.inputs_of(lid)
+    axis = model.ops.get(srcs[2][0]) if len(srcs) > 2 and srcs[2] is not None else None
+    value = axis._value() if isinstance(axis, Const1) else None
+    return value is not None and value.size == 1 and int(value.reshape(-1)[0]) in (0, -2)
+
+
+def offer(model: Model, end: int, weight_const: int, weight: np.ndarray, q: np.ndarray, zero: np.ndarray | None,
+          scale: np.ndarray) -> None:
+    """Give the MatMuls that read a chain's f32 weight [N, K] transposed (linear layers)
+    its compressed form, for products of a few rows.  It applies while a MatMul reads
+    this very array, and is let go with it."""
+    linear = [op for lid, port in model.graph.consumers.get((end, 0), []) if port == 1
+              for op in [model.ops.get(lid)] if isinstance(op, MatMul1) and op.transpose_b]
+    if not linear or weight.dtype != np.float32 or weight.ndim != 2 or q.size != weight.size:
+        return
+    found = form(model, weight_const, q, zero, scale)
+    if found is None or found.shape != weight.shape:
+        return
+    for op in linear:  # (a tied embedding's weight is also read by its Gather)
+        op.compressed = (weakref.ref(weight, _forget(op, found)), found)
+
+
+def form(model: Model, weight_const: int, q: np.ndarray, zero: np.ndarray | None,
+         scale: np.ndarray) -> compressed_linear.CompressedWeight | None:
+    """The chain's weight as its quantized values (a u4 weight as the mapped .bin holds
+    it, never an unpacked copy), zero point and scale; None for another form."""
+    const = model.ops[weight_const]
+    if not isinstance(const, Const1) or not compressed_linear.available():
+        return None
+    packed = None
+    if const.element_type.name == "u4" and const.weights is not None:
+        packed = const.weights.packed(const.offset, const.nbytes)
+    elif const.element_type.name != "u8":
+        return None
+    return compressed_linear.CompressedWeight.of(q, zero, scale, packed)
+
+
+def _forget(op: MatMul1, found: compressed_linear.CompressedWeight) -> Callable[[object], None]:
+    """Drops the compressed form when the f32 weight it stands for is let go."""
+    def drop(_: object) -> None:
+        if op.compressed is not None and op.compressed[1] is found:
+            op.compressed = None
+    return drop
