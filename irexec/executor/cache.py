@@ -115,7 +115,7 @@ class RunCache:
         now holds (the cache counts against --max-memory like any tensor)."""
         if lid not in self.foldable or lid in self.chain_only:
             return 0
-        # (a StandIn is one zero seen at a weight's shape: nothing of its own)
+        # (a StandIn is one value seen at a weight's shape: nothing of its own)
         size = 0 if self._mapped(lid) else sum(a.nbytes for a in outs if not isinstance(a, StandIn))
         if self.nbytes + size > min(FOLD_BYTES, limit // FOLD_SHARE) or self.dropped and size:
             self.full = True

@@ -300,7 +300,7 @@ class DecompressionChain(Op):
                 or any(leaf.size > max(16, weight.size // 16) for leaf in leaves if leaf is not weight):
             return None  # the zero point and scale are converted uncharged here: only a few per row's group
         found = self._compressed(leaves)
-        if found is None or not shape.is_static or found.shape != shape.to_tuple():
+        if found is None or found.shape != shape.to_tuple():
             return None  # (a zero point or scale that broadcasts the weight bigger, for one)
         return compressed_linear.StandIn.of(found)
 
