@@ -17,28 +17,33 @@ pytest.importorskip("numba")
 EPS = np.finfo(np.float32).eps
 
 
+_RANGES = {np.uint8: (0, 255), np.int8: (-128, 127), ml_dtypes.uint4: (0, 15), ml_dtypes.int4: (-8, 7)}
+
+
 def _weight(rng: np.random.Generator, n: int, k: int, groups: int, dtype: object = np.uint8):
     """Quantized values, zero points and scales as a chain reads them, and the f32 weight it makes."""
-    top = 15 if dtype is ml_dtypes.uint4 else 255
-    q = rng.integers(0, top + 1, (n, groups, k // groups)).astype(dtype)
-    zero = rng.integers(0, top + 1, (n, groups, 1)).astype(np.float32)
+    low, top = _RANGES[dtype]  # type: ignore[index]
+    q = rng.integers(low, top + 1, (n, groups, k // groups)).astype(dtype)
+    zero = rng.integers(low, top + 1, (n, groups, 1)).astype(np.float32)
     scale = rng.uniform(1e-3, 1e-1, (n, groups, 1)).astype(np.float16).astype(np.float32)
     weight = ((q.astype(np.float32) - zero) * scale).reshape(n, k)  # the chain's arithmetic, in f32
     return (q if groups > 1 else q.reshape(n, k)), zero, scale, weight
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, ml_dtypes.uint4])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, ml_dtypes.uint4, ml_dtypes.int4], ids=["u8", "i8", "u4", "i4"])
 @pytest.mark.parametrize("groups", [1, 9])
 def test_the_product_reads_the_chains_exact_values(dtype, groups):
     rng = np.random.default_rng(groups)
     q, zero, scale, weight = _weight(rng, 300, 576, groups, dtype)
     stored = None
-    if dtype is ml_dtypes.uint4:  # as the .bin holds u4: two values a byte, the first in the low nibble
-        values = q.astype(np.uint8).reshape(-1)
+    if dtype in (ml_dtypes.uint4, ml_dtypes.int4):  # as the .bin holds them: two a byte, the first in the low nibble
+        values = q.astype(np.int8).astype(np.uint8).reshape(-1) & 15
         stored = values[0::2] | (values[1::2] << 4)
         assert CompressedWeight.of(q, zero, scale) is None  # an unpacked copy is not read
     packed = CompressedWeight.of(q, zero if groups > 1 else zero[:, 0], scale if groups > 1 else scale[:, 0], stored)
     assert packed is not None and packed.shape == weight.shape
+    index = np.array([[0, 299], [-1 + 300, 17]])  # an embedding lookup's rows, as the chain computes them
+    np.testing.assert_array_equal(packed.rows(index), weight[index])
     for k in (0, 63, 64, 575):  # one-hot rows: each output is one weight, as the chain computes it
         one_hot = np.zeros((1, 576), np.float32)
         one_hot[0, k] = 1.0
@@ -61,22 +66,29 @@ def test_a_product_it_does_not_fit_is_left_to_blas():
     assert packed.product(np.ones((1, 64), np.float32)) is None
     # a zero point or scale that varies along a row's group is not this form
     assert CompressedWeight.of(q, zero[:, 0], np.ones((1, 128), np.float32)) is None
-    assert CompressedWeight.of(q.astype(np.int8), zero[:, 0], scale[:, 0]) is None
+    assert CompressedWeight.of(q.astype(np.int16), zero[:, 0], scale[:, 0]) is None  # no 16-bit weight type
 
 
-def _compressed_model(tmp_path, group: bool) -> str:
+def _compressed_model(tmp_path, group: bool, signed: bool = False) -> str:
+    """A linear layer as NNCF writes it: u8 per row or u4 in groups of 64 with zero points
+    (asymmetric), or i8/i4 without (symmetric)."""
     ov = pytest.importorskip("openvino")
     import openvino.opset8 as o8
 
     rng = np.random.default_rng(1)
     x = o8.parameter([-1, 512], np.float32, name="x")
     shape = (1024, 8, 64) if group else (1024, 512)
-    values = rng.integers(0, 16 if group else 256, shape)
-    w = (ov.op.Constant(ov.Type.u4, ov.Shape(list(shape)), values.reshape(-1).tolist()) if group
-         else o8.constant(values.astype(np.uint8)))
-    zp = o8.constant(rng.integers(0, 16 if group else 256, (*shape[:-1], 1)).astype(np.uint8))
+    low, top = (-8, 7) if group and signed else (0, 15) if group else (-128, 127) if signed else (0, 255)
+    values = rng.integers(low, top + 1, shape)
+    kind = ov.Type.i4 if signed else ov.Type.u4
+    w = (ov.op.Constant(kind, ov.Shape(list(shape)), values.reshape(-1).tolist()) if group
+         else o8.constant(values.astype(np.int8 if signed else np.uint8)))
     scale = o8.constant(rng.uniform(1e-3, 1e-2, (*shape[:-1], 1)).astype(np.float16))
-    weight = o8.multiply(o8.subtract(o8.convert(w, "f16"), o8.convert(zp, "f16")), scale)
+    data = o8.convert(w, "f16")
+    if not signed:
+        data = o8.subtract(data, o8.convert(o8.constant(rng.integers(low, top + 1, (*shape[:-1], 1)).astype(np.uint8)),
+                                            "f16"))
+    weight = o8.multiply(data, scale)
     if group:
         weight = o8.reshape(weight, o8.constant(np.int64([1024, 512])), False)
     y = o8.matmul(x, o8.convert(weight, "f32"), False, True)
@@ -85,15 +97,16 @@ def _compressed_model(tmp_path, group: bool) -> str:
     return path
 
 
-@pytest.mark.parametrize("group", [False, True], ids=["u8-per-row", "u4-groups"])
-def test_a_run_never_makes_the_f32_weight_and_agrees_with_openvino(tmp_path, monkeypatch, group):
+@pytest.mark.parametrize("group, signed", [(False, False), (True, False), (False, True), (True, True)],
+                         ids=["u8-per-row", "u4-groups", "i8-per-row", "i4-groups"])
+def test_a_run_never_makes_the_f32_weight_and_agrees_with_openvino(tmp_path, monkeypatch, group, signed):
     import openvino as ov
 
     from irexec.api.session import Session
     from irexec.executor.cache import run_cache
     from irexec.kernels.compressed_linear import StandIn
 
-    path = _compressed_model(tmp_path, group)
+    path = _compressed_model(tmp_path, group, signed)
     # (without dynamic quantization, which OpenVINO CPU applies to compressed weights by default)
     request = ov.Core().compile_model(path, "CPU", {"INFERENCE_PRECISION_HINT": "f32",
                                                    "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}).create_infer_request()

@@ -54,15 +54,15 @@ def offer(model: Model, end: int, weight_const: int, weight: np.ndarray, q: np.n
 
 def form(model: Model, weight_const: int, q: np.ndarray, zero: np.ndarray | None,
          scale: np.ndarray) -> compressed_linear.CompressedWeight | None:
-    """The chain's weight as its quantized values (a u4 weight as the mapped .bin holds
-    it, never an unpacked copy), zero point and scale; None for another form."""
+    """The chain's weight as its quantized values (a 4-bit weight as the mapped .bin
+    holds it, never an unpacked copy), zero point and scale; None for another form."""
     const = model.ops[weight_const]
     if not isinstance(const, Const1) or not compressed_linear.available():
         return None
     packed = None
-    if const.element_type.name == "u4" and const.weights is not None:
+    if const.element_type.name in ("u4", "i4") and const.weights is not None:
         packed = const.weights.packed(const.offset, const.nbytes)
-    elif const.element_type.name != "u8":
+    elif const.element_type.name not in ("u8", "i8"):
         return None
     return compressed_linear.CompressedWeight.of(q, zero, scale, packed)
 

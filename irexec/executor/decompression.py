@@ -318,7 +318,7 @@ class DecompressionChain(Op):
             readers = _readers(model, (end, 0))
             found = self._stands_in = (
                 bool(readers) and self.etype.name == "f32" and not self.chain.declared_weight
-                and model.ops[self.chain.leaves[0][0]].element_type.name in ("u8", "u4")  # type: ignore[union-attr]
+                and model.ops[self.chain.leaves[0][0]].element_type.name in ("u8", "u4", "i8", "i4")  # type: ignore[union-attr]
                 and compressed_linear.available() and any(port == 1 for _, port in readers)
                 and all(compressed.reads_compressed(model, lid, port) for lid, port in readers))
         return found

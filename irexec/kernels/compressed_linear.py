@@ -63,14 +63,14 @@ def _compile() -> dict[int, Callable[..., None]] | None:
 
 
 class CompressedWeight:
-    """A weight [N, K] as its quantized values ``q`` (u8 [N, K], one a byte, or
-    u4 [N, K / 2], two a byte as the .bin stores them) and, per row and group of
-    K / G columns, an f32 zero point and scale [N, G]."""
+    """A weight [N, K] as its quantized values ``q`` (u8 or i8 [N, K], one a byte,
+    or u4 or i4 [N, K / 2], two a byte as the .bin stores them) and, per row and
+    group of K / G columns, an f32 zero point and scale [N, G]."""
 
-    __slots__ = ("q", "bits", "zero", "scale")
+    __slots__ = ("q", "bits", "signed", "zero", "scale")
 
-    def __init__(self, q: np.ndarray, bits: int, zero: np.ndarray, scale: np.ndarray) -> None:
-        self.q, self.bits, self.zero, self.scale = q, bits, zero, scale
+    def __init__(self, q: np.ndarray, bits: int, zero: np.ndarray, scale: np.ndarray, signed: bool = False) -> None:
+        self.q, self.bits, self.signed, self.zero, self.scale = q, bits, signed, zero, scale
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -86,12 +86,14 @@ class CompressedWeight:
             return None
         n, groups = q.shape[0], (q.shape[1] if q.ndim == 3 else 1)
         k = q.size // n
-        if q.dtype == np.uint8:
+        if q.dtype in (np.uint8, np.int8):
             bits, values = 8, np.ascontiguousarray(q).reshape(n, k)
-        elif q.dtype.name == "uint4" and packed is not None and packed.size * 2 == q.size and q.shape[-1] % 2 == 0:
+        elif q.dtype.name in ("uint4", "int4") and packed is not None and packed.size * 2 == q.size \
+                and q.shape[-1] % 2 == 0:
             bits, values = 4, packed.reshape(n, k // 2)  # whole bytes per group: no byte straddles two
         else:
             return None
+        signed = q.dtype.name in ("int8", "int4")
         operands = []
         for operand in (zero if zero is not None else np.zeros((), np.float32), scale):
             if operand.ndim > q.ndim or operand.dtype != np.float32:
@@ -101,7 +103,7 @@ class CompressedWeight:
                 return None  # varies along a row's group: not a zero point and scale per group
             operands.append(np.ascontiguousarray(np.broadcast_to(operand.reshape(full), q.shape[:-1] + (1,))
                                                  .reshape(n, groups)))
-        return cls(values, bits, operands[0], operands[1])
+        return cls(values, bits, operands[0], operands[1], signed)
 
     def product(self, a: np.ndarray, *, any_rows: bool = False) -> np.ndarray | None:
         """``a @ w.T`` for f32 ``a`` [..., K] with at most ``MAX_ROWS`` rows, or any number
@@ -122,7 +124,7 @@ class CompressedWeight:
             kernel = kernels[self.bits]
 
             def part(lo: int, hi: int) -> Callable[[], None]:
-                return lambda: kernel(flat, self.q, self.zero, self.scale, out, lo, hi)
+                return lambda: kernel(flat, self.q, self.zero, self.scale, out, lo, hi, self.signed)
         else:
             block = kernels[-self.bits]
             size = max(1, BLOCK_BYTES // (4 * k))
@@ -132,7 +134,7 @@ class CompressedWeight:
                     buf = np.empty((min(size, hi - lo), k), np.float32)
                     for start in range(lo, hi, size):
                         stop = min(hi, start + size)
-                        block(self.q, self.zero, self.scale, start, stop, buf)
+                        block(self.q, self.zero, self.scale, start, stop, buf, self.signed)
                         # a tall block by a few columns: BLAS's faster orientation (see ops/matmul)
                         out[:, start:stop] = np.matmul(buf[:stop - start], flat.T).T
                 return run
@@ -150,6 +152,8 @@ class CompressedWeight:
         q = self.q[flat]
         if self.bits == 4:  # two values a byte, the first in the low nibble
             q = np.stack([q & 15, q >> 4], axis=-1).reshape(len(flat), k)
+            if self.signed:  # two's complement nibbles: -8..7
+                q = (q.astype(np.int8) ^ 8) - 8
         groups = self.zero.shape[1]
         values = q.reshape(len(flat), groups, k // groups).astype(np.float32)
         values -= self.zero[flat][:, :, None]

@@ -38,6 +38,19 @@ def dequantize4(row: Any, zero: Any, scale: Any, low: Any, high: Any) -> None:
             hi[i] = (np.float32(byte >> 4) - z) * s
 
 
+@njit(nogil=True, cache=True)
+def dequantize4s(row: Any, zero: Any, scale: Any, low: Any, high: Any) -> None:
+    # i4: as dequantize4, each nibble read as a two's complement value in -8..7
+    size = low.shape[0] // zero.shape[0]
+    for g in range(zero.shape[0]):
+        z, s = zero[g], scale[g]
+        q, lo, hi = row[g * size:(g + 1) * size], low[g * size:(g + 1) * size], high[g * size:(g + 1) * size]
+        for i in range(size):
+            byte = np.int32(q[i])
+            lo[i] = (np.float32(((byte & 15) ^ 8) - 8) - z) * s
+            hi[i] = (np.float32(((byte >> 4) ^ 8) - 8) - z) * s
+
+
 @njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})
 def dot(x: Any, w: Any) -> Any:
     # reassociation lets the sum run in vector lanes, as BLAS sums in its own order
@@ -48,7 +61,8 @@ def dot(x: Any, w: Any) -> Any:
 
 
 @njit(nogil=True, cache=True)
-def rows8(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int) -> None:
+def rows8(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int, signed: bool) -> None:
+    # (u8 or i8: Numba compiles one for each; ``signed`` is the other kernels' argument)
     w = np.empty(a.shape[1], np.float32)
     for n in range(lo, hi):
         dequantize8(q[n], zero[n], scale[n], w)
@@ -57,28 +71,34 @@ def rows8(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int) -> 
 
 
 @njit(nogil=True, cache=True)
-def rows4(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int) -> None:
+def rows4(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int, signed: bool) -> None:
     # ``a`` is [M, K]: the activations' even columns, then their odd ones
     half = q.shape[1]
     low = np.empty(half, np.float32)
     high = np.empty(half, np.float32)
     for n in range(lo, hi):
-        dequantize4(q[n], zero[n], scale[n], low, high)
+        if signed:
+            dequantize4s(q[n], zero[n], scale[n], low, high)
+        else:
+            dequantize4(q[n], zero[n], scale[n], low, high)
         for m in range(a.shape[0]):
             out[m, n] = dot(a[m, :half], low) + dot(a[m, half:], high)
 
 
 @njit(nogil=True, cache=True)
-def block8(q: Any, zero: Any, scale: Any, lo: int, hi: int, buf: Any) -> None:
+def block8(q: Any, zero: Any, scale: Any, lo: int, hi: int, buf: Any, signed: bool) -> None:
     """Rows lo..hi of the weight into ``buf``, values in their own order."""
     for n in range(lo, hi):
         dequantize8(q[n], zero[n], scale[n], buf[n - lo])
 
 
 @njit(nogil=True, cache=True)
-def block4(q: Any, zero: Any, scale: Any, lo: int, hi: int, buf: Any) -> None:
+def block4(q: Any, zero: Any, scale: Any, lo: int, hi: int, buf: Any, signed: bool) -> None:
     """Rows lo..hi of the weight into ``buf``, each row's even values, then its odd ones."""
     half = q.shape[1]
     for n in range(lo, hi):
         row = buf[n - lo]
-        dequantize4(q[n], zero[n], scale[n], row[:half], row[half:])
+        if signed:
+            dequantize4s(q[n], zero[n], scale[n], row[:half], row[half:])
+        else:
+            dequantize4(q[n], zero[n], scale[n], row[:half], row[half:])
