@@ -25,30 +25,19 @@ def dequantize8(row: Any, zero: Any, scale: Any, w: Any) -> None:
 
 
 @njit(nogil=True, cache=True)
-def dequantize4(row: Any, zero: Any, scale: Any, low: Any, high: Any) -> None:
+def dequantize4(row: Any, zero: Any, scale: Any, low: Any, high: Any, signed: bool) -> None:
     # two values a byte, the first in the low nibble: values 0, 2, 4... into ``low``
-    # and 1, 3, 5... into ``high``, each contiguous (a group holds whole bytes)
+    # and 1, 3, 5... into ``high``, each contiguous (a group holds whole bytes); an i4
+    # nibble is two's complement: (v ^ 8) - 8 is -8..7, and with 0 for 8, v itself
+    bias = np.int32(8) if signed else np.int32(0)
     size = low.shape[0] // zero.shape[0]
     for g in range(zero.shape[0]):
         z, s = zero[g], scale[g]
         q, lo, hi = row[g * size:(g + 1) * size], low[g * size:(g + 1) * size], high[g * size:(g + 1) * size]
         for i in range(size):
             byte = np.int32(q[i])  # 32-bit lanes: a vector convert to f32
-            lo[i] = (np.float32(byte & 15) - z) * s
-            hi[i] = (np.float32(byte >> 4) - z) * s
-
-
-@njit(nogil=True, cache=True)
-def dequantize4s(row: Any, zero: Any, scale: Any, low: Any, high: Any) -> None:
-    # i4: as dequantize4, each nibble read as a two's complement value in -8..7
-    size = low.shape[0] // zero.shape[0]
-    for g in range(zero.shape[0]):
-        z, s = zero[g], scale[g]
-        q, lo, hi = row[g * size:(g + 1) * size], low[g * size:(g + 1) * size], high[g * size:(g + 1) * size]
-        for i in range(size):
-            byte = np.int32(q[i])
-            lo[i] = (np.float32(((byte & 15) ^ 8) - 8) - z) * s
-            hi[i] = (np.float32(((byte >> 4) ^ 8) - 8) - z) * s
+            lo[i] = (np.float32(((byte & 15) ^ bias) - bias) - z) * s
+            hi[i] = (np.float32(((byte >> 4) ^ bias) - bias) - z) * s
 
 
 @njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})
@@ -77,10 +66,7 @@ def rows4(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int, sig
     low = np.empty(half, np.float32)
     high = np.empty(half, np.float32)
     for n in range(lo, hi):
-        if signed:
-            dequantize4s(q[n], zero[n], scale[n], low, high)
-        else:
-            dequantize4(q[n], zero[n], scale[n], low, high)
+        dequantize4(q[n], zero[n], scale[n], low, high, signed)
         for m in range(a.shape[0]):
             out[m, n] = dot(a[m, :half], low) + dot(a[m, half:], high)
 
@@ -98,7 +84,4 @@ def block4(q: Any, zero: Any, scale: Any, lo: int, hi: int, buf: Any, signed: bo
     half = q.shape[1]
     for n in range(lo, hi):
         row = buf[n - lo]
-        if signed:
-            dequantize4s(q[n], zero[n], scale[n], row[:half], row[half:])
-        else:
-            dequantize4(q[n], zero[n], scale[n], row[:half], row[half:])
+        dequantize4(q[n], zero[n], scale[n], row[:half], row[half:], signed)
