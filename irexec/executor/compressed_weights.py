@@ -4,8 +4,6 @@ and when a run may have it (see docs/numerics.md)."""
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
@@ -36,22 +34,6 @@ def reads_compressed(model: Model, lid: int, port: int) -> bool:
     return value is not None and value.size == 1 and int(value.reshape(-1)[0]) in (0, -2)
 
 
-def offer(model: Model, end: int, weight_const: int, weight: np.ndarray, q: np.ndarray, zero: np.ndarray | None,
-          scale: np.ndarray) -> None:
-    """Give the MatMuls that read a chain's f32 weight [N, K] transposed (linear layers)
-    its compressed form, for products of a few rows.  It applies while a MatMul reads
-    this very array, and is let go with it."""
-    linear = [op for lid, port in model.graph.consumers.get((end, 0), []) if port == 1
-              for op in [model.ops.get(lid)] if isinstance(op, MatMul1) and op.transpose_b]
-    if not linear or weight.dtype != np.float32 or weight.ndim != 2 or q.size != weight.size:
-        return
-    found = form(model, weight_const, q, zero, scale)
-    if found is None or found.shape != weight.shape:
-        return
-    for op in linear:  # (a tied embedding's weight is also read by its Gather)
-        op.compressed = (weakref.ref(weight, _forget(op, found)), found)
-
-
 def form(model: Model, weight_const: int, q: np.ndarray, zero: np.ndarray | None,
          scale: np.ndarray) -> compressed_linear.CompressedWeight | None:
     """The chain's weight as its quantized values (a 4-bit weight as the mapped .bin
@@ -65,11 +47,3 @@ def form(model: Model, weight_const: int, q: np.ndarray, zero: np.ndarray | None
     elif const.element_type.name not in ("u8", "i8"):
         return None
     return compressed_linear.CompressedWeight.of(q, zero, scale, packed)
-
-
-def _forget(op: MatMul1, found: compressed_linear.CompressedWeight) -> Callable[[object], None]:
-    """Drops the compressed form when the f32 weight it stands for is let go."""
-    def drop(_: object) -> None:
-        if op.compressed is not None and op.compressed[1] is found:
-            op.compressed = None
-    return drop

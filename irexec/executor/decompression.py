@@ -331,24 +331,21 @@ class DecompressionChain(Op):
                                operands.get("Subtract"), operands["Multiply"])
 
     def evaluate(self, leaves: Sequence[np.ndarray]) -> np.ndarray:
-        value, operands = self._walk(leaves, weight=True)
+        value, _ = self._walk(leaves, weight=True)
         assert value is not None
         want = self.etype.dtype
         assert want is not None, "a chain ends in a type NumPy holds"
-        value = value if value.dtype == want else convert_array(value, want)  # rounded once, at the end
-        if "Multiply" in operands and not self.chain.declared_weight:
-            compressed.offer(self.model, self.chain.end, self.chain.leaves[0][0], value,
-                             leaves[self._position[self.chain.leaves[0]]], operands.get("Subtract"), operands["Multiply"])
-        return value
+        return value if value.dtype == want else convert_array(value, want)  # rounded once, at the end
 
     def _walk(self, leaves: Sequence[np.ndarray], weight: bool) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
-        """The chain's layers in f32: its value (None without ``weight``: then only the
-        zero point's and scale's layers run) and the zero point and scale it used."""
+        """The chain's layers in f32: with ``weight``, its value; without, only the zero
+        point's and scale's layers run, and the values the weight's Subtract and Multiply
+        would read from them come back instead."""
         model, chain = self.model, self.chain
         values: dict[Src, np.ndarray | None] = {src: leaves[i] for src, i in self._position.items()}
         owned: set[int] = set()  # ids of the arrays made here: written in place (a weight is large)
         value: np.ndarray | None = None
-        operands: dict[str, np.ndarray] = {}  # the zero point and scale, for a linear layer's compressed product
+        operands: dict[str, np.ndarray] = {}  # without ``weight``: the zero point and scale, by layer type
         on_path: set[Src] = set()  # the weight's own values (not a zero point's or scale's)
         for lid in chain.layers:
             layer = model.layers[lid]
@@ -370,8 +367,6 @@ class DecompressionChain(Op):
                 declared = model.ops[lid].destination_type.dtype  # type: ignore[union-attr]
                 value = _f32(convert_array(made[0], declared) if first and chain.declared_weight else made[0])
             elif layer.type in ("Subtract", "Multiply"):
-                if along:
-                    operands[layer.type] = _f32(made[1] if srcs[0] in on_path else made[0])
                 a, b = _f32(made[0]), _f32(made[1])
                 fn = np.subtract if layer.type == "Subtract" else np.multiply
                 into = a if id(a) in owned and np.broadcast_shapes(a.shape, b.shape) == a.shape else None

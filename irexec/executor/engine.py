@@ -155,7 +155,9 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 outs = [fed]
             else:
                 outs = kept.get(lid)
-                if real and outs is not None and isinstance(outs[0], StandIn):
+                # a run that reads values makes the weight a StandIn stands for, and keeps it to itself
+                shown_only = real and outs is not None and isinstance(outs[0], StandIn)
+                if shown_only:
                     outs = None
                 if outs is None and lid in derived:
                     outs = derived_outs.get((lid, signature))
@@ -171,7 +173,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                                                             None if shown or keep else unread, inferences[index],
                                                             outside, bound)
                     held += folded.nbytes - cached  # the fold cache let go to make room
-                    if lid in foldable:
+                    if lid in foldable and not shown_only:
                         held += folded.offer(model, lid, outs, limit)
                     elif lid in derived:
                         folded.keep_derived(lid, signature, outs)

@@ -7,14 +7,12 @@ f32 and rounded once; integers are exact and wrap as in C.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from ...base.dtypes import BF16
 from ...base.errors import InternalError
 from ...base.shapes import Dim, PartialShape, broadcast_numpy
-from ...kernels.compressed_linear import CompressedWeight, StandIn
+from ...kernels.compressed_linear import StandIn
 from ...kernels.windows import product_parts, run_tasks
 from ...system import parallel
 from ..framework.base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
@@ -61,10 +59,6 @@ class MatMul1(Op):
             dims.append(db[-1])
         return Inference([TensorInfo(PartialShape(tuple(dims)), a.etype)], plan)
 
-    # (the f32 weight array, its quantized form) when b is a decompressed weight
-    # (executor/decompression.py): products of a few rows read the quantized bytes
-    compressed: tuple[Callable[[], np.ndarray | None], CompressedWeight] | None = None
-
     def compute(self, plan: tuple[bool, bool], a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
         ta, tb = plan
         if isinstance(b, StandIn):  # a weight never decompressed whole: its compressed form does the product
@@ -72,10 +66,6 @@ class MatMul1(Op):
             if out is None:
                 raise InternalError(f"a compressed weight {list(b.shape)} reached a MatMul it cannot serve")
             return [out]
-        if self.compressed is not None and tb and not ta and self.compressed[0]() is b:
-            out = self.compressed[1].product(a)
-            if out is not None:
-                return [out]
         if ta:
             a = np.swapaxes(a, -1, -2)
         if tb:
