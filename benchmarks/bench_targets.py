@@ -140,15 +140,22 @@ def bench_llm(d: Path, repeat: int, new_tokens: int, peaks: int) -> dict[str, fl
     from irexec.kernels import compressed_linear
 
     kernels = compressed_linear._compiled()
-    out["ir_decode_plain"] = out["ir_peak_plain"] = None
+    out["ir_decode_plain"] = out["ir_prefill_plain"] = out["ir_peak_plain"] = None
     if kernels is not None:
-        compressed_linear._kernels = None  # a model loaded now keeps f32 weights, as without Numba
+        compressed_linear._kernels = None  # a model run first now keeps f32 weights, as without Numba
         try:
             plain = irexec.Session(str(d / "model.xml"))
-            out["ir_decode_plain"] = statistics.median([decode_step(plain.reset_state, plain.run)
-                                                        for _ in range(1 + repeat)][1:])
+            plain.run(step0)
         finally:
             compressed_linear._kernels = kernels
+        # (the plain session's chains were decided on that first run: they stay f32 with the kernels back)
+        # alternating with the compressed session, so that both see the same load
+        both = [(decode_step(plain.reset_state, plain.run), decode_step(session.reset_state, session.run))
+                for _ in range(1 + repeat)][1:]
+        out["ir_decode_plain"] = statistics.median(p for p, _ in both)
+        out["ir_decode_jit"] = statistics.median(j for _, j in both)
+        out["ir_prefill_plain"], out["ir_prefill_jit"] = interleaved(
+            prefill(plain.reset_state, plain.run), prefill(session.reset_state, session.run), repeat, warm=3)
         out["ir_peak_plain"] = stateful_peak("irexec", d, peaks, IREXEC_JIT="0")
     prompt = {k: step0[k] for k in ("input_ids", "attention_mask", "position_ids", "beam_idx")}
     ir_gen, ov_gen = interleaved(lambda: generate(session, prompt, new_tokens), ov_greedy, max(1, repeat // 3), warm=1)
@@ -305,8 +312,11 @@ def main() -> None:
                   f"{r[f'{k}_tok_s']:>9.1f} {'n/a' if peak is None else f'{peak / 2**20:.0f}':>9}")
         if r["ir_decode_plain"] is not None:
             plain_peak = r["ir_peak_plain"]
-            print(f"{'(no jit)':<10} {'':>11} {r['ir_decode_plain'] * 1e3:>10.1f} {'':>9} "  # type: ignore[operator]
+            print(f"{'(no jit)':<10} {r['ir_prefill_plain'] * 1e3:>11.1f} {r['ir_decode_plain'] * 1e3:>10.1f} {'':>9} "  # type: ignore[operator]
                   f"{'n/a' if plain_peak is None else f'{plain_peak / 2**20:.0f}':>9}   (IREXEC_JIT=0: BLAS on f32 weights)")
+            print(f"{'':<10} jit / no jit, alternating: prefill {r['ir_prefill_jit'] / r['ir_prefill_plain']:.2f}x, "  # type: ignore[operator]
+                  f"decode {r['ir_decode_jit'] / r['ir_decode_plain']:.2f}x"  # type: ignore[operator]
+                  + (f", peak RSS {r['ir_peak'] / plain_peak:.2f}x" if plain_peak and r["ir_peak"] else ""))  # type: ignore[operator]
         prefill, decode = r["ir_prefill"] / r["ov_prefill"], r["ir_decode"] / r["ov_decode"]  # type: ignore[operator]
         targets += [(f"{d.name} prefill <= 1.5x", f"{prefill:.2f}x", prefill <= 1.5),
                     (f"{d.name} decode <= 2x", f"{decode:.2f}x", decode <= 2)]
