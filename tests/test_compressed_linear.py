@@ -25,7 +25,8 @@ def _weight(rng: np.random.Generator, n: int, k: int, groups: int, dtype: object
     low, top = _RANGES[dtype]  # type: ignore[index]
     q = rng.integers(low, top + 1, (n, groups, k // groups)).astype(dtype)
     zero = rng.integers(low, top + 1, (n, groups, 1)).astype(np.float32)
-    scale = rng.uniform(1e-3, 1e-1, (n, groups, 1)).astype(np.float16).astype(np.float32)
+    # full f32 scales: with f16 ones every step is exact and any arithmetic would agree
+    scale = rng.uniform(1e-3, 1e-1, (n, groups, 1)).astype(np.float32)
     weight = ((q.astype(np.float32) - zero) * scale).reshape(n, k)  # the chain's arithmetic, in f32
     return (q if groups > 1 else q.reshape(n, k)), zero, scale, weight
 
@@ -44,10 +45,18 @@ def test_the_product_reads_the_chains_exact_values(dtype, groups):
     assert packed is not None and packed.shape == weight.shape
     index = np.array([[0, 299], [-1 + 300, 17]])  # an embedding lookup's rows, as the chain computes them
     np.testing.assert_array_equal(packed.rows(index), weight[index])
-    for k in (0, 63, 64, 575):  # one-hot rows: each output is one weight, as the chain computes it
-        one_hot = np.zeros((1, 576), np.float32)
-        one_hot[0, k] = 1.0
-        np.testing.assert_array_equal(packed.product(one_hot)[0], weight[:, k])
+    # scaled one-hot rows: each output is one weight, as the chain computes it, times
+    # c in one f32 rounding (a kernel that folded c or the activation into the
+    # weight's own arithmetic would round differently); one row, a few and many
+    c = np.float32(0.7071)
+    for rows, any_rows in ((1, False), (3, False), (7, True)):
+        for k in (0, 63, 64, 575):
+            one_hot = np.zeros((rows, 576), np.float32)
+            one_hot[:, k] = c
+            got = packed.product(one_hot, any_rows=any_rows)
+            assert got is not None
+            for row in got:
+                np.testing.assert_array_equal(row, c * weight[:, k])
     for rows in (1, 2, compressed_linear.MAX_ROWS):
         a = rng.standard_normal((1, rows, 576)).astype(np.float32)
         got = packed.product(a)

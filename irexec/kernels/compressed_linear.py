@@ -5,8 +5,9 @@ scale per row or per group of a row; irexec decompresses it once to f32
 (executor/decompression.py) and multiplies through BLAS.  A decode step (one
 row of activations) then reads the whole f32 weight per token: 4 bytes a
 weight where OpenVINO reads one or half of one.  ``CompressedWeight.product``
-reads the quantized bytes instead, and decompresses each weight row into a
-buffer that stays in the L1 cache before its dot products.
+reads the quantized bytes instead: for one row of activations each weight value
+is computed where it is multiplied, for a few rows a few weight rows at a time go
+into a buffer that stays in the L1 cache before their dot products.
 
 Same values: a row is ``(f32(q) - f32(zero)) * f32(scale)``, the arithmetic of
 the decompression chain (both steps exact in f32, see docs/numerics.md), and
@@ -23,10 +24,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
 from ..system import parallel
+from .windows import product_parts, run_tasks
 
 # Activation rows up to which the compressed product is used: each weight row is
 # decompressed once for all of them, and from a few rows on BLAS on the f32 weight
@@ -111,38 +114,48 @@ class CompressedWeight:
         apply (BLAS on the f32 weight then)."""
         kernels = _compiled()
         n, k = self.shape
-        rows = a.size // k if a.ndim and a.shape[-1] == k else 0
-        if kernels is None or a.dtype != np.float32 or not (0 < rows <= MAX_ROWS or any_rows and a.shape[-1] == k):
+        if kernels is None or a.dtype != np.float32 or not a.ndim or a.shape[-1] != k:
+            return None
+        rows = a.size // k
+        if rows > MAX_ROWS and not any_rows:
             return None
         flat = np.ascontiguousarray(a).reshape(rows, k)
-        if self.bits == 4:  # matching the kernels' order of a row's values: the even ones, then the odd ones
-            flat = np.concatenate([flat[:, 0::2], flat[:, 1::2]], axis=1)
         out = np.empty((rows, n), np.float32)
-        if not rows:
-            return out.reshape(*a.shape[:-1], n)
-        if rows <= MAX_ROWS:
-            kernel = kernels[self.bits]
-
-            def part(lo: int, hi: int) -> Callable[[], None]:
-                return lambda: kernel(flat, self.q, self.zero, self.scale, out, lo, hi, self.signed)
-        else:
-            block = kernels[-self.bits]
-            size = max(1, BLOCK_BYTES // (4 * k))
-
-            def part(lo: int, hi: int) -> Callable[[], None]:
-                def run() -> None:
-                    buf = np.empty((min(size, hi - lo), k), np.float32)
-                    for start in range(lo, hi, size):
-                        stop = min(hi, start + size)
-                        block(self.q, self.zero, self.scale, start, stop, buf, self.signed)
-                        # a tall block by a few columns: BLAS's faster orientation (see ops/matmul)
-                        out[:, start:stop] = np.matmul(buf[:stop - start], flat.T).T
-                return run
-        parts = parallel.num_threads() if self.q.nbytes >= MIN_PARALLEL_BYTES else 1
-        spans = parallel.spans(n, parts)
-        # weighed by the weight's bytes, which the kernels stream, not by the small output
-        parallel.run([part(lo, hi) for lo, hi in spans], self.q.nbytes if len(spans) > 1 else 0)
+        if 0 < rows <= MAX_ROWS:
+            self._few(kernels[self.bits], flat, out)
+        elif rows:
+            self._many(kernels[-self.bits], flat, out)
         return out.reshape(*a.shape[:-1], n)
+
+    def _few(self, kernel: Callable[..., None], a: np.ndarray, out: np.ndarray) -> None:
+        # the kernel streams the weight: a hand-off is worth it only for a big one (a
+        # decode step calls this some 30 times, so the common case calls it directly)
+        n = out.shape[1]
+        if self.q.nbytes < MIN_PARALLEL_BYTES or parallel.num_threads() <= 1:
+            kernel(a, self.q, self.zero, self.scale, out, 0, n, self.signed)
+            return
+        spans = parallel.spans(n, parallel.num_threads())
+        run_tasks([partial(kernel, a, self.q, self.zero, self.scale, out, lo, hi, self.signed) for lo, hi in spans],
+                  len(spans))
+
+    def _many(self, block: Callable[..., None], a: np.ndarray, out: np.ndarray) -> None:
+        # blocks of weight rows in f32 for BLAS, the pieces as any product is cut
+        rows, k = a.shape
+        n = out.shape[1]
+        if self.bits == 4:  # the block kernel's order of a row's values: the even ones, then the odd ones
+            a = np.concatenate([a[:, 0::2], a[:, 1::2]], axis=1)
+        size = max(1, BLOCK_BYTES // (4 * k))
+
+        def part(lo: int, hi: int) -> None:
+            buf = np.empty((min(size, hi - lo), k), np.float32)
+            for start in range(lo, hi, size):
+                stop = min(hi, start + size)
+                block(self.q, self.zero, self.scale, start, stop, buf, self.signed)
+                # a tall block by a few columns: BLAS's faster orientation (see ops/matmul)
+                out[:, start:stop] = np.matmul(buf[:stop - start], a.T).T
+
+        parts = product_parts(rows * k * n, n // 256)
+        run_tasks([partial(part, lo, hi) for lo, hi in parallel.spans(n, parts)], parts)
 
     def rows(self, index: np.ndarray) -> np.ndarray:
         """Rows ``index`` (in range, intp) of the weight [*index.shape, K], computed as

@@ -1,6 +1,13 @@
 """The compiled kernels of compressed_linear.py (imported only where Numba is installed).
 
-Module-level functions, so that Numba's on-disk cache keys them by name alone."""
+Module-level functions, so that Numba's on-disk cache keys them by name alone.
+
+A weight's value is computed by ``term`` and the nibbles by ``nibbles``, both
+compiled without fast-math: the kernels that sum products may reassociate and
+contract their own additions and multiplications (as BLAS sums in its own order),
+but LLVM keeps the flags of each instruction when it inlines, so a weight value is
+always exactly the chain's (f32(q) - f32(zero)) * f32(scale).
+"""
 
 from __future__ import annotations
 
@@ -10,78 +17,125 @@ import numba
 import numpy as np
 
 njit: Any = numba.njit
-
-# no fast-math in the dequantization: each value must be exactly the chain's
-# (f32(q) - f32(zero)) * f32(scale).  (Loops over a group's slices vectorize;
-# indexing the whole row from a computed start did not, 6x slower.)
-@njit(nogil=True, cache=True)
-def dequantize8(row: Any, zero: Any, scale: Any, w: Any) -> None:
-    size = w.shape[0] // zero.shape[0]
-    for g in range(zero.shape[0]):
-        z, s = zero[g], scale[g]
-        q, out = row[g * size:(g + 1) * size], w[g * size:(g + 1) * size]
-        for i in range(size):
-            out[i] = (np.float32(q[i]) - z) * s
+SUMS = {"reassoc", "contract"}  # the fast-math of a sum of products, nothing more
+ROWS_AT_ONCE = 8
 
 
 @njit(nogil=True, cache=True)
-def dequantize4(row: Any, zero: Any, scale: Any, low: Any, high: Any, signed: bool) -> None:
-    # two values a byte, the first in the low nibble: values 0, 2, 4... into ``low``
-    # and 1, 3, 5... into ``high``, each contiguous (a group holds whole bytes); an i4
-    # nibble is two's complement: (v ^ 8) - 8 is -8..7, and with 0 for 8, v itself
-    bias = np.int32(8) if signed else np.int32(0)
-    size = low.shape[0] // zero.shape[0]
-    for g in range(zero.shape[0]):
-        z, s = zero[g], scale[g]
-        q, lo, hi = row[g * size:(g + 1) * size], low[g * size:(g + 1) * size], high[g * size:(g + 1) * size]
-        for i in range(size):
-            byte = np.int32(q[i])  # 32-bit lanes: a vector convert to f32
-            lo[i] = (np.float32(((byte & 15) ^ bias) - bias) - z) * s
-            hi[i] = (np.float32(((byte >> 4) ^ bias) - bias) - z) * s
-
-
-@njit(nogil=True, cache=True, fastmath={"reassoc", "contract"})
-def dot(x: Any, w: Any) -> Any:
-    # reassociation lets the sum run in vector lanes, as BLAS sums in its own order
-    acc = np.float32(0.0)
-    for k in range(w.shape[0]):
-        acc += x[k] * w[k]
-    return acc
+def term(v: Any, z: Any, s: Any) -> Any:
+    return (v - z) * s
 
 
 @njit(nogil=True, cache=True)
-def rows8(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int, signed: bool) -> None:
-    # (u8 or i8: Numba compiles one for each; ``signed`` is the other kernels' argument)
-    w = np.empty(a.shape[1], np.float32)
-    for n in range(lo, hi):
-        dequantize8(q[n], zero[n], scale[n], w)
-        for m in range(a.shape[0]):
-            out[m, n] = dot(a[m], w)
+def nibbles(byte: Any, signed: bool) -> Any:
+    # a byte's two values, the first in the low nibble, in f32 arithmetic, which
+    # is exact on them and vectorizes (Numba widens integer arithmetic to 64 bits,
+    # whose conversion to f32 does not).  An i4 nibble v is two's complement: with
+    # both nibbles' top bits flipped first, each is v + 8, and 8 less is v exactly.
+    b = np.float32(np.uint8(byte ^ np.uint8(0x88))) if signed else np.float32(byte)
+    high = np.floor(b * np.float32(0.0625))
+    low = b - high * np.float32(16)
+    if signed:
+        low -= np.float32(8)
+        high -= np.float32(8)
+    return low, high
 
 
-@njit(nogil=True, cache=True)
-def rows4(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int, signed: bool) -> None:
-    # ``a`` is [M, K]: the activations' even columns, then their odd ones
-    half = q.shape[1]
-    low = np.empty(half, np.float32)
-    high = np.empty(half, np.float32)
-    for n in range(lo, hi):
-        dequantize4(q[n], zero[n], scale[n], low, high, signed)
-        for m in range(a.shape[0]):
-            out[m, n] = dot(a[m, :half], low) + dot(a[m, half:], high)
-
+# Each kernel indexes whole arrays and loops inline: passing a view of a row to
+# another compiled function costs more than the row's products.  Loops run over
+# range(size) from a start: over range(start, stop) they did not vectorize (10x
+# slower), nor did one loop over a whole row (6x slower).
 
 @njit(nogil=True, cache=True)
 def block8(q: Any, zero: Any, scale: Any, lo: int, hi: int, buf: Any, signed: bool) -> None:
     """Rows lo..hi of the weight into ``buf``, values in their own order."""
+    groups = zero.shape[1]
+    size = q.shape[1] // groups
     for n in range(lo, hi):
-        dequantize8(q[n], zero[n], scale[n], buf[n - lo])
+        row, w = q[n], buf[n - lo]
+        for g in range(groups):
+            z, s, start = zero[n, g], scale[n, g], g * size
+            for i in range(size):
+                w[start + i] = term(np.float32(row[start + i]), z, s)
 
 
 @njit(nogil=True, cache=True)
 def block4(q: Any, zero: Any, scale: Any, lo: int, hi: int, buf: Any, signed: bool) -> None:
     """Rows lo..hi of the weight into ``buf``, each row's even values, then its odd ones."""
     half = q.shape[1]
+    groups = zero.shape[1]
+    size = half // groups
     for n in range(lo, hi):
-        row = buf[n - lo]
-        dequantize4(q[n], zero[n], scale[n], row[:half], row[half:], signed)
+        row, even, odd = q[n], buf[n - lo, :half], buf[n - lo, half:]
+        for g in range(groups):
+            z, s, start = zero[n, g], scale[n, g], g * size
+            for i in range(size):
+                first, second = nibbles(row[start + i], signed)
+                even[start + i] = term(first, z, s)
+                odd[start + i] = term(second, z, s)
+
+
+@njit(nogil=True, cache=True, fastmath=SUMS)
+def rows8(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int, signed: bool) -> None:
+    # (u8 or i8: Numba compiles one for each; ``signed`` is the other kernels' argument)
+    if a.shape[0] > 1:  # a few weight rows at a time into a buffer in the L1 cache
+        buf = np.empty((ROWS_AT_ONCE, a.shape[1]), np.float32)
+        for first in range(lo, hi, ROWS_AT_ONCE):
+            block8(q, zero, scale, first, min(hi, first + ROWS_AT_ONCE), buf, signed)
+            _products(a, buf, out, first, min(hi, first + ROWS_AT_ONCE))
+        return
+    groups = zero.shape[1]  # a decode step: each value computed where it is multiplied
+    size = q.shape[1] // groups
+    x = a[0]
+    for n in range(lo, hi):
+        row = q[n]
+        acc = np.float32(0.0)
+        for g in range(groups):
+            z, s, start = zero[n, g], scale[n, g], g * size
+            part = np.float32(0.0)
+            for i in range(size):
+                part += x[start + i] * term(np.float32(row[start + i]), z, s)
+            acc += part
+        out[0, n] = acc
+
+
+@njit(nogil=True, cache=True, fastmath=SUMS)
+def rows4(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int, signed: bool) -> None:
+    half = q.shape[1]
+    split = np.empty_like(a)  # the activations' even columns, then their odd ones: a row's order here
+    for m in range(a.shape[0]):
+        for i in range(half):
+            split[m, i] = a[m, 2 * i]
+            split[m, half + i] = a[m, 2 * i + 1]
+    if a.shape[0] > 1:
+        buf = np.empty((ROWS_AT_ONCE, a.shape[1]), np.float32)
+        for first in range(lo, hi, ROWS_AT_ONCE):
+            block4(q, zero, scale, first, min(hi, first + ROWS_AT_ONCE), buf, signed)
+            _products(split, buf, out, first, min(hi, first + ROWS_AT_ONCE))
+        return
+    groups = zero.shape[1]
+    size = half // groups
+    even, odd = split[0, :half], split[0, half:]
+    for n in range(lo, hi):
+        row = q[n]
+        acc = np.float32(0.0)
+        for g in range(groups):
+            z, s, start = zero[n, g], scale[n, g], g * size
+            part = np.float32(0.0)
+            for i in range(size):
+                first, second = nibbles(row[start + i], signed)
+                part += even[start + i] * term(first, z, s) + odd[start + i] * term(second, z, s)
+            acc += part
+        out[0, n] = acc
+
+
+@njit(nogil=True, cache=True, fastmath=SUMS)
+def _products(a: Any, buf: Any, out: Any, first: int, last: int) -> None:
+    # out[:, first:last] from weight rows first..last in ``buf``
+    for n in range(first, last):
+        w = buf[n - first]
+        for m in range(a.shape[0]):
+            acc = np.float32(0.0)
+            for i in range(w.shape[0]):
+                acc += a[m, i] * w[i]
+            out[m, n] = acc
