@@ -73,9 +73,12 @@ def test_run_warns_where_a_computed_shape_contradicts_the_declared_dims(write_ir
     assert "declared [4,5] but computed [4,3]" in warning
 
     with irexec.Session(model) as s:
-        report = s.run(feeds)
-    assert [(d.code, d.severity, d.layer_name) for d in report.warnings] == [("shape-mismatch", "warning", "roll")]
-    np.testing.assert_array_equal(report["out"], np.roll(feeds["x"], 2, 0))
+        # the third run replays the second's inferences (the second runs without the folded
+        # layers), and its shapes' findings with them
+        runs = [s.run(feeds) for _ in range(3)]
+    for r in runs:
+        assert [(d.code, d.severity, d.layer_name) for d in r.warnings] == [("shape-mismatch", "warning", "roll")]
+        np.testing.assert_array_equal(r["out"], np.roll(feeds["x"], 2, 0))
 
 
 def test_inputs_accepted_by_port_name(write_ir, save_npz, run_cli):

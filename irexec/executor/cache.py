@@ -80,6 +80,8 @@ class RunCache:
             if all(s is not None and (s[0] in derived or s[0] in const or s[0] in self.shape_of) for s in srcs):
                 derived.add(lid)
         self.shape_derived = derived
+        # every layer a run treats other than by computing it (fed layers aside)
+        self.special = frozenset(const | self.shape_of | derived | set(self.chain_readers))
         self.signatures: dict[tuple[int, int, bytes], int] = {}
         self.derived: dict[tuple[int, int], list[np.ndarray]] = {}
         self.derived_nbytes = 0

@@ -281,11 +281,9 @@ class DecompressionChain(Op):
                     owned.add(here)
             infos[here] = out
         shape = infos[(chain.end, 0)].shape
-        result = Inference([TensorInfo(shape, self.etype)])
         # the last f32 array made is the output when the output is f32: the run charges it as the output
         output = limits.nbytes(shape.to_tuple(), 4) if shape.is_static and self.etype.name == "f32" else 0
-        result.scratch = max(made - output, 0)
-        return result
+        return Inference([TensorInfo(shape, self.etype)], scratch=max(made - output, 0))
 
     def stand_in(self, leaves: Sequence[np.ndarray], inference: Inference) -> compressed_linear.StandIn | None:
         """A StandIn for the weight, when this run may have one (nothing but linear layers

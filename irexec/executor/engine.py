@@ -24,7 +24,7 @@ from . import compressed_weights
 from .cache import run_cache
 from .feeds import bind_feeds, bind_variables
 from .layer import compute_layer
-from .memory import own_bytes, refuse_large_inputs
+from .memory import refuse_large_inputs
 from .plan import Replay, RunPlan, Step
 from .schedule import compact_steps, execution_order, plan_run, plan_steps
 
@@ -129,7 +129,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     folded = run_cache(model)
     kept, foldable, shapes_ok = folded.outputs, folded.foldable, folded.shapes_ok
     shape_of, derived, derived_outs = folded.shape_of, folded.shape_derived, folded.derived
-    chain_readers = folded.chain_readers
+    chain_readers, special = folded.chain_readers, folded.special
     real = compressed_weights.REAL_WEIGHTS.get()  # a kept StandIn is not served: the chain makes its weight
     signature = 0  # of the shapes seen so far in this run (see RunCache)
     values: dict[tuple[int, int], np.ndarray] = dict(preset) if preset else {}
@@ -146,6 +146,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     run_key = replay.key(bound) if replay is not None else None
     known = replay.runs.get(run_key) if replay is not None and run_key is not None else None
     inferences: list[Inference | None] = known if known is not None else [None] * len(steps)
+    checked = known is not None  # the run replayed computed these shapes and checked them
     with blas.limited():
         for index, (lid, layer, op, sources, frees, is_result, unread, ports) in enumerate(steps):
             start = clock()
@@ -154,18 +155,21 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
             if fed is not None:
                 outs = [fed]
             else:
-                outs = kept.get(lid)
-                # a run that reads values makes the weight a StandIn stands for, and keeps it to itself
-                shown_only = real and outs is not None and isinstance(outs[0], StandIn)
-                if shown_only:
-                    outs = None
-                if outs is None and lid in derived:
-                    outs = derived_outs.get((lid, signature))
-                if outs is None and lid in chain_readers and all(
-                        end in kept and not (real and isinstance(kept[end][0], StandIn)) for end in chain_readers[lid]):
-                    continue  # a packed weight whose chains' values are kept: nothing reads it any more
+                # only a layer in ``special`` may be kept, derived or skipped; any other is computed
+                plain, outs, shown_only = lid not in special, None, False
+                if not plain:
+                    outs = kept.get(lid)
+                    # a run that reads values makes the weight a StandIn stands for, and keeps it to itself
+                    shown_only = real and outs is not None and isinstance(outs[0], StandIn)
+                    if shown_only:
+                        outs = None
+                    if outs is None and lid in derived:
+                        outs = derived_outs.get((lid, signature))
+                    if outs is None and lid in chain_readers and all(
+                            end in kept and not (real and isinstance(kept[end][0], StandIn)) for end in chain_readers[lid]):
+                        continue  # a packed weight whose chains' values are kept: nothing reads it any more
                 if outs is None:
-                    keep = lid in foldable or lid in derived  # kept outputs must be real, not stand-ins
+                    keep = not plain and (lid in foldable or lid in derived)  # kept outputs must be real, not stand-ins
                     cached = folded.nbytes
                     # a runnable layer reads a tensor on every input (the binding refuses a dangling one)
                     args = [values[src] for src in sources]  # type: ignore[index]
@@ -173,7 +177,9 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                                                             None if shown or keep else unread, inferences[index],
                                                             outside, bound)
                     held += folded.nbytes - cached  # the fold cache let go to make room
-                    if lid in foldable and not shown_only:
+                    if plain:
+                        pass  # (the common case first)
+                    elif lid in foldable and not shown_only:
                         held += folded.offer(model, lid, outs, limit)
                     elif lid in derived:
                         folded.keep_derived(lid, signature, outs)
@@ -185,8 +191,8 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 held += outs[0].nbytes
             for (key, dims), arr in zip(ports, outs):
                 values[key] = arr
-                held += own_bytes(arr)
-                if arr.shape != dims and (lid, key[1], arr.shape) not in shapes_ok:
+                held += 0 if type(arr) is StandIn else arr.nbytes  # (own_bytes, inline: every layer comes here)
+                if not checked and arr.shape != dims and (lid, key[1], arr.shape) not in shapes_ok:
                     _note_undeclared_shape(model, layer, key[1], arr.shape, warnings, shapes_ok)
             if on_layer is not None:
                 on_layer(layer, outs, elapsed)
@@ -194,9 +200,12 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 for src in frees:
                     gone = values.pop(src, None)
                     if gone is not None:
-                        held -= own_bytes(gone)
-    if replay is not None and run_key is not None and known is None:
-        replay.keep(run_key, inferences)
+                        held -= 0 if type(gone) is StandIn else gone.nbytes
+    if replay is not None and run_key is not None:
+        if known is None:
+            replay.keep(run_key, inferences, warnings)
+        else:
+            warnings = list(replay.warnings.get(run_key, ()))
     return values, results, times, warnings
 
 

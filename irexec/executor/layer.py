@@ -49,7 +49,10 @@ def compute_layer(model: Model, layer: Layer, op: Op, args: list[np.ndarray], va
         finally:
             limits.IN_USE.reset(token)
         # NumPy hands back scalars, not arrays, for many operations on 0-d arrays
-        outs = [o if type(o) is np.ndarray or isinstance(o, StandIn) else np.asarray(o) for o in outs]
+        # (a loop: a list comprehension costs a frame per layer)
+        for i, o in enumerate(outs):
+            if type(o) is not np.ndarray and not isinstance(o, StandIn):
+                outs[i] = np.asarray(o)
     except IRExecError as e:
         raise type(e)(model.locate(e.diagnostics, layer)) from None
     except MemoryError:

@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..base.errors import Diagnostic
 from ..ir.records import Layer
 from ..ops.framework.base import Inference, Op
 from ..ops.state import Variable
@@ -74,13 +75,18 @@ class Replay:
                          for _, _, op, sources, *_ in steps
                          for i, src in enumerate(sources) if op.input_spec(i).value)
         self.runs: dict[tuple, list[Inference | None]] = {}
+        # the warnings of the run each entry came from: a replayed run computes the same
+        # shapes (each inferred output is static), so it skips their check
+        self.warnings: dict[tuple, list[Diagnostic]] = {}
 
     def key(self, bound: Mapping[int, np.ndarray]) -> tuple | None:
         return tuple([(lid, a.shape, a.dtype) for lid, a in bound.items()]) if self.sound else None
 
-    def keep(self, key: tuple, inferences: list[Inference | None]) -> None:
+    def keep(self, key: tuple, inferences: list[Inference | None], warnings: list[Diagnostic]) -> None:
         if any(inf is not None and inf.output_nbytes is None for inf in inferences):
             return  # an output shape found only by computing it: later runs may differ
         if len(self.runs) >= self.LIMIT:
             self.runs.clear()
+            self.warnings.clear()
         self.runs[key] = inferences
+        self.warnings[key] = list(warnings)

@@ -126,9 +126,10 @@ class Inference:
             total += limits.nbytes(info.shape.to_tuple(), info.etype.itemsize)
         return total
 
-    @property
+    @cached_property
     def charge(self) -> int | None:
-        """Bytes a run must have free before the kernel runs: outputs and scratch."""
+        """Bytes a run must have free before the kernel runs: outputs and scratch
+        (cached as ``output_nbytes``; an inference is not changed once made)."""
         need = self.output_nbytes
         return None if need is None else need + self.scratch
 
