@@ -20,7 +20,8 @@ elementwise  HSwish (computed in f64 for its 1-ulp bound) and ReLU on MobileNet'
              of the same expression in f64 (skipped when numexpr is not installed:
              it is not a dependency).
 depthwise    MobileNet-v3-small's 11 depthwise layers as irexec runs them (one
-             thread), and each cut into two channel halves on two threads.
+             thread), each cut into two channel halves on two threads, and a
+             compiled kernel channels last (Numba; skipped without it).
 check        Reading a 26,667-layer IR: lxml's parse alone, irexec's reader (parse
              and element walk), a bulk extraction (one XSLT pass writing the facts
              as text, split in Python, with the layers' and ports' lines from
@@ -213,10 +214,62 @@ def section_depthwise(repeat: int) -> None:
         finally:
             windows._depthwise_channels_last = one
 
-    got = medians({"np.copyto of the 11 inputs": lambda: [np.copyto(d, a) for d, a in zip(copies, inputs)],
-                   "11 layers, one thread (irexec)": lambda: all_layers(False),
-                   "11 layers, two channel halves on two threads": lambda: all_layers(True)}, repeat)
+    contenders = {"np.copyto of the 11 inputs": lambda: [np.copyto(d, a) for d, a in zip(copies, inputs)],
+                  "11 layers, one thread (irexec)": lambda: all_layers(False),
+                  "11 layers, two channel halves on two threads": lambda: all_layers(True)}
+    kernel = _depthwise_jit()
+    if kernel is not None:
+        one_layer = _depthwise_compiled(kernel)
+        layers = [(rng.standard_normal((1, c, size, size)).astype(np.float32),
+                   rng.standard_normal((c, k, k)).astype(np.float32), s, k // 2) for c, size, k, s in DEPTHWISE]
+        contenders["11 layers, a Numba kernel channels last (with copies)"] = \
+            lambda: [one_layer(x, w, s, p) for x, w, s, p in layers]
+    else:
+        print("(the compiled depthwise kernel is not measured: Numba is not installed, pip install -e '.[jit]')")
+    got = medians(contenders, repeat)
     report("depthwise: MobileNet-v3-small's 11 layers", got, "np.copyto of the 11 inputs", "11 layers, one thread (irexec)")
+
+
+def _depthwise_jit() -> Callable[..., None] | None:
+    """A depthwise 2-D kernel channels last, compiled by Numba: per output pixel, the taps
+    in order, each a multiply-add over the channels (contiguous, in vector lanes)."""
+    try:
+        import numba
+    except ImportError:
+        return None
+
+    def kernel(xc, wc, stride, out):  # type: ignore[no-untyped-def]  # [N, H, W, C], [KH, KW, C], [N, OH, OW, C]
+        n_, oh, ow, c = out.shape
+        acc = np.empty(c, np.float32)
+        for n in range(n_):
+            for oy in range(oh):
+                for ox in range(ow):
+                    acc[:] = 0
+                    for ky in range(wc.shape[0]):
+                        for kx in range(wc.shape[1]):
+                            px, wv = xc[n, oy * stride + ky, ox * stride + kx], wc[ky, kx]
+                            for i in range(c):
+                                acc[i] += wv[i] * px[i]
+                    out[n, oy, ox, :] = acc
+
+    return numba.njit(nogil=True, fastmath={"contract"})(kernel)  # type: ignore[no-any-return]
+
+
+def _depthwise_compiled(kernel: Callable[..., None]) -> Callable[..., np.ndarray]:
+    """A layer through ``kernel``: the input copied channels last with its padding, the output back."""
+
+    def layer(x: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.ndarray:
+        c, size, k = x.shape[1], x.shape[2], w.shape[-1]
+        o = (size + 2 * pad - k) // stride + 1
+        reach = (o - 1) * stride + k
+        xc = np.zeros((1, reach, reach, c), np.float32)
+        take = min(size, reach - pad)
+        xc[:, pad:pad + take, pad:pad + take] = np.moveaxis(x[:, :, :take, :take], 1, -1)
+        out = np.empty((1, o, o, c), np.float32)
+        kernel(xc, np.ascontiguousarray(np.moveaxis(w, 0, -1)), stride, out)
+        return np.ascontiguousarray(np.moveaxis(out, -1, 1))
+
+    return layer
 
 
 _XSLT = b"""<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
