@@ -24,7 +24,7 @@ from . import compressed_weights
 from .cache import run_cache
 from .feeds import bind_feeds, bind_variables
 from .layer import compute_layer
-from .memory import refuse_large_inputs
+from .memory import own_bytes, refuse_large_inputs
 from .plan import Replay, RunPlan, Step
 from .schedule import compact_steps, execution_order, plan_run, plan_steps
 
@@ -145,7 +145,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     shown = keep_all or reads_values(on_layer)  # every output must be real, not a stand-in
     run_key = replay.key(bound) if replay is not None else None
     known = replay.runs.get(run_key) if replay is not None and run_key is not None else None
-    inferences: list[Inference | None] = known if known is not None else [None] * len(steps)
+    inferences: list[Inference | None] = known[0] if known is not None else [None] * len(steps)
     checked = known is not None  # the run replayed computed these shapes and checked them
     with blas.limited():
         for index, (lid, layer, op, sources, frees, is_result, unread, ports) in enumerate(steps):
@@ -156,8 +156,8 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 outs = [fed]
             else:
                 # only a layer in ``special`` may be kept, derived or skipped; any other is computed
-                plain, outs, shown_only = lid not in special, None, False
-                if not plain:
+                outs, shown_only = None, False
+                if lid in special:
                     outs = kept.get(lid)
                     # a run that reads values makes the weight a StandIn stands for, and keeps it to itself
                     shown_only = real and outs is not None and isinstance(outs[0], StandIn)
@@ -169,7 +169,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                             end in kept and not (real and isinstance(kept[end][0], StandIn)) for end in chain_readers[lid]):
                         continue  # a packed weight whose chains' values are kept: nothing reads it any more
                 if outs is None:
-                    keep = not plain and (lid in foldable or lid in derived)  # kept outputs must be real, not stand-ins
+                    keep = lid in foldable or lid in derived  # kept outputs must be real, not stand-ins
                     cached = folded.nbytes
                     # a runnable layer reads a tensor on every input (the binding refuses a dangling one)
                     args = [values[src] for src in sources]  # type: ignore[index]
@@ -177,9 +177,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                                                             None if shown or keep else unread, inferences[index],
                                                             outside, bound)
                     held += folded.nbytes - cached  # the fold cache let go to make room
-                    if plain:
-                        pass  # (the common case first)
-                    elif lid in foldable and not shown_only:
+                    if lid in foldable and not shown_only:
                         held += folded.offer(model, lid, outs, limit)
                     elif lid in derived:
                         folded.keep_derived(lid, signature, outs)
@@ -191,7 +189,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 held += outs[0].nbytes
             for (key, dims), arr in zip(ports, outs):
                 values[key] = arr
-                held += 0 if type(arr) is StandIn else arr.nbytes  # (own_bytes, inline: every layer comes here)
+                held += own_bytes(arr)
                 if not checked and arr.shape != dims and (lid, key[1], arr.shape) not in shapes_ok:
                     _note_undeclared_shape(model, layer, key[1], arr.shape, warnings, shapes_ok)
             if on_layer is not None:
@@ -200,12 +198,11 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 for src in frees:
                     gone = values.pop(src, None)
                     if gone is not None:
-                        held -= 0 if type(gone) is StandIn else gone.nbytes
-    if replay is not None and run_key is not None:
-        if known is None:
-            replay.keep(run_key, inferences, warnings)
-        else:
-            warnings = list(replay.warnings.get(run_key, ()))
+                        held -= own_bytes(gone)
+    if known is not None:
+        warnings = list(known[1])  # the findings of the run replayed
+    elif replay is not None and run_key is not None:
+        replay.keep(run_key, inferences, warnings)
     return values, results, times, warnings
 
 

@@ -74,10 +74,9 @@ class Replay:
         self.sound = all(src is None or src[0] in settled
                          for _, _, op, sources, *_ in steps
                          for i, src in enumerate(sources) if op.input_spec(i).value)
-        self.runs: dict[tuple, list[Inference | None]] = {}
-        # the warnings of the run each entry came from: a replayed run computes the same
-        # shapes (each inferred output is static), so it skips their check
-        self.warnings: dict[tuple, list[Diagnostic]] = {}
+        # by key: the inferences of a run, and its warnings (a replayed run computes the same
+        # shapes, each inferred output being static, so it skips their check)
+        self.runs: dict[tuple, tuple[list[Inference | None], list[Diagnostic]]] = {}
 
     def key(self, bound: Mapping[int, np.ndarray]) -> tuple | None:
         return tuple([(lid, a.shape, a.dtype) for lid, a in bound.items()]) if self.sound else None
@@ -87,6 +86,4 @@ class Replay:
             return  # an output shape found only by computing it: later runs may differ
         if len(self.runs) >= self.LIMIT:
             self.runs.clear()
-            self.warnings.clear()
-        self.runs[key] = inferences
-        self.warnings[key] = list(warnings)
+        self.runs[key] = (inferences, list(warnings))
