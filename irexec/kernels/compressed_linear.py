@@ -33,7 +33,7 @@ from .windows import product_parts, run_tasks
 
 # Activation rows up to which the compressed product is used: each weight row is
 # decompressed once for all of them, and from a few rows on BLAS on the f32 weight
-# is faster (benchmarks/README.md, "Decode: the compressed product").
+# is faster (benchmarks/README.md, "Compressed weights: the decode floor moved").
 MAX_ROWS = 4
 # Weights of fewer bytes than this (quantized) are not cut over threads: a hand-off
 # costs about as much as their product

@@ -104,8 +104,8 @@ def _linear(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     A weight stored [N, K] and read transposed (``transpose_b``, a linear layer's
     usual form) is multiplied as ``b.T @ a.T`` when a has several rows: OpenBLAS runs
     a tall matrix by a few columns up to 1.6x faster than a few rows by a wide
-    matrix (benchmarks/README.md, "Prefill products").  The result is written back
-    row-major, so the layout downstream is the same."""
+    matrix (benchmarks/README.md, "Compressed weights: the decode floor moved").
+    The result is written back row-major, so the layout downstream is the same."""
     m, k = a.shape
     n = b.shape[1]
     parts = product_parts(m * k * n, n // 256)
