@@ -15,7 +15,8 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_designs.p
 @pytest.mark.parametrize("section, lines", [
     ("decode", ["== decode: the output projection", "f16 weight widened", "compressed product",
                 "== decode: the 28 layer products", "cut in two over 2 threads"]),
-    ("depthwise", ["== depthwise: MobileNet-v3-small's 11 layers", "two channel halves on two threads"]),
+    ("depthwise", ["== depthwise: MobileNet-v3-small's 11 layers", "two channel halves on two threads",
+                   "a Numba kernel channels last"]),
     ("check", ["== check: reading a 26667-layer IR", "OpenVINO read_model", "bulk: parse + XSLT"]),
 ])
 def test_a_section_runs_and_names_its_contenders(section: str, lines: list[str]) -> None:
