@@ -2,28 +2,60 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
 from . import lowbit
 
-# Compared by hot paths: `dtype.name` is computed anew on every access (slow).
-BF16 = np.dtype(ml_dtypes.bfloat16)
+# The types ml_dtypes holds (bf16 and the low-bit ones): their NumPy dtypes are made
+# on first use, so a model without such tensors never imports ml_dtypes.
+_ML_DTYPES_NAMES = {"bf16": "bfloat16", **lowbit.ML_DTYPES_NAMES}
+_bf16: np.dtype | None = None
+
+
+def bf16() -> np.dtype:
+    global _bf16
+    if _bf16 is None:
+        _bf16 = lowbit.ml_dtype("bfloat16")
+    return _bf16
+
+
+def is_bf16(dtype: np.dtype) -> bool:
+    """Whether ``dtype`` is ml_dtypes' bfloat16, without importing ml_dtypes (no
+    array is bf16 until it is imported).  Hot paths call it: `dtype.name` is
+    computed anew on every access (slow)."""
+    return lowbit.ml_dtypes_loaded() and dtype == bf16()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "BF16":  # the dtype itself, for callers that compare with it
+        return bf16()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
 class ElementType:
     name: str  # canonical IR spelling, e.g. "f32"
     precision: str  # port precision spelling, e.g. "FP32"
-    dtype: np.dtype | None  # None: valid IR type that irexec does not execute
+    # None: valid IR type that irexec does not execute, or an ml_dtypes type not made yet
+    known_dtype: np.dtype | None = field(compare=False, repr=False)
     bits: int
 
     @property
+    def dtype(self) -> np.dtype | None:
+        """The NumPy dtype, None for a type irexec does not execute; an ml_dtypes
+        type is made (and ml_dtypes imported) on first access."""
+        if self.known_dtype is None and self.name in _ML_DTYPES_NAMES:
+            made = lowbit.DTYPES[self.name][0] if self.name in lowbit.DTYPES else bf16()
+            object.__setattr__(self, "known_dtype", made.newbyteorder("<"))
+        return self.known_dtype
+
+    @property
     def supported(self) -> bool:
-        return self.dtype is not None
+        return self.known_dtype is not None or self.name in _ML_DTYPES_NAMES
 
     @property
     def itemsize(self) -> int:
@@ -63,6 +95,7 @@ class ElementType:
 
 
 def _et(name: str, precision: str, dtype: npt.DTypeLike | None, bits: int) -> ElementType:
+    """``dtype`` None for an ml_dtypes type (made on first use) or a type irexec does not execute."""
     return ElementType(name, precision, np.dtype(dtype).newbyteorder("<") if dtype is not None else None, bits)
 
 
@@ -71,7 +104,7 @@ _SUPPORTED = [
     _et("f64", "FP64", np.float64, 64),
     _et("f32", "FP32", np.float32, 32),
     _et("f16", "FP16", np.float16, 16),
-    _et("bf16", "BF16", ml_dtypes.bfloat16, 16),
+    _et("bf16", "BF16", None, 16),
     _et("i8", "I8", np.int8, 8),
     _et("i16", "I16", np.int16, 16),
     _et("i32", "I32", np.int32, 32),
@@ -81,7 +114,8 @@ _SUPPORTED = [
     _et("u32", "U32", np.uint32, 32),
     _et("u64", "U64", np.uint64, 64),
     _et("boolean", "BOOL", np.bool_, 8),
-    *(_et(name, "BIN" if name == "u1" else name.upper(), dtype, bits) for name, (dtype, bits) in lowbit.DTYPES.items()),
+    *(_et(name, "BIN" if name == "u1" else name.upper(), lowbit.STRUCTURED_DTYPES.get(name), bits)
+      for name, bits in lowbit.BITS.items()),
     # bits: sizeof(std::string) in OpenVINO, what an element costs in memory before its bytes
     _et("string", "STRING", object, 256),
 ]
@@ -108,7 +142,17 @@ _SPELLINGS["BIN"] = ELEMENT_TYPES["u1"]
 _SPELLINGS["UNSPECIFIED"] = ELEMENT_TYPES["undefined"]
 
 # an object array is a string tensor (its elements bytes, see strings.py)
-_BY_DTYPE: dict[np.dtype, ElementType] = {t.dtype: t for t in _SUPPORTED if t.dtype is not None}
+_BY_DTYPE: dict[np.dtype, ElementType] = {t.known_dtype: t for t in _SUPPORTED if t.known_dtype is not None}
+_ml_dtypes_indexed = False
+
+
+def _index_ml_dtypes() -> None:
+    """Adds the ml_dtypes types to the dtype index, once ml_dtypes is imported."""
+    global _ml_dtypes_indexed
+    for t in _SUPPORTED:
+        if t.name in _ML_DTYPES_NAMES and t.dtype is not None:
+            _BY_DTYPE[t.dtype] = t
+    _ml_dtypes_indexed = True
 
 
 def lookup(spelling: str) -> ElementType | None:
@@ -125,19 +169,41 @@ def from_dtype(dtype: np.dtype) -> ElementType | None:
     dtype = np.dtype(dtype)
     if dtype.byteorder == ">":
         return None
-    return _BY_DTYPE.get(dtype.newbyteorder("<")) or _BY_DTYPE.get(dtype)
+    found = _BY_DTYPE.get(dtype.newbyteorder("<")) or _BY_DTYPE.get(dtype)
+    if found is None and not _ml_dtypes_indexed and lowbit.ml_dtypes_loaded():
+        _index_ml_dtypes()
+        return from_dtype(dtype)
+    return found
 
 
 # Every type with floating-point values: NaN and infinity counters, ``--check-finite``,
 # the stats and the reports treat them alike (nf4 is a code book with neither NaN nor
 # infinity, and u3/u6 are integers: none of them is here).
-_FLOAT_DTYPES = frozenset(t.dtype for t in _SUPPORTED if t.name in _REAL)
-
-
 def is_float_dtype(dtype: np.dtype) -> bool:
     """Whether a tensor of ``dtype`` holds floating-point values (any width, ml_dtypes too)."""
     dtype = np.dtype(dtype)
-    return dtype.kind == "f" or dtype in _FLOAT_DTYPES
+    if dtype.kind == "f":
+        return True
+    et = from_dtype(dtype)
+    return et is not None and et.name in _REAL
+
+
+def iinfo(dtype: np.dtype) -> Any:
+    """The integer limits of ``dtype``: NumPy's for its own integers, ml_dtypes'
+    for int4/uint4 (and ml_dtypes is imported only then)."""
+    if dtype.kind in "iu":
+        return np.iinfo(dtype)
+    import ml_dtypes
+    return ml_dtypes.iinfo(dtype)
+
+
+def finfo(dtype: np.dtype) -> Any:
+    """The float limits of ``dtype``: NumPy's for f16/f32/f64, ml_dtypes' for bf16
+    and the small floats (and ml_dtypes is imported only then)."""
+    if dtype.type in (np.float16, np.float32, np.float64, np.longdouble):
+        return np.finfo(dtype)
+    import ml_dtypes
+    return ml_dtypes.finfo(dtype)
 
 
 def as_float(arr: np.ndarray) -> np.ndarray:

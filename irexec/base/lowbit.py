@@ -27,28 +27,65 @@ and written as zeros.
 from __future__ import annotations
 
 import math
+import sys
+from collections.abc import Iterator, Mapping
 
-import ml_dtypes
 import numpy as np
 
 U3 = np.dtype([("u3", "u1")])
 U6 = np.dtype([("u6", "u1")])
 NF4 = np.dtype([("nf4", "u1")])
+# the types ml_dtypes lacks, each held in one uint8 field
+STRUCTURED_DTYPES: dict[str, np.dtype] = {"u3": U3, "u6": U6, "nf4": NF4}
 
-# name -> (in-memory dtype, bits)
-DTYPES: dict[str, tuple[np.dtype, int]] = {
-    "u1": (np.dtype(ml_dtypes.uint1), 1),
-    "u2": (np.dtype(ml_dtypes.uint2), 2),
-    "u3": (U3, 3),
-    "u4": (np.dtype(ml_dtypes.uint4), 4),
-    "u6": (U6, 6),
-    "i4": (np.dtype(ml_dtypes.int4), 4),
-    "nf4": (NF4, 4),
-    "f4e2m1": (np.dtype(ml_dtypes.float4_e2m1fn), 4),
-    "f8e4m3": (np.dtype(ml_dtypes.float8_e4m3fn), 8),
-    "f8e5m2": (np.dtype(ml_dtypes.float8_e5m2), 8),
-    "f8e8m0": (np.dtype(ml_dtypes.float8_e8m0fnu), 8),
-}
+# name -> bits, known without ml_dtypes
+BITS: dict[str, int] = {"u1": 1, "u2": 2, "u3": 3, "u4": 4, "u6": 6, "i4": 4, "nf4": 4,
+                        "f4e2m1": 4, "f8e4m3": 8, "f8e5m2": 8, "f8e8m0": 8}
+# name -> the ml_dtypes type that holds it in memory
+ML_DTYPES_NAMES: dict[str, str] = {"u1": "uint1", "u2": "uint2", "u4": "uint4", "i4": "int4",
+                                   "f4e2m1": "float4_e2m1fn", "f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2",
+                                   "f8e8m0": "float8_e8m0fnu"}
+
+
+def ml_dtypes_loaded() -> bool:
+    """Whether ml_dtypes is imported: until it is, no array can be of its types,
+    so a question about a dtype needs no import to answer no."""
+    return "ml_dtypes" in sys.modules
+
+
+def ml_dtype(type_name: str) -> np.dtype:
+    """An ml_dtypes type by its ml_dtypes name, importing the package on first use
+    (its import costs 0.1 to 0.6 s, which a model without such tensors never pays)."""
+    import ml_dtypes
+    return np.dtype(getattr(ml_dtypes, type_name))
+
+
+class _DtypeTable(Mapping[str, tuple[np.dtype, int]]):
+    """name -> (in-memory dtype, bits), built on first lookup of a dtype."""
+
+    def __init__(self) -> None:
+        self._table: dict[str, tuple[np.dtype, int]] | None = None
+
+    def _get(self) -> dict[str, tuple[np.dtype, int]]:
+        if self._table is None:
+            self._table = {name: (STRUCTURED_DTYPES[name] if name in STRUCTURED_DTYPES else ml_dtype(ML_DTYPES_NAMES[name]), bits)
+                           for name, bits in BITS.items()}
+        return self._table
+
+    def __getitem__(self, name: str) -> tuple[np.dtype, int]:
+        return self._get()[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in BITS
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(BITS)
+
+    def __len__(self) -> int:
+        return len(BITS)
+
+
+DTYPES: Mapping[str, tuple[np.dtype, int]] = _DtypeTable()
 # types held in one uint8 field (no ml_dtypes type)
 STRUCTURED = {U3: "u3", U6: "u6", NF4: "nf4"}
 # integer types narrower than a byte: bits, signed
@@ -181,6 +218,9 @@ def to_number(arr: np.ndarray) -> np.ndarray:
 
 def name_of(dtype: np.dtype) -> str | None:
     """The low-bit type a dtype holds, or None."""
+    structured = STRUCTURED.get(dtype)
+    if structured is not None or not ml_dtypes_loaded():
+        return structured
     for name, (d, _) in DTYPES.items():
         if d == dtype:
             return name

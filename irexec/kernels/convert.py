@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import lowbit
-from ..base.dtypes import BF16
+from ..base.dtypes import is_bf16
 
 _I64_LIMIT = float(2**63)
 # Elements converted per step: the float64/int64 temporaries of one step take a few MiB.
@@ -28,7 +28,7 @@ def convert_array(data: np.ndarray, dst: np.dtype) -> np.ndarray:
         return _to_lowbit(data, target)
     if dst.kind == "b":
         return np.asarray(np.not_equal(data, 0))  # a 0-d input gives a NumPy scalar
-    if dst.kind in "iu" and (data.dtype.kind == "f" or data.dtype == BF16):
+    if dst.kind in "iu" and (data.dtype.kind == "f" or is_bf16(data.dtype)):
         out = np.empty(data.shape, dst)
         flat_in, flat_out = np.ravel(data), out.reshape(-1)
         for lo in range(0, flat_in.size, CHUNK_ELEMENTS):

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..base import limits
-from ..base.dtypes import BF16
+from ..base.dtypes import is_bf16
 from ..system import parallel
 
 # The column matrix of one im2col tile stays below this many bytes.
@@ -24,7 +24,7 @@ def accumulator(dtype: np.dtype) -> np.dtype:
     f64 for f64; integers in their own type (wrap-around, as C++ does)."""
     if dtype.kind == "f" and dtype.itemsize >= 8:
         return np.dtype(np.float64)
-    if dtype.kind in "fV" or dtype == BF16:
+    if dtype.kind in "fV" or is_bf16(dtype):
         return np.dtype(np.float32)
     return dtype
 

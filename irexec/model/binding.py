@@ -182,6 +182,9 @@ def _check_port_counts(path: str, graph: Graph, ops: dict[int, Op | None], diags
             diags.append(Diagnostic("wrong-port-count", f"declares {n_in} input ports but {layer.display} takes {want} ({names})",
                                     ERROR, path, layer.line, lid, layer.name, layer.display))
         expected = op.num_outputs(n_in)
-        if n_out != expected:
+        # Fewer is what OpenVINO's reader accepts: the op keeps its outputs and the
+        # undeclared trailing ones are simply not connected (an edge that reads one
+        # is `unknown-port`); more output ports than the op has is an error there too.
+        if n_out > expected:
             diags.append(Diagnostic("wrong-port-count", f"declares {n_out} output ports but {layer.display} has {expected}",
                                     ERROR, path, layer.line, lid, layer.name, layer.display))

@@ -79,7 +79,8 @@ RULES: dict[str, Rule] = {
     "result-without-input": Rule("Result without input", "A Result layer has no producer."),
     "cycle": Rule("Cycle in the graph", "The layers named form a cycle."),
     "unreachable-layer": Rule("Unreachable layer", "No Result depends on the layer; OpenVINO drops it."),
-    "wrong-port-count": Rule("Wrong number of ports", "The layer declares more or fewer ports than its op has."),
+    "wrong-port-count": Rule("Wrong number of ports", "The layer declares more or fewer input ports than its op takes, "
+                             "or more output ports than it has."),
     # weights
     "const-size-mismatch": Rule("Const size too small", "A Const's size is smaller than its shape and element type need."),
     "bad-string-const": Rule("String Const not packed as OpenVINO packs it",

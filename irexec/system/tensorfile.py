@@ -21,7 +21,6 @@ import zlib
 from collections.abc import Mapping
 from typing import IO, BinaryIO
 
-import ml_dtypes
 import numpy as np
 
 from ..base import limits, lowbit, strings
@@ -31,13 +30,23 @@ from .atomic import atomic_file, cannot_write
 
 MAX_ZIP_NAME = 0xFFFF
 
-# In-memory dtypes that .npy files hold as raw bytes of their width.
-_RAW = frozenset([np.dtype(ml_dtypes.bfloat16), *(d for d, _ in lowbit.DTYPES.values() if d not in lowbit.STRUCTURED)])
+_raw: frozenset[np.dtype] | None = None
+
+
+def _is_raw(dtype: np.dtype) -> bool:
+    """Whether .npy files hold ``dtype`` as raw bytes of its width: the ml_dtypes
+    types, which no array has until ml_dtypes is imported (so this never imports it)."""
+    global _raw
+    if not lowbit.ml_dtypes_loaded():
+        return False
+    if _raw is None:
+        _raw = frozenset([lowbit.ml_dtype("bfloat16"), *(lowbit.ml_dtype(n) for n in lowbit.ML_DTYPES_NAMES.values())])
+    return dtype in _raw
 
 
 def storable(arr: np.ndarray) -> np.ndarray:
     """The array as .npz files hold it: an ml_dtypes type as raw bytes of its width."""
-    return arr.view(f"V{arr.dtype.itemsize}") if arr.dtype in _RAW else arr
+    return arr.view(f"V{arr.dtype.itemsize}") if _is_raw(arr.dtype) else arr
 
 
 def as_dtype(arr: np.ndarray, dtype: np.dtype | None) -> np.ndarray | None:
@@ -49,9 +58,9 @@ def as_dtype(arr: np.ndarray, dtype: np.dtype | None) -> np.ndarray | None:
         return strings.from_numpy(arr) if strings.is_text(arr) else None
     if arr.dtype == dtype:
         return arr
-    if dtype in _RAW and arr.dtype.kind == "V" and arr.dtype.names is None and arr.dtype.itemsize == dtype.itemsize:
+    if _is_raw(dtype) and arr.dtype.kind == "V" and arr.dtype.names is None and arr.dtype.itemsize == dtype.itemsize:
         return arr.view(dtype)
-    if dtype == ml_dtypes.bfloat16 and arr.dtype == np.uint16:
+    if arr.dtype == np.uint16 and _is_raw(dtype) and dtype == lowbit.ml_dtype("bfloat16"):
         return arr.view(dtype)
     return None
 

@@ -10,18 +10,17 @@ are run-time errors.
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
+from ...base import lowbit
 from ...kernels.elementwise import pick
 from ..framework.base import Attr, Op, op_error
 from .factory import add_bounds, binary, divide_bounds, maximum_bounds, minimum_bounds, multiply_bounds, subtract_bounds
 
-_NARROW_INTS = (np.dtype(ml_dtypes.int4), np.dtype(ml_dtypes.uint4))  # kind "V", integer arithmetic all the same
-
 
 def _is_int(a: np.ndarray) -> bool:
-    return a.dtype.kind in "iu" or a.dtype in _NARROW_INTS
+    # int4/uint4: ml_dtypes, kind "V", integer arithmetic all the same
+    return a.dtype.kind in "iu" or lowbit.name_of(a.dtype) in ("i4", "u4")
 
 
 def _check_nonzero(b: np.ndarray, what: str) -> None:

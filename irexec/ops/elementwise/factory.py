@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ...base import dtypes, lowbit
-from ...base.dtypes import BF16
+from ...base.dtypes import is_bf16
 from ...base.shapes import PartialShape, broadcast_numpy, broadcast_pdpd
 from ...kernels.elementwise import apply_f64
 from ..framework.base import BOOLEAN, COMPARABLE, NUMERIC, UNBOUNDED, Attr, Enum, In, Inference, Op, TensorInfo, op_error, same_as
@@ -39,7 +39,7 @@ AUTO_BROADCAST = {"auto_broadcast": Enum("numpy", "none", "pdpd", doc="broadcast
 def _wide_computed(dtype: np.dtype) -> bool:
     """Whether a precise kernel computes ``dtype`` in f64: the NumPy floats,
     bf16 and ml_dtypes' small floats (f8, f4: kind "V", not "f")."""
-    return dtype.kind == "f" or dtype == BF16 or lowbit.name_of(dtype) in lowbit.SMALL_FLOATS
+    return dtype.kind == "f" or is_bf16(dtype) or lowbit.name_of(dtype) in lowbit.SMALL_FLOATS
 
 
 def _apply(fn: Kernel, op: Op, with_op: bool, precise: bool, arrays: Sequence[np.ndarray], out_dtype: np.dtype,

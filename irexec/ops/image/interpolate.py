@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...base.dtypes import BF16
+from ...base.dtypes import is_bf16
 from ...base.shapes import DYNAMIC, Dim, PartialShape
 from ...kernels.windows import accumulator, pad_spatial
 from ..framework.base import INTEGRAL, NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
@@ -191,7 +191,7 @@ def resize(plan: InterpPlan, data: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(x)
     if how.mode in ("bilinear_pillow", "bicubic_pillow"):
         return _pillow(how, plan, x, data.dtype)
-    acc = accumulator(data.dtype) if data.dtype.kind == "f" or data.dtype == BF16 else np.dtype(np.float32)
+    acc = accumulator(data.dtype) if data.dtype.kind == "f" or is_bf16(data.dtype) else np.dtype(np.float32)
     x = x.astype(acc, copy=False)
     for a, m, s in zip(plan.axes, plan.sizes, plan.scales):
         n = x.shape[a]

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...base import lowbit
-from ...base.dtypes import BF16
+from ...base.dtypes import is_bf16
 from ...base.shapes import Dim, PartialShape, broadcast_numpy
 from ..framework.base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from ..framework.registry import register
@@ -155,7 +155,7 @@ class Einsum7(Op):
             with np.errstate(all="ignore"):  # exact in int64, then wrapped into the type as Convert does
                 wide = np.einsum(plan, *(a.astype(np.int64) for a in arrays), dtype=np.int64, optimize=True)
             return [lowbit.from_integers(np.asarray(wide), small)]
-        if small is not None or dtype.kind == "f" and dtype.itemsize < 4 or dtype == BF16:
+        if small is not None or dtype.kind == "f" and dtype.itemsize < 4 or is_bf16(dtype):
             out = np.einsum(plan, *(a.astype(np.float32) for a in arrays), optimize=True)
             if small is not None:  # rounded into the type as Convert rounds
                 return [lowbit.from_float(np.asarray(out), small)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...base.dtypes import BF16
+from ...base.dtypes import is_bf16
 from ...base.errors import InternalError
 from ...base.shapes import Dim, PartialShape, broadcast_numpy
 from ...kernels.compressed_linear import StandIn
@@ -77,7 +77,7 @@ def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.matmul`` under the numeric policy: f32 and f64 as they are, f16 and
     bf16 in f32 rounded once, integers exact and wrapping as in C."""
     dtype = a.dtype
-    if dtype.kind == "f" and dtype.itemsize < 4 or dtype == BF16:
+    if dtype.kind == "f" and dtype.itemsize < 4 or is_bf16(dtype):
         return np.asarray(_product(a.astype(np.float32), b.astype(np.float32))).astype(dtype)
     if dtype.kind == "f":
         return np.asarray(_product(a, b))  # 1-D by 1-D gives a NumPy scalar

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ...base.dtypes import BF16
+from ...base.dtypes import is_bf16
 from ...base.shapes import Dim, PartialShape
 from ..framework.base import INTEGRAL, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error, same_as
 from ..framework.helpers import const_int
@@ -154,7 +154,7 @@ class _ScatterElements(Op):
         return [out]
 
     def _mean(self, out: np.ndarray, where: Any, updates: np.ndarray) -> np.ndarray:
-        acc_type = np.float64 if out.dtype.kind in "fV" or out.dtype == BF16 else np.int64
+        acc_type = np.float64 if out.dtype.kind in "fV" or is_bf16(out.dtype) else np.int64
         total = out.astype(acc_type) if self.use_init_val else np.zeros(out.shape, acc_type)
         count = np.full(out.shape, 1 if self.use_init_val else 0, np.int64)
         touched = np.zeros(out.shape, bool)

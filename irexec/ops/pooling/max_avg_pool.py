@@ -42,9 +42,7 @@ class PoolPlan:
 def _lowest(dtype: np.dtype) -> float | int:
     if dtype.kind in "iu":
         return int(np.iinfo(dtype).min)
-    import ml_dtypes
-
-    return float(ml_dtypes.finfo(dtype).min)
+    return float(dtypes.finfo(dtype).min)
 
 
 class _Pool(Op):

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...base.dtypes import BF16
+from ...base.dtypes import is_bf16
 from ..framework.base import INTEGRAL, NUMERIC, Attr, In, Inference, Op, TensorInfo, normalize_axis
 from ..framework.helpers import const_int
 from ..framework.registry import register
@@ -41,7 +41,7 @@ class CumSum3(Op):
         if data.ndim == 0:
             return [np.zeros_like(data) if self.exclusive else data.copy()]
         x = np.flip(data, a) if self.reverse else data
-        acc = np.float32 if data.dtype.itemsize == 2 and data.dtype.kind in "fV" or data.dtype == BF16 else data.dtype
+        acc = np.float32 if data.dtype.itemsize == 2 and data.dtype.kind in "fV" or is_bf16(data.dtype) else data.dtype
         with np.errstate(over="ignore"):
             s = np.cumsum(x, axis=a, dtype=acc)
         if self.exclusive:

@@ -11,11 +11,10 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from ...base import lowbit
-from ...base.dtypes import BF16
+from ...base.dtypes import finfo, iinfo, is_bf16
 from ...base.shapes import Dim, PartialShape
 from ..framework.base import BOOLEAN, INTEGRAL, NUMERIC, UNBOUNDED, Attr, In, Inference, Op, TensorInfo
 from ..framework.helpers import const_axes
@@ -81,7 +80,7 @@ def reduction(type_: str, version: int, fn: Reducer, *, types: Any = NUMERIC, si
 
 
 def _sum_f32(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
-    wide = np.float32 if data.dtype.kind == "f" and data.itemsize < 4 or data.dtype == BF16 else None
+    wide = np.float32 if data.dtype.kind == "f" and data.itemsize < 4 or is_bf16(data.dtype) else None
     return np.asarray(np.sum(data, axis=axes, keepdims=keep, dtype=wide))
 
 
@@ -103,11 +102,11 @@ def _integral(dtype: np.dtype) -> bool:
 
 
 def _lowest(dtype: np.dtype) -> Any:
-    return dtype.type(ml_dtypes.iinfo(dtype).min) if _integral(dtype) else -ml_dtypes.finfo(dtype).max
+    return dtype.type(iinfo(dtype).min) if _integral(dtype) else -finfo(dtype).max
 
 
 def _highest(dtype: np.dtype) -> Any:
-    return dtype.type(ml_dtypes.iinfo(dtype).max) if _integral(dtype) else ml_dtypes.finfo(dtype).max
+    return dtype.type(iinfo(dtype).max) if _integral(dtype) else finfo(dtype).max
 
 
 def _max(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:

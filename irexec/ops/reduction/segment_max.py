@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import ml_dtypes
 import numpy as np
 
+from ...base.dtypes import finfo
 from ...base.shapes import DYNAMIC, Dim, PartialShape
 from ..framework.base import INDEX, NUMERIC, Enum, In, Inference, Op, TensorInfo, op_error
 from ..framework.helpers import const_int, const_ints
@@ -21,7 +21,7 @@ DATA, IDS, NUM = 0, 1, 2
 def _lowest(dtype: np.dtype) -> object:
     if dtype.kind in "iu":
         return np.iinfo(dtype).min
-    return (ml_dtypes.finfo(dtype) if dtype.name == "bfloat16" else np.finfo(dtype)).min
+    return finfo(dtype).min
 
 
 @register

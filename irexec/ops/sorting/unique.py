@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...base import limits
-from ...base.dtypes import BF16
+from ...base.dtypes import is_bf16
 from ...base.shapes import DYNAMIC, Dim, PartialShape
 from ..framework.base import INDEX, NUMERIC, Attr, In, IndexType, Inference, Op, TensorInfo, normalize_axis, op_error
 from ..framework.helpers import const_int
@@ -102,7 +102,7 @@ def _unique_rows(keys: np.ndarray, ascending: bool) -> tuple[np.ndarray, np.ndar
         e = np.zeros(0, np.int64)
         return e, e, e
     k = keys
-    if k.dtype.kind == "f" or k.dtype == BF16:
+    if k.dtype.kind == "f" or is_bf16(k.dtype):
         k = k.astype(np.float64) + 0.0  # -0.0 -> 0.0 so equal values are equal keys
     # stable lexicographic sort of the rows; NaNs sort last (np.lexsort puts them there)
     if k.shape[1] == 1:
