@@ -15,6 +15,23 @@ def _load_tokens(path: str, max_memory: int | None = None, follow_symlinks: bool
     return arr
 
 
+def expected_output(compare_path: str | None, max_memory: int | None, follow_symlinks: bool | None,
+                    text_missing: str | None = None) -> tuple[object, str | None]:
+    """The reference --compare names: token ids from a .npy, else the text of the file.
+    ``text_missing`` says why a text reference cannot be compared (a usage error)."""
+    if compare_path is None:
+        return None, None
+    if compare_path.endswith(".npy"):
+        return _load_tokens(compare_path, max_memory, follow_symlinks), None
+    if text_missing is not None:
+        from ..base.errors import UsageError
+
+        raise UsageError(f"--compare {compare_path}: {text_missing}", code="bad-prompt")
+    from .generate_text import _read_text
+
+    return None, _read_text(compare_path)
+
+
 def _save_tokens(path: str, tokens) -> None:
     import numpy as np
 
