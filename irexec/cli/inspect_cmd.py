@@ -92,6 +92,17 @@ def _pins(m: Any, input_shapes: tuple[str, ...]) -> dict[str, Any]:
     return pins
 
 
+def _inferred(m: Any, pins: dict[str, Any]) -> Any:
+    """Shape inference with the pins; a pin that does not fit its Parameter fails (exit 1), as in check."""
+    from ..checker.model_checker import check_model
+
+    result = check_model(m, pins)
+    misfits = [d for d in result.diagnostics if d.code == "input-shape-mismatch"]
+    if misfits:
+        fail(IRExecError(misfits))
+    return result
+
+
 def _port(kind: str, name: str, names: list[str], declared_type: str, declared: Any, info: Any) -> dict[str, Any]:
     """An input or output: its names, declared type and shape, the inferred ones, and whether they agree
     (a declared -1 agrees with any dim; a shape the check cannot infer agrees with its declaration)."""
@@ -136,9 +147,7 @@ def _names_at(m: Any, source: tuple[int, int] | None) -> list[str]:
 
 
 def _summary(m: Any, model: str, fmt: str, pins: dict[str, Any]) -> None:
-    from ..checker.model_checker import check_model
-
-    result = check_model(m, pins)
+    result = _inferred(m, pins)
     counts = Counter(layer.display for layer in m.layers.values())
     rows = _ports(m, result)
     variables = [{"variable_id": v.id, "type": v.etype.name, "shape": str(v.shape)} for v in m.variables.values()]
@@ -230,9 +239,8 @@ def _shapes(m, fmt: str, pins: dict[str, Any]) -> None:
     import json
 
     from ..base.table_text import render_table
-    from ..checker.model_checker import check_model
 
-    result = check_model(m, pins)
+    result = _inferred(m, pins)
     rows = [_port_row(m, result, lid, port) for lid in m.graph.order or sorted(m.layers) for port in m.layers[lid].outputs]
     if fmt == "json":
         click.echo(json.dumps({"file": m.path, "ports": rows}, indent=2))
