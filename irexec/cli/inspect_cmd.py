@@ -83,7 +83,8 @@ def _pins(m: Any, input_shapes: tuple[str, ...]) -> dict[str, Any]:
     for p in m.parameters:
         key = next((k for k in parameter_keys(p) if k in given), None)
         if key is not None:
-            pins[p.name], _ = given[key], used.add(key)
+            pins[p.name] = given[key]
+            used.add(key)
     known = [k for p in m.parameters for k in parameter_keys(p)]
     unknown = [n for n in given if n not in used]
     if unknown:
