@@ -65,6 +65,14 @@ def test_a_project_file_max_memory_reaches_diff_and_generate(write_ir, run_cli, 
     monkeypatch.chdir(tmp_path)
     r = run_cli("diff", a, b)
     assert r.exit_code == 1 and "error[memory-limit]" in r.output, r.output
+    big = IRBuilder()
+    x = big.parameter("input_ids", "1,1000", "i64")
+    big.result(big.layer("Add", "opset1", [big.const(np.zeros((1000, 1000), np.float32), name="w"),
+                                           big.layer("Convert", "opset1", [x], {"destination_type": "f32"})]))
+    prompt = tmp_path / "prompt.npz"
+    np.savez(prompt, input_ids=np.zeros((1, 2), np.int64))
+    r = run_cli("generate", write_ir(big, name="big"), "--inputs", prompt, "-n", "1")
+    assert r.exit_code == 1 and "error[memory-limit]" in r.output, r.output
 
 
 def test_run_refuses_options_that_do_not_apply(write_ir, run_cli, save_npz, tmp_path):

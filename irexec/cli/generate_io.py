@@ -27,9 +27,17 @@ def expected_output(compare_path: str | None, max_memory: int | None, follow_sym
         from ..base.errors import UsageError
 
         raise UsageError(f"--compare {compare_path}: {text_missing}", code="bad-prompt")
-    from .generate_text import _read_text
-
     return None, _read_text(compare_path)
+
+
+def _read_text(path: str) -> str:
+    from ..base.errors import InputError
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"{path} is not a readable UTF-8 text file: {e}", code="bad-input-file", file=path) from None
 
 
 def _save_tokens(path: str, tokens) -> None:
