@@ -138,3 +138,10 @@ def test_check_of_an_empty_folder_gives_one_message_and_the_summary(run_cli, tmp
     ok = run_cli.subprocess("check", tmp_path / "empty", "--allow-empty")
     assert ok.returncode == 0 and len(ok.stderr.splitlines()) == 1 and "--allow-empty" not in ok.stderr
     assert ok.stdout.splitlines()[-1] == "0 files, 0 errors, 0 warnings"
+
+
+def test_inspect_and_ops_refuse_options_for_another_output(write_ir, run_cli):
+    model = _relu(write_ir)
+    _fails(run_cli("inspect", model, "--all-nodes"), "option-not-applicable", "--all-nodes needs a drawing")
+    _fails(run_cli("ops", "--format", "json", "--wide"), "option-not-applicable", "--wide needs --format text")
+    assert run_cli("ops", "Roll", "--wide").exit_code == 0

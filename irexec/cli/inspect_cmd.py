@@ -10,7 +10,13 @@ import click
 from ..base.errors import ERROR, Diagnostic, IRExecError
 from ..base.shapes import format_dims
 from .base import cli, fail, machine_output
-from .option_groups import PIN_SHAPE_HELP, input_options, model_options, output_options
+from .option_groups import PIN_SHAPE_HELP, Modes, input_options, model_options, modes, option, output_options
+
+INSPECT_MODES = Modes(
+    decide=lambda p: ("draw",) if p["dot_path"] or p["svg_path"] else ("summary",),
+    needs={"draw": "a drawing (--dot OUT.dot or --svg OUT.svg)"},
+    named={"draw": "", "summary": "no drawing is asked for"},
+    code="option-not-applicable")
 
 
 @cli.command()
@@ -19,14 +25,15 @@ from .option_groups import PIN_SHAPE_HELP, input_options, model_options, output_
               help="Write the layer graph as Graphviz DOT ('-' for stdout instead of the summary).")
 @click.option("--svg", "svg_path", metavar="OUT.svg",
               help="Render the layer graph to SVG (needs Graphviz's `dot` on PATH).")
-@click.option("--all-nodes", is_flag=True,
-              help="With --dot/--svg: draw Consts and Converts of Consts too (default: folded into their readers' labels).")
+@option("--all-nodes", is_flag=True, modes=["draw"],
+        help="With --dot/--svg: draw Consts and Converts of Consts too (default: folded into their readers' labels).")
 @click.option("--shapes", is_flag=True,
               help="List every layer's output ports: inferred shape and type next to the declared ones.")
 @input_options(inputs=None, seed=False, input_shape=PIN_SHAPE_HELP + " The inferred shapes follow from them.")
 @output_options(formats=(("text", "json"), "text", "Output format of the summary and of --shapes."))
 @model_options(weights=None)
 @machine_output(lambda kw: kw.get("dot_path") == "-" or kw.get("fmt") == "json")
+@modes(INSPECT_MODES)
 def inspect(model: str, dot_path: str | None, svg_path: str | None, all_nodes: bool, shapes: bool,
             input_shapes: tuple[str, ...], fmt: str, follow_symlinks: bool | None) -> None:
     """Summarise MODEL: IR version, layer counts, inputs and outputs (declared and
