@@ -59,7 +59,7 @@ def _stack(*decorators: Decorator) -> Decorator:
 @dataclass(frozen=True)
 class Modes:
     """A command's modes.  ``decide`` names the modes the parameters put the
-    command in: its first is the main mode, the others are conditions such as
+    command in (its first is the main mode, the others are conditions such as
     "a reference is given"; it raises a UsageError for parameters that fit no
     mode); ``needs`` says, per mode, what an option that applies only there
     needs; ``named`` says what the command does in a main mode, ``unless`` what
