@@ -351,7 +351,8 @@ def test_inspect_json_without_shapes(write_ir, run_cli):
     r = run_cli("inspect", write_ir(clean()), "--format", "json")
     doc = json.loads(r.stdout)
     assert doc["layers"] == 3 and doc["ops"] == {"Convert-1": 1, "Parameter-1": 1, "Result-1": 1}
-    assert doc["inputs"] == [{"name": "x", "tensor_names": [], "type": "f32", "shape": "[2,6]"}]
+    assert doc["inputs"] == [{"name": "x", "tensor_names": ["x"], "type": "f32", "shape": "[2,6]", "inferred_type": "f32",
+                              "inferred_shape": "[2,6]", "declared_matches_inferred": True}]
     assert doc["outputs"][0]["type"] == "f16" and doc["errors"] == 0
 
 
@@ -360,12 +361,12 @@ def test_an_input_shape_out_of_range_is_one_code_and_message_in_every_command(wr
     for pin, why in (("x:8,6", "dim 0 is 8, outside the interval 1..4"), ("x:2,7", "dim 1 is 7, not 6"),
                      ("x:2", "rank 1 instead of 2")):
         lines = []
-        for command in ("check", "run"):
+        for command in ("check", "run", "inspect"):
             r = run_cli(command, path, "--input-shape", pin)
             assert r.exit_code == 1
             (line,) = [line for line in r.output.splitlines() if "error[" in line]
             lines.append(line)
-        assert lines[0] == lines[1], lines
+        assert lines[0] == lines[1] == lines[2], lines
         assert f"error[input-shape-mismatch] layer 0 \"x\" (Parameter-1): --input-shape {pin} does not fit" in lines[0]
         assert lines[0].endswith(f"declared [1..4,6]: {why}")
 

@@ -77,6 +77,8 @@ def default_max_memory() -> int:
 
 
 def resolve(limit: int | None) -> int:
+    """The memory limit a caller's ``max_memory`` stands for: itself, or the
+    default (``default_max_memory``) when None.  Every default is resolved here."""
     return default_max_memory() if limit is None else limit
 
 
@@ -120,6 +122,14 @@ def accounting() -> tuple[int, int] | None:
     return IN_USE.get()
 
 
+def budget(limit: int | None = None) -> tuple[int, int]:
+    """(limit, bytes in use) that work starts from: an explicit ``limit`` with
+    nothing in use; else the running layer's accounting; else the default limit."""
+    if limit is not None:
+        return limit, 0
+    return IN_USE.get() or (resolve(None), 0)
+
+
 @contextmanager
 def charged(limit: int, in_use: int) -> Iterator[None]:
     """Run the block as a layer whose run has ``limit`` bytes and uses ``in_use``."""
@@ -135,8 +145,7 @@ def require(need: int, what: str) -> None:
     fit next to what the run already uses (outside a run: the default limit)."""
     from .errors import OpError
 
-    state = IN_USE.get()
-    limit, used = state if state is not None else (default_max_memory(), 0)
+    limit, used = budget()
     if need + used > limit:
         also = f", with {format_bytes(used)} already in use," if used else ""
         raise OpError(f"{what} needs {format_bytes(need)}{also} more than the memory limit of {format_bytes(limit)} "

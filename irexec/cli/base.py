@@ -81,14 +81,22 @@ def machine_output(when: Callable[[dict[str, Any]], bool]) -> Callable:
 class Command(click.Command):
     """Every irexec command: under GitHub Actions its output is framed by
     ``hold_workflow_commands`` from its first line to its last, unless its
-    callback is marked ``machine_output`` for the parameters given."""
+    callback is marked ``machine_output`` for the parameters given.  An option
+    given outside the modes it applies to (cli/option_groups.py) is a usage
+    error before the command runs."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        from .option_groups import check_modes
+
         when = getattr(self.callback, "irexec_machine_output", None)
         framed = not (when is not None and when(ctx.params))
         if framed:
             hold_workflow_commands()
         try:
+            try:
+                check_modes(ctx, self)
+            except IRExecError as e:
+                fail(e)
             return super().invoke(ctx)
         finally:
             if framed:

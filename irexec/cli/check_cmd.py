@@ -18,6 +18,7 @@ from ..report.check_report import FileReport
 from ..report.encoding import encodable
 from .base import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, cli, fail, machine_output
 from .config import FORMATS
+from .option_groups import PIN_SHAPE_HELP, input_options, model_options
 
 if TYPE_CHECKING:
     from ..base.shapes import PartialShape
@@ -34,10 +35,9 @@ if TYPE_CHECKING:
               help="Write the report to FILE (atomically, creating missing folders); the summary line still goes to stdout.")
 @click.option("--strict", is_flag=True, help="Warnings (e.g. unsupported ops) fail the check too.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (exit 2 still means a usage or internal error).")
-@click.option("--input-shape", "input_shapes", multiple=True, metavar="NAME:DIMS",
-              help="Pin a Parameter's dynamic dims, e.g. x:1,3,-1,-1 (-1 or ? keeps a dim dynamic; repeatable). "
-                   "Applies to every checked model that has a Parameter of that name.")
-@click.option("--weights", type=click.Path(dir_okay=False), help="The .bin file (only with a single MODEL; default: beside it).")
+@input_options(inputs=None, seed=False,
+               input_shape=PIN_SHAPE_HELP + " Applies to every checked model that has a Parameter of that name.")
+@model_options(weights="The .bin file (only with a single MODEL; default: beside it).", follow_symlinks=False)
 @click.option("--quiet", "-q", count=True, help="Print the findings and nothing else (no summary line); -qq: print nothing.")
 @click.option("--silent", "-s", is_flag=True, help="Print nothing (the exit status still says whether the check failed); same as -qq.")
 @click.option("--verbose", "-v", is_flag=True,
@@ -60,8 +60,7 @@ if TYPE_CHECKING:
               help="Exit 0 when the paths hold no .xml file (default: that fails, since nothing was checked).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the text report; auto: only when stdout is a terminal and NO_COLOR is not set.")
-@click.option("--follow-symlinks", is_flag=True, default=None,
-              help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
+@model_options(weights=None)
 @machine_output(lambda kw: _format(kw["fmt"], kw["statistics"]) != "text" and not kw.get("output_file"))
 def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bool, exit_zero: bool,
           input_shapes: tuple[str, ...], weights: str | None, quiet: int, silent: bool, verbose: bool,
@@ -90,68 +89,102 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
       irexec check models/ --ignore unsupported-op --statistics
       irexec check models/ -j 4 --select shape-mismatch,type-mismatch
     """
-    quiet = 2 if silent else min(quiet, 2)
-    if quiet and verbose:
-        raise click.UsageError("--quiet/--silent and --verbose cannot be combined")
     from ..report.check_report import CheckReport
     from ..report.check_report import select as select_findings
-    from .model_paths import expand
     from .options import parse_input_pins
     from .paths import require_inputs, require_outputs
 
+    quiet, fmt = _settings(quiet, silent, verbose, fmt, statistics)
     selected, ignored = _codes(select, "--select"), _codes(ignore, "--ignore") or frozenset()
+    try:
+        pins = parse_input_pins(input_shapes)
+        paths = _paths(models, weights, allow_empty, quiet)
+        require_outputs(output_file)
+        require_inputs((weights, "weights file"))
+    except IRExecError as e:
+        fail(e)
+    checked = _Checked()
+    for outcome in _check_files(paths.files, jobs, weights, pins, follow_symlinks or None, skip_non_ir):
+        checked.add(outcome, verbose)
+    missing = [_missing_file(arg, why) for arg, why in paths.missing]
+    # json is the whole contract and keeps notes; the other machine formats carry them when asked
+    notes = include_notes or verbose or fmt == "json"
+    report = select_findings(CheckReport(missing + checked.reports, strict=strict), select=selected, ignore=ignored,
+                             notes=notes)
+    _emit(report, fmt, statistics, output_file, quiet, verbose or include_notes, color)
+    _unused_pins(pins, checked, bool(missing))
+    if checked.internal:
+        click.echo("irexec: internal error while checking (see the internal-error findings); this is a bug in irexec",
+                   err=True)
+        sys.exit(EXIT_USAGE)
+    if not paths.files and not paths.missing and not allow_empty:
+        sys.exit(EXIT_FINDINGS)  # nothing was checked: a typo in a path must not pass
+    sys.exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
+
+
+def _settings(quiet: int, silent: bool, verbose: bool, fmt: str, statistics: bool) -> tuple[int, str]:
+    """The quiet level and the format, checked against each other; the config file used, with -v."""
+    quiet = 2 if silent else min(quiet, 2)
+    if quiet and verbose:
+        raise click.UsageError("--quiet/--silent and --verbose cannot be combined")
     fmt = _format(fmt, statistics)
     if statistics and fmt not in ("text", "json"):
         raise click.UsageError(f"--statistics prints text or json, not {fmt}")
     config = click.get_current_context().find_root().meta.get("irexec.config")
     if verbose and config:
         click.echo(one_line(f"irexec: settings from {config}"), err=True)
-    try:
-        pins = parse_input_pins(input_shapes)
-    except IRExecError as e:
-        fail(e)
+    return quiet, fmt
+
+
+def _paths(models: tuple[str, ...], weights: str | None, allow_empty: bool, quiet: int) -> Any:
+    """The files to check.  A directory without an .xml file gets a note; when no path
+    holds any, one message says so (the check then fails, unless --allow-empty)."""
+    from .model_paths import expand
+
     paths = expand(models)
     if weights is not None and len(paths.files) + len(paths.missing) != 1:
         raise click.UsageError("--weights needs exactly one MODEL file")
-    try:
-        require_outputs(output_file)
-        require_inputs((weights, "weights file"))
-    except IRExecError as e:
-        fail(e)
-    for d in paths.empty_dirs:
-        if not quiet:
+    if quiet:
+        return paths
+    if paths.files or paths.missing:
+        for d in paths.empty_dirs:
             click.echo(one_line(f"irexec: no *.xml files under {d}"), err=True)
-    if not paths.files and not paths.missing and not allow_empty:
-        if not (quiet or silent):
-            click.echo(one_line(f"irexec: 0 files checked: no .xml file under {', '.join(models)} "
-                                "(--allow-empty accepts that)"), err=True)
-        sys.exit(EXIT_FINDINGS)
+    else:
+        allow = "" if allow_empty else " (--allow-empty accepts that)"
+        click.echo(one_line(f"irexec: 0 files checked: no *.xml files under {', '.join(models)}{allow}"), err=True)
+    return paths
 
-    missing = [_missing_file(arg, why) for arg, why in paths.missing]
-    used: set[str] = set()
-    parameter_names: set[str] = set()
-    reports: list[FileReport] = []
-    internal = False
-    for outcome in _check_files(paths.files, jobs, weights, pins, follow_symlinks or None, skip_non_ir):
+
+@dataclass
+class _Checked:
+    """The outcomes of the files checked, gathered in order."""
+
+    reports: list[FileReport] = field(default_factory=list)
+    used: set[str] = field(default_factory=set)  # --input-shape names some model has
+    parameter_names: set[str] = field(default_factory=set)
+    internal: bool = False
+
+    def add(self, outcome: _Outcome, verbose: bool) -> None:
         if outcome.skipped is not None:
             if verbose:
                 click.echo(one_line(f"irexec: skipped {outcome.path}: {outcome.skipped}"), err=True)
-            continue
+            return
         assert outcome.report is not None
-        reports.append(outcome.report)
-        used |= outcome.used
-        parameter_names |= outcome.parameter_names
-        internal |= outcome.bug
-    # json is the whole contract and keeps notes; the other machine formats carry them when asked
-    notes = include_notes or verbose or fmt == "json"
-    report = select_findings(CheckReport(missing + reports, strict=strict), select=selected, ignore=ignored, notes=notes)
+        self.reports.append(outcome.report)
+        self.used |= outcome.used
+        self.parameter_names |= outcome.parameter_names
+        self.internal |= outcome.bug
+
+
+def _emit(report: CheckReport, fmt: str, statistics: bool, output_file: str | None, quiet: int, verbose: bool,
+          color: str) -> None:
+    """The report, to --output-file (then the summary line to stdout) or to stdout."""
     colour = output_file is None and fmt == "text" and _colour(color)
     if statistics:
         text = _render_statistics(report, fmt)
     else:
         # -q changes what the human formats print; the machine formats are whole or nothing
-        text = _render(report, fmt, quiet=quiet if fmt in ("text", "github") else 0, verbose=verbose or include_notes,
-                       colour=colour)
+        text = _render(report, fmt, quiet=quiet if fmt in ("text", "github") else 0, verbose=verbose, colour=colour)
     text = encodable(text, fmt)  # a file name that is not UTF-8
     if output_file:
         from ..system.atomic import cannot_write, write_atomically
@@ -165,16 +198,14 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
     elif text and quiet < 2:
         click.echo(text, nl=False, color=colour)  # click would strip the codes when stdout is no terminal
 
-    unused = sorted(set(pins) - used)
-    if unused and not missing and all(r.layers for r in reports):  # an unread file may have had that Parameter
-        known = sorted(parameter_names)
+
+def _unused_pins(pins: dict[str, PartialShape], checked: _Checked, missing: bool) -> None:
+    """--input-shape names no Parameter of any checked model: a usage error."""
+    unused = sorted(set(pins) - checked.used)
+    if unused and not missing and all(r.layers for r in checked.reports):  # an unread file may have had that Parameter
+        known = sorted(checked.parameter_names)
         fail(UsageError([Diagnostic("unknown-name", f"--input-shape names {n!r}, which no checked model has as a Parameter"
                                     f"{did_you_mean(n, known)}", ERROR) for n in unused]))
-    if internal:
-        click.echo("irexec: internal error while checking (see the internal-error findings); this is a bug in irexec",
-                   err=True)
-        sys.exit(EXIT_USAGE)
-    sys.exit(EXIT_FINDINGS if report.failed and not exit_zero else EXIT_OK)
 
 
 def _format(fmt: str, statistics: bool) -> str:

@@ -13,7 +13,7 @@ click defaults, so an option given on the command line always wins.
     skip-non-ir = true                              # check --skip-non-ir
     allow-empty = false                             # check --allow-empty
     follow-symlinks = false                         # check, run, inspect
-    max-memory = "8GiB"                             # run --max-memory
+    max-memory = "8GiB"                             # run, generate, diff --max-memory
 
 The file is found in the tree being checked, so nobody vouches for it: it may
 tighten a rule but never relax one.  ``follow-symlinks = true`` is refused
@@ -123,13 +123,13 @@ def _size(value: Any) -> str:
 
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise TypeError("a size such as \"8GiB\" or a number of bytes")
-    from ..base.limits import default_max_memory
+    from ..base.limits import resolve
 
     try:
         limit = parse_size(str(value))
     except ValueError as e:
         raise TypeError(str(e)) from None
-    return str(min(limit, default_max_memory()))  # lowers the limit, never raises it
+    return str(min(limit, resolve(None)))  # lowers the limit, never raises it
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ KEYS: dict[str, Key] = {
     "skip-non-ir": Key(_bool, {"check": "skip_non_ir"}),
     "allow-empty": Key(_bool, {"check": "allow_empty"}),
     "follow-symlinks": Key(_no_follow, {"check": "follow_symlinks", "run": "follow_symlinks", "inspect": "follow_symlinks"}),
-    "max-memory": Key(_size, {"run": "max_memory"}),
+    "max-memory": Key(_size, {"run": "max_memory", "generate": "max_memory", "diff": "max_memory"}),
 }
 
 

@@ -3,11 +3,35 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 import click
 
 from ..base.errors import IRExecError
 from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
+from .option_groups import Modes, input_options, memory_options, model_options, modes, option, output_options
+
+
+def _diff_mode(params: Mapping[str, Any]) -> tuple[str, ...]:
+    """A device comparison, a comparison of two IRs on one input, or over a data set; and whether inputs are generated."""
+    from ..base.errors import UsageError
+
+    if (params["other_model"] is None) == (params["device"] is None):
+        raise UsageError("give either a second IR (irexec diff A.xml B.xml) or --device, not both", code="diff-usage")
+    mode = "device" if params["device"] is not None else "dataset" if params["inputs_dir"] else "ab"
+    return (mode, *(["generated"] if not (params["inputs_path"] or params["inputs_dir"]) else []))
+
+
+DIFF_MODES = Modes(
+    decide=_diff_mode,
+    needs={"device": "--device (irexec diff A.xml --device CPU)", "ab": "a second IR (irexec diff A.xml B.xml)",
+           "dataset": "--inputs-dir DIR and a second IR (irexec diff A.xml B.xml --inputs-dir DIR)",
+           "generated": "generated inputs (no --inputs or --inputs-dir)"},
+    named={"device": "this compares {model} with the {device} plugin", "ab": "this compares {model} with {other_model}",
+           "dataset": "this compares {model} with {other_model} over the samples in {inputs_dir}"},
+    code="diff-usage")
+_ONE_RUN = ["device", "ab"]  # the modes that diff one input (or its greedy steps)
 
 
 @cli.command(cls=TensorFileHints)
@@ -15,42 +39,40 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
 @click.argument("other_model", metavar="[B.xml]", required=False)
 @click.option("--device", metavar="DEVICE",
               help="The OpenVINO device plugin to compare with irexec, e.g. CPU (needs irexec[openvino]).")
-@click.option("--config", "configs", multiple=True, metavar="KEY=VALUE|FILE.json",
-              help="A property of the plugin, e.g. INFERENCE_PRECISION_HINT=f32 (repeatable), or a JSON file of them "
-                   "(default: the plugin's own defaults).")
-@click.option("--inputs", "-i", "inputs_path", metavar="IN.npz",
-              help="npz of inputs keyed by Parameter name or tensor name (default: random inputs from --seed).")
-@click.option("--weights", metavar="FILE.bin", help="The .bin file (default: beside MODEL).")
-@click.option("--inputs-dir", metavar="DIR", help="With B.xml: a data set, one .npz per sample; per-layer figures "
-              "are aggregated over the samples.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
-              help="With --inputs-dir: samples run on N local processes.")
-@click.option("--scheduler", metavar="tcp://HOST:PORT",
-              help="With --inputs-dir: run the samples on a Dask distributed cluster (needs irexec[dask]).")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the random inputs.")
-@click.option("--input-shape", "input_shapes", multiple=True, metavar="NAME:DIMS",
-              help="Shape of a generated input whose declared dims are not static (repeatable).")
-@click.option("--layers", type=click.Choice(["bisect", "all"]), default="bisect", show_default=True,
-              help="bisect: keep the deployed graph, expose --expose layers at a time and bisect to the first that "
-                   "departs; all: expose every layer at once (the plugin then fuses less).")
-@click.option("--expose", "k", type=click.IntRange(min=1), default=8, show_default=True, metavar="K",
-              help="With --layers bisect: layers exposed per compilation.")
-@click.option("--steps", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
-              help="A stateful causal LM: the prefill, then N decode steps fed irexec's greedy token.")
-@click.option("--ablate", type=click.IntRange(min=0), default=32, show_default=True, metavar="K",
-              help="With B.xml: run A again with each of the top K compressed weights alone replaced by B's, and rank "
-                   "them by the outputs' error (0: rank by the layer's own error only).")
+@option("--config", "configs", multiple=True, metavar="KEY=VALUE|FILE.json", modes=["device"],
+        help="A property of the plugin, e.g. INFERENCE_PRECISION_HINT=f32 (repeatable), or a JSON file of them "
+             "(default: the plugin's own defaults).")
+@input_options(inputs_modes=_ONE_RUN, generated=["generated"],
+               input_shape="Shape of a generated input whose declared dims are not static (repeatable).")
+@model_options(follow_symlinks=False)
+@option("--inputs-dir", metavar="DIR", modes=["dataset"],
+        help="With B.xml: a data set, one .npz per sample; per-layer figures are aggregated over the samples.")
+@option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N", modes=["dataset"],
+        help="With --inputs-dir: samples run on N local processes.")
+@option("--scheduler", metavar="tcp://HOST:PORT", modes=["dataset"],
+        help="With --inputs-dir: run the samples on a Dask distributed cluster (needs irexec[dask]).")
+@option("--layers", type=click.Choice(["bisect", "all"]), default="bisect", show_default=True, modes=["device"],
+        help="bisect: keep the deployed graph, expose --expose layers at a time and bisect to the first that "
+             "departs; all: expose every layer at once (the plugin then fuses less).")
+@option("--expose", "k", type=click.IntRange(min=1), default=8, show_default=True, metavar="K", modes=["device"],
+        help="With --layers bisect: layers exposed per compilation.")
+@option("--steps", type=click.IntRange(min=0), default=0, show_default=True, metavar="N", modes=_ONE_RUN,
+        help="A stateful causal LM: the prefill, then N decode steps fed irexec's greedy token.")
+@option("--ablate", type=click.IntRange(min=0), default=32, show_default=True, metavar="K", modes=["ab"],
+        help="With B.xml: run A again with each of the top K compressed weights alone replaced by B's, and rank "
+             "them by the outputs' error (0: rank by the layer's own error only).")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, metavar="N",
               help="Layers listed in the text report (0: all).")
-@click.option("--json", "json_path", metavar="OUT.json", help="Write the report as JSON (schemas/diff-report.schema.json).")
-@click.option("--html", "html_path", metavar="OUT.html",
-              help="Write a self-contained HTML page with an interactive plot (needs irexec[html]).")
-@click.option("--fail-on", type=click.Choice(["origin", "never"]), default="never", show_default=True,
-              help="origin: exit 1 when an origin is found.")
+@output_options(json="Write the report as JSON (schemas/diff-report.schema.json).",
+                html="Write a self-contained HTML page with an interactive plot (needs irexec[html]).", html_modes=_ONE_RUN)
+@option("--fail-on", type=click.Choice(["origin", "never"]), default="never", show_default=True, modes=_ONE_RUN,
+        help="origin: exit 1 when an origin is found.")
+@memory_options()
+@modes(DIFF_MODES)
 def diff(model: str, other_model: str | None, device: str | None, configs: tuple[str, ...], inputs_path: str | None,
          weights: str | None, inputs_dir: str | None, jobs: int, scheduler: str | None, seed: int,
          input_shapes: tuple[str, ...], layers: str, k: int, steps: int, ablate: int, top: int, json_path: str | None,
-         html_path: str | None, fail_on: str) -> None:
+         html_path: str | None, fail_on: str, max_memory: int | None) -> None:
     """Find the first layer where an OpenVINO device plugin's result, or a second IR's, departs from irexec.
 
     Both run the same inputs; layer outputs are compared against each op's stated
@@ -66,57 +88,62 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
       irexec diff f32.xml int4.xml --inputs sample.npz --json weights.json
       irexec diff f32.xml int4.xml --inputs-dir samples/ -j 2
     """
-    if inputs_path and input_shapes:
-        raise click.UsageError("--input-shape shapes generated inputs; it cannot be combined with --inputs")
-    from ..base.errors import UsageError
-    from .options import parse_input_shapes
+    from .option_groups import parse_seed
+    from .options import parse_device_config, parse_input_shapes
+    from .paths import require_inputs
 
     try:
         shapes = parse_input_shapes(input_shapes)
-        from .options import parse_device_config
-
         config = parse_device_config(configs)
-    except UsageError as e:
-        fail(e)
-    if (other_model is None) == (device is None):
-        fail(UsageError("give either a second IR (irexec diff A.xml B.xml) or --device, not both", code="diff-usage"))
-    if other_model is None and (inputs_dir or jobs > 1 or scheduler):
-        fail(UsageError("--inputs-dir, -j and --scheduler compare a second IR: irexec diff A.xml B.xml",
-                        code="diff-usage"))
-    if other_model is not None:
-        from .paths import require_inputs
+        parse_seed(seed)
+        if device is not None:
+            from ..api.diff.device import import_openvino
 
-        try:
-            require_inputs((model, "model file"), (other_model, "model file"), (weights, "weights file"),
-                           (inputs_path, "inputs file"))
-        except IRExecError as e:
-            fail(e)
+            import_openvino()  # before any work: a missing extra is the one error
+        require_inputs((model, "model file"), (other_model, "model file"), (weights, "weights file"),
+                       (inputs_path, "inputs file"))
+    except IRExecError as e:
+        fail(e)
     if inputs_dir:
-        _dataset(model, other_model, weights, inputs_dir, jobs, scheduler, json_path, top)
+        _dataset(model, other_model, weights, inputs_dir, jobs, scheduler, json_path, top, max_memory)
         return
     try:
         if other_model is not None:
             from ..api.diff.ab import diff_ab
 
-            report = diff_ab(model, other_model, weights, None, inputs_path, seed, shapes, steps, ablate)
+            report = diff_ab(model, other_model, weights, None, inputs_path, seed, shapes, steps, ablate,
+                             max_memory=max_memory)
         else:
-            report = _diff(model, weights, str(device), config, inputs_path, seed, shapes, layers, k, steps)
-        if json_path:
-            from ..api.diff.render_json import render_json
-            from ..system.atomic import write_atomically
+            from ..api.diff.ab import device_diff
 
-            write_atomically(json_path, render_json(report))
-        if html_path:
-            from ..api.diff.render_html import render_html
-            from ..system.atomic import write_atomically
-
-            write_atomically(html_path, render_html(report))
+            report = device_diff(model, weights, str(device), config, inputs_path, seed, shapes, layers, k, steps,
+                                 max_memory=max_memory)
+        _write_reports(report, json_path, html_path)
     except IRExecError as e:
         fail(e)
+    _print_report(report, other_model is not None, top, json_path, html_path)
+    if fail_on == "origin" and report.origins:
+        sys.exit(EXIT_FINDINGS)
+
+
+def _write_reports(report: Any, json_path: str | None, html_path: str | None) -> None:
+    from ..system.atomic import write_atomically
+
+    if json_path:
+        from ..api.diff.render_json import render_json
+
+        write_atomically(json_path, render_json(report))
+    if html_path:
+        from ..api.diff.render_html import render_html
+
+        write_atomically(html_path, render_html(report))
+
+
+def _print_report(report: Any, ab: bool, top: int, json_path: str | None, html_path: str | None) -> None:
     from ..api.diff.render_text import render_text
 
     click.echo(render_text(report, top))
-    if other_model is not None:
+    if ab:
         from ..api.diff.render_ab import render_ab
 
         click.echo(render_ab(report, top))
@@ -124,17 +151,15 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
         click.echo(f"wrote the JSON report to {json_path}")
     if html_path:
         click.echo(f"wrote the HTML report to {html_path}")
-    if fail_on == "origin" and report.origins:
-        sys.exit(EXIT_FINDINGS)
 
 
 def _dataset(model: str, other_model: str | None, weights: str | None, inputs_dir: str, jobs: int,
-             scheduler: str | None, json_path: str | None, top: int) -> None:
+             scheduler: str | None, json_path: str | None, top: int, max_memory: int | None) -> None:
     from ..api.diff.ab import diff_dataset
     from ..api.diff.render_dataset import render_dataset
 
     try:
-        summary = diff_dataset(model, str(other_model), weights, None, inputs_dir, jobs, scheduler)
+        summary = diff_dataset(model, str(other_model), weights, None, inputs_dir, jobs, scheduler, max_memory=max_memory)
         if json_path:
             import json
 
@@ -147,48 +172,3 @@ def _dataset(model: str, other_model: str | None, weights: str | None, inputs_di
     click.echo(render_dataset(summary, top))
     if json_path:
         click.echo(f"wrote the JSON report to {json_path}")
-
-
-def _diff(model: str, weights: str | None, device: str, config: dict[str, str], inputs_path: str | None, seed: int,
-          shapes: dict, layers: str, k: int, steps: int):
-    from ..api.diff.core import run_diff
-    from ..api.diff.device import DeviceSide, import_openvino
-    from ..api.diff.reference import ReferenceSide
-    from ..api.diff.steps import greedy_steps
-    from ..api.inputs import plan_inputs, random_inputs
-    from ..api.session import Session
-    from ..base.errors import UsageError
-    from ..system.tensorfile import load_npz
-    from .paths import require_inputs
-
-    import_openvino()  # before any work: a missing extra is the one error
-    require_inputs((model, "model file"), (weights, "weights file"), (inputs_path, "inputs file"))
-    session = Session(model, weights)
-    if inputs_path:
-        feeds = _by_parameter(session, load_npz(inputs_path))
-        where = inputs_path
-    else:
-        feeds = random_inputs(session.model, seed, plans=plan_inputs(session.model, shapes, {}))
-        where = f"random (seed {seed})"
-    logits = None
-    if steps:
-        if not session.variables:
-            raise UsageError(f"--steps needs a stateful model; {model} has no ReadValue/Assign variables",
-                             code="not-stateful", file=model)
-        all_feeds, _, _, logits = greedy_steps(session, feeds, steps)
-    else:
-        all_feeds = [feeds]
-    other = DeviceSide(model, weights, device, config)
-    return run_diff(ReferenceSide(session), other, all_feeds, mode=layers, k=k, model=model, inputs=where,
-                    config=config, logits=logits)
-
-
-def _by_parameter(session, feeds):
-    """Feeds keyed by Parameter name (an npz may key them by tensor name)."""
-    out = {}
-    for p in session.model.parameters:
-        for name in (p.name, *(n for port in p.outputs for n in port.names)):
-            if name in feeds:
-                out[p.name] = feeds[name]
-                break
-    return out

@@ -15,6 +15,31 @@ def _load_tokens(path: str, max_memory: int | None = None, follow_symlinks: bool
     return arr
 
 
+def expected_output(compare_path: str | None, max_memory: int | None, follow_symlinks: bool | None,
+                    text_missing: str | None = None) -> tuple[object, str | None]:
+    """The reference --compare names: token ids from a .npy, else the text of the file.
+    ``text_missing`` says why a text reference cannot be compared (a usage error)."""
+    if compare_path is None:
+        return None, None
+    if compare_path.endswith(".npy"):
+        return _load_tokens(compare_path, max_memory, follow_symlinks), None
+    if text_missing is not None:
+        from ..base.errors import UsageError
+
+        raise UsageError(f"--compare {compare_path}: {text_missing}", code="bad-prompt")
+    return None, _read_text(compare_path)
+
+
+def _read_text(path: str) -> str:
+    from ..base.errors import InputError
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"{path} is not a readable UTF-8 text file: {e}", code="bad-input-file", file=path) from None
+
+
 def _save_tokens(path: str, tokens) -> None:
     import numpy as np
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from ..base.errors import IRExecError, UsageError
+from ..base.errors import IRExecError
 from .base import fail
 
 
@@ -18,15 +18,15 @@ def generate_speech(folder: str, features_path: str, raw: bool, language: str | 
     import time
 
     from ..api.export_folder import detokenize
-    from ..api.generate_report import Metrics, generate_report, peak_memory_bytes
+    from ..api.generate_report import generate_report
     from ..api.session import Session
     from ..api.speech import transcribe
     from ..api.whisper_folder import NOT_SPEECH, open_whisper_folder
     from ..base.errors import InputError
     from ..system.heap import retain_freed_memory
     from ..system.tensorfile import load_npy
-    from .generate_io import _load_tokens, _save_tokens, close_generation
-    from .generate_text import _difference, _read_text, _write_report
+    from .generate_io import _save_tokens, close_generation, expected_output
+    from .generate_text import _difference, _write_report
     from .paths import require_inputs, require_outputs
 
     started = time.perf_counter()
@@ -41,15 +41,9 @@ def generate_speech(folder: str, features_path: str, raw: bool, language: str | 
         require_outputs(output_path, report_path)
         export = open_whisper_folder(folder)
         generation = export.generation.choose(language, task)
-        expected_tokens = expected_text = None
-        if compare_path is not None:
-            if compare_path.endswith(".npy"):
-                expected_tokens = _load_tokens(compare_path, max_memory, follow)
-            elif export.detokenizer is None:
-                raise UsageError(f"--compare {compare_path}: without openvino_detokenizer.xml in {folder} there is no "
-                                 "text to compare; give the tokens as .npy", code="bad-prompt")
-            else:
-                expected_text = _read_text(compare_path)
+        no_text = (None if export.detokenizer is not None else
+                   f"without openvino_detokenizer.xml in {folder} there is no text to compare; give the tokens as .npy")
+        expected_tokens, expected_text = expected_output(compare_path, max_memory, follow, no_text)
         features = load_npy(features_path, max_memory, follow_symlinks=follow, what=what)
         if raw:  # a waveform: the features its preprocessor_config.json says, as the feature extractor makes them
             from ..api.whisper_features import check_waveform, read_extractor
@@ -65,10 +59,7 @@ def generate_speech(folder: str, features_path: str, raw: bool, language: str | 
         if output_path:
             _save_tokens(output_path, result.tokens)
         problem, code = _difference(result.tokens, texts or [], expected_tokens, expected_text)
-        before = found.encoder_seconds + (found.detect_seconds or 0.0)
-        covers = "the encoder, language detection and the prefill" if found.languages else "the encoder and the prefill"
-        measured = Metrics(int(result.tokens.shape[0]), int(result.new_tokens.shape[1]), before + result.latencies[0],
-                           list(result.latencies[1:]), peak_memory_bytes(), covers)
+        measured = _metrics(found)
         if report_path:
             _write_report(report_path, generate_report(
                 model=folder, prompt_path=features_path, result=result, m=measured, load_seconds=load_seconds,
@@ -79,16 +70,31 @@ def generate_speech(folder: str, features_path: str, raw: bool, language: str | 
         click.echo(" ".join(str(int(t)) for t in row))
     for text in texts or []:
         click.echo(text)
-    start = " ".join(str(int(t)) for t in result.tokens[0, :result.prompt_length])
-    name = generation.language_name
-    detected = ("" if found.languages is None else
-                f"; language detected: {' '.join(f'{name(t)} ({t})' for t in found.languages)}")
-    stop = " (stopped: every row produced the end-of-sequence token)" if result.stopped_by_eos else ""
-    close_generation(f"{result.new_tokens.shape[1]} new token(s) per row after the start tokens {start}{detected}{stop}",
-                     result, measured, output_path, report_path,
+    close_generation(_headline(found, generation.language_name), result, measured, output_path, report_path,
                      _latency_table(found.encoder_seconds, found.detect_seconds, result.latencies, result.prompt_length)
                      if profile else None,
                      compare_path, problem, code, expected_tokens is not None)
+
+
+def _metrics(found):  # -> generate_report.Metrics
+    """GenAI's figures for a transcription: the first token's time covers the encoder (and language detection)."""
+    from ..api.generate_report import Metrics, peak_memory_bytes
+
+    result = found.generated
+    before = found.encoder_seconds + (found.detect_seconds or 0.0)
+    covers = "the encoder, language detection and the prefill" if found.languages else "the encoder and the prefill"
+    return Metrics(int(result.tokens.shape[0]), int(result.new_tokens.shape[1]), before + result.latencies[0],
+                   list(result.latencies[1:]), peak_memory_bytes(), covers)
+
+
+def _headline(found, name) -> str:
+    """The new tokens per row, the start tokens, the language detected and why generation stopped."""
+    result = found.generated
+    start = " ".join(str(int(t)) for t in result.tokens[0, :result.prompt_length])
+    detected = ("" if found.languages is None else
+                f"; language detected: {' '.join(f'{name(t)} ({t})' for t in found.languages)}")
+    stop = " (stopped: every row produced the end-of-sequence token)" if result.stopped_by_eos else ""
+    return f"{result.new_tokens.shape[1]} new token(s) per row after the start tokens {start}{detected}{stop}"
 
 
 def _latency_table(encoder: float, detect: float | None, decoder: list[float], start_tokens: int) -> str:

@@ -6,6 +6,7 @@ import click
 
 from ..base.errors import IRExecError, UsageError
 from .base import fail
+from .generate_io import _read_text
 
 
 def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prompt_file: str | None, max_new_tokens: int,
@@ -100,16 +101,6 @@ def _write_report(path: str, doc: dict) -> None:
         write_atomically(path, render_generate_report(doc))
     except OSError as e:
         raise cannot_write(path, e) from None
-
-
-def _read_text(path: str) -> str:
-    from ..base.errors import InputError
-
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{path} is not a readable UTF-8 text file: {e}", code="bad-input-file", file=path) from None
 
 
 def _text_difference(got: str, want: str) -> str:

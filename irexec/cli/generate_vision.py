@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..base.errors import IRExecError, UsageError
+from ..base.errors import IRExecError
 from .base import fail
 
 
@@ -16,30 +16,21 @@ def generate_vision(folder: str, image_path: str | None, inputs_path: str | None
 
     from ..api.vision_language import VisionLanguageModel, open_vision_language_folder
     from ..system.tensorfile import load_npy, load_npz
-    from .generate_io import _latency_table, _load_tokens, close_generation
+    from .generate_io import _latency_table, close_generation, expected_output
     from .generate_text import _read_text, _record
     from .paths import require_inputs, require_outputs
 
     started = time.perf_counter()
     follow = follow_symlinks or None
     try:
-        if image_path is None:
-            raise UsageError(f"{folder} is a VLM export: it needs --image PIXELS.npy, the image processor's pixel_values",
-                             code="bad-prompt")
-        if sum(x is not None for x in (prompt, prompt_file, inputs_path)) != 1:
-            raise UsageError("a VLM export folder needs exactly one of --prompt TEXT, --prompt-file FILE or --inputs "
-                             "PROMPT.npz (input_ids with the image tokens in place)", code="bad-prompt")
+        # the command's modes saw to --image and exactly one of --prompt, --prompt-file, --inputs
+        assert image_path is not None
         require_inputs((image_path, "pixel values file"), (prompt_file, "prompt file"), (inputs_path, "inputs file"),
                        (compare_path, "reference file"))
         require_outputs(output_path, report_path)
         export = open_vision_language_folder(folder)
         pixel_values = load_npy(image_path, max_memory, follow_symlinks=follow, what="pixel values file")
-        expected_tokens = expected_text = None
-        if compare_path is not None:
-            if compare_path.endswith(".npy"):
-                expected_tokens = _load_tokens(compare_path, max_memory, follow)
-            else:
-                expected_text = _read_text(compare_path)
+        expected_tokens, expected_text = expected_output(compare_path, max_memory, follow)
         vlm = VisionLanguageModel(export, max_memory, follow)
         features = vlm.image_features(pixel_values)
         if inputs_path is not None:

@@ -82,28 +82,35 @@ def _glob(pattern: str) -> list[str]:
         if (directory, k) in visited:  # "**/**" reaches a directory along several routes
             continue
         visited.add((directory, k))
-        seg, last = parts[k], k == len(parts) - 1
-        if seg == "**" and not last:
-            stack.append((directory, k + 1))  # no directory at all
-            stack.extend((os.path.join(directory, name), k) for name, _ in _real_dirs(directory))
-            continue
-        if not _MAGIC & set(seg):
-            path = os.path.join(directory, seg)
-            if last:
-                if os.path.lexists(path) and not os.path.isdir(path):
-                    found.add(path)
-            elif os.path.isdir(path) and not os.path.islink(path):
-                stack.append((path, k + 1))
-            continue
-        for name, entry in _entries(directory):
-            if name.startswith(".") and not seg.startswith(".") or not fnmatch.fnmatch(name, seg):
-                continue
-            if last:
-                if not _is_dir(entry, follow=True):
-                    found.add(os.path.join(directory, name))
-            elif _is_dir(entry, follow=False):
-                stack.append((os.path.join(directory, name), k + 1))
+        stack.extend(_step(parts, directory, k, found))
     return sorted(found)
+
+
+def _step(parts: list[str], directory: str, k: int, found: set[str]) -> list[tuple[str, int]]:
+    """Match pattern segment ``k`` in ``directory``: the files it matches go to ``found``,
+    the (directory, segment) pairs still to walk are returned."""
+    seg, last = parts[k], k == len(parts) - 1
+    if seg == "**" and not last:
+        # no directory at all, or any one more
+        return [(directory, k + 1)] + [(os.path.join(directory, name), k) for name, _ in _real_dirs(directory)]
+    if not _MAGIC & set(seg):
+        path = os.path.join(directory, seg)
+        if last:
+            if os.path.lexists(path) and not os.path.isdir(path):
+                found.add(path)
+        elif os.path.isdir(path) and not os.path.islink(path):
+            return [(path, k + 1)]
+        return []
+    walk = []
+    for name, entry in _entries(directory):
+        if name.startswith(".") and not seg.startswith(".") or not fnmatch.fnmatch(name, seg):
+            continue
+        if last:
+            if not _is_dir(entry, follow=True):
+                found.add(os.path.join(directory, name))
+        elif _is_dir(entry, follow=False):
+            walk.append((os.path.join(directory, name), k + 1))
+    return walk
 
 
 def _entries(directory: str) -> list[tuple[str, os.DirEntry[str]]]:

@@ -8,14 +8,16 @@ import shutil
 import click
 
 from .base import cli, machine_output
+from .option_groups import Modes, modes, option, output_options
 
 
 @cli.command()
 @click.argument("names", nargs=-1, metavar="[NAME|FAMILY]...")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="json: one object per op, with its family and the module that defines it.")
-@click.option("--wide", is_flag=True, help="Do not shorten the lines to the terminal's width.")
+@output_options(formats=(("text", "json"), "text", "json: one object per op, with its family and the module that defines it."))
+@option("--wide", is_flag=True, modes=["text"], help="Do not shorten the lines to the terminal's width.")
 @machine_output(lambda kw: kw.get("fmt") == "json")
+@modes(Modes(decide=lambda p: (p["fmt"],), needs={"text": "--format text"}, named={"json": "the format is json"},
+             code="option-not-applicable"))
 def ops(names: tuple[str, ...], fmt: str, wide: bool) -> None:
     """List the ops irexec implements and the opsets that select them; NAME
     keeps the ops whose type holds it (Gather: Gather, GatherND, ...), FAMILY

@@ -4,63 +4,63 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import click
 
 from ..base.errors import IRExecError
 from .base import EXIT_FINDINGS, TensorFileHints, cli, closing_line, fail
+from .option_groups import Modes, input_options, memory_options, model_options, modes, option, output_options
+
+RUN_MODES = Modes(
+    decide=lambda p: ("given" if p["inputs_path"] else "generated",
+                      *(["compare"] if p["compare_path"] else []), *(["whole"] if p["stop_at"] is None else []),
+                      *(["profile"] if p["profile"] else [])),
+    needs={"generated": "generated inputs (no --inputs)", "compare": "--compare REF.npz",
+           "whole": "a whole run (a run stopped with --stop-at executes no Assign)", "profile": "--profile"},
+    named={"given": "the inputs come from {inputs_path}", "generated": "the inputs are generated"},
+    unless={"compare": "", "whole": "this run stops at {stop_at}", "profile": ""},
+    code="option-not-applicable")
 
 
 @cli.command(cls=TensorFileHints)
 @click.argument("model")
-@click.option("--inputs", "--input", "-i", "inputs_path", metavar="IN.npz",
-              help="npz of inputs keyed by Parameter name or tensor name (default: random inputs from --seed).")
-@click.option("--output", "-o", "output_path", metavar="OUT.npz",
-              help="Write the outputs to this npz (atomically, creating missing folders).")
-@click.option("--weights", metavar="FILE.bin", help="The .bin file (default: beside MODEL).")
+@input_options(inputs_aliases=("--input",), val_range=True, generated=["generated"])
+@output_options(output="Write the outputs to this npz (atomically, creating missing folders).",
+                report="Write a JSON report of the run (per-output stats, comparison results, timings; "
+                       "schemas/run-report.schema.json), atomically; not written when the run fails.")
+@model_options()
 @click.option("--state-in", "state_in", metavar="S.npz",
               help="A stateful model's variables to start from, keyed by variable_id (default: the initial state).")
-@click.option("--state-out", "state_out", metavar="S.npz",
-              help="Write the variables the run leaves, keyed by variable_id (atomically).")
+@option("--state-out", "state_out", metavar="S.npz", modes=["whole"],
+        help="Write the variables the run leaves, keyed by variable_id (atomically).")
 @click.option("--compare", "compare_path", metavar="REF.npz",
               help="Compare the outputs with this npz; a mismatch exits 1.")
-@click.option("--atol", "--abs-tol", "atol", multiple=True, metavar="[OUTPUT:]VALUE",
-              help="Absolute tolerance for --compare, global or per output (repeatable). Default by element type: "
-                   "0 for integers, booleans and outputs the graph only moves; for floats a fraction of the "
-                   "reference's largest |value|: 1e-4 for f32, 1e-2 for f16, 8e-2 for bf16.")
-@click.option("--rtol", "--rel-tol", "rtol", multiple=True, metavar="[OUTPUT:]VALUE",
-              help="Relative tolerance for --compare, global or per output (repeatable). Default by element type: "
-                   "0 for integers, booleans and outputs the graph only moves, 1e-5 for f32, 1e-2 for f16, "
-                   "8e-2 for bf16. --atol 0 --rtol 0: exact.")
-@click.option("--report", "report_path", metavar="OUT.json",
-              help="Write a JSON report of the run (per-output stats, comparison results, timings; "
-                   "schemas/run-report.schema.json), atomically; not written when the run fails.")
+@option("--atol", "--abs-tol", "atol", multiple=True, metavar="[OUTPUT:]VALUE", modes=["compare"],
+        help="Absolute tolerance for --compare, global or per output (repeatable). Default by element type: "
+             "0 for integers, booleans and outputs the graph only moves; for floats a fraction of the "
+             "reference's largest |value|: 1e-4 for f32, 1e-2 for f16, 8e-2 for bf16.")
+@option("--rtol", "--rel-tol", "rtol", multiple=True, metavar="[OUTPUT:]VALUE", modes=["compare"],
+        help="Relative tolerance for --compare, global or per output (repeatable). Default by element type: "
+             "0 for integers, booleans and outputs the graph only moves, 1e-5 for f32, 1e-2 for f16, "
+             "8e-2 for bf16. --atol 0 --rtol 0: exact.")
 @click.option("--dump", "dump_dir", metavar="DIR",
               help="Write every executed layer's outputs to DIR (one npz per layer plus index.json).")
 @click.option("--check-finite", is_flag=True,
               help="Fail (exit 1) at the first layer whose output holds NaN or Inf, naming it and its inputs' ranges.")
 @click.option("--stop-at", metavar="LAYER", help="Stop after this layer (id or name) and output its tensors.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random inputs.")
-@click.option("--input-shape", "input_shapes", multiple=True, metavar="NAME:DIMS",
-              help="Shape of a generated input whose declared dims are not static, e.g. x:1,3,224,224 (repeatable; "
-                   "default: each such dim's lower bound, or 1).")
-@click.option("--val-range", "val_ranges", multiple=True, metavar="[NAME:]LOW,HIGH",
-              help="Range of a generated input's values, e.g. input_ids:0,30521 (integers: both ends included; "
-                   "without NAME: every input; repeatable). Default: what the graph implies, else [0,9] or [-1,1).")
 @click.option("--save-inputs", metavar="FILE.npz", help="Write the inputs used to this npz.")
 @click.option("--profile", is_flag=True, help="Print timing tables, slowest first: per layer, then per op type.")
-@click.option("--top", type=click.IntRange(min=0), default=20, show_default=True, metavar="N",
-              help="With --profile: list the N slowest layers and sum up the rest (0: every layer).")
+@option("--top", type=click.IntRange(min=0), default=20, show_default=True, metavar="N", modes=["profile"],
+        help="With --profile: list the N slowest layers and sum up the rest (0: every layer).")
 @click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
               help="Run this many times after one warm-up run, and print latency and throughput; --profile reports medians.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display on the terminal (a long run shows one on stderr).")
 @click.option("--verbose", "-v", is_flag=True,
               help="Also print each output's mean, std, median, p95 and p99, and where its min, max, p95 and p99 are.")
-@click.option("--max-memory", callback=lambda ctx, param, value: _size(value), metavar="SIZE",
-              help="Bytes of tensors a run may hold, e.g. 8GiB (default: $IREXEC_MAX_MEMORY or half the RAM).")
-@click.option("--follow-symlinks", is_flag=True, default=None,
-              help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
+@memory_options()
+@modes(RUN_MODES)
 def run(model: str, inputs_path: str | None, output_path: str | None, weights: str | None, state_in: str | None,
         state_out: str | None, compare_path: str | None,
         atol: tuple[str, ...], rtol: tuple[str, ...], report_path: str | None, dump_dir: str | None, check_finite: bool,
@@ -86,107 +86,20 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
       irexec run llm.xml --inputs step0.npz --state-out s1.npz
       irexec run llm.xml --inputs step1.npz --state-in s1.npz --state-out s2.npz
     """
-    command_started = time.perf_counter()
-    if inputs_path and (input_shapes or val_ranges):
-        raise click.UsageError("--input-shape and --val-range shape generated inputs; they cannot be combined with --inputs")
-    if (atol or rtol) and not compare_path:
-        raise click.UsageError("--atol and --rtol need --compare REF.npz")
-    if state_out and stop_at:
-        raise click.UsageError("--state-out needs a whole run: a run stopped with --stop-at executes no Assign")
-
-    from ..api.inputs import plan_rows
-    from ..api.session import Session
-    from ..base.errors import UsageError
-    from ..base.table_text import render_table
     from ..system.heap import retain_freed_memory
-    from ..system.tensorfile import load_npz, save_npz
-    from .options import parse_input_shapes, parse_tolerance, parse_val_ranges
-    from .paths import explain_not_xml, require_inputs, require_outputs
 
-    try:  # malformed option values are usage errors (exit 2), like click's own
-        atol_t, rtol_t = parse_tolerance(atol, "--atol"), parse_tolerance(rtol, "--rtol")
-        shapes = parse_input_shapes(input_shapes)
-        if seed < 0:
-            raise UsageError(f"--seed {seed} must be a non-negative integer", code="bad-seed")
-        ranges = parse_val_ranges(val_ranges)
-    except UsageError as e:
-        fail(e)
+    command_started = time.perf_counter()
+    atol_t, rtol_t, shapes, ranges = _parsed(atol, rtol, input_shapes, seed, val_ranges)
     retain_freed_memory()  # this process exists for the run: reuse its pages (see irexec/system/heap.py)
+    paths = _Paths(model, weights, inputs_path, output_path, compare_path, report_path, state_in, state_out, save_inputs,
+                   dump_dir)
     try:
-        require_inputs((model, "model file"), (weights, "weights file"), (inputs_path, "inputs file"),
-                       (compare_path, "reference file"), (state_in, "state file"))
-        require_outputs(output_path, save_inputs, report_path, state_out)
-        follow = follow_symlinks or None
-        reference = load_npz(compare_path, max_memory, follow_symlinks=follow) if compare_path else None
-        started = time.perf_counter()
-        try:
-            session = Session(model, weights, max_memory=max_memory, follow_symlinks=follow)
-        except IRExecError as e:
-            e.diagnostics = explain_not_xml(model, e.diagnostics)
-            raise
-        load_seconds = time.perf_counter() - started
-        if stop_at is not None:
-            session.find_layer(stop_at)  # a misspelt name fails before any work
-        if (state_in or state_out) and not session.variables:
-            raise UsageError(f"--state-in and --state-out need a stateful model; {model} has no ReadValue/Assign variables",
-                             code="not-stateful", file=model)
-        if state_in:
-            session.load_state(state_in, follow_symlinks=follow)
-        if inputs_path:
-            feeds = load_npz(inputs_path, max_memory, follow_symlinks=follow)
-        else:
-            plans = session.input_plans(shapes, ranges)
-            feeds = session.random_inputs(seed, plans=plans)
-            if feeds:
-                click.echo(f"random inputs (seed {seed}):")
-                click.echo(render_table(["input", "tensor names", "dtype", "shape", "values", "range from"], plan_rows(plans)))
-        if session.variables and not state_in and inputs_path:  # made-up positions imply nothing
-            _note_missing_state(feeds)
-        if save_inputs:
-            save_npz(save_inputs, feeds)  # before running, so a failing run can be reproduced
-            click.echo(f"wrote {len(feeds)} input(s) to {save_inputs}")
-        run_started = time.perf_counter()
-        result = session.run(feeds, stop_at=stop_at, dump=dump_dir, profile=profile, repeat=repeat,
-                             warmup=1 if repeat > 1 else 0, progress=sys.stderr.isatty() and not quiet,
-                             check_finite=check_finite)
-        run_seconds = time.perf_counter() - run_started
-        if output_path:
-            save_npz(output_path, result.outputs)
-        if state_out:
-            session.save_state(state_out)
-        report = None
-        compare_started = time.perf_counter()
-        if reference is not None:
-            report = session.compare(result, reference, atol_t, rtol_t, reference_name=compare_path)
-        if report_path:
-            _write_report(report_path, model=model, weights=weights, feeds=feeds, inputs_path=inputs_path,
-                          seed=None if inputs_path else seed, result=result, comparison=report,
-                          timings={"load_seconds": load_seconds, "run_seconds": run_seconds,
-                                   "latencies_seconds": list(result.latencies), "warmup_runs": 1 if repeat > 1 else 0,
-                                   "compare_seconds": time.perf_counter() - compare_started if report else None,
-                                   "total_seconds": time.perf_counter() - started})
+        done = _execute(paths, shapes, ranges, seed, max_memory, follow_symlinks or None, stop_at, profile, repeat,
+                        quiet, check_finite, atol_t, rtol_t)
     except IRExecError as e:
         fail(e)
-    for d in result.warnings:
-        click.echo(d.format(), err=True)
-    if result.stopped_at is not None:
-        layer = result.stopped_at
-        click.echo(f"stopped at layer {layer.id} {layer.name!r} ({layer.display})")
-    _print_table(result.outputs)
-    if verbose:
-        _print_distribution(result.outputs)
-    if output_path:
-        click.echo(f"wrote {len(result.outputs)} output(s) to {output_path}")
-    if report_path:
-        click.echo(f"wrote the run report to {report_path}")
-    if state_out:
-        click.echo(f"wrote {len(session.variables)} variable(s) to {state_out}")
-    if dump_dir:
-        click.echo(f"dumped layer outputs to {dump_dir} (index.json lists them)")
-    if result.profile is not None:
-        click.echo(result.profile.render(top=top))
-    if repeat > 1:
-        click.echo(_latency_summary(result.latencies))
+    _print_run(done, paths, verbose, top, repeat)
+    report = done.comparison
     if report is not None:
         _print_comparison(report, compare_path or "", atol_t, rtol_t)
         if not report.ok:
@@ -195,6 +108,151 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
             click.echo(closing_line(False, command_started))
             sys.exit(EXIT_FINDINGS)
     click.echo(closing_line(True, command_started))
+
+
+def _parsed(atol: tuple[str, ...], rtol: tuple[str, ...], input_shapes: tuple[str, ...], seed: int,
+            val_ranges: tuple[str, ...]) -> tuple[Any, Any, Any, Any]:
+    """The option values that need parsing; a malformed one is a usage error (exit 2), like click's own."""
+    from ..base.errors import UsageError
+    from .option_groups import parse_seed
+    from .options import parse_input_shapes, parse_tolerance, parse_val_ranges
+
+    try:
+        atol_t, rtol_t = parse_tolerance(atol, "--atol"), parse_tolerance(rtol, "--rtol")
+        shapes = parse_input_shapes(input_shapes)
+        parse_seed(seed)
+        return atol_t, rtol_t, shapes, parse_val_ranges(val_ranges)
+    except UsageError as e:
+        fail(e)
+
+
+@dataclass(frozen=True)
+class _Paths:
+    """The files a run reads and writes."""
+
+    model: str
+    weights: str | None
+    inputs: str | None
+    output: str | None
+    compare: str | None
+    report: str | None
+    state_in: str | None
+    state_out: str | None
+    save_inputs: str | None
+    dump: str | None
+
+
+@dataclass
+class _Done:
+    """What a run gave: the session, the result, the comparison with the reference (if any)."""
+
+    session: Any
+    result: Any
+    comparison: Any
+
+
+def _open(paths: _Paths, max_memory: int | None, follow: bool | None, stop_at: str | None) -> tuple[Any, float]:
+    """The session of the model, and the seconds it took to load; a misspelt --stop-at fails before any work."""
+    from ..api.session import Session
+    from ..base.errors import UsageError
+    from .paths import explain_not_xml
+
+    started = time.perf_counter()
+    try:
+        session = Session(paths.model, paths.weights, max_memory=max_memory, follow_symlinks=follow)
+    except IRExecError as e:
+        e.diagnostics = explain_not_xml(paths.model, e.diagnostics)
+        raise
+    load_seconds = time.perf_counter() - started
+    if stop_at is not None:
+        session.find_layer(stop_at)
+    if (paths.state_in or paths.state_out) and not session.variables:
+        raise UsageError(f"--state-in and --state-out need a stateful model; {paths.model} has no ReadValue/Assign "
+                         "variables", code="not-stateful", file=paths.model)
+    if paths.state_in:
+        session.load_state(paths.state_in, follow_symlinks=follow)
+    return session, load_seconds
+
+
+def _feeds(session: Any, paths: _Paths, shapes: Any, ranges: Any, seed: int, max_memory: int | None,
+           follow: bool | None) -> Any:
+    """The inputs: read from --inputs, or generated (and listed) from --seed."""
+    from ..api.inputs import plan_rows
+    from ..base.table_text import render_table
+    from ..system.tensorfile import load_npz, save_npz
+
+    if paths.inputs:
+        feeds = load_npz(paths.inputs, max_memory, follow_symlinks=follow)
+        if session.variables and not paths.state_in:  # made-up positions imply nothing
+            _note_missing_state(feeds)
+    else:
+        plans = session.input_plans(shapes, ranges)
+        feeds = session.random_inputs(seed, plans=plans)
+        if feeds:
+            click.echo(f"random inputs (seed {seed}):")
+            click.echo(render_table(["input", "tensor names", "dtype", "shape", "values", "range from"], plan_rows(plans)))
+    if paths.save_inputs:
+        save_npz(paths.save_inputs, feeds)  # before running, so a failing run can be reproduced
+        click.echo(f"wrote {len(feeds)} input(s) to {paths.save_inputs}")
+    return feeds
+
+
+def _execute(paths: _Paths, shapes: Any, ranges: Any, seed: int, max_memory: int | None, follow: bool | None,
+             stop_at: str | None, profile: bool, repeat: int, quiet: bool, check_finite: bool, atol: Any,
+             rtol: Any) -> _Done:
+    from ..system.tensorfile import load_npz, save_npz
+    from .paths import require_inputs, require_outputs
+
+    require_inputs((paths.model, "model file"), (paths.weights, "weights file"), (paths.inputs, "inputs file"),
+                   (paths.compare, "reference file"), (paths.state_in, "state file"))
+    require_outputs(paths.output, paths.save_inputs, paths.report, paths.state_out)
+    reference = load_npz(paths.compare, max_memory, follow_symlinks=follow) if paths.compare else None
+    started = time.perf_counter()
+    session, load_seconds = _open(paths, max_memory, follow, stop_at)
+    feeds = _feeds(session, paths, shapes, ranges, seed, max_memory, follow)
+    run_started = time.perf_counter()
+    result = session.run(feeds, stop_at=stop_at, dump=paths.dump, profile=profile, repeat=repeat,
+                         warmup=1 if repeat > 1 else 0, progress=sys.stderr.isatty() and not quiet,
+                         check_finite=check_finite)
+    run_seconds = time.perf_counter() - run_started
+    if paths.output:
+        save_npz(paths.output, result.outputs)
+    if paths.state_out:
+        session.save_state(paths.state_out)
+    compare_started = time.perf_counter()
+    report = session.compare(result, reference, atol, rtol, reference_name=paths.compare) if reference is not None else None
+    if paths.report:
+        _write_report(paths.report, model=paths.model, weights=paths.weights, feeds=feeds, inputs_path=paths.inputs,
+                      seed=None if paths.inputs else seed, result=result, comparison=report,
+                      timings={"load_seconds": load_seconds, "run_seconds": run_seconds,
+                               "latencies_seconds": list(result.latencies), "warmup_runs": 1 if repeat > 1 else 0,
+                               "compare_seconds": time.perf_counter() - compare_started if report else None,
+                               "total_seconds": time.perf_counter() - started})
+    return _Done(session, result, report)
+
+
+def _print_run(done: _Done, paths: _Paths, verbose: bool, top: int, repeat: int) -> None:
+    """The warnings, the outputs' table and what was written, before any comparison."""
+    result = done.result
+    for d in result.warnings:
+        click.echo(d.format(), err=True)
+    if result.stopped_at is not None:
+        layer = result.stopped_at
+        click.echo(f"stopped at layer {layer.id} {layer.name!r} ({layer.display})")
+    _print_table(result.outputs)
+    if verbose:
+        _print_distribution(result.outputs)
+    written = [(paths.output, f"wrote {len(result.outputs)} output(s) to {paths.output}"),
+               (paths.report, f"wrote the run report to {paths.report}"),
+               (paths.state_out, f"wrote {len(done.session.variables)} variable(s) to {paths.state_out}"),
+               (paths.dump, f"dumped layer outputs to {paths.dump} (index.json lists them)")]
+    for path, line in written:
+        if path:
+            click.echo(line)
+    if result.profile is not None:
+        click.echo(result.profile.render(top=top))
+    if repeat > 1:
+        click.echo(_latency_summary(result.latencies))
 
 
 def _note_missing_state(feeds: Any) -> None:
@@ -250,17 +308,6 @@ def _latency_summary(latencies: list[float]) -> str:
              f"   Max:         {max(ms):.3f} ms",
              f"Throughput:     {len(ms) * 1000 / total if total > 0 else float('inf'):.2f} FPS"]
     return "\n".join(lines)
-
-
-def _size(value: str | None) -> int | None:
-    from ..base.limits import parse_size
-
-    if value is None:
-        return None
-    try:
-        return parse_size(value)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--max-memory") from None
 
 
 def _print_distribution(outputs: dict[str, Any]) -> None:

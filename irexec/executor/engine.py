@@ -237,8 +237,7 @@ def run_bound(model: Model, bound: Mapping[int, np.ndarray], targets: Sequence[i
         _, order = execution_order(model, list(targets))
         plan = RunPlan(None, {}, list(targets), set(order), plan_steps(model, order, set()))
         folded.remember(key, plan)
-    outer = limits.accounting() if max_memory is None else None
-    limit, in_use = outer if outer is not None else (limits.resolve(max_memory), 0)
+    limit, in_use = limits.budget(max_memory)
     _, results, _, _ = _execute(model, plan.steps, bound, limit, None, False, replay=plan.replay(plan.steps, folded.settled),
                                 outside=in_use)
     return {lid: results[lid] for lid in targets}

@@ -29,6 +29,8 @@ RULES: dict[str, Rule] = {
     "more-findings": Rule("More findings", "irexec check reports at most 100 findings per code and 1,000 per file; "
                           "this one counts the rest."),
     "bad-seed": Rule("Bad seed", "--seed (or seed=) is not a non-negative integer."),
+    "option-not-applicable": Rule("Option outside its mode", "An option is given in a mode it does not apply to "
+                                  "(--seed with --inputs, --atol without --compare); usage error, exit 2."),
     "bad-token-id": Rule("Bad token id", "generate --eos-token-id (or eos_token_id=) is not an int64 token id."),
     "tensor-name-too-long": Rule("Tensor name too long", "An output or input name is longer than an .npz entry name can be."),
     "not-xml": Rule("Not an XML model", "The path given as the model is a weights file or an npz archive; pass the model's .xml."),

@@ -12,7 +12,7 @@ from ...base.errors import UsageError
 
 
 def diff_ab(a: str, b: str, a_weights: str | None, b_weights: str | None, inputs_path: str | None, seed: int,
-            shapes: dict, steps: int, ablate: int = 32) -> Any:
+            shapes: dict, steps: int, ablate: int = 32, *, max_memory: int | None = None) -> Any:
     """One diff of B against A on the given (or generated) inputs, or ``steps`` greedy decode steps;
     the top ``ablate`` weights are measured by the outputs' error with only that weight compressed."""
     from ...system.tensorfile import load_npz
@@ -21,7 +21,7 @@ def diff_ab(a: str, b: str, a_weights: str | None, b_weights: str | None, inputs
     from .ir_side import run_ir_diff
     from .steps import greedy_steps
 
-    sa, sb = Session(a, a_weights), Session(b, b_weights)
+    sa, sb = Session(a, a_weights, max_memory=max_memory), Session(b, b_weights, max_memory=max_memory)
     if inputs_path:
         feeds, where = by_parameter(sa, load_npz(inputs_path)), inputs_path
     else:
@@ -39,14 +39,14 @@ def diff_ab(a: str, b: str, a_weights: str | None, b_weights: str | None, inputs
 
 
 def diff_dataset(a: str, b: str, a_weights: str | None, b_weights: str | None, directory: str, jobs: int,
-                 scheduler: str | None) -> Any:
+                 scheduler: str | None, *, max_memory: int | None = None) -> Any:
     from .dataset import run_dataset
 
-    return run_dataset(a, a_weights, b, b_weights, directory, jobs=jobs, scheduler=scheduler)
+    return run_dataset(a, a_weights, b, b_weights, directory, jobs=jobs, scheduler=scheduler, max_memory=max_memory)
 
 
 def device_diff(model: str, weights: str | None, device: str, config: dict[str, str], inputs_path: str | None,
-                seed: int, shapes: dict, layers: str, k: int, steps: int) -> Any:
+                seed: int, shapes: dict, layers: str, k: int, steps: int, *, max_memory: int | None = None) -> Any:
     """``irexec diff MODEL --device DEVICE`` as a call (what the command line runs)."""
     from ...system.tensorfile import load_npz
     from ..inputs import plan_inputs, random_inputs
@@ -57,7 +57,7 @@ def device_diff(model: str, weights: str | None, device: str, config: dict[str, 
     from .steps import greedy_steps
 
     import_openvino()
-    session = Session(model, weights)
+    session = Session(model, weights, max_memory=max_memory)
     if inputs_path:
         feeds, where = by_parameter(session, load_npz(inputs_path)), inputs_path
     else:

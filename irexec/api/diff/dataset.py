@@ -21,7 +21,9 @@ from .report import ORIGIN
 
 Figures = dict[str, Any]  # what one sample sends back
 
-_models: dict[tuple[str, str | None, str, str | None], Any] = {}  # per process: the loaded models
+# a model pair as each process loads it: A, A's weights, B, B's weights, the memory limit
+Key = tuple[str, str | None, str, str | None, int | None]
+_models: dict[Key, Any] = {}  # per process: the loaded models
 
 
 def sample_paths(directory: str) -> list[str]:
@@ -34,15 +36,15 @@ def sample_paths(directory: str) -> list[str]:
     return [os.path.join(directory, n) for n in names]
 
 
-def _sessions(key: tuple[str, str | None, str, str | None]) -> Any:
+def _sessions(key: Key) -> Any:
     if key not in _models:
         from ..session import Session
 
-        _models[key] = (Session(key[0], key[1]), Session(key[2], key[3]))
+        _models[key] = (Session(key[0], key[1], max_memory=key[4]), Session(key[2], key[3], max_memory=key[4]))
     return _models[key]
 
 
-def sample_figures(key: tuple[str, str | None, str, str | None], path: str) -> Figures:
+def sample_figures(key: Key, path: str) -> Figures:
     """Diff one sample and keep a few numbers per layer and per weight."""
     from ...system.tensorfile import load_npz
     from .ir_side import run_ir_diff
@@ -106,11 +108,11 @@ class DatasetSummary:
                                        key=lambda kv: -float(kv[1]["mean_rel_l2"])))}
 
 
-def _pool_figures(args: tuple[tuple[str, str | None, str, str | None], str]) -> Figures:
+def _pool_figures(args: tuple[Key, str]) -> Figures:
     return sample_figures(*args)
 
 
-def _figures(key: tuple[str, str | None, str, str | None], paths: list[str], jobs: int, scheduler: str | None
+def _figures(key: Key, paths: list[str], jobs: int, scheduler: str | None
              ) -> Iterator[Figures]:
     """Each sample's figures, in the order of ``paths``, as they are ready."""
     if scheduler:
@@ -136,10 +138,10 @@ def _figures(key: tuple[str, str | None, str, str | None], paths: list[str], job
 
 
 def run_dataset(a: str, a_weights: str | None, b: str, b_weights: str | None, directory: str, *, jobs: int = 1,
-                scheduler: str | None = None) -> DatasetSummary:
+                scheduler: str | None = None, max_memory: int | None = None) -> DatasetSummary:
     paths = sample_paths(directory)
     key = (os.path.abspath(a), a_weights and os.path.abspath(a_weights), os.path.abspath(b),
-           b_weights and os.path.abspath(b_weights))
+           b_weights and os.path.abspath(b_weights), max_memory)
     summary = DatasetSummary(runner=f"dask {scheduler}" if scheduler else f"{jobs} process(es)" if jobs > 1 else "serial")
     for path, figs in zip(paths, _figures(key, paths, jobs, scheduler)):
         summary.add(path, figs)

@@ -200,7 +200,7 @@ class SubgraphOp(Op):
             limit = n if limit is None else min(limit, n)
         # the concatenated parts and the values carried to the next iteration
         # count against the run's memory limit, checked after every iteration
-        run_limit, outer = limits.accounting() or (limits.default_max_memory(), 0)
+        run_limit, outer = limits.budget()
         parts_bytes = carried = 0
         i = 0
         go_on = cond_in

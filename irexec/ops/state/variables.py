@@ -55,7 +55,7 @@ class Variable:
             return None
         shape = tuple(d.lo for d in self.shape.dims or ())
         why = limits.over_limit(limits.nbytes(shape, self.etype.dtype.itemsize),
-                                limits.default_max_memory() if room is None else room)
+                                limits.resolve(room))
         if why:
             raise OpError(f"the zeros variable {self.id!r} starts from, {self.etype.name}{list(shape)}, {why}",
                           code="memory-limit")
