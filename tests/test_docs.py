@@ -52,6 +52,21 @@ def test_the_op_table_is_generated_from_the_registry():
     assert (ROOT / "docs" / "ops.md").read_text() == module.render(), "run: python docs/make_ops_table.py"
 
 
+def _script(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "docs" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_accuracy_classes_are_generated_from_the_op_classes():
+    """docs/accuracy.md's table of classes is what docs/make_accuracy_table.py writes from each op's ``accuracy``."""
+    page = (ROOT / "docs" / "accuracy.md").read_text()
+    assert page == _script("make_accuracy_table").render(page), "run: python docs/make_accuracy_table.py"
+
+
 def test_the_op_count_is_stated_only_where_it_is_generated():
     """docs/ops.md counts the ops from the registry; a count written elsewhere goes stale."""
     assert re.search(r"^\d+ op versions in \d+ families\.$", (ROOT / "docs" / "ops.md").read_text(), flags=re.M)
