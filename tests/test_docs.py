@@ -67,6 +67,32 @@ def test_the_accuracy_classes_are_generated_from_the_op_classes():
     assert page == _script("make_accuracy_table").render(page), "run: python docs/make_accuracy_table.py"
 
 
+def test_the_cli_reference_is_generated_from_the_commands():
+    """docs/cli.md's option reference is what docs/make_cli_md.py writes from the click commands."""
+    page = (ROOT / "docs" / "cli.md").read_text()
+    assert page == _script("make_cli_md").render(page), "run: python docs/make_cli_md.py"
+
+
+def test_the_cli_reference_names_every_option_help_shows():
+    """Each option word of every command's --help is in docs/cli.md (check --select, run --state-in, ...)."""
+    import subprocess
+    import sys
+
+    page = (ROOT / "docs" / "cli.md").read_text()
+    missing = []
+    for command in ("check", "run", "inspect", "diff", "generate", "ops"):
+        shown = subprocess.run([sys.executable, "-m", "irexec", command, "--help"], capture_output=True, text=True,
+                               check=True).stdout
+        missing += [f"{command} {o}" for o in sorted(set(re.findall(r"(?<![\w-])--?[a-z][\w-]*", shown)))
+                    if o not in _options_of(page, command)]
+    assert missing == []
+
+
+def _options_of(page: str, command: str) -> str:
+    section = page.split(f"### `irexec {command}` options", 1)[1]
+    return section.split("\n### ", 1)[0].split("<!-- end", 1)[0] + "-h --help"
+
+
 def test_the_op_count_is_stated_only_where_it_is_generated():
     """docs/ops.md counts the ops from the registry; a count written elsewhere goes stale."""
     assert re.search(r"^\d+ op versions in \d+ families\.$", (ROOT / "docs" / "ops.md").read_text(), flags=re.M)
