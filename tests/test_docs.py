@@ -109,5 +109,26 @@ def test_every_relative_link_in_the_docs_resolves():
     assert broken == []
 
 
+def test_every_install_hint_works_from_a_clone():
+    """irexec is installed from its clone (the PyPI package of that name is another project): every
+    `pip install` of the docs and of irexec's messages installs the clone, with extras that exist."""
+    import tomllib
+
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
+    texts = {str(p.relative_to(ROOT)): p.read_text() for p in [ROOT / "README.md", ROOT / "SECURITY.md",
+                                                              *(ROOT / "docs").glob("*.md"), *(ROOT / "irexec").rglob("*.py")]}
+    wrong, named = [], set()
+    for name, text in texts.items():
+        for command in re.findall(r"pip install\s+([^`\n]*)", text):
+            if re.match(r"['\"]?irexec\b", command):
+                wrong.append(f"{name}: pip install {command}")
+            named |= set(re.findall(r"-e '\.\[([a-z]+)\]'", command))
+    assert wrong == []
+    assert {"openvino", "tokenizers", "html", "dask"} <= named and named <= extras, named - extras
+    from irexec.base.extras import install_hint
+
+    assert install_hint("openvino").endswith("pip install -e '.[openvino]'")
+
+
 def test_the_readme_is_a_manual_not_a_notebook():
     assert len((ROOT / "README.md").read_text().splitlines()) <= 420
