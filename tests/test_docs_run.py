@@ -4,9 +4,9 @@ folder holding the repository's examples, or says on the line before it why it d
     <!-- docs-test: skip: the reason -->
 
 Every fenced block names its language, so no shell or Python snippet goes unseen: `bash`
-and `python` blocks run; `text` (output), `toml`, `yaml` and `json` blocks are not code.
+and `python` blocks run (the README's are run by tests/test_readme.py: README_SKIPS); `text` (output), `toml`, `yaml` and `json` blocks are not code.
 The folder holds `examples/`, `models/` (three examples, for the `irexec check models/`
-lines) and, for the pages' generic `model.xml --inputs in.npz` lines, `model.xml`,
+lines), `other/` (one) and, for the pages' generic `model.xml --inputs in.npz` lines, `model.xml`,
 `model.bin`, `in.npz`, `inputs.npz` and `expected.npz` (examples/gather-spec-xml)."""
 
 from __future__ import annotations
@@ -27,6 +27,14 @@ RUNS = {"bash", "python"}
 NOT_CODE = {"text", "toml", "yaml", "json"}
 SKIP = re.compile(r"<!-- docs-test: skip: (.+?) -->")
 FENCE = re.compile(r"^```(\S*)\n(.*?)^```\s*$", flags=re.S | re.M)
+# The README's blocks, by their first line: tests/test_readme.py runs each section's commands and
+# checks their output, and three are a contributor's steps (the README keeps its markers out).
+README_RUN_ELSEWHERE = "run, and its output checked, by tests/test_readme.py"
+README_SKIPS = {
+    "git clone": "clones and installs the repository, as .ci/fresh-clone-test does in a temporary folder",
+    "python -m pytest": "the whole test suite, of which this test is a part",
+    "ruff check": "ruff and .ci/fresh-clone-test work on the repository itself (a fresh clone running the whole suite)",
+}
 # what each block needs beyond irexec's own dependencies
 NEEDS = {"--device": "openvino", "--html": "plotly", "tiny-export": "re2"}
 
@@ -49,9 +57,13 @@ def _blocks() -> list[Block]:
         text = page.read_text()
         for m in FENCE.finditer(text):
             before = text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1]
-            skip = SKIP.fullmatch(before.strip())
+            marker = SKIP.fullmatch(before.strip())
+            reason = marker.group(1) if marker else None
+            if page.name == "README.md" and reason is None and m.group(1) in RUNS:
+                reason = next((why for start, why in README_SKIPS.items() if m.group(2).startswith(start)),
+                              README_RUN_ELSEWHERE)
             found.append(Block(str(page.relative_to(ROOT)), text.count("\n", 0, m.start()) + 1, m.group(1), m.group(2),
-                               skip.group(1) if skip else None))
+                               reason))
     return found
 
 
@@ -75,6 +87,7 @@ def workspace(tmp_path: Path) -> Path:
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     for name in ("gather-spec-xml", "shape-subgraph", "roll-example-1"):
         shutil.copytree(ROOT / "examples" / name, tmp_path / "models" / name)
+    shutil.copytree(ROOT / "examples" / "roll-example-1", tmp_path / "other")
     spec = ROOT / "examples" / "gather-spec-xml"
     for src, dst in [("model.xml", "model.xml"), ("model.bin", "model.bin"), ("inputs.npz", "in.npz"),
                      ("inputs.npz", "inputs.npz"), ("expected.npz", "expected.npz")]:
@@ -107,5 +120,7 @@ def test_the_block_runs_as_written(block: Block, workspace: Path):
     for marker, module in NEEDS.items():
         if marker in block.code:
             pytest.importorskip(module)
+    if ("--svg" in block.code or "| dot " in block.code) and shutil.which("dot") is None:
+        pytest.skip("needs Graphviz's dot on PATH")
     result = _run(block, workspace)
     assert result.returncode == 0, f"{block}:\n{block.code}\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"

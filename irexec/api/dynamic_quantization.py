@@ -38,11 +38,11 @@ def has_compressed_weights(model: Model) -> bool:
 
 
 def looks_like_dynamic_quantization(c: OutputComparison) -> bool:
-    """A float output off on a quarter or more of its elements, each by at most a tenth of its
-    largest magnitude, and never by a NaN or an infinity: a rounding spread over the whole
+    """A float output off on a quarter or more of its elements, each by at most a quarter of its
+    largest magnitude (an INT4 LLM's logits: 99% of them, by up to 8%), and never by a NaN or an infinity: a rounding spread over the whole
     tensor, as 8-bit activations give, rather than a wrong value somewhere."""
     return (c.status == MISMATCH and c.dtype.startswith(("float", "bfloat")) and c.unfixable == 0
-            and c.size > 0 and c.mismatches >= c.size / 4 and c.max_abs_error <= 0.1 * c.magnitude)
+            and c.size > 0 and c.mismatches >= c.size / 4 and c.max_abs_error <= 0.25 * c.magnitude)
 
 
 def note_dynamic_quantization(report: CompareReport) -> None:
