@@ -4,10 +4,11 @@ folder holding the repository's examples, or says on the line before it why it d
     <!-- docs-test: skip: the reason -->
 
 Every fenced block names its language, so no shell or Python snippet goes unseen: `bash`
-and `python` blocks run (the README's are run by tests/test_readme.py: README_SKIPS); `text` (output), `toml`, `yaml` and `json` blocks are not code.
-The folder holds `examples/`, `models/` (three examples, for the `irexec check models/`
-lines), `other/` (one) and, for the pages' generic `model.xml --inputs in.npz` lines, `model.xml`,
-`model.bin`, `in.npz`, `inputs.npz` and `expected.npz` (examples/gather-spec-xml)."""
+and `python` blocks run (the README's in tests/test_readme.py, which checks their output:
+README_SKIPS); `text` (output), `toml`, `yaml` and `json` blocks are not code. The folder
+holds `examples/`, `models/` (three examples, for the `irexec check models/` lines), `other/`
+(one) and, for the pages' generic `model.xml --inputs in.npz` lines, `model.xml`, `model.bin`,
+`in.npz`, `inputs.npz` and `expected.npz` (examples/gather-spec-xml)."""
 
 from __future__ import annotations
 

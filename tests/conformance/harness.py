@@ -54,8 +54,8 @@ from conformance.isolated import Crash, openvino_outputs
 from irexec.base import dtypes, strings
 from irexec.base.errors import IRExecError
 from irexec.base.shapes import parse_partial_shape
-from irexec.ops.framework.accuracy import ACCURACY_CLASSES, EXACT, ROUNDED, TRANSCENDENTAL
 from irexec.model.builder import IRBuilder, Out
+from irexec.ops.framework.accuracy import ACCURACY_CLASSES, EXACT, ROUNDED, TRANSCENDENTAL
 from irexec.ops.framework.registry import resolve
 
 

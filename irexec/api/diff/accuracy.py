@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -46,7 +46,7 @@ from ...ops.framework.registry import versions_of
 DEVICE_SLACK = 8.0  # units: 1e-6 relative / 2^-23
 
 
-@lru_cache(maxsize=None)
+@cache
 def accuracy_class(op_type: str) -> str:
     """The accuracy class ``op_type`` states on its op class (the loosest of its
     versions); ``accumulating`` for a type irexec does not implement."""
