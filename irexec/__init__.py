@@ -4,6 +4,7 @@
     model = irexec.load("model.xml")
     outputs = irexec.run(model, {"x": x})
     report = irexec.check("model.xml")
+    differences = irexec.diff("model.xml", device="CPU")   # or a second IR: irexec.diff(A, B)
 """
 
 # No `from __future__ import annotations` here: it loads a module from disk
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any  # noqa: E402
 from .base.errors import CompareError, Diagnostic, InputError, InternalError, IRExecError, ModelError, OpError, UsageError
 
 if TYPE_CHECKING:
+    from .api.diff.api import diff
     from .api.load import Model, load, read_model
     from .api.session import RunReport, Session, compare
 
@@ -43,10 +45,10 @@ _LAZY_SESSION = {"Session", "RunReport", "compare"}
 
 
 def __getattr__(name: str) -> Any:
-    if name == "diff":  # a callable package: irexec.api.diff(A, B) returns a DiffReport
-        import importlib
+    if name == "diff":  # irexec.diff(A, B) returns a DiffReport; imported on first use (it is large)
+        from .api.diff.api import diff
 
-        return importlib.import_module(".diff", __name__)
+        return diff
     if name in _LAZY:
         from .api import load as model
 
@@ -79,6 +81,7 @@ __all__ = [
     "UsageError",
     "check",
     "compare",
+    "diff",
     "load",
     "read_model",
     "retain_freed_memory",

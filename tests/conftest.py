@@ -111,3 +111,17 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if n:
         terminalreporter.write_line(f"{n} real-model test{'s' if n != 1 else ''} skipped: {REAL_MODELS_DIR} is absent; "
                                     "set IREXEC_REAL_MODELS to the folder of the real models to run them")
+
+
+# `python -m pytest -n 2 -q -m quick`: a check of a clone in under 3 minutes on 2 busy cores (README,
+# docs/testing.md): the command line, the Python API, the examples, the docs and the layer rules, and
+# the arithmetic conformance tables against OpenVINO.
+QUICK = frozenset({"test_cli_basics.py", "test_api.py", "test_examples.py", "test_check_cli.py", "test_docs.py",
+                   "test_architecture.py", "conformance/elementwise/test_arithmetic.py"})
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(TESTS) and item.path.relative_to(TESTS).as_posix() in QUICK:
+            item.add_marker(pytest.mark.quick)

@@ -106,7 +106,7 @@ def test_missing_openvino_is_one_coded_error(tmp_path: Path, run_cli) -> None:
 
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert r.returncode == 1, r.stderr
-    assert "missing-extra" in r.stderr and "pip install 'irexec[openvino]'" in r.stderr
+    assert "missing-extra" in r.stderr and "pip install -e '.[openvino]'" in r.stderr
     assert "Traceback" not in r.stderr and r.stderr.count("error[") == 1
 
 

@@ -52,6 +52,47 @@ def test_the_op_table_is_generated_from_the_registry():
     assert (ROOT / "docs" / "ops.md").read_text() == module.render(), "run: python docs/make_ops_table.py"
 
 
+def _script(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "docs" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_accuracy_classes_are_generated_from_the_op_classes():
+    """docs/accuracy.md's table of classes is what docs/make_accuracy_table.py writes from each op's ``accuracy``."""
+    page = (ROOT / "docs" / "accuracy.md").read_text()
+    assert page == _script("make_accuracy_table").render(page), "run: python docs/make_accuracy_table.py"
+
+
+def test_the_cli_reference_is_generated_from_the_commands():
+    """docs/cli.md's option reference is what docs/make_cli_md.py writes from the click commands."""
+    page = (ROOT / "docs" / "cli.md").read_text()
+    assert page == _script("make_cli_md").render(page), "run: python docs/make_cli_md.py"
+
+
+def test_the_cli_reference_names_every_option_help_shows():
+    """Each option word of every command's --help is in docs/cli.md (check --select, run --state-in, ...)."""
+    import subprocess
+    import sys
+
+    page = (ROOT / "docs" / "cli.md").read_text()
+    missing = []
+    for command in ("check", "run", "inspect", "diff", "generate", "ops"):
+        shown = subprocess.run([sys.executable, "-m", "irexec", command, "--help"], capture_output=True, text=True,
+                               check=True).stdout
+        missing += [f"{command} {o}" for o in sorted(set(re.findall(r"(?<![\w-])--?[a-z][\w-]*", shown)))
+                    if o not in _options_of(page, command)]
+    assert missing == []
+
+
+def _options_of(page: str, command: str) -> str:
+    section = page.split(f"### `irexec {command}` options", 1)[1]
+    return section.split("\n### ", 1)[0].split("<!-- end", 1)[0] + "-h --help"
+
+
 def test_the_op_count_is_stated_only_where_it_is_generated():
     """docs/ops.md counts the ops from the registry; a count written elsewhere goes stale."""
     assert re.search(r"^\d+ op versions in \d+ families\.$", (ROOT / "docs" / "ops.md").read_text(), flags=re.M)
@@ -66,6 +107,27 @@ def test_every_relative_link_in_the_docs_resolves():
             if not (doc.parent / target).exists():
                 broken.append(f"{doc.relative_to(ROOT)} -> {target}")
     assert broken == []
+
+
+def test_every_install_hint_works_from_a_clone():
+    """irexec is installed from its clone (the PyPI package of that name is another project): every
+    `pip install` of the docs and of irexec's messages installs the clone, with extras that exist."""
+    import tomllib
+
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
+    texts = {str(p.relative_to(ROOT)): p.read_text() for p in [ROOT / "README.md", ROOT / "SECURITY.md",
+                                                              *(ROOT / "docs").glob("*.md"), *(ROOT / "irexec").rglob("*.py")]}
+    wrong, named = [], set()
+    for name, text in texts.items():
+        for command in re.findall(r"pip install\s+([^`\n]*)", text):
+            if re.match(r"['\"]?irexec\b", command):
+                wrong.append(f"{name}: pip install {command}")
+            named |= set(re.findall(r"-e '\.\[([a-z]+)\]'", command))
+    assert wrong == []
+    assert {"openvino", "tokenizers", "html", "dask"} <= named and named <= extras, named - extras
+    from irexec.base.extras import install_hint
+
+    assert install_hint("openvino").endswith("pip install -e '.[openvino]'")
 
 
 def test_the_readme_is_a_manual_not_a_notebook():

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 import irexec
 import irexec.ops  # noqa: F401  (registers every op)
 from irexec.cli import cli
-from irexec.ops.framework.registry import NEWEST_OPSET, all_ops, core_accepts, resolve
+from irexec.ops.framework.registry import NEWEST_OPSET, all_ops, core_accepts, resolve, versions_of
 
 
 @pytest.fixture(scope="module")
@@ -113,3 +113,62 @@ def test_every_core_type_openvino_reads_runs_here():
     missing = [f"{name} opset{n}" for name, (ranges, _) in CORE_OP_VERSIONS.items()
                for lo, hi in ranges for n in range(lo, hi + 1) if resolve(name, f"opset{n}") is None]
     assert len(CORE_OP_VERSIONS) >= 209 and missing == []
+
+
+# ---------------------------------------------------------------- accuracy classes
+
+def test_every_op_states_one_of_the_four_accuracy_classes():
+    from irexec.ops.framework.accuracy import ACCURACY_CLASSES
+
+    assert sorted(cls.display() for cls in all_ops() if cls.accuracy not in ACCURACY_CLASSES) == []
+
+
+def _documented_exact() -> set[str]:
+    """The op types the hand-written per-op table of docs/accuracy.md calls exact, its
+    shorthand spelled out: ``LogicalAnd/Or/Xor/Not``, ``BitwiseLeftShift/RightShift-15``."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "accuracy.md").read_text()
+    table = page.split("## Per-op bounds", 1)[1].split("\n## ", 1)[0]
+    names: set[str] = set()
+    for row in re.findall(r"^\| (.+?) \| (.+) \|$", table, flags=re.M):
+        if not row[1].startswith("exact"):
+            continue
+        for item in row[0].split(", "):
+            first, *rest = re.sub(r"-\d+(?:/\d+)*$", "", item.strip()).split("/")
+            names.add(first)
+            for part in rest:  # drop as many camel-case words of the first name as the part has
+                words = re.findall(r"[A-Z][a-z0-9]*", first)
+                names.add("".join(words[:len(words) - len(re.findall(r"[A-Z][a-z0-9]*", part))]) + part)
+    return names
+
+
+def test_what_the_docs_call_exact_is_exact_on_its_op_class():
+    """The per-op table's exact rows and the op classes agree (diff once judged 13 of them loosely)."""
+    documented = _documented_exact()
+    assert {"LogicalXor", "BitwiseRightShift", "SegmentMax", "GatherTree", "BinaryConvolution"} <= documented
+    unknown = sorted(n for n in documented if not versions_of(n))
+    assert unknown == []
+    assert sorted(f"{c.display()}: {c.accuracy}" for n in documented for c in versions_of(n) if c.accuracy != "exact") == []
+
+
+def test_diff_judges_each_layer_by_its_op_class(tmp_path, run_cli):
+    """`irexec diff` states each layer's accuracy from the op class: movement ops that once
+    fell to the loose accumulating default are exact, Exp is transcendental."""
+    from irexec.model.builder import IRBuilder
+
+    b = IRBuilder()
+    x = b.parameter("x", [2, 4, 3], "f32")
+    rev = b.layer("ReverseSequence", "opset1", [x, b.const(np.array([3, 2], np.int64))],
+                  {"batch_axis": "0", "seq_axis": "1"}, name="rev")
+    pads = [b.const(np.array(v, np.int64)) for v in ([1, 2, 1], [0, 0, 0], [0, 0, 0])]
+    s2b = b.layer("SpaceToBatch", "opset2", [rev, *pads], name="s2b")
+    b.result(b.layer("Exp", "opset1", [s2b], name="exp"), "out")
+    xml, _ = b.write(tmp_path / "a.xml")
+    np.savez(tmp_path / "in.npz", x=np.random.default_rng(0).random((2, 4, 3), np.float32))
+    r = run_cli("diff", xml, xml, "--inputs", tmp_path / "in.npz", "--layers", "all", "--json", tmp_path / "r.json")
+    assert r.exit_code == 0, r.output
+    kinds = {layer["name"]: layer["stated_accuracy"]["kind"] for layer in json.loads((tmp_path / "r.json").read_text())["layers"]}
+    assert kinds == {"rev": resolve("ReverseSequence", "opset1").accuracy, "s2b": "exact", "exp": "transcendental"}
+    assert kinds["rev"] == "exact"

@@ -167,3 +167,17 @@ def test_the_files_readme_commands_write_are_ignored_by_git():
     assert {"out.npz", "run.json", "state.npz", "tokens.npy"} <= set(written), written
     ignored = subprocess.run(["git", "check-ignore", *written], cwd=ROOT, capture_output=True, text=True)
     assert sorted(ignored.stdout.split()) == written, ignored.stdout + ignored.stderr
+
+
+def test_the_quick_subset_the_readme_names_is_there():
+    """`-m quick` (README, docs/testing.md) marks the files conftest.py lists: each exists and holds tests."""
+    from conftest import QUICK
+
+    assert "`-m quick`" in _section("Quick start")
+    assert "-m quick" in (ROOT / "docs" / "testing.md").read_text()
+    tests = ROOT / "tests"
+    assert sorted(f for f in QUICK if "test_" not in (tests / f).read_text()) == []
+    listed = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", "quick",
+                             *sorted(f"tests/{f}" for f in QUICK)[:2]], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    # every test of a listed file is marked: none deselected
+    assert re.search(r"^[1-9]\d* tests collected", listed.stdout, flags=re.M), listed.stdout[-2000:]

@@ -69,6 +69,7 @@ class OutputComparison:
     suggested_rtol: float | None = None
     detail: str = ""  # for dtype / shape / missing / extra
     magnitude: float = 1.0  # the largest finite |ref|, which scales a default float atol
+    note: str = ""  # what may explain a mismatch (dynamic_quantization.py), after the passing hint
 
     @property
     def ok(self) -> bool:
@@ -94,7 +95,7 @@ class OutputComparison:
             f"worst at {_index(self.worst_index)}: run {format_number(self.worst_actual)}, reference {format_number(self.worst_reference)}",
             self.passing_hint(),
         ]
-        return "; ".join(parts)
+        return "; ".join(parts + [self.note] if self.note else parts)
 
     def tolerance_text(self) -> str:
         """The tolerance applied and where it came from: ``atol=1e-05, rtol=1e-05, the float32 default``."""

@@ -197,9 +197,13 @@ class Session(SessionState):
     ) -> CompareReport:
         """``irexec.compare``, with exact defaults for the outputs this model only moves;
         ``reference_name`` names a reference given as arrays in the report."""
+        from .dynamic_quantization import has_compressed_weights, note_dynamic_quantization
         from .exactness import exact_outputs
 
-        return compare(outputs, reference, atol, rtol, exact=exact_outputs(self.model), reference_name=reference_name)
+        report = compare(outputs, reference, atol, rtol, exact=exact_outputs(self.model), reference_name=reference_name)
+        if not report.ok and has_compressed_weights(self.model):
+            note_dynamic_quantization(report)
+        return report
 
     def check(self, input_shapes: Mapping[str, Sequence[int] | PartialShape] | None = None) -> CheckResult:
         """Shape-check the loaded model; the result lists every diagnostic."""

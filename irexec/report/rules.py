@@ -90,7 +90,7 @@ RULES: dict[str, Rule] = {
     "unsupported-regex": Rule("Pattern RE2 cannot run as PCRE2 does",
                               "A pattern of an openvino_tokenizers op uses a construct RE2 lacks or reads otherwise."),
     "missing-extra": Rule("Optional dependency missing",
-                          "The openvino_tokenizers ops need google-re2: pip install 'irexec[tokenizers]'."),
+                          "The openvino_tokenizers ops need google-re2: pip install -e '.[tokenizers]' in the irexec clone."),
     "missing-weights": Rule("Weights file missing",
                             "Consts need bytes from a .bin that does not exist (one finding for all of them); "
                             "give the model's .bin with --weights."),

@@ -8,7 +8,9 @@ For each table it checks, as separate tests:
 * ``reference``: irexec's run of an IR file holding every case against the
   table's reference (exact or float64, written from the spec) and against
   hand-worked ``expect`` outputs, within ``tol``.  The run holds every kernel
-  to its own inference (IREXEC_VERIFY_KERNELS).
+  to its own inference (IREXEC_VERIFY_KERNELS).  A table without ``tol``
+  takes the tolerance of its op class's ``accuracy`` (``CLASS_TOL``); one
+  that states a ``tol`` looser than that class allows is refused.
 * ``openvino-values``: irexec against OpenVINO's CPU plugin on the same file,
   within ``ov_tol``; cases with ``ov=<reason>`` are the documented divergences,
   and a table's ``ov_elements`` leave out the elements on which OpenVINO CPU's
@@ -53,6 +55,7 @@ from irexec.base import dtypes, strings
 from irexec.base.errors import IRExecError
 from irexec.base.shapes import parse_partial_shape
 from irexec.model.builder import IRBuilder, Out
+from irexec.ops.framework.accuracy import ACCURACY_CLASSES, EXACT, ROUNDED, TRANSCENDENTAL
 from irexec.ops.framework.registry import resolve
 
 
@@ -78,6 +81,19 @@ class Tol:
 
 
 Tol.EXACT = Tol()
+
+# What each accuracy class (irexec/ops/framework/accuracy.py, docs/accuracy.md) allows against a
+# table's reference: exact and correctly rounded results are the reference's bits, a transcendental
+# one is within 1 ulp of it.  An accumulating op's error depends on its sums: its tables state theirs.
+CLASS_TOL: dict[str, Tol] = {EXACT: Tol.EXACT, ROUNDED: Tol.EXACT, TRANSCENDENTAL: Tol(ulps=1)}
+
+
+def within_class(tol: Tol, accuracy: str) -> bool:
+    """Whether ``tol`` is no looser than what ``accuracy`` promises."""
+    allowed = CLASS_TOL.get(accuracy)
+    if allowed is None or tol.exact:
+        return True
+    return allowed.ulps is not None and tol.ulps is not None and tol.ulps <= allowed.ulps
 
 
 @dataclass
@@ -168,11 +184,23 @@ class OpTable:
     opset: str
     cases: list[Case]
     reference: Reference | None = None
-    tol: Tol = Tol.EXACT
+    tol: Tol = None  # type: ignore[assignment]  # None: the op class's (CLASS_TOL), set in __post_init__
     ov_tol: Tol | None = None  # defaults to tol
     errors: list[ErrorCase] = field(default_factory=list)
     id: str = ""
     ov_elements: list[HostDependent] = field(default_factory=list)  # left out of openvino-values, with their reasons
+
+    def __post_init__(self) -> None:
+        cls = resolve(self.type, self.opset)
+        accuracy = cls.accuracy if cls is not None else ""
+        assert accuracy in ACCURACY_CLASSES, f"table {self}: {self.type} {self.opset} has no accuracy class"
+        if self.tol is None:
+            assert accuracy in CLASS_TOL, f"table {self}: {cls.display()} is {accuracy}: the table states its tol"
+            self.tol = CLASS_TOL[accuracy]
+        # the classes bound f32, f16 and bf16 results; f64 data gets NumPy's libm (docs/accuracy.md)
+        f64_only = bool(self.cases) and all(c.inputs and np.asarray(c.inputs[0]).dtype == np.float64 for c in self.cases)
+        assert f64_only or within_class(self.tol, accuracy), (
+            f"table {self}: tol {self.tol} is looser than {cls.display()} promises ({accuracy}, docs/accuracy.md)")
 
     def __str__(self) -> str:
         return self.id or f"{self.type}-{self.opset}"

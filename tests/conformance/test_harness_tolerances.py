@@ -31,3 +31,25 @@ def test_opposite_signs_and_huge_values_do_not_wrap():
     assert ulp_distance(tiny, -tiny)[0] == 2
     with pytest.raises(AssertionError):
         assert_close(big, -big, Tol(ulps=4), "far apart")
+
+
+def test_a_table_without_tol_takes_its_op_classs():
+    """The harness reads each op's accuracy class (docs/accuracy.md) for the tolerance of its tables."""
+    from conformance.harness import OpTable
+
+    assert OpTable("Reshape", "opset1", cases=[]).tol == Tol.EXACT  # exact
+    assert OpTable("Add", "opset1", cases=[]).tol == Tol.EXACT  # correctly rounded: the reference's bits
+    assert OpTable("Exp", "opset1", cases=[]).tol == Tol(ulps=1)  # transcendental
+    with pytest.raises(AssertionError, match="MatMul-1 is accumulating: the table states its tol"):
+        OpTable("MatMul", "opset1", cases=[])
+    assert OpTable("MatMul", "opset1", cases=[], tol=Tol(rtol=1e-5)).tol == Tol(rtol=1e-5)
+
+
+@pytest.mark.parametrize("op, tol", [("Gather", Tol(ulps=1)), ("SliceScatter", Tol(rtol=1e-6)), ("Sqrt", Tol(ulps=1)),
+                                     ("Tanh", Tol(ulps=2)), ("Tanh", Tol(rtol=1e-6))])
+def test_a_table_looser_than_its_op_class_is_refused(op, tol):
+    from conformance.harness import OpTable
+    from irexec.ops.framework.registry import versions_of
+
+    with pytest.raises(AssertionError, match=f"is looser than {versions_of(op)[-1].display()} promises"):
+        OpTable(op, "opset16", cases=[], tol=tol)

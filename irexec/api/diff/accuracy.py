@@ -24,7 +24,9 @@ functions, fused kernels, its own summation order), about 8 units in f32.
 | transcendental | 1 ulp | Exp, Log, Tanh, Sigmoid, Gelu, Swish, Erf, Power, ... |
 | accumulating | log2(n) + 4 | MatMul, Convolution, reductions, SoftMax, MVN, attention, pooling |
 
-Integer and boolean outputs are exact whatever the op.  An op not listed is
+An op's class is the ``accuracy`` attribute of its op class (the table of
+docs/accuracy.md is generated from the same attributes).  Integer and boolean
+outputs are exact whatever the op.  A type irexec does not implement is
 treated as accumulating over its largest input axis: a generous bound, never
 an invented exactness.
 """
@@ -34,23 +36,21 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
-EXACT, ROUNDED, TRANSCENDENTAL, ACCUMULATING = "exact", "rounded", "transcendental", "accumulating"
+from ...ops.framework.accuracy import ACCUMULATING, EXACT, ROUNDED, TRANSCENDENTAL, loosest
+from ...ops.framework.registry import versions_of
+
 DEVICE_SLACK = 8.0  # units: 1e-6 relative / 2^-23
 
-_EXACT = frozenset("""Parameter Const Result Convert ConvertLike Reshape Squeeze Unsqueeze Transpose Concat Split
-VariadicSplit Gather GatherND GatherElements ScatterUpdate ScatterNDUpdate ScatterElementsUpdate Slice StridedSlice
-Broadcast Tile Pad Select ShapeOf Range Equal NotEqual Less LessEqual Greater GreaterEqual LogicalAnd LogicalOr
-LogicalXor LogicalNot BitwiseAnd BitwiseOr BitwiseXor BitwiseNot BitwiseLeftShift BitwiseRightShift IsNaN IsInf
-IsFinite Maximum Minimum Relu ReLU Abs Negative Sign Floor Ceiling Round Clamp PReLU Mod FloorMod ReduceMax ReduceMin
-ReduceLogicalAnd ReduceLogicalOr TopK NonZero OneHot Reverse DepthToSpace SpaceToDepth ShuffleChannels Identity
-MaxPool AdaptiveMaxPool ReadValue Assign Roll Eye Unique Bucketize""".split())
-_ROUNDED = frozenset("Add Subtract Multiply Divide Sqrt SquaredDifference".split())
-_TRANSCENDENTAL = frozenset("""Exp Log Erf Sin Cos Tan Asin Acos Atan Sinh Cosh Tanh Asinh Acosh Atanh Power Sigmoid
-Gelu HSwish HSigmoid Swish Mish SoftPlus SoftSign Elu Selu HardSigmoid BatchNormInference NormalizeL2 LRN
-FakeQuantize""".split())
+
+@cache
+def accuracy_class(op_type: str) -> str:
+    """The accuracy class ``op_type`` states on its op class (the loosest of its
+    versions); ``accumulating`` for a type irexec does not implement."""
+    return loosest([cls.accuracy for cls in versions_of(op_type)])
 
 
 @dataclass(frozen=True)
@@ -94,11 +94,12 @@ def reduction_length(op_type: str, input_shapes: Sequence[tuple[int, ...]], outp
 def stated_accuracy(op_type: str, dtype: np.dtype, n: int = 1, slack: float = 0.0) -> StatedAccuracy:
     """The stated tolerance of ``op_type`` giving ``dtype``: both sides' bounds added, plus
     ``slack`` (the other side's own allowance) for ops that are not exact."""
-    if np.dtype(dtype).kind not in "fV" or op_type in _EXACT:
+    kind = accuracy_class(op_type) if np.dtype(dtype).kind in "fV" else EXACT
+    if kind == EXACT:
         return StatedAccuracy(EXACT, 0.0)
-    if op_type in _ROUNDED:
+    if kind == ROUNDED:
         return StatedAccuracy(ROUNDED, 2 * 0.5 + slack)
-    if op_type in _TRANSCENDENTAL:
+    if kind == TRANSCENDENTAL:
         return StatedAccuracy(TRANSCENDENTAL, 2 * 1.0 + slack)
     n = max(1, int(n))
     return StatedAccuracy(ACCUMULATING, 2 * (math.log2(n) + 4) + slack, n)
@@ -122,5 +123,5 @@ def scale(reference: np.ndarray, stated: StatedAccuracy) -> np.ndarray:
     return mag + math.sqrt(stated.n) * rms
 
 
-__all__ = ["ACCUMULATING", "DEVICE_SLACK", "EXACT", "ROUNDED", "StatedAccuracy", "TRANSCENDENTAL", "epsilon", "reduction_length",
-           "scale", "stated_accuracy"]
+__all__ = ["ACCUMULATING", "DEVICE_SLACK", "EXACT", "ROUNDED", "StatedAccuracy", "TRANSCENDENTAL", "accuracy_class", "epsilon",
+           "reduction_length", "scale", "stated_accuracy"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...base.errors import UsageError
+from ...base.extras import install_hint
 from .report import ORIGIN
 
 Figures = dict[str, Any]  # what one sample sends back
@@ -119,7 +120,7 @@ def _figures(key: Key, paths: list[str], jobs: int, scheduler: str | None
         try:
             from dask.distributed import Client
         except ImportError as e:
-            raise UsageError(f"`scheduler` needs Dask distributed ({e}); install it with pip install 'irexec[dask]'",
+            raise UsageError(f"`scheduler` needs Dask distributed ({e}); {install_hint('dask')}",
                              code="missing-extra") from None
         with Client(scheduler, timeout="30s") as client:
             futures = client.map(sample_figures, [key] * len(paths), paths, pure=False)

@@ -1,6 +1,6 @@
 """The other side as an OpenVINO device plugin (``irexec diff MODEL.xml --device CPU``).
 
-OpenVINO is an optional extra (``pip install 'irexec[openvino]'``): it is imported
+OpenVINO is an optional extra (``pip install -e '.[openvino]'`` in the irexec clone): it is imported
 only here, and its absence is one coded error, ``missing-extra``.  The plugin runs
 the model as deployed (its defaults, or the properties ``--config`` gives); layer
 outputs are exposed by adding them as model outputs on a freshly read model
@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 
 from ...base.errors import IRExecError
+from ...base.extras import install_hint
 from .accuracy import DEVICE_SLACK
 from .core import Exposed, ExposeError
 from .report import Fusion
 
-INSTALL_HINT = "pip install 'irexec[openvino]'"
+INSTALL_HINT = install_hint("openvino")
 
 
 def import_openvino() -> Any:
@@ -29,7 +30,7 @@ def import_openvino() -> Any:
     try:
         import openvino
     except ImportError as e:
-        raise IRExecError(f"comparing with a device plugin needs OpenVINO, which is not installed ({e}); install it with {INSTALL_HINT}",
+        raise IRExecError(f"comparing with a device plugin needs OpenVINO, which is not installed ({e}); {INSTALL_HINT}",
                          code="missing-extra") from None
     return openvino
 

@@ -1,6 +1,6 @@
 """The diff report as one self-contained HTML page: an interactive plotly plot of the
 error along graph depth (plotly.js inlined, so it opens offline) and a sortable table.
-plotly is an optional extra: ``pip install 'irexec[html]'``."""
+plotly is an optional extra: ``pip install -e '.[html]'`` in the irexec clone."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 import math
 
 from ...base.errors import IRExecError
+from ...base.extras import install_hint
 from .report import ORIGIN, DiffReport, LayerResult
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
@@ -40,8 +41,8 @@ def _plotly():
     try:
         import plotly.graph_objects as go
     except ImportError as e:
-        raise IRExecError(f"the HTML report needs plotly, which is not installed ({e}); install it with "
-                          "pip install 'irexec[html]'", code="missing-extra") from None
+        raise IRExecError(f"the HTML report needs plotly, which is not installed ({e}); {install_hint('html')}",
+                          code="missing-extra") from None
     return go
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..framework.accuracy import EXACT
 from ..framework.base import ANY, NUMERIC, Attr, Enum, In
 from ..framework.registry import register
 from .convolution import ConvPlan, _ConvBase
@@ -16,6 +17,7 @@ from .convolution import ConvPlan, _ConvBase
 @register
 class BinaryConvolution1(_ConvBase):
     type, version = "BinaryConvolution", 1
+    accuracy = EXACT  # counts of matches
     summary = "convolution of 0/1 data with 0/1 (u1) filters by xnor and popcount: 2·matches - taps"
     inputs = (In("data", NUMERIC, rank=4), In("filters", ANY, rank=4))
     attributes = {**_ConvBase.attributes,

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.accuracy import ROUNDED
 from ..framework.base import REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from ..framework.registry import register
 
@@ -25,6 +26,7 @@ PRIORS, FEATURE_MAP, IM_DATA = range(3)
 @register
 class ExperimentalDetectronPriorGridGenerator6(Op):
     type, version = "ExperimentalDetectronPriorGridGenerator", 6
+    accuracy = ROUNDED  # one f32 addition per coordinate
     family = "detection"
     summary = "priors shifted to the centre of every feature-map cell"
     inputs = (In("priors", REAL, rank=2), In("feature_map", same_as("priors"), rank=4),

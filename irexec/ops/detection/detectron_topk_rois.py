@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...base.shapes import Dim, PartialShape
+from ..framework.accuracy import EXACT
 from ..framework.base import REAL, Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from ..framework.registry import register
 
@@ -21,6 +22,7 @@ ROIS, PROBS = range(2)
 @register
 class ExperimentalDetectronTopKROIs6(Op):
     type, version = "ExperimentalDetectronTopKROIs", 6
+    accuracy = EXACT  # moves values
     family = "detection"
     summary = "the max_rois ROIs of highest probability, best first"
     inputs = (In("input_rois", REAL, rank=2), In("rois_probs", same_as("input_rois"), rank=1))

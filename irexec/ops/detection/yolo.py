@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...base.shapes import Dim, PartialShape
+from ..framework.accuracy import EXACT
 from ..framework.base import REAL, Attr, In, Inference, Op, TensorInfo, normalize_axis, op_error
 from ..framework.registry import register
 
@@ -96,6 +97,7 @@ class RegionYolo0(Op):
 @register
 class ReorgYolo2(Op):
     type, version = "ReorgYolo", 2
+    accuracy = EXACT  # moves values
     since_opset = 1  # in OpenVINO's opset2 table, but its IR reader creates it for opset1 too
     family = "detection"
     summary = "YOLO v2 reorganisation: stride x stride spatial blocks into channels"

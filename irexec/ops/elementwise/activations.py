@@ -16,6 +16,7 @@ from ...base.dtypes import iinfo, is_bf16, is_float_dtype
 from ...kernels.elementwise import apply_f64, blockwise
 from ...kernels.erfinv import erfinv
 from ...kernels.special import erf, erf_narrow, normal_tail, normal_tail_f64
+from ..framework.accuracy import EXACT, ROUNDED, TRANSCENDENTAL
 from ..framework.base import NUMERIC, REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error
 from ..framework.registry import register
 from .arithmetic import maximum
@@ -64,14 +65,14 @@ def _int_or(fn):  # integer inputs are already whole: identity
     return f
 
 
-unary("Abs", 1, np.abs, summary="|x|")
-unary("Negative", 1, np.negative, summary="-x")
-unary("Sign", 1, _sign, summary="-1, 0 or 1 (NaN gives 0)")
-unary("Floor", 1, _int_or(np.floor), summary="round toward -inf")
-unary("Ceiling", 1, _int_or(np.ceil), summary="round toward +inf")
-unary("Round", 5, _round, with_op=True, summary="round to an integer value",
+unary("Abs", 1, np.abs, accuracy=EXACT, summary="|x|")
+unary("Negative", 1, np.negative, accuracy=EXACT, summary="-x")
+unary("Sign", 1, _sign, accuracy=EXACT, summary="-1, 0 or 1 (NaN gives 0)")
+unary("Floor", 1, _int_or(np.floor), accuracy=EXACT, summary="round toward -inf")
+unary("Ceiling", 1, _int_or(np.ceil), accuracy=EXACT, summary="round toward +inf")
+unary("Round", 5, _round, with_op=True, accuracy=EXACT, summary="round to an integer value",
       attributes={"mode": Enum("half_to_even", "half_away_from_zero", doc="how halves round")})
-unary("ReLU", 1, _relu, summary="max(x, 0)")
+unary("ReLU", 1, _relu, accuracy=EXACT, summary="max(x, 0)")
 
 # ------------------------------------------------- functions, f64 then rounded once
 
@@ -121,7 +122,7 @@ def _tanh_narrow(x: np.ndarray) -> np.ndarray:
     return a
 
 
-unary("Sqrt", 1, _f64(_sqrt), summary="square root")
+unary("Sqrt", 1, _f64(_sqrt), accuracy=ROUNDED, summary="square root")
 unary("Exp", 1, _f64(np.exp, True), precise=True, summary="e ** x")
 unary("Log", 1, _f64(np.log, True), precise=True, summary="natural logarithm")
 unary("Erf", 1, _f64(erf), precise=True, summary="Gauss error function", narrow=_f64(erf_narrow))
@@ -273,7 +274,7 @@ unary("Mish", 4, _mish, precise=True, types=REAL, summary="x * tanh(softplus(x))
 unary("SoftSign", 9, _softsign, precise=True, types=REAL, summary="x / (1 + |x|)")
 unary("Elu", 1, _elu, precise=True, types=REAL, with_op=True, summary="x > 0 ? x : alpha * (e**x - 1)",
       attributes={"alpha": Attr("float", required=True, doc="scale of the negative part")})
-Clamp1 = unary("Clamp", 1, _clamp, with_op=True, summary="min(max(x, min), max)",
+Clamp1 = unary("Clamp", 1, _clamp, with_op=True, accuracy=EXACT, summary="min(max(x, min), max)",
                attributes={"min": Attr("float", required=True, doc="lower bound"),
                            "max": Attr("float", required=True, doc="upper bound")})
 
@@ -298,6 +299,7 @@ class Parametrised(Op):
 
     family = "elementwise"
     precise = True
+    accuracy = TRANSCENDENTAL  # computed in f64, rounded once
 
     def infer(self, data: TensorInfo, *params: TensorInfo) -> Inference:
         return Inference([TensorInfo(data.shape, data.etype)])
@@ -342,6 +344,7 @@ class PRelu1(Op):
     """x < 0 ? slope * x : x; a 1-D slope as long as data's dim 1 applies per channel."""
 
     type, version, family, summary = "PReLU", 1, "elementwise", "x < 0 ? slope * x : x"
+    accuracy = EXACT  # one product, as OpenVINO's reference computes it
     inputs = (In("data", NUMERIC), In("slope", "same:data"))
 
     def infer(self, data: TensorInfo, slope: TensorInfo) -> Inference:

@@ -14,6 +14,7 @@ import numpy as np
 
 from ...base import lowbit
 from ...kernels.elementwise import pick
+from ..framework.accuracy import EXACT, ROUNDED
 from ..framework.base import Attr, Op, op_error
 from .factory import add_bounds, binary, divide_bounds, maximum_bounds, minimum_bounds, multiply_bounds, subtract_bounds
 
@@ -103,14 +104,14 @@ def _squared_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.multiply(d, d, out=d)
 
 
-binary("Add", 1, np.add, bounds=add_bounds, summary="a + b")
-binary("Subtract", 1, np.subtract, bounds=subtract_bounds, summary="a - b")
-binary("Multiply", 1, np.multiply, bounds=multiply_bounds, summary="a * b")
-binary("Divide", 1, _divide, with_op=True, bounds=divide_bounds, summary="a / b (integers: floor division by default)",
+binary("Add", 1, np.add, bounds=add_bounds, accuracy=ROUNDED, summary="a + b")
+binary("Subtract", 1, np.subtract, bounds=subtract_bounds, accuracy=ROUNDED, summary="a - b")
+binary("Multiply", 1, np.multiply, bounds=multiply_bounds, accuracy=ROUNDED, summary="a * b")
+binary("Divide", 1, _divide, with_op=True, bounds=divide_bounds, accuracy=ROUNDED, summary="a / b (integers: floor division by default)",
        attributes={"m_pythondiv": Attr("bool", True, doc="integer division rounds toward -inf (true) or zero")})
 binary("Power", 1, _power, precise=True, summary="a ** b")
-binary("Maximum", 1, maximum, bounds=maximum_bounds, summary="max(a, b)")
-binary("Minimum", 1, minimum, bounds=minimum_bounds, summary="min(a, b)")
-binary("Mod", 1, _mod, summary="a mod b, sign of a (truncated)")
-binary("FloorMod", 1, _floor_mod, summary="a mod b, sign of b (floored)")
+binary("Maximum", 1, maximum, bounds=maximum_bounds, accuracy=EXACT, summary="max(a, b)")
+binary("Minimum", 1, minimum, bounds=minimum_bounds, accuracy=EXACT, summary="min(a, b)")
+binary("Mod", 1, _mod, accuracy=EXACT, summary="a mod b, sign of a (truncated)")
+binary("FloorMod", 1, _floor_mod, accuracy=EXACT, summary="a mod b, sign of b (floored)")
 binary("SquaredDifference", 1, _squared_difference, precise=True, summary="(a - b) ** 2")

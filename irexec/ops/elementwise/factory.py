@@ -26,6 +26,7 @@ from ...base import dtypes, lowbit
 from ...base.dtypes import is_bf16
 from ...base.shapes import PartialShape, broadcast_numpy, broadcast_pdpd
 from ...kernels.elementwise import apply_f64
+from ..framework.accuracy import EXACT, TRANSCENDENTAL
 from ..framework.base import BOOLEAN, COMPARABLE, NUMERIC, UNBOUNDED, Attr, Enum, In, Inference, Op, TensorInfo, op_error, same_as
 from ..framework.registry import register
 
@@ -157,8 +158,18 @@ def _caller_module() -> str:
 
 
 def _define(base: type[Op], type_: str, version: int, fn: Kernel, *, since: int | None, summary: str,
-            extra: dict[str, Any]) -> type[Op]:
+            accuracy: str | None, extra: dict[str, Any]) -> type[Op]:
+    # A kernel computed in f64 and rounded once is within 1 ulp; a boolean result is exact;
+    # any other op states its class (an exactness is never assumed).
+    if accuracy is None:
+        if extra["precise"]:
+            accuracy = TRANSCENDENTAL
+        elif extra["boolean_out"]:
+            accuracy = EXACT
+        else:
+            raise RuntimeError(f"{type_}-{version} states no accuracy class")
     namespace: dict[str, Any] = {
+        "accuracy": accuracy,
         "type": type_,
         "version": version,
         "since_opset": since if since is not None else version,
@@ -173,7 +184,7 @@ def _define(base: type[Op], type_: str, version: int, fn: Kernel, *, since: int 
 
 def unary(type_: str, version: int, fn: Kernel, *, types: str | tuple[str, ...] = NUMERIC, since: int | None = None,
           summary: str = "", precise: bool = False, boolean_out: bool = False, with_op: bool = False,
-          attributes: dict[str, Attr] | None = None, narrow: Kernel | None = None) -> type[Op]:
+          attributes: dict[str, Attr] | None = None, narrow: Kernel | None = None, accuracy: str | None = None) -> type[Op]:
     """Register an elementwise op of one input (``narrow``: a cheaper precise
     kernel for f32, f16 and bf16 data, accurate to 2**-29 or better:
     far inside the half ulp of the rounded result)."""
@@ -181,17 +192,17 @@ def unary(type_: str, version: int, fn: Kernel, *, types: str | tuple[str, ...] 
                              "with_op": with_op, "narrow": staticmethod(narrow) if narrow else None}
     if attributes is not None:
         extra["attributes"] = attributes
-    return _define(Unary, type_, version, fn, since=since, summary=summary, extra=extra)
+    return _define(Unary, type_, version, fn, since=since, summary=summary, accuracy=accuracy, extra=extra)
 
 
 def binary(type_: str, version: int, fn: Kernel, *, types: str | tuple[str, ...] = NUMERIC, since: int | None = None,
            summary: str = "", precise: bool = False, boolean_out: bool = False, with_op: bool = False,
-           attributes: dict[str, Attr] | None = None, bounds: Bounds | None = None) -> type[Op]:
+           attributes: dict[str, Attr] | None = None, bounds: Bounds | None = None, accuracy: str | None = None) -> type[Op]:
     """Register an elementwise op of two broadcast inputs of one element type."""
     extra: dict[str, Any] = {"inputs": (In("a", types), In("b", same_as("a"))), "precise": precise,
                              "boolean_out": boolean_out, "with_op": with_op, "bounds_fn": staticmethod(bounds) if bounds else None,
                              "attributes": {**AUTO_BROADCAST, **(attributes or {})}}
-    return _define(Binary, type_, version, fn, since=since, summary=summary, extra=extra)
+    return _define(Binary, type_, version, fn, since=since, summary=summary, accuracy=accuracy, extra=extra)
 
 
 def compare(type_: str, version: int, fn: Kernel, *, types: str | tuple[str, ...] = COMPARABLE, since: int | None = None,

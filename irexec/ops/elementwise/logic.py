@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..framework.accuracy import EXACT
 from ..framework.base import BOOLEAN, REAL, Attr, Op, op_error
 from .factory import binary, compare, logical, unary
 
@@ -32,10 +33,10 @@ logical("LogicalXor", 1, np.logical_xor, summary="a xor b")
 logical("Xor", 1, np.logical_xor, summary="a xor b (opset1's name of LogicalXor)")
 unary("LogicalNot", 1, np.logical_not, types=BOOLEAN, boolean_out=True, summary="not a")
 
-binary("BitwiseAnd", 13, np.bitwise_and, types=BITS, summary="a & b")
-binary("BitwiseOr", 13, np.bitwise_or, types=BITS, summary="a | b")
-binary("BitwiseXor", 13, np.bitwise_xor, types=BITS, summary="a ^ b")
-unary("BitwiseNot", 13, np.invert, types=BITS, summary="~a (not, on boolean)")
+binary("BitwiseAnd", 13, np.bitwise_and, types=BITS, accuracy=EXACT, summary="a & b")
+binary("BitwiseOr", 13, np.bitwise_or, types=BITS, accuracy=EXACT, summary="a | b")
+binary("BitwiseXor", 13, np.bitwise_xor, types=BITS, accuracy=EXACT, summary="a ^ b")
+unary("BitwiseNot", 13, np.invert, types=BITS, accuracy=EXACT, summary="~a (not, on boolean)")
 
 
 def _shift_amount(b: np.ndarray) -> np.ndarray:
@@ -52,8 +53,8 @@ def _right_shift(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.right_shift(a, _shift_amount(b))  # past the width: 0 or -1 (sign fill)
 
 
-binary("BitwiseLeftShift", 15, _left_shift, types=INTS, summary="a << b")
-binary("BitwiseRightShift", 15, _right_shift, types=INTS, summary="a >> b (arithmetic for signed types)")
+binary("BitwiseLeftShift", 15, _left_shift, types=INTS, accuracy=EXACT, summary="a << b")
+binary("BitwiseRightShift", 15, _right_shift, types=INTS, accuracy=EXACT, summary="a >> b (arithmetic for signed types)")
 
 
 def _is_inf(x: np.ndarray, op: Op) -> np.ndarray:

@@ -34,6 +34,7 @@ import numpy as np
 
 from ...base import dtypes, limits
 from ...base.errors import OpError
+from .accuracy import ACCUMULATING, FAMILY_ACCURACY
 
 if TYPE_CHECKING:
     from ...ir.records import Layer
@@ -80,6 +81,9 @@ class Op:
     # True for ops whose output is a function of their input's shape alone
     # (ShapeOf): the executor keeps what is computed from them per input shapes.
     shape_only: ClassVar[bool] = False
+    # What the op promises against the exact result: exact, rounded, transcendental or
+    # accumulating (accuracy.py).  Unset, it is the family's (FAMILY_ACCURACY).
+    accuracy: ClassVar[str] = ""
 
     if TYPE_CHECKING:
         # Declared attributes (``attributes``) become instance attributes when a
@@ -94,6 +98,8 @@ class Op:
         own = cls.__dict__
         if "version" in own and "since_opset" not in own:
             cls.since_opset = own["version"]
+        if not cls.accuracy and getattr(cls, "family", None):
+            cls.accuracy = FAMILY_ACCURACY.get(cls.family, ACCUMULATING)
 
     def __init__(self, layer: Layer | None = None, attrs: dict[str, Any] | None = None, weights: Weights | None = None):
         self.layer = layer

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.accuracy import EXACT
 from ..framework.base import INDEX, Attr, In, Inference, Op, TensorInfo, op_error
 from ..framework.helpers import const_int, value_dims
 from ..framework.registry import register
@@ -34,6 +35,7 @@ def _count(info: TensorInfo, what: str, port: int) -> Dim:
 @register
 class Eye9(Op):
     type, version = "Eye", 9
+    accuracy = EXACT
     family = "generation"
     summary = "matrices [*batch_shape, num_rows, num_columns] with ones on the diagonal_index-th diagonal"
     inputs = (In("num_rows", INDEX, rank=(0, 1), elements=1, value=True),

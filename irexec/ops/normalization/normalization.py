@@ -19,6 +19,7 @@ import numpy as np
 
 from ...base.shapes import PartialShape
 from ...system import parallel
+from ..framework.accuracy import TRANSCENDENTAL
 from ..framework.base import INTEGRAL, REAL, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
 from ..framework.helpers import const_axes, normalize_axes
 from ..framework.registry import register
@@ -234,6 +235,7 @@ class _BatchNorm(Op):
     computed in f64 and rounded once."""
 
     family = "normalization"
+    accuracy = TRANSCENDENTAL  # computed in f64, rounded once
     attributes = {"epsilon": Attr("float", required=True, doc="added to the variance")}
     order: tuple[int, int, int, int, int]  # ports of data, gamma, beta, mean, variance
 
@@ -323,6 +325,7 @@ class NormalizeL2_1(Op):  # noqa: N801 (Type_version)
     """x / sqrt(sum of squares over axes (+ or max) eps); empty axes: 1 where x != 0."""
 
     type, version, family = "NormalizeL2", 1, "normalization"
+    accuracy = TRANSCENDENTAL  # computed in f64, rounded once
     summary = "x divided by its L2 norm over axes"
     inputs = (In("data", REAL), In("axes", INTEGRAL, rank=(0, 1), value=True))
     attributes = {"eps": Attr("float", required=True, doc="guards the division"),
@@ -361,6 +364,7 @@ class LRN1(Op):
     the window spans (size - 1) / 2 on each side along every axis."""
 
     type, version, family = "LRN", 1, "normalization"
+    accuracy = TRANSCENDENTAL  # computed in f64, rounded once
     summary = "local response normalisation over windows along axes"
     inputs = (In("data", REAL), In("axes", INTEGRAL, rank=1, value=True))
     attributes = {"alpha": Attr("float", required=True, doc="scale of the sum"),

@@ -19,6 +19,7 @@ import numpy as np
 from ...base import dtypes
 from ...base.shapes import DYNAMIC, Dim, PartialShape
 from ...kernels.windows import accumulator
+from ..framework.accuracy import EXACT
 from ..framework.base import INTEGRAL, REAL, Enum, In, Inference, Op, TensorInfo, op_error
 from ..framework.helpers import value_dims
 from ..framework.registry import register
@@ -127,6 +128,7 @@ class AdaptiveAvgPool8(_Adaptive):
 @register
 class AdaptiveMaxPool8(_Adaptive):
     type, version = "AdaptiveMaxPool", 8
+    accuracy = EXACT  # selects, never rounds
     summary = "maximum over adaptive bins to a given spatial size, with its index"
     outputs = 2
     attributes = {"index_element_type": Enum("i64", "i32", doc="element type of the indices output")}

@@ -23,6 +23,7 @@ from ...base import dtypes
 from ...base.shapes import DYNAMIC, Dim, PartialShape
 from ...kernels.windows import accumulator, fit_length, pad_spatial, window_offsets
 from ...system import parallel
+from ..framework.accuracy import EXACT
 from ..framework.base import NUMERIC, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
 from ..framework.registry import register
 from ..framework.spatial import AUTO_PAD, check_spatial, same_pads, window_count
@@ -254,6 +255,7 @@ _POOL_ATTRS = {
 @register
 class MaxPool1(_Pool):
     type, version = "MaxPool", 1
+    accuracy = EXACT  # selects, never rounds
     summary = "maximum over sliding windows"
     attributes = dict(_POOL_ATTRS)
 
@@ -268,6 +270,7 @@ class MaxPool1(_Pool):
 @register
 class MaxPool8(_Pool):
     type, version = "MaxPool", 8
+    accuracy = EXACT  # selects, never rounds
     summary = "maximum over dilated sliding windows, with the index of each maximum"
     outputs = 2
     has_dilations = True

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...base.shapes import PartialShape, broadcast_numpy, broadcast_pdpd
+from ..framework.accuracy import TRANSCENDENTAL
 from ..framework.base import REAL, Attr, Enum, In, Inference, Op, TensorInfo, op_error, same_as
 from ..framework.registry import register
 
@@ -30,6 +31,7 @@ _RANGES = ("input_low", "input_high", "output_low", "output_high")
 @register
 class FakeQuantize1(Op):
     type, version = "FakeQuantize", 1
+    accuracy = TRANSCENDENTAL  # one rounding step of the formula in the element type
     family = "quantization"
     summary = "linear quantisation onto `levels` values between output_low and output_high"
     inputs = (In("data", REAL), *(In(name, same_as("data")) for name in _RANGES))

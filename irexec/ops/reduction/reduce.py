@@ -16,6 +16,7 @@ import numpy as np
 from ...base import lowbit
 from ...base.dtypes import finfo, iinfo, is_bf16
 from ...base.shapes import Dim, PartialShape
+from ..framework.accuracy import ACCUMULATING, EXACT
 from ..framework.base import BOOLEAN, INTEGRAL, NUMERIC, UNBOUNDED, Attr, In, Inference, Op, TensorInfo
 from ..framework.helpers import const_axes
 from ..framework.registry import register
@@ -69,9 +70,11 @@ class Reduce(Op):
 
 
 def reduction(type_: str, version: int, fn: Reducer, *, types: Any = NUMERIC, since: int | None = None,
-              summary: str = "", bounds: Callable[[np.ndarray, tuple[int, ...]], np.ndarray] | None = None) -> type[Op]:
+              summary: str = "", bounds: Callable[[np.ndarray, tuple[int, ...]], np.ndarray] | None = None,
+              accuracy: str = ACCUMULATING) -> type[Op]:
     """Register a reduction: ``fn(data, axes, keep_dims)``."""
     cls = type(f"{type_}{version}", (Reduce,), {
+        "accuracy": accuracy,
         "type": type_, "version": version, "since_opset": since if since is not None else version,
         "fn": staticmethod(fn), "summary": summary, "bounds_fn": staticmethod(bounds) if bounds else None,
         "inputs": (In("data", types), In("axes", INTEGRAL, rank=(0, 1), value=True)), "__module__": __name__,
@@ -153,12 +156,12 @@ def _l2(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
     return np.sqrt(np.sum(squares, axis=axes, keepdims=keep))
 
 
-reduction("ReduceMax", 1, _max, summary="maximum over axes")
-reduction("ReduceMin", 1, _min, summary="minimum over axes")
+reduction("ReduceMax", 1, _max, accuracy=EXACT, summary="maximum over axes")
+reduction("ReduceMin", 1, _min, accuracy=EXACT, summary="minimum over axes")
 reduction("ReduceMean", 1, _mean, summary="mean over axes")
 reduction("ReduceL1", 4, _l1, summary="sum of |x| over axes")
 reduction("ReduceL2", 4, _l2, summary="square root of the sum of x**2 over axes")
-reduction("ReduceLogicalAnd", 1, lambda d, a, k: np.all(d, axis=a, keepdims=k), types=BOOLEAN,
+reduction("ReduceLogicalAnd", 1, lambda d, a, k: np.all(d, axis=a, keepdims=k), types=BOOLEAN, accuracy=EXACT,
           summary="logical and over axes (empty: true)")
-reduction("ReduceLogicalOr", 1, lambda d, a, k: np.any(d, axis=a, keepdims=k), types=BOOLEAN,
+reduction("ReduceLogicalOr", 1, lambda d, a, k: np.any(d, axis=a, keepdims=k), types=BOOLEAN, accuracy=EXACT,
           summary="logical or over axes (empty: false)")

@@ -11,6 +11,7 @@ import numpy as np
 
 from ...base.dtypes import finfo
 from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.accuracy import EXACT
 from ..framework.base import INDEX, NUMERIC, Enum, In, Inference, Op, TensorInfo, op_error
 from ..framework.helpers import const_int, const_ints
 from ..framework.registry import register
@@ -27,6 +28,7 @@ def _lowest(dtype: np.dtype) -> object:
 @register
 class SegmentMax16(Op):
     type, version, family = "SegmentMax", 16, "reduction"
+    accuracy = EXACT  # selects, never rounds
     summary = "maximum of data's rows per segment (sorted segment_ids)"
     inputs = (In("data", NUMERIC, rank=(1, None)), In("segment_ids", INDEX, rank=1, value=True),
               In("num_segments", INDEX, rank=0, optional=True, value=True))

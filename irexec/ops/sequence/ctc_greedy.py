@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ..framework.accuracy import EXACT
 from ..framework.base import INDEX, REAL, Attr, In, IndexType, Inference, Op, TensorInfo, op_error
 from ..framework.registry import register
 
@@ -71,6 +72,7 @@ def _check_lengths(lengths: np.ndarray, time: int) -> None:
 @register
 class CTCGreedyDecoder1(Op):
     type, version = "CTCGreedyDecoder", 1
+    accuracy = EXACT  # selects classes
     family = "sequence"
     summary = "greedy CTC decoding of [T, N, C] logits up to each batch's first zero in sequence_mask; blank is C-1"
     inputs = (In("data", REAL, rank=3), In("sequence_mask", rank=2))  # any mask type, as OpenVINO takes
@@ -95,6 +97,7 @@ class CTCGreedyDecoder1(Op):
 @register
 class CTCGreedyDecoderSeqLen6(Op):
     type, version = "CTCGreedyDecoderSeqLen", 6
+    accuracy = EXACT  # selects classes
     family = "sequence"
     summary = "greedy CTC decoding of [N, T, C] logits over each batch's sequence_length steps"
     inputs = (In("data", REAL, rank=3), In("sequence_length", INDEX, rank=1),

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...base.shapes import PartialShape
+from ..framework.accuracy import EXACT
 from ..framework.base import NUMERIC, In, Inference, Op, TensorInfo, op_error, same_as
 from ..framework.registry import register
 from .ctc_greedy import merge_dims
@@ -25,6 +26,7 @@ STEP_IDS, PARENT_IDX, MAX_SEQ_LEN, END_TOKEN = 0, 1, 2, 3
 @register
 class GatherTree1(Op):
     type, version = "GatherTree", 1
+    accuracy = EXACT  # moves values
     family = "sequence"
     summary = "beam search sequences [T, batch, beam] traced back through parent_idx"
     inputs = (In("step_ids", NUMERIC, rank=3), In("parent_idx", same_as("step_ids"), rank=3),

@@ -17,6 +17,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from ...base.errors import OpError
+from ...base.extras import install_hint
 from .script_extensions import SCRIPT_EXTENSIONS
 
 # PCRE2 under UCP: \s is \p{Z}, \h, \v and the ASCII spaces; \d is \p{Nd}; \w is letters, numbers, Mn and Pc
@@ -32,7 +33,7 @@ def _re2() -> Any:
     try:
         import re2  # google-re2
     except ImportError:
-        raise OpError("openvino_tokenizers ops need the google-re2 package: pip install 'irexec[tokenizers]'",
+        raise OpError(f"openvino_tokenizers ops need the google-re2 package; {install_hint('tokenizers')}",
                       code="missing-extra") from None
     return re2
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.harness import OV_READS_DEFAULT, Case, ErrorCase, OpTable, conformance
+from conformance.harness import OV_READS_DEFAULT, Case, ErrorCase, OpTable, Tol, conformance
 
 f32 = np.float32
 
@@ -172,12 +172,12 @@ def prior_errors() -> list[ErrorCase]:
     ]
 
 
-PRIOR_BOX1 = OpTable("PriorBox", "opset1", reference=ref_prior_box(1), cases=prior_cases(1), errors=prior_errors())
-PRIOR_BOX8 = OpTable("PriorBox", "opset8", reference=ref_prior_box(8), cases=prior_cases(8), errors=prior_errors())
+PRIOR_BOX1 = OpTable("PriorBox", "opset1", reference=ref_prior_box(1), tol=Tol.EXACT, cases=prior_cases(1), errors=prior_errors())
+PRIOR_BOX8 = OpTable("PriorBox", "opset8", reference=ref_prior_box(8), tol=Tol.EXACT, cases=prior_cases(8), errors=prior_errors())
 
 CLUSTERED = {"width": [10.0, 24.5, 40.0], "height": [12.0, 30.0, 20.0], "offset": 0.5,
              "variance": [0.1, 0.1, 0.2, 0.2]}
-PRIOR_BOX_CLUSTERED = OpTable("PriorBoxClustered", "opset1", reference=ref_clustered, cases=[
+PRIOR_BOX_CLUSTERED = OpTable("PriorBoxClustered", "opset1", reference=ref_clustered, tol=Tol.EXACT, cases=[
     Case("basic", sizes(3, 4, 200, 240), attrs=CLUSTERED, const=(0,)),
     Case("steps-no-clip", sizes(2, 5, 100, 300), attrs={**CLUSTERED, "step_w": 60.0, "step_h": 50.0, "clip": False},
          const=(0,)),

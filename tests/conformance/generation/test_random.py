@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.harness import OV_READS_DEFAULT, OV_TYPE_UNCHECKED, OV_VALUE_UNCHECKED, Case, ErrorCase, OpTable, conformance
+from conformance.harness import OV_READS_DEFAULT, OV_TYPE_UNCHECKED, OV_VALUE_UNCHECKED, Case, ErrorCase, OpTable, Tol, conformance
 
 RANDOM = "random values: irexec's generator is not OpenVINO's Philox stream"
 
@@ -22,7 +22,7 @@ def seeds(**kw: Any) -> dict[str, Any]:
     return {"global_seed": 7, "op_seed": 11, **kw}
 
 
-RANDOM_UNIFORM = OpTable("RandomUniform", "opset8", cases=[
+RANDOM_UNIFORM = OpTable("RandomUniform", "opset8", tol=Tol.EXACT, cases=[
     Case("f32", [i64([2, 3]), np.float32(0), np.float32(1)], attrs=seeds(output_type="f32"), const=(0, 1, 2), ov=RANDOM),
     Case("i32", [np.array([4], np.int32), np.int32(-5), np.int32(5)], attrs=seeds(output_type="i32"), const=(0, 1, 2),
          ov=RANDOM),
@@ -48,7 +48,7 @@ RANDOM_UNIFORM = OpTable("RandomUniform", "opset8", cases=[
 probs = np.array([[0.1, 0.2, 0.7, 0.0], [0.25, 0.25, 0.25, 0.25]], np.float32)
 
 
-MULTINOMIAL = OpTable("Multinomial", "opset13", cases=[
+MULTINOMIAL = OpTable("Multinomial", "opset13", tol=Tol.EXACT, cases=[
     Case("with-replacement", [probs, i64(5)], attrs=seeds(convert_type="i64", with_replacement=True), const=(1,), ov=RANDOM),
     Case("without-replacement", [probs, np.array([3], np.int32)], attrs=seeds(convert_type="i32", with_replacement=False),
          const=(1,), ov=RANDOM),

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.harness import Case, ErrorCase, OpTable, conformance, table_rng
+from conformance.harness import Case, ErrorCase, OpTable, Tol, conformance, table_rng
 from conformance.image.references import color_convert_reference, to_nv12_reference
 
 
@@ -56,7 +56,7 @@ def table(kind: str, bgr: bool) -> OpTable:
         errors.append(ErrorCase("uv-channels", [y, np.zeros((1, 2, 2, 1), np.uint8)], code="incompatible-inputs"))
     else:
         errors.append(ErrorCase("two-planes", [y, chroma[0]], code="wrong-port-count"))
-    return OpTable(op, "opset8", reference=color_convert_reference(kind, bgr), cases=cases, errors=errors)
+    return OpTable(op, "opset8", reference=color_convert_reference(kind, bgr), tol=Tol.EXACT, cases=cases, errors=errors)
 
 
 NO_CPU_KERNEL = "OpenVINO 2026.4's CPU plugin has no RGBtoNV12/BGRtoNV12 kernel"
@@ -87,7 +87,7 @@ def to_nv12_table(bgr: bool) -> OpTable:
         ErrorCase("rank", [np.zeros((4, 4, 3), np.uint8)], code="bad-input-rank"),
         ErrorCase("type", [np.zeros((1, 4, 4, 3), np.int32)], code="bad-input-type"),
     ]
-    return OpTable(op, "opset17", reference=to_nv12_reference(bgr), cases=cases, errors=errors)
+    return OpTable(op, "opset17", reference=to_nv12_reference(bgr), tol=Tol.EXACT, cases=cases, errors=errors)
 
 
 TABLES = [table("NV12", False), table("NV12", True), table("I420", False), table("I420", True),

@@ -109,10 +109,10 @@ TABLES.append(reduce_table("ReduceL2", lambda d, a: np.sqrt(np.sum(d.astype(np.f
 
 
 rng = table_rng("ReduceLogicalAnd-1")  # each table its own generator
-TABLES.append(reduce_table("ReduceLogicalAnd", lambda d, a: np.all(d, axis=a), types=(bool, bool, bool)))
+TABLES.append(reduce_table("ReduceLogicalAnd", lambda d, a: np.all(d, axis=a), tol=Tol.EXACT, types=(bool, bool, bool)))
 
 
 rng = table_rng("ReduceLogicalOr-1")  # each table its own generator
-TABLES.append(reduce_table("ReduceLogicalOr", lambda d, a: np.any(d, axis=a), types=(bool, bool, bool)))
+TABLES.append(reduce_table("ReduceLogicalOr", lambda d, a: np.any(d, axis=a), tol=Tol.EXACT, types=(bool, bool, bool)))
 
 test_conformance = conformance(TABLES)
