@@ -167,7 +167,7 @@ def test_diff_judges_each_layer_by_its_op_class(tmp_path, run_cli):
     b.result(b.layer("Exp", "opset1", [s2b], name="exp"), "out")
     xml, _ = b.write(tmp_path / "a.xml")
     np.savez(tmp_path / "in.npz", x=np.random.default_rng(0).random((2, 4, 3), np.float32))
-    r = run_cli("diff", xml, xml, "--inputs", tmp_path / "in.npz", "--layers", "all", "--json", tmp_path / "r.json")
+    r = run_cli("diff", xml, xml, "--inputs", tmp_path / "in.npz", "--json", tmp_path / "r.json")
     assert r.exit_code == 0, r.output
     kinds = {layer["name"]: layer["stated_accuracy"]["kind"] for layer in json.loads((tmp_path / "r.json").read_text())["layers"]}
     assert kinds == {"rev": resolve("ReverseSequence", "opset1").accuracy, "s2b": "exact", "exp": "transcendental"}
