@@ -80,7 +80,7 @@ def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_fil
     import os
     import time
 
-    from ..api.whisper_folder import is_speech_folder
+    from ..api.generate.whisper_folder import is_speech_folder
 
     sound = features_path if audio_path is None else audio_path
     if (language is not None or task is not None) and sound is None:
@@ -113,7 +113,7 @@ def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_fil
         fail(UsageError("--prompt and --prompt-file need an export folder as MODEL; a model file needs --inputs "
                         "PROMPT.npz of token ids", code="bad-prompt"))
     from ..api.generate import generate as run_generate
-    from ..api.generate_report import generate_report, metrics, render_generate_report
+    from ..api.generate.report import generate_report, metrics, render_generate_report
     from ..api.session import Session
     from ..system.heap import retain_freed_memory
     from ..system.tensorfile import load_npz

@@ -17,11 +17,11 @@ def generate_speech(folder: str, features_path: str, raw: bool, language: str | 
     import os
     import time
 
-    from ..api.export_folder import detokenize
-    from ..api.generate_report import Metrics, generate_report, peak_memory_bytes
+    from ..api.generate.export_folder import detokenize
+    from ..api.generate.report import Metrics, generate_report, peak_memory_bytes
+    from ..api.generate.speech import transcribe
+    from ..api.generate.whisper_folder import NOT_SPEECH, open_whisper_folder
     from ..api.session import Session
-    from ..api.speech import transcribe
-    from ..api.whisper_folder import NOT_SPEECH, open_whisper_folder
     from ..base.errors import InputError
     from ..system.heap import retain_freed_memory
     from ..system.tensorfile import load_npy
@@ -52,7 +52,7 @@ def generate_speech(folder: str, features_path: str, raw: bool, language: str | 
                 expected_text = _read_text(compare_path)
         features = load_npy(features_path, max_memory, follow_symlinks=follow, what=what)
         if raw:  # a waveform: the features its preprocessor_config.json says, as the feature extractor makes them
-            from ..api.whisper_features import check_waveform, read_extractor
+            from ..api.generate.whisper_features import check_waveform, read_extractor
 
             features = read_extractor(folder)(check_waveform(features, features_path))
         encoder = Session(export.encoder, max_memory=max_memory, follow_symlinks=follow)

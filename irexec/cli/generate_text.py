@@ -13,8 +13,8 @@ def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prom
                   report_path: str | None, max_memory: int | None, follow_symlinks: bool | None) -> None:
     import time
 
-    from ..api.export_folder import open_export_folder
     from ..api.generate import generate as run_generate
+    from ..api.generate.export_folder import open_export_folder
     from ..api.session import Session
     from .generate_io import _latency_table, _load_tokens, close_generation
     from .paths import require_inputs, require_outputs
@@ -78,7 +78,7 @@ def _record(result, texts: list[str], folder: str, prompt_path: str, output_path
     (and its code), the measurements, the report written."""
     import time
 
-    from ..api.generate_report import generate_report, metrics
+    from ..api.generate.report import generate_report, metrics
     from .generate_io import _save_tokens
 
     if output_path:
@@ -93,7 +93,7 @@ def _record(result, texts: list[str], folder: str, prompt_path: str, output_path
 
 
 def _write_report(path: str, doc: dict) -> None:
-    from ..api.generate_report import render_generate_report
+    from ..api.generate.report import render_generate_report
     from ..system.atomic import cannot_write, write_atomically
 
     try:

@@ -14,7 +14,7 @@ def generate_vision(folder: str, image_path: str | None, inputs_path: str | None
                     follow_symlinks: bool | None) -> None:
     import time
 
-    from ..api.vision_language import VisionLanguageModel, open_vision_language_folder
+    from ..api.generate.vision_language import VisionLanguageModel, open_vision_language_folder
     from ..system.tensorfile import load_npy, load_npz
     from .generate_io import _latency_table, _load_tokens, close_generation
     from .generate_text import _read_text, _record

@@ -12,8 +12,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .. import __version__
-from .generate import GenerateResult
+from ... import __version__
+from .greedy import GenerateResult
 
 REPORT_VERSION = 1
 
