@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from ..base.errors import ERROR, Diagnostic, IRExecError, UsageError
-from .base import EXIT_FINDINGS, cli, fail
-from .generate_io import _first_difference, _latency_table, _load_tokens, _save_tokens
+from ..base.errors import IRExecError
+from .base import cli, fail
 from .run_cmd import _size
 
 
@@ -37,6 +34,9 @@ from .run_cmd import _size
 @click.option("--eos-token-id", type=int, metavar="ID",
               help="Stop once every row has produced this token (a row that has is filled with it); with an export "
                    "folder, default: generation_config.json's eos_token_id.")
+@click.option("--ignore-eos", is_flag=True,
+              help="Generate --max-new-tokens per row whatever tokens come: no end-of-sequence token stops it "
+                   "(GenAI's ignore_eos).")
 @click.option("--compare", "compare_path", metavar="TOKENS.npy|TEXT.txt",
               help="Compare the tokens with this .npy, or (export folder) the generated text with this file's text; "
                    "a mismatch exits 1 naming the first difference.")
@@ -51,7 +51,7 @@ from .run_cmd import _size
 def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_file: str | None, image_path: str | None,
              audio_path: str | None, features_path: str | None, language: str | None, task: str | None,
              max_new_tokens: int,
-             output_path: str | None, eos_token_id: int | None, compare_path: str | None, profile: bool,
+             output_path: str | None, eos_token_id: int | None, ignore_eos: bool, compare_path: str | None, profile: bool,
              report_path: str | None, weights: str | None, max_memory: int | None, follow_symlinks: bool | None) -> None:
     """Greedy decoding with MODEL, a stateful LM as optimum-intel exports it (a KV-cache
     transformer, an SSM such as Mamba, or a hybrid), or
@@ -77,100 +77,28 @@ def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_fil
       irexec generate whisper-folder/ --audio-features features.npy -n 32
       irexec generate whisper-folder/ --audio speech-16khz.npy -n 32
     """
-    import os
-    import time
-
-    from ..api.generate.whisper_folder import is_speech_folder
+    from ..api.generate.pipelines import SPEECH, VISION, pipeline_kind
+    from .generate_request import Request, check_request
 
     sound = features_path if audio_path is None else audio_path
-    if (language is not None or task is not None) and sound is None:
-        fail(UsageError("--language and --task go with --audio or --audio-features and a Whisper export folder",
-                        code="bad-prompt"))
-    if sound is not None or is_speech_folder(model):
-        if (sound is None or (audio_path is not None and features_path is not None) or inputs_path is not None
-                or prompt is not None or prompt_file is not None or image_path is not None):
-            fail(UsageError("a Whisper export folder takes --audio WAVE.npy or --audio-features FEATURES.npy, and only "
-                            "one of them (no --inputs, --prompt, --prompt-file or --image)", code="bad-prompt"))
-        from .generate_speech import generate_speech
-
-        assert sound is not None
-        generate_speech(model, sound, audio_path is not None, language, task, max_new_tokens, output_path, eos_token_id,
-                        compare_path, profile, report_path, max_memory, follow_symlinks)
-        return
-    if image_path is not None or os.path.isfile(os.path.join(model, "openvino_language_model.xml")):
-        from .generate_vision import generate_vision
-
-        generate_vision(model, image_path, inputs_path, prompt, prompt_file, max_new_tokens, output_path, eos_token_id,
-                        compare_path, profile, report_path, max_memory, follow_symlinks)
-        return
-    if os.path.isdir(model):
-        from .generate_text import generate_text
-
-        generate_text(model, inputs_path, prompt, prompt_file, max_new_tokens, output_path, eos_token_id, compare_path,
-                      profile, report_path, max_memory, follow_symlinks)
-        return
-    if prompt is not None or prompt_file is not None or inputs_path is None:
-        fail(UsageError("--prompt and --prompt-file need an export folder as MODEL; a model file needs --inputs "
-                        "PROMPT.npz of token ids", code="bad-prompt"))
-    from ..api.generate import generate as run_generate
-    from ..api.generate.report import generate_report, metrics, render_generate_report
-    from ..api.session import Session
-    from ..system.heap import retain_freed_memory
-    from ..system.tensorfile import load_npz
-    from .paths import explain_not_xml, require_inputs, require_outputs
-
-    started = time.perf_counter()
-    retain_freed_memory()
+    kind = SPEECH if sound is not None else VISION if image_path is not None else pipeline_kind(model)
+    request = Request(model, max_new_tokens, output_path, eos_token_id, ignore_eos, compare_path, profile, report_path,
+                      max_memory, follow_symlinks or None)
     try:
-        require_inputs((model, "model file"), (weights, "weights file"), (inputs_path, "inputs file"),
-                       (compare_path, "reference file"))
-        require_outputs(output_path, report_path)
-        follow = follow_symlinks or None
-        reference = _load_tokens(compare_path, max_memory, follow) if compare_path else None
-        prompt_arrays = load_npz(inputs_path, max_memory, follow_symlinks=follow)
-        try:
-            session = Session(model, weights, max_memory=max_memory, follow_symlinks=follow)
-        except IRExecError as e:
-            e.diagnostics = explain_not_xml(model, e.diagnostics)
-            raise
-        load_seconds = time.perf_counter() - started
-        result = run_generate(session, prompt_arrays, max_new_tokens, eos_token_id=eos_token_id)
-        if output_path:
-            _save_tokens(output_path, result.tokens)
-        measured = metrics(result)
-        problem = _first_difference(result.tokens, reference) if reference is not None else None
-        if report_path:
-            from ..system.atomic import cannot_write, write_atomically
-
-            doc = generate_report(model=model, prompt_path=inputs_path, result=result, m=measured,
-                                  load_seconds=load_seconds, total_seconds=time.perf_counter() - started,
-                                  reference=compare_path, mismatch=problem)
-            try:
-                write_atomically(report_path, render_generate_report(doc))
-            except OSError as e:
-                raise cannot_write(report_path, e) from None
+        check_request(request, kind, {"--inputs": inputs_path, "--prompt": prompt, "--prompt-file": prompt_file,
+                                      "--image": image_path, "--audio": audio_path, "--audio-features": features_path,
+                                      "--language": language, "--task": task})
     except IRExecError as e:
         fail(e)
-    new = result.new_tokens
-    for row in new:
-        click.echo(" ".join(str(int(t)) for t in row))
-    click.echo(f"{new.shape[1]} new token(s) per row after a prompt of {result.prompt_length}"
-               + (" (stopped: every row produced the end-of-sequence token)" if result.stopped_by_eos else ""))
-    if output_path:
-        click.echo(f"wrote tokens {result.tokens.dtype}{list(result.tokens.shape)} to {output_path}")
-    if report_path:
-        click.echo(f"wrote the generate report to {report_path}")
-    if profile:
-        click.echo(_latency_table(result.latencies, result.prompt_length))
-    click.echo(measured.summary())
-    if reference is not None and compare_path is not None:
-        if problem is None:
-            click.echo(f"PASSED: the {result.tokens.shape[1]} tokens of each of the {result.tokens.shape[0]} row(s) "
-                       f"match {compare_path}")
-        else:
-            length = ("" if result.tokens.shape[1] == reference.shape[1] else
-                      f": {result.tokens.shape[1]} tokens per row (prompt {result.prompt_length} + "
-                      f"{result.new_tokens.shape[1]} new) where it has {reference.shape[1]}")
-            click.echo(f"FAILED: the tokens differ from {compare_path}{length}")
-            click.echo(Diagnostic("tokens-mismatch", problem, ERROR, file=compare_path).format(), err=True)
-            sys.exit(EXIT_FINDINGS)
+    if kind == SPEECH:
+        from .generate_speech import generate_speech
+
+        generate_speech(request, audio_path, features_path, language, task)
+    elif kind == VISION:
+        from .generate_vision import generate_vision
+
+        generate_vision(request, image_path, inputs_path, prompt, prompt_file)  # type: ignore[arg-type]
+    else:
+        from .generate_text import generate_text
+
+        generate_text(request, weights, inputs_path, prompt, prompt_file)
