@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any  # noqa: E402
 from .base.errors import CompareError, Diagnostic, InputError, InternalError, IRExecError, ModelError, OpError, UsageError
 
 if TYPE_CHECKING:
+    from .api.generate.pipelines import LLMPipeline, PipelineResult, VLMPipeline, WhisperPipeline, open_pipeline
     from .api.load import Model, load, read_model
     from .api.session import RunReport, Session, compare
 
@@ -40,6 +41,9 @@ _LAZY = {"Model", "load", "read_model"}
 
 
 _LAZY_SESSION = {"Session", "RunReport", "compare"}
+
+# Generation as GenAI's pipelines offer it: irexec.open_pipeline(folder).generate("text", max_new_tokens=16)
+_LAZY_PIPELINES = {"LLMPipeline", "PipelineResult", "VLMPipeline", "WhisperPipeline", "open_pipeline"}
 
 
 def __getattr__(name: str) -> Any:
@@ -55,6 +59,10 @@ def __getattr__(name: str) -> Any:
         from .api import session
 
         return getattr(session, name)
+    if name in _LAZY_PIPELINES:
+        from .api.generate import pipelines
+
+        return getattr(pipelines, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -70,16 +78,21 @@ __all__ = [
     "Diagnostic",
     "InputError",
     "InternalError",
+    "LLMPipeline",
     "IRExecError",
     "Model",
     "ModelError",
     "OpError",
+    "PipelineResult",
     "RunReport",
     "Session",
     "UsageError",
+    "VLMPipeline",
+    "WhisperPipeline",
     "check",
     "compare",
     "load",
+    "open_pipeline",
     "read_model",
     "retain_freed_memory",
     "run",
