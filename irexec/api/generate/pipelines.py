@@ -18,7 +18,7 @@ from ...base.errors import UsageError
 from ..session import Session
 from .export_folder import ExportFolder, detokenize, open_export_folder
 from .greedy import GenerateResult, generate
-from .report import Metrics, metrics, peak_memory_bytes
+from .metrics import Metrics, metrics, peak_memory_bytes
 from .speech import transcribe
 from .vision_language import VisionLanguageModel, is_vision_language_folder, open_vision_language_folder
 from .whisper_folder import NOT_SPEECH, is_speech_folder, open_whisper_folder
