@@ -110,7 +110,7 @@ def test_ignore_eos_generates_max_new_tokens(run_cli, tmp_path: Path) -> None:
     cli_tokens, _ = _tokens_from_cli(run_cli, tmp_path, folder, "--prompt", PROMPT, "-n", 8, "--ignore-eos")
     assert np.array_equal(cli_tokens, unstopped)
     r = run_cli("generate", folder, "--prompt", PROMPT, "-n", 8, "--ignore-eos", "--eos-token-id", 5)
-    assert r.exit_code == 2 and "[bad-token-id]" in r.output and "--ignore-eos" in r.output
+    assert r.exit_code == 2 and "[bad-token-id]" in r.output and "--eos-token-id and --ignore-eos together" in r.output
 
 
 def test_ignore_eos_reaches_a_model_file_and_a_whisper_folder(run_cli, tmp_path: Path) -> None:
@@ -166,6 +166,8 @@ def test_generate_names_the_input_that_is_missing(run_cli) -> None:
     assert "--image does not apply to a Whisper export folder" in said
     said = _usage_error(run_cli, LLAVA, "--image", LLAVA / "pixel_values.npy", "-n", 2)
     assert "VLM export folder: it needs a prompt" in said
+    said = _usage_error(run_cli, TINY_EXPORT, "--prompt", "a", "--weights", TINY_LLM / "model.bin", "-n", 2)
+    assert "--weights goes with a model file" in said
     said = _usage_error(run_cli, MAMBA, "--prompt", "a", "--task", "translate", "-n", 2)
     assert "--task goes with a Whisper export folder" in said and "--language" not in said
 
@@ -176,7 +178,7 @@ def test_the_library_refuses_what_does_not_fit_with_coded_errors(tmp_path: Path)
         (lambda: pipe.generate("some text", max_new_tokens=2), "bad-prompt", "needs an export folder's tokenizer"),
         (lambda: pipe.generate([1, 2], max_new_tokens=0), "bad-prompt", "at least 1"),
         (lambda: irexec.WhisperPipeline(WHISPER).generate(max_new_tokens=2), "bad-prompt", "got neither"),
-        (lambda: irexec.open_pipeline(TINY_EXPORT, weights="x.bin"), "bad-prompt", "weights="),
+        (lambda: irexec.open_pipeline(TINY_EXPORT, weights="x.bin"), "bad-prompt", "`weights` goes with a model file"),
     ]:
         with pytest.raises(UsageError) as e:
             call()

@@ -69,6 +69,6 @@ def check_request(request: Request, kind: str, given: dict[str, object]) -> None
     problem = prompt_problem(kind, request.model, given)
     if problem is not None:
         raise UsageError(problem, code="bad-prompt")
-    if request.ignore_eos and request.eos_token_id is not None:
-        raise UsageError("--eos-token-id and --ignore-eos: ignoring the end-of-sequence token leaves nothing for "
-                         "--eos-token-id to stop", code="bad-token-id")
+    from ..api.generate.pipelines import end_ids
+
+    end_ids(request.max_new_tokens, request.eos_token_id, request.ignore_eos, request.model)  # the library's own check

@@ -59,17 +59,17 @@ def _result(found: GenerateResult, texts: list[str] | None, **speech: object) ->
                           **speech)  # type: ignore[arg-type]
 
 
-def _stops(max_new_tokens: int, eos_token_id: int | Sequence[int] | None, ignore_eos: bool, where: str
-           ) -> list[int] | None:
+def end_ids(max_new_tokens: int, eos_token_id: int | Sequence[int] | None, ignore_eos: bool, where: str
+            ) -> list[int] | None:
     """The end ids asked for: none with ``ignore_eos`` (GenAI's: generate ``max_new_tokens`` whatever comes),
-    ``eos_token_id`` when given, else None (the folder's own)."""
+    ``eos_token_id`` when given, else None (the folder's own); a usage error where they do not fit."""
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, (int, np.integer)) or max_new_tokens < 1:
-        raise UsageError(f"max_new_tokens is {max_new_tokens!r}; it must be an integer of at least 1", code="bad-prompt",
-                         file=where)
+        raise UsageError(f"`max_new_tokens` is {max_new_tokens!r}; it must be an integer of at least 1",
+                         code="bad-prompt", file=where)
     if ignore_eos:
         if eos_token_id is not None:
-            raise UsageError("eos_token_id and ignore_eos together: ignoring the end-of-sequence token leaves nothing "
-                             "for eos_token_id to stop", code="bad-token-id", file=where)
+            raise UsageError("`eos_token_id` and `ignore_eos` together: ignoring the end-of-sequence token leaves "
+                             "nothing for `eos_token_id` to stop", code="bad-token-id", file=where)
         return []
     if eos_token_id is None:
         return None
@@ -102,8 +102,8 @@ class LLMPipeline:
         model = self.path
         if os.path.isdir(self.path):
             if weights is not None:
-                raise UsageError(f"weights= goes with a model file; {self.path} is an export folder, whose model has its "
-                                 ".bin beside it", code="bad-prompt", file=self.path)
+                raise UsageError(f"`weights` goes with a model file; {self.path} is an export folder, whose model has "
+                                 "its .bin beside it", code="bad-prompt", file=self.path)
             self.folder = open_export_folder(self.path)
             model = self.folder.model
         self.session = Session(model, weights, max_memory=max_memory, follow_symlinks=follow_symlinks)
@@ -125,7 +125,7 @@ class LLMPipeline:
                  ignore_eos: bool = False, on_token: OnToken | None = None) -> PipelineResult:
         """Greedy decoding of ``prompt``; stops where every row has produced an end id (``eos_token_id``, else
         generation_config.json's), never with ``ignore_eos``."""
-        stops = _stops(max_new_tokens, eos_token_id, ignore_eos, self.path)
+        stops = end_ids(max_new_tokens, eos_token_id, ignore_eos, self.path)
         feeds = _prompt_feeds(prompt, None if self.folder is None else self._tokenize, self.path)
         eos = self.eos_token_ids if stops is None else stops
         found = generate(self.session, feeds, int(max_new_tokens), eos_token_id=eos or None, on_token=on_token)
@@ -153,7 +153,7 @@ class VLMPipeline:
         """Greedy decoding of ``prompt`` with ``image``, the image processor's pixel_values [images,
         channels, height, width].  A text prompt's ``<image>`` tags say where the images go (without
         one, they go first); token ids must hold the image tokens in place already."""
-        stops = _stops(max_new_tokens, eos_token_id, ignore_eos, self.path)
+        stops = end_ids(max_new_tokens, eos_token_id, ignore_eos, self.path)
         if image is None:
             raise UsageError(f"{self.path} is a VLM export: it needs an image, the image processor's pixel_values",
                              code="bad-prompt", file=self.path)
@@ -192,7 +192,7 @@ class WhisperPipeline:
         log-mel features as preprocessor_config.json says, or of ``features`` (f32 [batch, mel bins,
         frames]); ``language`` (``en`` or ``<|en|>``) and ``task`` (``transcribe``, ``translate``) as
         transformers' ``generate`` takes them.  ``source`` names the input in messages (a file's path)."""
-        stops = _stops(max_new_tokens, eos_token_id, ignore_eos, self.path)
+        stops = end_ids(max_new_tokens, eos_token_id, ignore_eos, self.path)
         if (audio is None) == (features is None):
             raise UsageError(f"{self.path} is a Whisper export folder: it takes a waveform (audio) or log-mel features "
                              f"(features), {'not both' if audio is not None else 'and got neither'}", code="bad-prompt",
@@ -236,7 +236,7 @@ def open_pipeline(path: str | os.PathLike[str], *, kind: str | None = None, weig
     if kind == TEXT:
         return LLMPipeline(path, weights=weights, max_memory=max_memory, follow_symlinks=follow_symlinks)
     if weights is not None:
-        raise UsageError(f"weights= goes with a model file; a {kind} pipeline opens an export folder", code="bad-prompt",
+        raise UsageError(f"`weights` goes with a model file; a {kind} pipeline opens an export folder", code="bad-prompt",
                          file=os.fspath(path))
     if kind == VISION:
         return VLMPipeline(path, max_memory=max_memory, follow_symlinks=follow_symlinks)
@@ -244,4 +244,4 @@ def open_pipeline(path: str | os.PathLike[str], *, kind: str | None = None, weig
 
 
 __all__ = ["SPEECH", "TEXT", "VISION", "LLMPipeline", "Pipeline", "PipelineResult", "VLMPipeline", "WhisperPipeline",
-           "open_pipeline", "pipeline_kind"]
+           "end_ids", "open_pipeline", "pipeline_kind"]
