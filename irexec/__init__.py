@@ -31,6 +31,7 @@ from .base.errors import CompareError, Diagnostic, InputError, InternalError, IR
 
 if TYPE_CHECKING:
     from .api.diff.api import diff
+    from .api.generate.pipelines import LLMPipeline, PipelineResult, VLMPipeline, WhisperPipeline, open_pipeline
     from .api.load import Model, load, read_model
     from .api.session import RunReport, Session, compare
 
@@ -42,6 +43,9 @@ _LAZY = {"Model", "load", "read_model"}
 
 
 _LAZY_SESSION = {"Session", "RunReport", "compare"}
+
+# Generation as GenAI's pipelines offer it: irexec.open_pipeline(folder).generate("text", max_new_tokens=16)
+_LAZY_PIPELINES = {"LLMPipeline", "PipelineResult", "VLMPipeline", "WhisperPipeline", "open_pipeline"}
 
 
 def __getattr__(name: str) -> Any:
@@ -57,6 +61,10 @@ def __getattr__(name: str) -> Any:
         from .api import session
 
         return getattr(session, name)
+    if name in _LAZY_PIPELINES:
+        from .api.generate import pipelines
+
+        return getattr(pipelines, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -72,17 +80,22 @@ __all__ = [
     "Diagnostic",
     "InputError",
     "InternalError",
+    "LLMPipeline",
     "IRExecError",
     "Model",
     "ModelError",
     "OpError",
+    "PipelineResult",
     "RunReport",
     "Session",
     "UsageError",
+    "VLMPipeline",
+    "WhisperPipeline",
     "check",
     "compare",
     "diff",
     "load",
+    "open_pipeline",
     "read_model",
     "retain_freed_memory",
     "run",

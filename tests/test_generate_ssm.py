@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec.api.decode_inputs import Family, family_of
+from irexec.api.generate.decode_inputs import Family, family_of
 from irexec.base.errors import ModelError
 from irexec.base.shapes import Dim, PartialShape
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec.api.whisper_folder import WhisperGeneration
+from irexec.api.generate.whisper_folder import WhisperGeneration
 
 FOLDER = Path(__file__).parent / "data" / "whisper_export"
 NEW = 10
@@ -248,7 +248,7 @@ def test_start_tokens_follow_transformers_rules() -> None:
 def test_the_seq2seq_rows_of_the_input_table() -> None:
     """The inputs a Whisper decoder may have besides those of this export, built as optimum-intel
     builds them: cache_position 0..L-1 then [n - 1], a growing mask, the encoder's output again."""
-    from irexec.api.decode_inputs import SEQ2SEQ, Family, decode_value, prefill_value
+    from irexec.api.generate.decode_inputs import SEQ2SEQ, Family, decode_value, prefill_value
 
     family = Family(SEQ2SEQ, None, "whisper")
     ids = np.array([[SOT, 271, TRANSCRIBE, NOTIMESTAMPS]] * 2)
@@ -281,7 +281,7 @@ def test_a_raw_waveform_gives_genais_tokens_and_text(key: str, tmp_path: Path, r
 
 def test_the_features_of_a_waveform_are_the_extractors() -> None:
     """Against the features transformers' WhisperFeatureExtractor made for the recording."""
-    from irexec.api.whisper_features import read_extractor
+    from irexec.api.generate.whisper_features import read_extractor
 
     extract = read_extractor(str(FOLDER))
     for key in ("one", "two"):

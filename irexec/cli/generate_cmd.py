@@ -2,88 +2,55 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Mapping
-from typing import Any
-
 import click
 
-from ..base.errors import ERROR, Diagnostic, IRExecError
-from .base import EXIT_FINDINGS, cli, fail
-from .generate_io import _first_difference, _latency_table, _load_tokens, _save_tokens
-from .option_groups import Modes, input_options, memory_options, model_options, modes, option, output_options
-
-
-def _generate_mode(params: Mapping[str, Any]) -> tuple[str, ...]:
-    """What MODEL and the options given make it: a Whisper, a VLM or a text export folder, or a model file."""
-    import os
-
-    from ..api.whisper_folder import is_speech_folder
-
-    model = params["model"]
-    if params["audio_path"] is not None or params["features_path"] is not None or is_speech_folder(model):
-        return ("speech",)
-    if params["image_path"] is not None or os.path.isfile(os.path.join(model, "openvino_language_model.xml")):
-        return ("vision",)
-    return ("folder",) if os.path.isdir(model) else ("file",)
-
-
-_PROMPTS = ("prompt", "prompt_file", "inputs_path")
-GENERATE_MODES = Modes(
-    decide=_generate_mode,
-    needs={"speech": "a Whisper export folder", "vision": "a VLM export folder",
-           "folder": "an export folder (openvino_model.xml and the openvino-tokenizers pair)",
-           "file": "a model file (MODEL.xml)"},
-    named={"speech": "{model} is taken as a Whisper export folder, which takes --audio WAVE.npy or --audio-features "
-                     "FEATURES.npy",
-           "vision": "{model} is taken as a VLM export folder, which takes --image PIXELS.npy and a prompt",
-           "folder": "{model} is an export folder, which takes --prompt TEXT, --prompt-file FILE or --inputs PROMPT.npz",
-           "file": "{model} is a model file, which takes --inputs PROMPT.npz of token ids"},
-    exactly_one={"speech": (("audio_path", "features_path"),), "vision": (("image_path",), _PROMPTS),
-                 "folder": (_PROMPTS,), "file": (("inputs_path",),)},
-    code="bad-prompt")
+from ..base.errors import IRExecError
+from .base import cli, fail
+from .option_groups import memory_options
 
 
 @cli.command()
 @click.argument("model")
-@input_options(inputs="npz holding input_ids [batch, tokens] and optionally the model's other prefill inputs "
-                      "(attention_mask, position_ids, beam_idx, cache_position), used as given.",
-               inputs_metavar="PROMPT.npz", inputs_modes=["vision", "folder", "file"], seed=False, input_shape=None)
-@option("--prompt", "-p", metavar="TEXT", modes=["vision", "folder"],
-        help="With an export folder: the prompt, tokenized by its openvino_tokenizer.xml.")
-@option("--prompt-file", metavar="FILE", modes=["vision", "folder"],
-        help="With an export folder: the prompt, read from this UTF-8 file.")
-@option("--image", "image_path", metavar="PIXELS.npy", modes=["vision"],
-        help="With a VLM export folder: the image processor's pixel_values [images, channels, height, width] "
-             "(float; the resize and normalisation are in no IR, see docs/vision-language.md).")
-@option("--audio", "audio_path", metavar="WAVE.npy", modes=["speech"],
-        help="With a Whisper export folder: the 16 kHz waveform [samples] or [batch, samples], made into "
-             "log-mel features as its preprocessor_config.json says.")
-@option("--audio-features", "features_path", metavar="FEATURES.npy", modes=["speech"],
-        help="With a Whisper export folder: the log-mel features, f32 [batch, mel bins, frames], to transcribe.")
-@option("--language", metavar="LANG", modes=["speech"],
-        help="With --audio-features: the language (en or <|en|>, a key of generation_config.json's lang_to_id) "
-             "rather than detecting it.")
-@option("--task", type=click.Choice(["transcribe", "translate"]), modes=["speech"],
-        help="With --audio-features: the task token (generation_config.json's task_to_id).")
+@click.option("--inputs", "-i", "inputs_path", metavar="PROMPT.npz",
+              help="npz holding input_ids [batch, tokens] and optionally the model's other prefill inputs "
+                   "(attention_mask, position_ids, beam_idx, cache_position), used as given.")
+@click.option("--prompt", "-p", metavar="TEXT", help="With an export folder: the prompt, tokenized by its openvino_tokenizer.xml.")
+@click.option("--prompt-file", metavar="FILE", help="With an export folder: the prompt, read from this UTF-8 file.")
+@click.option("--image", "image_path", metavar="PIXELS.npy",
+              help="With a VLM export folder: the image processor's pixel_values [images, channels, height, width] "
+                   "(float; the resize and normalisation are in no IR, see docs/vision-language.md).")
+@click.option("--audio", "audio_path", metavar="WAVE.npy",
+              help="With a Whisper export folder: the 16 kHz waveform [samples] or [batch, samples], made into "
+                   "log-mel features as its preprocessor_config.json says.")
+@click.option("--audio-features", "features_path", metavar="FEATURES.npy",
+              help="With a Whisper export folder: the log-mel features, f32 [batch, mel bins, frames], to transcribe.")
+@click.option("--language", metavar="LANG", help="With --audio-features: the language (en or <|en|>, a key of "
+              "generation_config.json's lang_to_id) rather than detecting it.")
+@click.option("--task", type=click.Choice(["transcribe", "translate"]),
+              help="With --audio-features: the task token (generation_config.json's task_to_id).")
 @click.option("--max-new-tokens", "-n", type=click.IntRange(min=1), required=True, help="Tokens to generate per row.")
-@output_options(output="Write the prompt and the new tokens, int64 [batch, prompt + new], to this .npy (atomically).",
-                output_metavar="TOKENS.npy")
+@click.option("--output", "-o", "output_path", metavar="TOKENS.npy",
+              help="Write the prompt and the new tokens, int64 [batch, prompt + new], to this .npy (atomically).")
 @click.option("--eos-token-id", type=int, metavar="ID",
               help="Stop once every row has produced this token (a row that has is filled with it); with an export "
                    "folder, default: generation_config.json's eos_token_id.")
+@click.option("--ignore-eos", is_flag=True,
+              help="Generate --max-new-tokens per row whatever tokens come: no end-of-sequence token stops it "
+                   "(GenAI's ignore_eos).")
 @click.option("--compare", "compare_path", metavar="TOKENS.npy|TEXT.txt",
               help="Compare the tokens with this .npy, or (export folder) the generated text with this file's text; "
                    "a mismatch exits 1 naming the first difference.")
 @click.option("--profile", is_flag=True, help="Print the latency of every model call: the prefill, then each decode step.")
-@output_options(report="Write the tokens and the measurements as JSON (schemas/generate-report.schema.json), atomically.")
-@model_options(weights="The .bin file (default: beside MODEL; a model file only).", weights_modes=["file"])
+@click.option("--report", "report_path", metavar="OUT.json",
+              help="Write the tokens and the measurements as JSON (schemas/generate-report.schema.json), atomically.")
+@click.option("--weights", metavar="FILE.bin", help="The .bin file (default: beside MODEL).")
 @memory_options()
-@modes(GENERATE_MODES)
+@click.option("--follow-symlinks", is_flag=True, default=None,
+              help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
 def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_file: str | None, image_path: str | None,
              audio_path: str | None, features_path: str | None, language: str | None, task: str | None,
              max_new_tokens: int,
-             output_path: str | None, eos_token_id: int | None, compare_path: str | None, profile: bool,
+             output_path: str | None, eos_token_id: int | None, ignore_eos: bool, compare_path: str | None, profile: bool,
              report_path: str | None, weights: str | None, max_memory: int | None, follow_symlinks: bool | None) -> None:
     """Greedy decoding with MODEL, a stateful LM as optimum-intel exports it (a KV-cache
     transformer, an SSM such as Mamba, or a hybrid), or
@@ -109,95 +76,28 @@ def generate(model: str, inputs_path: str | None, prompt: str | None, prompt_fil
       irexec generate whisper-folder/ --audio-features features.npy -n 32
       irexec generate whisper-folder/ --audio speech-16khz.npy -n 32
     """
-    mode = GENERATE_MODES.decide(click.get_current_context().params)[0]
-    if mode == "speech":
-        from .generate_speech import generate_speech
+    from ..api.generate.pipelines import SPEECH, VISION, pipeline_kind
+    from .generate_request import Request, check_request
 
-        sound = features_path if audio_path is None else audio_path
-        assert sound is not None
-        generate_speech(model, sound, audio_path is not None, language, task, max_new_tokens, output_path, eos_token_id,
-                        compare_path, profile, report_path, max_memory, follow_symlinks)
-    elif mode == "vision":
-        from .generate_vision import generate_vision
-
-        generate_vision(model, image_path, inputs_path, prompt, prompt_file, max_new_tokens, output_path, eos_token_id,
-                        compare_path, profile, report_path, max_memory, follow_symlinks)
-    elif mode == "folder":
-        from .generate_text import generate_text
-
-        generate_text(model, inputs_path, prompt, prompt_file, max_new_tokens, output_path, eos_token_id, compare_path,
-                      profile, report_path, max_memory, follow_symlinks)
-    else:
-        assert inputs_path is not None  # the model file's mode needs it
-        _generate_file(model, inputs_path, weights, max_new_tokens, output_path, eos_token_id, compare_path, profile,
-                       report_path, max_memory, follow_symlinks)
-
-
-def _generate_file(model: str, inputs_path: str, weights: str | None, max_new_tokens: int, output_path: str | None,
-                   eos_token_id: int | None, compare_path: str | None, profile: bool, report_path: str | None,
-                   max_memory: int | None, follow_symlinks: bool | None) -> None:
-    """A model file and a prompt of token ids: token ids out."""
-    import time
-
-    from ..api.generate import generate as run_generate
-    from ..api.generate_report import generate_report, metrics, render_generate_report
-    from ..api.session import Session
-    from ..system.heap import retain_freed_memory
-    from ..system.tensorfile import load_npz
-    from .paths import explain_not_xml, require_inputs, require_outputs
-
-    started = time.perf_counter()
-    retain_freed_memory()
+    sound = features_path if audio_path is None else audio_path
+    kind = SPEECH if sound is not None else VISION if image_path is not None else pipeline_kind(model)
+    request = Request(model, max_new_tokens, output_path, eos_token_id, ignore_eos, compare_path, profile, report_path,
+                      max_memory, follow_symlinks or None)
     try:
-        require_inputs((model, "model file"), (weights, "weights file"), (inputs_path, "inputs file"),
-                       (compare_path, "reference file"))
-        require_outputs(output_path, report_path)
-        follow = follow_symlinks or None
-        reference = _load_tokens(compare_path, max_memory, follow) if compare_path else None
-        prompt_arrays = load_npz(inputs_path, max_memory, follow_symlinks=follow)
-        try:
-            session = Session(model, weights, max_memory=max_memory, follow_symlinks=follow)
-        except IRExecError as e:
-            e.diagnostics = explain_not_xml(model, e.diagnostics)
-            raise
-        load_seconds = time.perf_counter() - started
-        result = run_generate(session, prompt_arrays, max_new_tokens, eos_token_id=eos_token_id)
-        if output_path:
-            _save_tokens(output_path, result.tokens)
-        measured = metrics(result)
-        problem = _first_difference(result.tokens, reference) if reference is not None else None
-        if report_path:
-            from ..system.atomic import cannot_write, write_atomically
-
-            doc = generate_report(model=model, prompt_path=inputs_path, result=result, m=measured,
-                                  load_seconds=load_seconds, total_seconds=time.perf_counter() - started,
-                                  reference=compare_path, mismatch=problem)
-            try:
-                write_atomically(report_path, render_generate_report(doc))
-            except OSError as e:
-                raise cannot_write(report_path, e) from None
+        check_request(request, kind, {"--inputs": inputs_path, "--prompt": prompt, "--prompt-file": prompt_file,
+                                      "--image": image_path, "--audio": audio_path, "--audio-features": features_path,
+                                      "--language": language, "--task": task})
     except IRExecError as e:
         fail(e)
-    new = result.new_tokens
-    for row in new:
-        click.echo(" ".join(str(int(t)) for t in row))
-    click.echo(f"{new.shape[1]} new token(s) per row after a prompt of {result.prompt_length}"
-               + (" (stopped: every row produced the end-of-sequence token)" if result.stopped_by_eos else ""))
-    if output_path:
-        click.echo(f"wrote tokens {result.tokens.dtype}{list(result.tokens.shape)} to {output_path}")
-    if report_path:
-        click.echo(f"wrote the generate report to {report_path}")
-    if profile:
-        click.echo(_latency_table(result.latencies, result.prompt_length))
-    click.echo(measured.summary())
-    if reference is not None and compare_path is not None:
-        if problem is None:
-            click.echo(f"PASSED: the {result.tokens.shape[1]} tokens of each of the {result.tokens.shape[0]} row(s) "
-                       f"match {compare_path}")
-        else:
-            length = ("" if result.tokens.shape[1] == reference.shape[1] else
-                      f": {result.tokens.shape[1]} tokens per row (prompt {result.prompt_length} + "
-                      f"{result.new_tokens.shape[1]} new) where it has {reference.shape[1]}")
-            click.echo(f"FAILED: the tokens differ from {compare_path}{length}")
-            click.echo(Diagnostic("tokens-mismatch", problem, ERROR, file=compare_path).format(), err=True)
-            sys.exit(EXIT_FINDINGS)
+    if kind == SPEECH:
+        from .generate_speech import generate_speech
+
+        generate_speech(request, audio_path, features_path, language, task)
+    elif kind == VISION:
+        from .generate_vision import generate_vision
+
+        generate_vision(request, image_path, inputs_path, prompt, prompt_file)  # type: ignore[arg-type]
+    else:
+        from .generate_text import generate_text
+
+        generate_text(request, weights, inputs_path, prompt, prompt_file)

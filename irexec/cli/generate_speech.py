@@ -5,96 +5,63 @@ from __future__ import annotations
 
 import click
 
-from ..base.errors import IRExecError
+from ..base.errors import IRExecError, UsageError
 from .base import fail
+from .generate_request import Request
 
 
-def generate_speech(folder: str, features_path: str, raw: bool, language: str | None, task: str | None,
-                    max_new_tokens: int,
-                    output_path: str | None,
-                    eos_token_id: int | None, compare_path: str | None, profile: bool, report_path: str | None,
-                    max_memory: int | None, follow_symlinks: bool | None) -> None:
-    import os
+def generate_speech(request: Request, audio_path: str | None, features_path: str | None, language: str | None,
+                    task: str | None) -> None:
+    """A Whisper export folder through the library's WhisperPipeline; the options are already checked
+    (one of ``audio_path`` and ``features_path`` is given)."""
     import time
 
-    from ..api.export_folder import detokenize
-    from ..api.generate_report import generate_report
-    from ..api.session import Session
-    from ..api.speech import transcribe
-    from ..api.whisper_folder import NOT_SPEECH, open_whisper_folder
-    from ..base.errors import InputError
+    from ..api.generate.pipelines import WhisperPipeline
     from ..system.heap import retain_freed_memory
     from ..system.tensorfile import load_npy
-    from .generate_io import _save_tokens, close_generation, expected_output
-    from .generate_text import _difference, _write_report
+    from .generate_io import close_generation
+    from .generate_text import _record, _reference
     from .paths import require_inputs, require_outputs
 
     started = time.perf_counter()
     retain_freed_memory()
-    follow = follow_symlinks or None
+    path = audio_path if audio_path is not None else features_path
+    assert path is not None
+    what = "audio file" if audio_path is not None else "audio features file"
     try:
-        if not os.path.isdir(folder):
-            raise InputError(f"{folder} is not a folder: --audio-features needs a Whisper export folder (with "
-                             "openvino_encoder_model.xml and openvino_decoder_model.xml)", code=NOT_SPEECH, file=folder)
-        what = "audio file" if raw else "audio features file"
-        require_inputs((features_path, what), (compare_path, "reference file"))
-        require_outputs(output_path, report_path)
-        export = open_whisper_folder(folder)
-        generation = export.generation.choose(language, task)
-        no_text = (None if export.detokenizer is not None else
-                   f"without openvino_detokenizer.xml in {folder} there is no text to compare; give the tokens as .npy")
-        expected_tokens, expected_text = expected_output(compare_path, max_memory, follow, no_text)
-        features = load_npy(features_path, max_memory, follow_symlinks=follow, what=what)
-        if raw:  # a waveform: the features its preprocessor_config.json says, as the feature extractor makes them
-            from ..api.whisper_features import check_waveform, read_extractor
-
-            features = read_extractor(folder)(check_waveform(features, features_path))
-        encoder = Session(export.encoder, max_memory=max_memory, follow_symlinks=follow)
-        decoder = Session(export.decoder, max_memory=max_memory, follow_symlinks=follow)
+        require_inputs((path, what), (request.compare_path, "reference file"))
+        require_outputs(request.output_path, request.report_path)
+        pipe = WhisperPipeline(request.model, max_memory=request.max_memory, follow_symlinks=request.follow_symlinks)
+        pipe.folder.generation.choose(language, task)  # a language or task the folder lacks: said before the work
+        compare = request.compare_path
+        if compare is not None and not compare.endswith(".npy") and pipe.folder.detokenizer is None:
+            raise UsageError(f"--compare {compare}: without openvino_detokenizer.xml in {request.model} there is no "
+                             "text to compare; give the tokens as .npy", code="bad-prompt")
+        expected_tokens, expected_text = _reference(request)
+        sound = load_npy(path, request.max_memory, follow_symlinks=request.follow_symlinks, what=what)
         load_seconds = time.perf_counter() - started
-        found = transcribe(encoder, decoder, generation, features, max_new_tokens, source=features_path,
-                           eos_token_id=None if eos_token_id is None else [eos_token_id])
-        result = found.generated
-        texts = detokenize(export.detokenizer, result.new_tokens, max_memory) if export.detokenizer else None
-        if output_path:
-            _save_tokens(output_path, result.tokens)
-        problem, code = _difference(result.tokens, texts or [], expected_tokens, expected_text)
-        measured = _metrics(found)
-        if report_path:
-            _write_report(report_path, generate_report(
-                model=folder, prompt_path=features_path, result=result, m=measured, load_seconds=load_seconds,
-                total_seconds=time.perf_counter() - started, reference=compare_path, mismatch=problem))
+        result = pipe.generate(sound if audio_path is not None else None,
+                               features=sound if audio_path is None else None, max_new_tokens=request.max_new_tokens,
+                               language=language, task=task, eos_token_id=request.eos_token_id,
+                               ignore_eos=request.ignore_eos, source=path)
+        measured, problem, code = _record(result, request, path, expected_tokens, expected_text, load_seconds, started)
     except IRExecError as e:
         fail(e)
     for row in result.new_tokens:
         click.echo(" ".join(str(int(t)) for t in row))
-    for text in texts or []:
+    for text in result.texts or []:
         click.echo(text)
-    close_generation(_headline(found, generation.language_name), result, measured, output_path, report_path,
-                     _latency_table(found.encoder_seconds, found.detect_seconds, result.latencies, result.prompt_length)
-                     if profile else None,
-                     compare_path, problem, code, expected_tokens is not None)
-
-
-def _metrics(found):  # -> generate_report.Metrics
-    """GenAI's figures for a transcription: the first token's time covers the encoder (and language detection)."""
-    from ..api.generate_report import Metrics, peak_memory_bytes
-
-    result = found.generated
-    before = found.encoder_seconds + (found.detect_seconds or 0.0)
-    covers = "the encoder, language detection and the prefill" if found.languages else "the encoder and the prefill"
-    return Metrics(int(result.tokens.shape[0]), int(result.new_tokens.shape[1]), before + result.latencies[0],
-                   list(result.latencies[1:]), peak_memory_bytes(), covers)
-
-
-def _headline(found, name) -> str:
-    """The new tokens per row, the start tokens, the language detected and why generation stopped."""
-    result = found.generated
     start = " ".join(str(int(t)) for t in result.tokens[0, :result.prompt_length])
-    detected = ("" if found.languages is None else
-                f"; language detected: {' '.join(f'{name(t)} ({t})' for t in found.languages)}")
+    name = pipe.folder.generation.language_name
+    detected = ("" if result.languages is None else
+                f"; language detected: {' '.join(f'{name(t)} ({t})' for t in result.languages)}")
     stop = " (stopped: every row produced the end-of-sequence token)" if result.stopped_by_eos else ""
-    return f"{result.new_tokens.shape[1]} new token(s) per row after the start tokens {start}{detected}{stop}"
+    assert result.encoder_seconds is not None
+    close_generation(f"{result.new_tokens.shape[1]} new token(s) per row after the start tokens {start}{detected}{stop}",
+                     result, measured, request.output_path, request.report_path,
+                     _latency_table(result.encoder_seconds, result.detect_seconds, result.latencies, result.prompt_length)
+                     if request.profile else None,
+                     request.compare_path, problem, code, expected_tokens is not None)
 
 
 def _latency_table(encoder: float, detect: float | None, decoder: list[float], start_tokens: int) -> str:

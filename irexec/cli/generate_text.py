@@ -1,63 +1,121 @@
-"""`irexec generate FOLDER --prompt TEXT`: tokenize, generate greedily, detokenize."""
+"""`irexec generate FOLDER --prompt TEXT`: tokenize, generate greedily, detokenize; and
+`irexec generate MODEL.xml --inputs PROMPT.npz`: token ids in and out."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from ..base.errors import IRExecError, UsageError
+from ..base.errors import IRExecError
 from .base import fail
-from .generate_io import _read_text
+from .generate_request import Request
+
+if TYPE_CHECKING:
+    from ..api.generate.pipelines import PipelineResult
 
 
-def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prompt_file: str | None, max_new_tokens: int,
-                  output_path: str | None, eos_token_id: int | None, compare_path: str | None, profile: bool,
-                  report_path: str | None, max_memory: int | None, follow_symlinks: bool | None) -> None:
+def generate_text(request: Request, weights: str | None, inputs_path: str | None, prompt: str | None,
+                  prompt_file: str | None) -> None:
+    """An export folder (text in, text out) or a model file (token ids in and out), through the library's
+    LLMPipeline; the prompt options are already checked."""
+    import os
     import time
 
-    from ..api.export_folder import open_export_folder
-    from ..api.generate import generate as run_generate
-    from ..api.session import Session
-    from .generate_io import _latency_table, _load_tokens, close_generation
-    from .paths import require_inputs, require_outputs
+    from ..api.generate.pipelines import LLMPipeline
+    from ..system.heap import retain_freed_memory
+    from .generate_io import _latency_table, close_generation
+    from .paths import explain_not_xml, require_inputs, require_outputs
 
     started = time.perf_counter()
+    retain_freed_memory()
+    model, folder = request.model, os.path.isdir(request.model)
     try:
-        if sum(x is not None for x in (prompt, prompt_file, inputs_path)) != 1:
-            raise UsageError("an export folder needs exactly one of --prompt TEXT, --prompt-file FILE or --inputs "
-                             "PROMPT.npz", code="bad-prompt")
-        require_inputs((prompt_file, "prompt file"), (inputs_path, "inputs file"), (compare_path, "reference file"))
-        require_outputs(output_path, report_path)
-        export = open_export_folder(folder)
+        require_inputs(*(() if folder else ((model, "model file"), (weights, "weights file"))), (prompt_file, "prompt file"),
+                       (inputs_path, "inputs file"), (request.compare_path, "reference file"))
+        require_outputs(request.output_path, request.report_path)
+        expected_tokens, expected_text = _reference(request, tokens_only=not folder)
+        try:
+            pipe = LLMPipeline(model, weights=weights, max_memory=request.max_memory,
+                               follow_symlinks=request.follow_symlinks)
+        except IRExecError as e:
+            if not folder:
+                e.diagnostics = explain_not_xml(model, e.diagnostics)
+            raise
         text = prompt if prompt is not None else _read_text(prompt_file) if prompt_file is not None else None
-        if text is not None:
-            feeds = export.tokenize(text, max_memory)
-        else:
-            from ..system.tensorfile import load_npz
-
-            feeds = load_npz(inputs_path, max_memory, follow_symlinks=follow_symlinks or None)  # type: ignore[arg-type]
-        expected_tokens = expected_text = None
-        if compare_path is not None:
-            if compare_path.endswith(".npy"):
-                expected_tokens = _load_tokens(compare_path, max_memory, follow_symlinks)
-            else:
-                expected_text = _read_text(compare_path)
-        session = Session(export.model, max_memory=max_memory, follow_symlinks=follow_symlinks or None)
+        feeds = text if text is not None else _load_prompt(inputs_path, request)  # type: ignore[arg-type]
         load_seconds = time.perf_counter() - started
-        eos = [eos_token_id] if eos_token_id is not None else export.eos_token_ids
-        result = run_generate(session, feeds, max_new_tokens, eos_token_id=eos or None)
-        texts = export.detokenize(result.new_tokens, max_memory)
-        measured, problem, code = _record(result, texts, folder, inputs_path or prompt_file or "", output_path,
-                                          report_path, compare_path, expected_tokens, expected_text, load_seconds,
-                                          started)
+        result = pipe.generate(feeds, max_new_tokens=request.max_new_tokens, eos_token_id=request.eos_token_id,
+                               ignore_eos=request.ignore_eos)
+        measured, problem, code = _record(result, request, inputs_path or prompt_file or "", expected_tokens,
+                                          expected_text, load_seconds, started)
     except IRExecError as e:
         fail(e)
-    for row in texts:
+    latency = _latency_table(result.latencies, result.prompt_length) if request.profile else None
+    if not folder:
+        _close_tokens(result, measured, request, latency, problem, expected_tokens)
+        return
+    for row in result.texts or []:
         click.echo(row)
     stop = " (stopped: the end-of-sequence token)" if result.stopped_by_eos else ""
     close_generation(f"{result.new_tokens.shape[1]} new token(s) after a prompt of {result.prompt_length}{stop}",
-                     result, measured, output_path, report_path,
-                     _latency_table(result.latencies, result.prompt_length) if profile else None,
-                     compare_path, problem, code, expected_tokens is not None)
+                     result, measured, request.output_path, request.report_path, latency, request.compare_path, problem,
+                     code, expected_tokens is not None)
+
+
+def _close_tokens(result: PipelineResult, measured, request: Request, latency: str | None, problem: str | None,
+                  reference) -> None:
+    """What `generate MODEL.xml` prints on stdout: the new token ids, the files written, the
+    latencies, the summary and the comparison's verdict (exit 1 on a difference)."""
+    import sys
+
+    from ..base.errors import ERROR, Diagnostic
+    from .base import EXIT_FINDINGS
+
+    new = result.new_tokens
+    for row in new:
+        click.echo(" ".join(str(int(t)) for t in row))
+    click.echo(f"{new.shape[1]} new token(s) per row after a prompt of {result.prompt_length}"
+               + (" (stopped: every row produced the end-of-sequence token)" if result.stopped_by_eos else ""))
+    if request.output_path:
+        click.echo(f"wrote tokens {result.tokens.dtype}{list(result.tokens.shape)} to {request.output_path}")
+    if request.report_path:
+        click.echo(f"wrote the generate report to {request.report_path}")
+    if latency is not None:
+        click.echo(latency)
+    click.echo(measured.summary())
+    compare_path = request.compare_path
+    if compare_path is None:
+        return
+    if problem is None:
+        click.echo(f"PASSED: the {result.tokens.shape[1]} tokens of each of the {result.tokens.shape[0]} row(s) "
+                   f"match {compare_path}")
+        return
+    width = reference.shape[1]
+    length = ("" if result.tokens.shape[1] == width else
+              f": {result.tokens.shape[1]} tokens per row (prompt {result.prompt_length} + "
+              f"{result.new_tokens.shape[1]} new) where it has {width}")
+    click.echo(f"FAILED: the tokens differ from {compare_path}{length}")
+    click.echo(Diagnostic("tokens-mismatch", problem, ERROR, file=compare_path).format(), err=True)
+    sys.exit(EXIT_FINDINGS)
+
+
+def _load_prompt(path: str, request: Request) -> dict:
+    from ..system.tensorfile import load_npz
+
+    return load_npz(path, request.max_memory, follow_symlinks=request.follow_symlinks)
+
+
+def _reference(request: Request, tokens_only: bool = False):
+    """--compare's tokens (a .npy) or text (any other file), read before the work starts."""
+    from .generate_io import _load_tokens
+
+    path = request.compare_path
+    if path is None:
+        return None, None
+    if tokens_only or path.endswith(".npy"):
+        return _load_tokens(path, request.max_memory, request.follow_symlinks), None
+    return None, _read_text(path)
 
 
 def _difference(tokens, texts: list[str], expected_tokens, expected_text: str | None
@@ -73,34 +131,44 @@ def _difference(tokens, texts: list[str], expected_tokens, expected_text: str | 
     return None, "tokens-mismatch"
 
 
-def _record(result, texts: list[str], folder: str, prompt_path: str, output_path: str | None, report_path: str | None,
-            compare_path: str | None, expected_tokens, expected_text: str | None, load_seconds: float, started: float):
-    """After a folder's generation: the tokens written, the first difference from the reference
+def _record(result: PipelineResult, request: Request, prompt_path: str, expected_tokens, expected_text: str | None,
+            load_seconds: float, started: float):
+    """After a generation: the tokens written, the first difference from the reference
     (and its code), the measurements, the report written."""
     import time
 
-    from ..api.generate_report import generate_report, metrics
+    from ..api.generate.report import generate_report
     from .generate_io import _save_tokens
 
-    if output_path:
-        _save_tokens(output_path, result.tokens)
-    problem, code = _difference(result.tokens, texts, expected_tokens, expected_text)
-    measured = metrics(result)
-    if report_path:
-        _write_report(report_path, generate_report(
-            model=folder, prompt_path=prompt_path, result=result, m=measured, load_seconds=load_seconds,
-            total_seconds=time.perf_counter() - started, reference=compare_path, mismatch=problem))
+    if request.output_path:
+        _save_tokens(request.output_path, result.tokens)
+    problem, code = _difference(result.tokens, result.texts or [], expected_tokens, expected_text)
+    measured = result.metrics()
+    if request.report_path:
+        _write_report(request.report_path, generate_report(
+            model=request.model, prompt_path=prompt_path, result=result, m=measured, load_seconds=load_seconds,
+            total_seconds=time.perf_counter() - started, reference=request.compare_path, mismatch=problem))
     return measured, problem, code
 
 
 def _write_report(path: str, doc: dict) -> None:
-    from ..api.generate_report import render_generate_report
+    from ..api.generate.report import render_generate_report
     from ..system.atomic import cannot_write, write_atomically
 
     try:
         write_atomically(path, render_generate_report(doc))
     except OSError as e:
         raise cannot_write(path, e) from None
+
+
+def _read_text(path: str) -> str:
+    from ..base.errors import InputError
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"{path} is not a readable UTF-8 text file: {e}", code="bad-input-file", file=path) from None
 
 
 def _text_difference(got: str, want: str) -> str:

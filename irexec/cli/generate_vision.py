@@ -6,53 +6,44 @@ import click
 
 from ..base.errors import IRExecError
 from .base import fail
+from .generate_request import Request
 
 
-def generate_vision(folder: str, image_path: str | None, inputs_path: str | None, prompt: str | None,
-                    prompt_file: str | None, max_new_tokens: int, output_path: str | None, eos_token_id: int | None,
-                    compare_path: str | None, profile: bool, report_path: str | None, max_memory: int | None,
-                    follow_symlinks: bool | None) -> None:
+def generate_vision(request: Request, image_path: str, inputs_path: str | None, prompt: str | None,
+                    prompt_file: str | None) -> None:
+    """A LLaVA-style VLM export folder through the library's VLMPipeline; the prompt options are already checked."""
     import time
 
-    from ..api.vision_language import VisionLanguageModel, open_vision_language_folder
-    from ..system.tensorfile import load_npy, load_npz
-    from .generate_io import _latency_table, close_generation, expected_output
-    from .generate_text import _read_text, _record
+    from ..api.generate.pipelines import VLMPipeline
+    from ..system.tensorfile import load_npy
+    from .generate_io import _latency_table, close_generation
+    from .generate_text import _load_prompt, _read_text, _record, _reference
     from .paths import require_inputs, require_outputs
 
     started = time.perf_counter()
-    follow = follow_symlinks or None
     try:
-        # the command's modes saw to --image and exactly one of --prompt, --prompt-file, --inputs
-        assert image_path is not None
         require_inputs((image_path, "pixel values file"), (prompt_file, "prompt file"), (inputs_path, "inputs file"),
-                       (compare_path, "reference file"))
-        require_outputs(output_path, report_path)
-        export = open_vision_language_folder(folder)
-        pixel_values = load_npy(image_path, max_memory, follow_symlinks=follow, what="pixel values file")
-        expected_tokens, expected_text = expected_output(compare_path, max_memory, follow)
-        vlm = VisionLanguageModel(export, max_memory, follow)
-        features = vlm.image_features(pixel_values)
-        if inputs_path is not None:
-            feeds = load_npz(inputs_path, max_memory, follow_symlinks=follow)
-        else:
-            text = prompt if prompt is not None else _read_text(prompt_file)  # type: ignore[arg-type]
-            feeds = vlm.prompt_ids(text, features.shape[0], features.shape[1])
+                       (request.compare_path, "reference file"))
+        require_outputs(request.output_path, request.report_path)
+        pipe = VLMPipeline(request.model, max_memory=request.max_memory, follow_symlinks=request.follow_symlinks)
+        pixel_values = load_npy(image_path, request.max_memory, follow_symlinks=request.follow_symlinks,
+                                what="pixel values file")
+        expected_tokens, expected_text = _reference(request)
+        text = prompt if prompt is not None else _read_text(prompt_file) if prompt_file is not None else None
+        feeds = text if text is not None else _load_prompt(inputs_path, request)  # type: ignore[arg-type]
         load_seconds = time.perf_counter() - started
-        eos = [eos_token_id] if eos_token_id is not None else export.eos_token_ids
-        result = vlm.generate(feeds, pixel_values, max_new_tokens, eos_token_id=eos or None, features=features)
-        texts = vlm.text_folder().detokenize(result.new_tokens, max_memory) if export.detokenizer else None
-        measured, problem, code = _record(result, texts or [], folder, inputs_path or prompt_file or "", output_path,
-                                          report_path, compare_path, expected_tokens, expected_text, load_seconds,
-                                          started)
+        result = pipe.generate(feeds, image=pixel_values, max_new_tokens=request.max_new_tokens,
+                               eos_token_id=request.eos_token_id, ignore_eos=request.ignore_eos)
+        measured, problem, code = _record(result, request, inputs_path or prompt_file or "", expected_tokens,
+                                          expected_text, load_seconds, started)
     except IRExecError as e:
         fail(e)
     for row in result.new_tokens:
         click.echo(" ".join(str(int(t)) for t in row))
-    for row in texts or []:
+    for row in result.texts or []:
         click.echo(row)
     stop = " (stopped: the end-of-sequence token)" if result.stopped_by_eos else ""
     close_generation(f"{result.new_tokens.shape[1]} new token(s) after a prompt of {result.prompt_length} (image features included){stop}",
-                     result, measured, output_path, report_path,
-                     _latency_table(result.latencies, result.prompt_length) if profile else None,
-                     compare_path, problem, code, expected_tokens is not None)
+                     result, measured, request.output_path, request.report_path,
+                     _latency_table(result.latencies, result.prompt_length) if request.profile else None,
+                     request.compare_path, problem, code, expected_tokens is not None)

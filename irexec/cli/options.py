@@ -35,6 +35,8 @@ OPTION_NAMES = {
     "top": "--top",
     "compare": "--compare",
     "eos_token_id": "--eos-token-id",
+    "ignore_eos": "--ignore-eos",
+    "max_new_tokens": "--max-new-tokens",
     "layers": "--layers",
     "steps": "--steps",
     "inputs_dir": "--inputs-dir",

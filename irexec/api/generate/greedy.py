@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..base.errors import ERROR, Diagnostic, InputError, ModelError, UsageError
-from ..ir.records import Layer
+from ...base.errors import ERROR, Diagnostic, InputError, ModelError, UsageError
+from ...ir.records import Layer
+from ..session import Session
 from .decode_inputs import BUILT_INPUTS, TOKEN_INPUTS, Family, decode_value, family_of, prefill_value, token_value
-from .session import Session
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 

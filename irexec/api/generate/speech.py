@@ -20,11 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..base.errors import ERROR, Diagnostic, InputError, ModelError, UsageError
-from ..ir.records import Layer
+from ...base.errors import ERROR, Diagnostic, InputError, ModelError, UsageError
+from ...ir.records import Layer
+from ..session import Session
 from .decode_inputs import SEQ2SEQ, SEQ2SEQ_INPUTS, Family, decode_value, prefill_value
-from .generate import GenerateResult
-from .session import Session
+from .greedy import GenerateResult
 from .whisper_folder import NOT_SPEECH, WhisperGeneration
 
 BAD_FEATURES = "bad-audio-features"
@@ -92,7 +92,7 @@ def transcribe(encoder: Session, decoder: Session, generation: WhisperGeneration
                max_new_tokens: int, *, source: str = "features", eos_token_id: list[int] | None = None,
                on_token: Callable[[int, np.ndarray, float], None] | None = None) -> SpeechResult:
     """Greedy decoding of ``features`` (f32 [batch, mel bins, frames]); ``eos_token_id``
-    replaces generation_config's end ids.  ``on_token`` as ``generate.generate``'s."""
+    replaces generation_config's end ids.  ``on_token`` as ``greedy.generate``'s."""
     name = check_features(encoder, features, source)
     dec = _decoder(decoder)
     eos = np.asarray(generation.eos_token_ids if eos_token_id is None else eos_token_id, np.int64)

@@ -21,8 +21,8 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
-from ..base.errors import InputError, UsageError
-from ..system.json_file import read_json_object
+from ...base.errors import InputError, UsageError
+from ...system.json_file import read_json_object
 
 ENCODER, DECODER, DETOKENIZER = "openvino_encoder_model.xml", "openvino_decoder_model.xml", "openvino_detokenizer.xml"
 CONFIG, GENERATION_CONFIG = "config.json", "generation_config.json"

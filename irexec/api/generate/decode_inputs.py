@@ -45,8 +45,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..base.errors import ModelError
-from ..system.json_file import read_json_object
+from ...base.errors import ModelError
+from ...system.json_file import read_json_object
 
 # model_type values whose decode step needs the attention mask of the whole context
 HYBRID_MODEL_TYPES = frozenset({"lfm2", "lfm2_moe", "granitemoehybrid", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"})

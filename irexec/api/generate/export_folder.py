@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..base.errors import InputError, ModelError
-from ..system.json_file import read_json_object
-from .session import Session
+from ...base.errors import InputError, ModelError
+from ...system.json_file import read_json_object
+from ..session import Session
 
 MODEL, TOKENIZER, DETOKENIZER, CONFIG = ("openvino_model.xml", "openvino_tokenizer.xml", "openvino_detokenizer.xml",
                                           "generation_config.json")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..base.errors import InputError
+from ...base.errors import InputError
 
 BAD_AUDIO = "bad-audio"
 

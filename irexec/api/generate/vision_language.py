@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..base.errors import ERROR, Diagnostic, InputError, ModelError
-from ..system.json_file import read_json_object
+from ...base.errors import ERROR, Diagnostic, InputError, ModelError
+from ...system.json_file import read_json_object
+from ..session import Session
 from .export_folder import ExportFolder, _eos_ids
-from .generate import GenerateResult, generate
-from .session import Session
+from .greedy import GenerateResult, generate
 
 LANGUAGE, TEXT_EMBEDDINGS, VISION_EMBEDDINGS = ("openvino_language_model.xml", "openvino_text_embeddings_model.xml",
                                                  "openvino_vision_embeddings_model.xml")
