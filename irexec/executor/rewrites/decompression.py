@@ -198,8 +198,8 @@ class DecompressionChain(Op):
             if layer.type == "Convert":
                 first = lid == chain.layers[0]
                 declared = model.ops[lid].destination_type  # type: ignore[union-attr]
-                if not declared.is_real:  # a codebook's indices: as their type says
-                    value = convert_array(made[0], declared.dtype)
+                if not declared.is_real or not along and not chain.operand:
+                    value = convert_array(made[0], declared.dtype)  # a zero point, scale or indices: rounded here
                 else:
                     value = _f32(convert_array(made[0], declared.dtype) if first and chain.declared_weight else made[0])
             elif layer.type in ("Subtract", "Multiply"):
