@@ -315,6 +315,15 @@ def uncovered(model: Model) -> list[Uncovered]:
     chains, typed = _scan(model)
     found: list[Uncovered] = []
     seen: set[Src] = set()
+    for end, chain in chains.items():  # a scale or zero point the rule cannot compute in f32 (a Divide, say)
+        for src in chain.leaves[1:]:
+            if src in seen or src[0] in chains or _const(model, src):
+                continue
+            seen.add(src)
+            why = _why(model, src, chains, typed, folded, operand=True)
+            if why:
+                reader = next(lid for lid in chain.layers if src in model.graph.inputs_of(lid))
+                found.append(Uncovered(reader, model.graph.inputs_of(reader).index(src), src[0], why))
     for lid in model.graph.order:
         ports = WEIGHT_PORTS.get(model.layers[lid].type)
         if ports is None or model.ops.get(lid) is None:
@@ -330,8 +339,9 @@ def uncovered(model: Model) -> list[Uncovered]:
     return found
 
 
-def _why(model: Model, src: Src, chains: dict[int, Chain], typed: set[int], folded: frozenset[int]) -> str:
-    low: list[str] = []
+def _why(model: Model, src: Src, chains: dict[int, Chain], typed: set[int], folded: frozenset[int],
+         operand: bool = False) -> str:
+    low: list[str] = ["a scale or zero point"] if operand else []
     narrow: list[int] = []
     stack, visited = [src[0]], set()
     while stack:
@@ -351,12 +361,15 @@ def _why(model: Model, src: Src, chains: dict[int, Chain], typed: set[int], fold
                 narrow.append(lid)  # a chain another layer also reads ends in f16: rounded there
                 low.append(model.ops[chains[lid].leaves[0][0]].element_type.name)  # type: ignore[union-attr]
             continue
-        if model.layers[lid].type in _ARITHMETIC and etype_of(model, (lid, 0)).name in NARROW_FLOATS:
-            narrow.append(lid)
+        if model.layers[lid].type not in MOVES and model.layers[lid].type != "Convert" \
+                and etype_of(model, (lid, 0)).name in NARROW_FLOATS:
+            narrow.append(lid)  # arithmetic in f16 or bf16
         stack.extend(s[0] for s in model.graph.inputs_of(lid) if s is not None and s[0] in folded)
     if not low or not narrow:
         return ""
     first = model.layers[min(narrow, key=lambda i: model.layers[i].line)]
-    return (f"the {'/'.join(sorted(set(low)))} weight it reads is decompressed by a subgraph the decompression rule "
-            f"does not cover: computed as its element types say ({first.type} layer {first.id} \"{first.name}\" "
-            f"rounds to {etype_of(model, (first.id, 0)).name}), where OpenVINO may compute it in f32")
+    what = "the scale or zero point it reads is computed" if operand else \
+        f"the {'/'.join(sorted(set(low)))} weight it reads is decompressed"
+    return (f"{what} by a subgraph the decompression rule does not cover: computed as its element types say "
+            f"({first.type} layer {first.id} \"{first.name}\" rounds to {etype_of(model, (first.id, 0)).name}), "
+            "where OpenVINO may compute it in f32")
