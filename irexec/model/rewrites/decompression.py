@@ -315,7 +315,7 @@ def uncovered(model: Model) -> list[Uncovered]:
     chains, typed = _scan(model)
     found: list[Uncovered] = []
     seen: set[Src] = set()
-    for end, chain in chains.items():  # a scale or zero point the rule cannot compute in f32 (a Divide, say)
+    for chain in chains.values():  # a scale or zero point the rule cannot compute in f32 (a Divide, say)
         for src in chain.leaves[1:]:
             if src in seen or src[0] in chains or _const(model, src):
                 continue
@@ -329,13 +329,13 @@ def uncovered(model: Model) -> list[Uncovered]:
         if ports is None or model.ops.get(lid) is None:
             continue
         for port in ports:
-            src = _src(model, lid, port)
-            if src is None or src in seen or src[0] not in folded or src[0] in chains or src[0] in typed:
+            read = _src(model, lid, port)
+            if read is None or read in seen or read[0] not in folded or read[0] in chains or read[0] in typed:
                 continue
-            seen.add(src)
-            why = _why(model, src, chains, typed, folded)
+            seen.add(read)
+            why = _why(model, read, chains, typed, folded)
             if why:
-                found.append(Uncovered(lid, port, src[0], why))
+                found.append(Uncovered(lid, port, read[0], why))
     return found
 
 
