@@ -87,8 +87,17 @@ def f32_scale(rng: np.random.Generator) -> ov.Node:
     return _grouped(ops.multiply(w, scale))
 
 
+def small_e8m0_scale(rng: np.random.Generator) -> ov.Node:
+    """An f4e2m1 weight times f8e8m0 scales of 2^-32..2^-17 converted to f16: below f16's normal
+    range, so the Convert rounds them (to subnormals and zeros), as OpenVINO's does."""
+    w = ops.convert(_packed(_finite_codes("f4e2m1", (ROWS, GROUPS, GROUP), rng), "f4e2m1"), "f16")
+    exps = rng.integers(95, 110, (ROWS, GROUPS, 1)).astype(np.uint8)
+    scale = ops.convert(ops.constant(packed_tensor(exps, [ROWS, GROUPS, 1], "f8e8m0")), "f16")
+    return _grouped(ops.multiply(w, scale))
+
+
 CHAINS = {"cb4": cb4, "nvfp4": nvfp4, "two-multiplies": two_multiplies, "f16-factors": f16_factors,
-          "f32-scale": f32_scale}
+          "f32-scale": f32_scale, "small-e8m0-scale": small_e8m0_scale}
 
 
 def _save(weight: ov.Node, rng: np.random.Generator, path: Path) -> tuple[str, dict[str, np.ndarray]]:
