@@ -52,7 +52,17 @@ FORMATS: dict[str, dict] = {
     "cb4": {"mode": "CB4", "group_size": 16, "ratio": 1.0},
     "cb4_all_layers": {"mode": "CB4", "group_size": 16, "ratio": 1.0, "all_layers": True},
     "cb4_backup_mxfp8": {"mode": "CB4", "group_size": 16, "ratio": 1.0, "backup_mode": "MXFP8_E4M3"},
+    # data-aware: on a few random prompts (SAMPLES below)
+    "int4_asym_g16_awq": {"mode": "INT4_ASYM", "group_size": 16, "ratio": 1.0, "awq": True},
+    "int4_asym_g16_scale_estimation": {"mode": "INT4_ASYM", "group_size": 16, "ratio": 1.0, "scale_estimation": True},
+    "int4_asym_g16_awq_scale_estimation": {"mode": "INT4_ASYM", "group_size": 16, "ratio": 1.0, "awq": True,
+                                           "scale_estimation": True},
+    "int4_sym_g16_gptq": {"mode": "INT4_SYM", "group_size": 16, "ratio": 1.0, "gptq": True},
+    "int4_asym_g16_ratio_half_hessian": {"mode": "INT4_ASYM", "group_size": 16, "ratio": 0.5,
+                                         "sensitivity_metric": "HESSIAN_INPUT_ACTIVATION"},
 }
+DATA_AWARE = ("awq", "scale_estimation", "gptq", "sensitivity_metric")
+SAMPLES, SAMPLE_TOKENS = 8, 9
 
 
 def build(rng: np.random.Generator):
@@ -151,6 +161,8 @@ def main() -> None:
 
     rng = np.random.default_rng(20261207)
     model = build(rng)
+    prompts = np.random.default_rng(7).integers(0, VOCAB, (SAMPLES, 1, SAMPLE_TOKENS))
+    dataset = nncf.Dataset([step_inputs(p, 0) for p in prompts])
     if OUT.exists():
         shutil.rmtree(OUT)
     OUT.mkdir()
@@ -160,6 +172,10 @@ def main() -> None:
         kwargs["mode"] = getattr(nncf.CompressWeightsMode, kwargs["mode"])
         if "backup_mode" in kwargs:
             kwargs["backup_mode"] = getattr(nncf.BackupMode, kwargs["backup_mode"])
+        if "sensitivity_metric" in kwargs:
+            kwargs["sensitivity_metric"] = getattr(nncf.SensitivityMetric, kwargs["sensitivity_metric"])
+        if any(key in kwargs for key in DATA_AWARE):
+            kwargs.update(dataset=dataset, subset_size=SAMPLES)
         try:
             compressed = nncf.compress_weights(model.clone(), **kwargs)
         except Exception as e:  # a combination this NNCF refuses: said, not written
