@@ -96,8 +96,17 @@ def small_e8m0_scale(rng: np.random.Generator) -> ov.Node:
     return _grouped(ops.multiply(w, scale))
 
 
+def transposed(rng: np.random.Generator) -> ov.Node:
+    """A u8 weight stored [cols, rows] with a zero point and a scale per row, transposed after
+    the Multiply: the rule goes on through the Transpose to the Convert(f32) the MatMul reads."""
+    w = ops.convert(ops.constant(rng.integers(0, 256, (COLS, ROWS)).astype(np.uint8)), "f16")
+    w = ops.subtract(w, ops.convert(ops.constant(rng.integers(100, 156, (1, ROWS)).astype(np.uint8)), "f16"))
+    w = ops.multiply(w, ops.constant((rng.random((1, ROWS)) * 0.01 + 0.001).astype(np.float16)))
+    return ops.convert(ops.transpose(w, ops.constant(np.array([1, 0], np.int64))), "f32")
+
+
 CHAINS = {"cb4": cb4, "nvfp4": nvfp4, "two-multiplies": two_multiplies, "f16-factors": f16_factors,
-          "f32-scale": f32_scale, "small-e8m0-scale": small_e8m0_scale}
+          "f32-scale": f32_scale, "small-e8m0-scale": small_e8m0_scale, "transposed": transposed}
 
 
 def _save(weight: ov.Node, rng: np.random.Generator, path: Path) -> tuple[str, dict[str, np.ndarray]]:
