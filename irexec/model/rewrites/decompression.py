@@ -217,7 +217,8 @@ def _operand(model: Model, src: Src | None, arithmetic: bool, layers: list[int],
              folded: frozenset[int]) -> bool:
     """A zero point or scale (``arithmetic``), or a shape, axes or indices: a
     [Reshape/Unsqueeze by a Const]([Convert](Const)) the chain computes itself
-    (a Const's exact value), else any Const-only tensor, read as computed."""
+    (the Convert rounds to its type), else any Const-only tensor, read as
+    computed (``_scan`` makes a scale or zero point of several steps a chain)."""
     if src is None:
         return False
     lid = src[0]
