@@ -65,3 +65,23 @@ def test_format_agrees_with_openvino_cpu(name: str) -> None:
             assert (ours[:, -1].argmax(-1) == token[:, 0]).all(), f"step {step}: greedy token differs"
             tokens = np.concatenate([tokens, token], 1)
             feeds = step_inputs(token, tokens.shape[1] - 1)
+
+
+def _openvino_greedy(xml: Path, prompt: np.ndarray, new: int) -> np.ndarray:
+    request = core().compile_model(core().read_model(xml), "CPU", CPU_F32).create_infer_request()
+    tokens, feeds = prompt, step_inputs(prompt, 0)
+    for _ in range(new):
+        token = np.asarray(request.infer(feeds)["logits"])[:, -1].argmax(-1)[:, None].astype(np.int64)
+        tokens = np.concatenate([tokens, token], 1)
+        feeds = step_inputs(token, tokens.shape[1] - 1)
+    return tokens
+
+
+@pytest.mark.parametrize("name", ["cb4", "nvfp4", "mxfp4", "nf4_g32", "int4_asym_g16_awq_scale_estimation"])
+def test_generate_gives_openvinos_greedy_tokens(name: str, tmp_path: Path, run_cli) -> None:
+    """`irexec generate -i prompt.npz --compare` passes on OpenVINO's greedy tokens."""
+    xml = DATA / name / "model.xml"
+    expected = tmp_path / "tokens.npy"
+    np.save(expected, _openvino_greedy(xml, np.load(DATA / "prompt.npz")["input_ids"], 8))
+    result = run_cli("generate", xml, "-i", DATA / "prompt.npz", "-n", 8, "--compare", expected)
+    assert result.exit_code == 0, result.output
