@@ -19,8 +19,8 @@ from oracle import core, from_tensor, packed_tensor
 
 import irexec
 from irexec.base import lowbit
-from irexec.executor import decompression
 from irexec.executor.cache import run_cache
+from irexec.model.rewrites import decompression
 
 CPU_F32 = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}
 

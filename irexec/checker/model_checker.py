@@ -14,6 +14,7 @@ from ..ir.declared import declared_shape, declared_text, shape_of_dims
 from ..ir.dim_lines import dim_line, single_wrong_dim
 from ..ir.records import Layer, Port
 from ..model.binding import Model
+from ..model.rewrites.decompression import uncovered
 from ..model.variables import PAIRING_CODES
 from ..ops.framework.base import TensorInfo
 from ..ops.framework.body_checks import body_check_scope
@@ -149,12 +150,27 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
     for name in pins:
         out.append(Diagnostic("unknown-name", f"`input_shapes` names {name!r}, which is not a Parameter of this model",
                               ERROR, file=model.path))
+    if parameters is None:
+        out.extend(_decompression_notes(model))
     out.sort(key=lambda d: d.line or 0)
     if parameters is None:  # a whole model, not a body: errors that a foreign .bin causes become one
         from ..model.weights_check import fold_errors
 
         result.diagnostics = fold_errors(model, out)
     return result
+
+
+def _decompression_notes(model: Model) -> list[Diagnostic]:
+    """A weight decompression the rule leaves to the element types (docs/numerics.md): a note
+    on the layer that reads it, as a run computes it otherwise than OpenVINO may."""
+    found = []
+    for u in uncovered(model):
+        layer = model.layers[u.reader]
+        port = layer.inputs[u.port] if u.port < len(layer.inputs) else None
+        where = model.where(layer, port.id, "input", port.line) if port is not None else model.where(layer)
+        found.append(Diagnostic("decompression-as-typed", u.why, NOTE, **where,
+                                values={"source_layer_id": u.source, "source_layer_name": model.layers[u.source].name}))
+    return found
 
 
 def _pin(model: Model, layer: Layer, info: TensorInfo, pin: PartialShape, out: list[Diagnostic]) -> TensorInfo:

@@ -13,8 +13,8 @@ from ..kernels.compressed_linear import StandIn
 from ..model.binding import Model
 from ..ops.framework.base import Op
 from ..ops.io import Const1, Result1
-from . import decompression
 from .plan import RunPlan
+from .rewrites import Rewrites
 
 # At most this many bytes of folded tensors are kept per model, and at most
 # this share (1/FOLD_SHARE) of a run's memory limit.
@@ -34,22 +34,11 @@ class RunCache:
     def __init__(self, model: Model) -> None:
         self.graph = model.graph
         self.model_ops = model.ops
-        # weight decompression chains: their last layer computes the chain in f32 from its Consts
-        chains = decompression.find(model)
-        self.rewired: dict[int, tuple[list[tuple[int, int]], Op]] = {
-            end: (chain.leaves, decompression.DecompressionChain(model, chain)) for end, chain in chains.items()}
-        # unpacked low-bit weights that only their chains read: not kept, the chain's value is
-        in_chains = {lid for chain in chains.values() for lid in chain.layers}
-        self.chain_only = {src[0] for chain in chains.values() for src in chain.leaves
-                           if getattr(model.ops[src[0]], "element_type", None) is not None
-                           and model.ops[src[0]].element_type.packed  # type: ignore[union-attr]
-                           and all(reader in in_chains for reader, _ in model.graph.consumers.get(src, []))}
-        # the chain ends that read each such weight: once they are all kept, no run needs it unpacked
-        self.chain_readers: dict[int, list[int]] = {}
-        for end, chain in chains.items():
-            for src in chain.leaves:
-                if src[0] in self.chain_only:
-                    self.chain_readers.setdefault(src[0], []).append(end)
+        # graph rewrites (weight decompression chains: their last layer computes the chain in f32)
+        rewrites = Rewrites(model)
+        self.rewired = rewrites.rewired
+        self.chain_only = rewrites.chain_only
+        self.chain_readers = rewrites.chain_readers
         const: set[int] = set()
         for lid in model.graph.order:
             op = model.ops[lid]

@@ -16,8 +16,8 @@ from ..kernels.compressed_linear import StandIn
 from ..model.binding import Model
 from ..ops.framework.base import Inference, Op, TensorInfo
 from ..ops.io import Result1
-from .decompression import DecompressionChain
 from .memory import NO_ALLOCATION, refuse_over_memory_limit
+from .rewrites import GIVES_STAND_IN, stand_in
 
 # Set (tests do) to hold every kernel's outputs to what inference said.
 VERIFY_ENV = "IREXEC_VERIFY_KERNELS"
@@ -34,10 +34,10 @@ def compute_layer(model: Model, layer: Layer, op: Op, args: list[np.ndarray], va
     try:
         if inference is None:
             inference = op.plan_for(args)
-        if isinstance(op, DecompressionChain):
-            stand_in = op.stand_in(args, inference)
-            if stand_in is not None:
-                return [stand_in], inference  # the weight is never made: nothing to charge
+        if isinstance(op, GIVES_STAND_IN):
+            given = stand_in(op, args, inference)
+            if given is not None:
+                return [given], inference  # the weight is never made: nothing to charge
         need = inference.charge
         if (need is not None and need + held > limit) and not isinstance(op, NO_ALLOCATION):
             refuse_over_memory_limit(model, layer, inference, values, results, limit, held, outside, bound)

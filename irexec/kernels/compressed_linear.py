@@ -2,7 +2,7 @@
 
 A weight-compressed LLM keeps each weight as u8 or u4 with a zero point and a
 scale per row or per group of a row; irexec decompresses it once to f32
-(executor/decompression.py) and multiplies through BLAS.  A decode step (one
+(executor/rewrites/decompression.py) and multiplies through BLAS.  A decode step (one
 row of activations) then reads the whole f32 weight per token: 4 bytes a
 weight where OpenVINO reads one or half of one.  ``CompressedWeight.product``
 reads the quantized bytes instead: for one row of activations each weight value
@@ -179,7 +179,7 @@ class StandIn(np.ndarray):
     """Stands for a decompressed weight [N, K] that is never made: a read-only view of
     one NaN with the weight's shape and type (whatever reads it by mistake turns to
     NaN, never to plausible numbers), and its ``compressed`` form, which the MatMuls
-    and Gathers that read it use instead (executor/decompression.py gives one only to
+    and Gathers that read it use instead (executor/rewrites/decompression.py gives one only to
     runs in which nothing else reads the weight's values)."""
 
     compressed: CompressedWeight

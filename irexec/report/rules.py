@@ -121,6 +121,11 @@ RULES: dict[str, Rule] = {
     "bad-value": Rule("Invalid run-time value", "A value computed at run time is invalid for its op."),
     "skipped": Rule("Not checked", "Layers not checked because an input depends on a layer that failed: one note per "
                     "failing layer, standing for every layer after it."),
+    "decompression-as-typed": Rule("Weight decompression computed as its types say (note)",
+                                   "A weight read by a MatMul, Convolution, Gather or GroupedMatMul looks decompressed (a "
+                                   "low-bit Const, f16 or bf16 arithmetic) by a subgraph the decompression rule does not "
+                                   "cover: a run computes it as its element types say, where OpenVINO may compute it in "
+                                   "f32 (docs/numerics.md)."),
     # inputs and options
     "input-mismatch": Rule("Input does not fit", "An input is missing or extra, has another dtype, or a shape outside its partial shape."),
     "bad-input-file": Rule("Unreadable npz", "An inputs or reference file is not an .npz of plain arrays."),

@@ -1,206 +1,41 @@
 """Weight decompression chains, computed in f32 as OpenVINO computes them.
 
-A weight-compressed model (NNCF INT8/INT4, f8, nf4) keeps each weight as a
-low-precision Const followed by
+A weight-compressed model (NNCF INT8/INT4, f8, nf4, NVFP4, codebooks) keeps
+each weight as a low-precision Const followed by a Const-only subgraph
 
-    Convert(f16) -> [Subtract zero point] -> Multiply scale -> [Reshape] -> [Convert(f32)]
+    Convert(f16) -> [Gather from a codebook] -> [Subtract zero point] -> Multiply scale
+    -> [Reshape/Transpose] -> [Convert(f32)]
 
-OpenVINO's CPU plugin finds these chains by pattern (``MarkDequantization``
-and ``KeepConstPrecision`` with its list of weight precisions), keeps them
-out of constant folding, and its ``ConvertPrecision`` turns their f16
-arithmetic into f32 under an f32 inference precision; its
-``KeepDequantizationPrecision`` keeps them in f32 even under f16.  The
-decompressed weight is therefore ``(f32(q) - f32(zp)) * f32(scale)`` rounded
-to f32 once per step, never to f16, whatever element type the ports declare.
-
-irexec does the same for the chains it recognises (``find``): the chain's
-last layer computes its value from the chain's Consts in f32 (``Chain.run``)
-and rounds it to its own element type once (f32 when the chain ends in a
-Convert to f32: no rounding at all); the chain's f16 layers between are not
-computed unless another layer reads them.  See docs/numerics.md.
+``model/rewrites/decompression.py`` says which chains OpenVINO computes in
+f32 (the rule, after the CPU plugin's ``MarkDequantization``,
+``MarkGatherSubgraph``, ``KeepConstPrecision`` and ``ConvertPrecision``).
+Here each such chain runs: its last layer computes its value from the
+chain's leaves (the weight Const, the zero point's and scale's Consts or
+Const-only tensors) in f32 (``DecompressionChain``) and rounds it to its own
+element type once (f32 when the chain ends in a Convert to f32: no rounding
+at all); the chain's f16 layers between are not computed unless another
+layer reads them.  See docs/numerics.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from ..base import dtypes, limits
-from ..base.dtypes import ElementType
-from ..base.errors import OpError
-from ..kernels import compressed_linear
-from ..kernels.convert import convert_array
-from ..ops.framework.base import In, Inference, Op, TensorInfo
-from ..ops.io import Const1
-from . import compressed_weights as compressed
+from ...base import limits
+from ...base.errors import OpError
+from ...kernels import compressed_linear
+from ...kernels.convert import convert_array
+from ...model.rewrites.decompression import MOVES, Chain, Src, etype_of
+from ...ops.framework.base import In, Inference, Op, TensorInfo
+from .. import compressed_weights as compressed
 
 if TYPE_CHECKING:
-    from ..model.binding import Model
+    from ...model.binding import Model
 
-# Weights whose chains OpenVINO never folds (MarkDequantization's precisions in 2026.4's CPU plugin, measured):
-# their f16 arithmetic becomes f32 whatever reads the chain.
-ALWAYS_F32 = frozenset({"u8", "i8", "u4", "i4"})
-# Weights the CPU plugin's compressed MatMul (FullyConnected) decompresses in f32 itself (measured; not u3).
-MATMUL_F32 = frozenset({"nf4", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "u2"})
-WEIGHT_TYPES = ALWAYS_F32 | MATMUL_F32 | {"u1", "u3", "u6"}
-_NARROW_FLOATS = frozenset({"f16", "bf16"})
-_MOVES = frozenset({"Reshape", "Unsqueeze"})
 _SHAPE_LEAF = In("leaf", value=True)
-
-Src = tuple[int, int]
-
-
-@dataclass
-class Chain:
-    """One decompression chain: its layers in run order (the last one, ``end``,
-    gives the chain's value) and the Const outputs it reads (``leaves``)."""
-
-    end: int
-    layers: list[int]
-    leaves: list[Src]
-    declared_weight: bool = False  # the weight's Convert rounds to its type (nf4 -> f16) before the f32 steps
-
-
-def find(model: Model) -> dict[int, Chain]:
-    """The decompression chains of a model whose arithmetic OpenVINO does in
-    f32 while the ports say f16 or bf16, keyed by the chain's last layer."""
-    chains: dict[int, Chain] = {}
-    for lid in model.graph.order:
-        layer = model.layers[lid]
-        if layer.type != "Multiply" or model.ops[lid] is None or len(layer.inputs) != 2:
-            continue
-        chain = _match(model, lid)
-        if chain is not None:
-            chains[chain.end] = chain
-    return chains
-
-
-def _src(model: Model, lid: int, index: int) -> Src | None:
-    srcs = model.graph.inputs_of(lid)
-    return srcs[index] if index < len(srcs) else None
-
-
-def _readers(model: Model, src: Src) -> list[tuple[int, int]]:
-    return model.graph.consumers.get(src, [])
-
-
-def _is(model: Model, lid: int, *types: str) -> bool:
-    return model.ops.get(lid) is not None and model.layers[lid].type in types
-
-
-def _etype(model: Model, src: Src) -> ElementType:
-    """The element type a chain layer's output has (as inference gives it, not
-    as the port declares it)."""
-    op = model.ops[src[0]]
-    if isinstance(op, Const1):
-        return op.element_type
-    if model.layers[src[0]].type == "Convert":
-        return op.destination_type  # type: ignore[union-attr]
-    inner = _src(model, src[0], 0)  # Subtract, Multiply, Reshape, Unsqueeze: the type of their data
-    return _etype(model, inner) if inner is not None else dtypes.get("undefined")
-
-
-def _const(model: Model, src: Src | None) -> bool:
-    return src is not None and isinstance(model.ops.get(src[0]), Const1)
-
-
-def _operand(model: Model, src: Src | None, layers: list[int], leaves: list[Src]) -> bool:
-    """A zero point or scale: [Reshape/Unsqueeze by a Const]([Convert](Const))."""
-    if src is None:
-        return False
-    lid = src[0]
-    if _is(model, lid, *_MOVES):
-        shape = _src(model, lid, 1)
-        if not _const(model, shape):
-            return False
-        inner = _src(model, lid, 0)
-        found = _operand_convert(model, inner, layers, leaves)
-        if found:
-            layers.append(lid)
-            leaves.append(shape)  # type: ignore[arg-type]
-        return found
-    return _operand_convert(model, src, layers, leaves)
-
-
-def _operand_convert(model: Model, src: Src | None, layers: list[int], leaves: list[Src]) -> bool:
-    if src is None:
-        return False
-    if _const(model, src):
-        leaves.append(src)
-        return True
-    if _is(model, src[0], "Convert") and _const(model, _src(model, src[0], 0)):
-        leaves.append(_src(model, src[0], 0))  # type: ignore[arg-type]
-        layers.append(src[0])
-        return True
-    return False
-
-
-def _weight(model: Model, src: Src | None, layers: list[int], leaves: list[Src]) -> bool:
-    """The weights: Convert (its only reader the chain) of a Const of a weight precision."""
-    if src is None or not _is(model, src[0], "Convert") or len(_readers(model, src)) != 1:
-        return False
-    const = _src(model, src[0], 0)
-    if not _const(model, const) or model.ops[const[0]].element_type.name not in WEIGHT_TYPES:  # type: ignore[index,union-attr]
-        return False
-    leaves.append(const)  # type: ignore[arg-type]
-    layers.append(src[0])
-    return True
-
-
-def _match(model: Model, mul: int) -> Chain | None:
-    for data_index in (0, 1):  # Multiply is commutative: OpenVINO's matcher tries both orders
-        layers: list[int] = []
-        leaves: list[Src] = []
-        data = _src(model, mul, data_index)
-        if data is None:
-            continue
-        if _is(model, data[0], "Subtract") and len(_readers(model, data)) == 1:
-            if not (_weight(model, _src(model, data[0], 0), layers, leaves)
-                    and _operand(model, _src(model, data[0], 1), layers, leaves)):
-                continue
-            layers.append(data[0])
-        elif not _weight(model, data, layers, leaves):
-            continue
-        if not _operand(model, _src(model, mul, 1 - data_index), layers, leaves):
-            continue
-        layers.append(mul)
-        end = _extend(model, mul, layers, leaves)
-        if not any(_etype(model, (lid, 0)).name in _NARROW_FLOATS for lid in layers):
-            return None  # f32 all along: each step already rounds as OpenVINO's does
-        weight = model.ops[leaves[0][0]].element_type.name  # type: ignore[union-attr]
-        if weight in ALWAYS_F32 or weight in MATMUL_F32 and _read_by_matmul(model, end):
-            return Chain(end, layers, leaves)
-        if model.layers[end].type == "Convert" and "decompression" in model.layers[end].rt_info:
-            return None  # f16-compressed weights to OpenVINO: folded as the types say
-        return Chain(end, layers, leaves, declared_weight=weight == "nf4")
-    return None
-
-
-def _read_by_matmul(model: Model, end: int) -> bool:
-    readers = _readers(model, (end, 0))
-    return len(readers) == 1 and _is(model, readers[0][0], "MatMul")
-
-
-def _extend(model: Model, mul: int, layers: list[int], leaves: list[Src]) -> int:
-    """The chain goes on through a Reshape/Unsqueeze by a Const and a Convert,
-    each the only reader of the layer before (NNCF's group-wise weights)."""
-    end = mul
-    readers = _readers(model, (end, 0))
-    if len(readers) == 1 and _is(model, readers[0][0], *_MOVES) and readers[0][1] == 0:
-        nxt = readers[0][0]
-        shape = _src(model, nxt, 1)
-        if _const(model, shape):
-            leaves.append(shape)  # type: ignore[arg-type]
-            layers.append(nxt)
-            end = nxt
-            readers = _readers(model, (end, 0))
-    if len(readers) == 1 and _is(model, readers[0][0], "Convert"):
-        end = readers[0][0]
-        layers.append(end)
-    return end
 
 
 class DecompressionChain(Op):
@@ -216,11 +51,11 @@ class DecompressionChain(Op):
         super().__init__(model.layers[chain.end], {}, model.weights)
         self.model = model
         self.chain = chain
-        self.etype = _etype(model, (chain.end, 0))
+        self.etype = etype_of(model, (chain.end, 0))
         self._position = {src: i for i, src in enumerate(chain.leaves)}
 
     def input_spec(self, index: int) -> In:
-        # the small Consts a Reshape/Unsqueeze of the chain reads as its shape: inference needs their values
+        # what a move of the chain reads besides its data (a shape, axes, indices): inference needs the values
         return _SHAPE_LEAF if index in self._shape_leaves else self.inputs[0]
 
     @property
@@ -228,8 +63,8 @@ class DecompressionChain(Op):
         found = getattr(self, "_shape_leaf_set", None)
         if found is None:
             model = self.model
-            found = frozenset(self._position[src] for lid in self.chain.layers if model.layers[lid].type in _MOVES
-                              for src in model.graph.inputs_of(lid)[1:2] if src in self._position)
+            found = frozenset(self._position[src] for lid in self.chain.layers if model.layers[lid].type in MOVES
+                              for src in model.graph.inputs_of(lid)[1:] if src in self._position)
             self._shape_leaf_set = found
         return found
 
@@ -313,7 +148,7 @@ class DecompressionChain(Op):
         found = getattr(self, "_stands_in", None)
         if found is None:
             model, end = self.model, self.chain.end
-            readers = _readers(model, (end, 0))
+            readers = model.graph.consumers.get((end, 0), [])
             found = self._stands_in = (
                 bool(readers) and self.etype.name == "f32" and not self.chain.declared_weight
                 and model.ops[self.chain.leaves[0][0]].element_type.name in ("u8", "u4", "i8", "i4")  # type: ignore[union-attr]
@@ -362,8 +197,11 @@ class DecompressionChain(Op):
             made = cast(list[np.ndarray], args)  # (off the weight's path, or with it: every value is made)
             if layer.type == "Convert":
                 first = lid == chain.layers[0]
-                declared = model.ops[lid].destination_type.dtype  # type: ignore[union-attr]
-                value = _f32(convert_array(made[0], declared) if first and chain.declared_weight else made[0])
+                declared = model.ops[lid].destination_type  # type: ignore[union-attr]
+                if not declared.is_real or not along and not chain.operand:
+                    value = convert_array(made[0], declared.dtype)  # a zero point, scale or indices: rounded here
+                else:
+                    value = _f32(convert_array(made[0], declared.dtype) if first and chain.declared_weight else made[0])
             elif layer.type in ("Subtract", "Multiply"):
                 a, b = _f32(made[0]), _f32(made[1])
                 fn = np.subtract if layer.type == "Subtract" else np.multiply
