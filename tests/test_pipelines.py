@@ -153,23 +153,25 @@ def _usage_error(run_cli, *args: object) -> str:
 
 def test_generate_names_the_input_that_is_missing(run_cli) -> None:
     said = _usage_error(run_cli, TINY_LLM / "model.xml", "-n", 2)
-    assert "model file: it needs --inputs PROMPT.npz" in said and "--prompt" not in said  # never given: not blamed
+    assert "model file, whose prompt is token ids: it needs --inputs PROMPT.npz" in said
+    assert "--prompt" not in said  # never given: not blamed
     said = _usage_error(run_cli, TINY_LLM / "model.xml", "--prompt-file", "p.txt", "-n", 2)
     assert said.count("--prompt-file needs an export folder") == 1 and "--prompt " not in said
+    assert "model file, whose prompt is token ids" in said
     said = _usage_error(run_cli, TINY_EXPORT, "-n", 2)
-    assert "export folder: it needs a prompt" in said
+    assert "export folder: it needs --prompt TEXT, --prompt-file FILE or --inputs PROMPT.npz" in said
     said = _usage_error(run_cli, TINY_EXPORT, "--prompt", "a", "--inputs", TINY_LLM / "prompt.npz", "-n", 2)
-    assert "--prompt and --inputs: give one of" in said
+    assert "--prompt and --inputs together" in said and "which takes one of --prompt TEXT" in said
     said = _usage_error(run_cli, WHISPER, "-n", 2)
     assert "Whisper export folder: it needs --audio WAVE.npy or --audio-features FEATURES.npy" in said
     said = _usage_error(run_cli, WHISPER, "--image", LLAVA / "pixel_values.npy", "--audio", "w.npy", "-n", 2)
-    assert "--image does not apply to a Whisper export folder" in said
+    assert "--image needs a VLM export folder" in said and "is taken as a Whisper export folder" in said
     said = _usage_error(run_cli, LLAVA, "--image", LLAVA / "pixel_values.npy", "-n", 2)
-    assert "VLM export folder: it needs a prompt" in said
+    assert "VLM export folder: it needs --prompt TEXT, --prompt-file FILE or --inputs PROMPT.npz" in said
     said = _usage_error(run_cli, TINY_EXPORT, "--prompt", "a", "--weights", TINY_LLM / "model.bin", "-n", 2)
-    assert "--weights goes with a model file" in said
+    assert "--weights needs a model file" in said and "is an export folder" in said
     said = _usage_error(run_cli, MAMBA, "--prompt", "a", "--task", "translate", "-n", 2)
-    assert "--task goes with a Whisper export folder" in said and "--language" not in said
+    assert "--task needs a Whisper export folder" in said and "--language" not in said
 
 
 def test_the_library_refuses_what_does_not_fit_with_coded_errors(tmp_path: Path) -> None:

@@ -97,6 +97,12 @@ def _spelling(param: click.Parameter) -> str:
     return next((o for o in param.opts if o.startswith("--")), param.opts[0] if param.opts else str(param.name))
 
 
+def _with_metavar(param: click.Parameter) -> str:
+    """An option as its help shows it, e.g. ``--inputs PROMPT.npz``: what to give, not only its name."""
+    metavar = param.metavar if isinstance(param, click.Option) and not param.is_flag else None
+    return f"{_spelling(param)} {metavar}" if metavar else _spelling(param)
+
+
 def _listed(words: list[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
@@ -118,12 +124,13 @@ def misplaced(ctx: click.Context, command: click.Command) -> list[Diagnostic]:
             problems.append(Diagnostic(spec.code, f"{_spelling(param)} needs {needs}{why}", ERROR))
     options = {p.name: p for p in command.params}
     for mode, names in ((m, names) for m in held for names in spec.exactly_one.get(m, ())):
-        chosen = [n for n in names if ctx.params.get(n) is not None]
+        chosen = [_spelling(options[n]) for n in names if ctx.params.get(n) is not None]
         if len(chosen) != 1:
-            spelt = _listed([_spelling(options[n]) for n in names])
-            what = f"exactly one of {spelt}" if len(names) > 1 else spelt
+            spelt = _listed([_with_metavar(options[n]) for n in names])
             now = spec.named[mode].format(**ctx.params)
-            problems.append(Diagnostic(spec.code, f"{now}: it needs {what}", ERROR))
+            text = (f"{' and '.join(chosen)} together: {now}, which takes one of {spelt}" if chosen else
+                    f"{now}: it needs {spelt}")
+            problems.append(Diagnostic(spec.code, text, ERROR))
     return problems
 
 
