@@ -57,6 +57,7 @@ class _Diff:
     def __init__(self, ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], step: int):
         self.ref, self.other, self.steps = ref, other, list(steps[: step + 1])
         self.results: dict[Port, LayerResult] = {}
+        self.beyond_ports: dict[str, set[int]] = {}  # layer name -> its ports beyond their accuracy, kept with results
         _, self.kept = ref.run(self.steps, capture=True)
         self.candidate_ids = {layer.id for layer in ref.candidates}
         self.budget = budgets(ref, other.slack_units)
@@ -83,7 +84,7 @@ class _Diff:
             layer = self.ref.by_name[name]
             for port, arr in enumerate(tensors):
                 if arr is not None:
-                    self.results[(name, port)] = self.result(layer, port, arr, exposed if local else None)
+                    self.record(self.result(layer, port, arr, exposed if local else None))
             self.verdicts.setdefault(name, set()).add(self.beyond(layer))
         return exposed
 
@@ -126,8 +127,13 @@ class _Diff:
             return None
         return tensor_figures(other, outs[port], stated)
 
+    def record(self, r: LayerResult) -> None:
+        self.results[(r.name, r.port)] = r
+        beyond = self.beyond_ports.setdefault(r.name, set())
+        (beyond.discard if r.figures.within else beyond.add)(r.port)
+
     def beyond(self, layer: Layer) -> bool:
-        return any(not r.figures.within for (name, _), r in self.results.items() if name == layer.name)
+        return bool(self.beyond_ports.get(layer.name))
 
     def bisect(self, candidates: list[Layer], k: int, depth: int = 0) -> Layer | None:
         """The first candidate beyond its stated accuracy, exposing at most ``k`` at a time.
@@ -164,12 +170,14 @@ class _Diff:
             around = [p for p, _ in self._producers(first) if p.id in self.candidate_ids]
             feeding = [p for layer in downstream for p, _ in self._producers(layer) if p.id in self.candidate_ids]
             chosen = {layer.id for layer in (*around, first, *downstream, *feeding)}
-            seen = {key: r for key, r in self.results.items() if key[0] == first.name}
+            seen = {(first.name, i): self.results[(first.name, i)] for i in range(len(first.outputs))
+                    if (first.name, i) in self.results}
             self.expose([layer for layer in self.ref.candidates if layer.id in chosen], local=True)
             if seen and not self.beyond(first):
                 # it departed while its inputs were fused into it and matches once they are exposed:
                 # the departure is the fused kernel's; keep it as first seen
-                self.results.update(seen)
+                for r in seen.values():
+                    self.record(r)
                 self.fusion_dependent.append(first.name)
                 return first
             upstream = [p for p in around if self.beyond(p)]

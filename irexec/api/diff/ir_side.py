@@ -64,11 +64,14 @@ class IRSide:
             b_ports = {(layer.name, port): key for layer, port, key in self.other.output_ports()}
             history_b, self.kept = self.other.run([self.feeds(f) for f in steps], capture=True)
             a_names = {key: (layer.name, port) for layer, port, key in self.ref.output_ports()}
+            a_of: dict[tuple[str, int], tuple[str, int]] = {}  # B's port -> the first of A's matched to it
+            for a_port, b_port in self.matching.ports.items():
+                a_of.setdefault(b_port, a_port)
             history = []
             for outs in history_b:
                 step: dict[tuple[str, int], np.ndarray] = {}
                 for b_port, key_b in b_ports.items():
-                    a_port = next((a for a, b in self.matching.ports.items() if b == b_port), None)
+                    a_port = a_of.get(b_port)
                     if a_port is None and key_b in a_names:
                         a_port = a_names[key_b]
                     if a_port is not None:
