@@ -8,6 +8,7 @@ import click
 
 from ..base.errors import IRExecError
 from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
+from .run_cmd import _size
 
 
 @cli.command(cls=TensorFileHints)
@@ -47,10 +48,13 @@ from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
               help="Write a self-contained HTML page with an interactive plot (needs irexec[html]).")
 @click.option("--fail-on", type=click.Choice(["origin", "never"]), default="never", show_default=True,
               help="origin: exit 1 when an origin is found.")
+@click.option("--max-memory", callback=lambda ctx, param, value: _size(value), metavar="SIZE",
+              help="Bytes of tensors the diff and its runs may hold together, e.g. 8GiB "
+                   "(default: $IREXEC_MAX_MEMORY or half the RAM).")
 def diff(model: str, other_model: str | None, device: str | None, configs: tuple[str, ...], inputs_path: str | None,
          weights: str | None, inputs_dir: str | None, jobs: int, scheduler: str | None, seed: int,
          input_shapes: tuple[str, ...], layers: str, k: int, steps: int, ablate: int, top: int, json_path: str | None,
-         html_path: str | None, fail_on: str) -> None:
+         html_path: str | None, fail_on: str, max_memory: int | None) -> None:
     """Find the first layer where an OpenVINO device plugin's result, or a second IR's, departs from irexec.
 
     Both run the same inputs; layer outputs are compared against each op's stated
@@ -98,9 +102,9 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
         if other_model is not None:
             from ..api.diff.ab import diff_ab
 
-            report = diff_ab(model, other_model, weights, None, inputs_path, seed, shapes, steps, ablate)
+            report = diff_ab(model, other_model, weights, None, inputs_path, seed, shapes, steps, ablate, max_memory)
         else:
-            report = _diff(model, weights, str(device), config, inputs_path, seed, shapes, layers, k, steps)
+            report = _diff(model, weights, str(device), config, inputs_path, seed, shapes, layers, k, steps, max_memory)
         if json_path:
             from ..api.diff.render_json import render_json
             from ..system.atomic import write_atomically
@@ -150,7 +154,7 @@ def _dataset(model: str, other_model: str | None, weights: str | None, inputs_di
 
 
 def _diff(model: str, weights: str | None, device: str, config: dict[str, str], inputs_path: str | None, seed: int,
-          shapes: dict, layers: str, k: int, steps: int):
+          shapes: dict, layers: str, k: int, steps: int, max_memory: int | None):
     from ..api.diff.core import run_diff
     from ..api.diff.device import DeviceSide, import_openvino
     from ..api.diff.reference import ReferenceSide
@@ -163,12 +167,12 @@ def _diff(model: str, weights: str | None, device: str, config: dict[str, str], 
 
     import_openvino()  # before any work: a missing extra is the one error
     require_inputs((model, "model file"), (weights, "weights file"), (inputs_path, "inputs file"))
-    session = Session(model, weights)
+    session = Session(model, weights, max_memory)
     if inputs_path:
-        feeds = _by_parameter(session, load_npz(inputs_path))
+        feeds = _by_parameter(session, load_npz(inputs_path, max_memory))
         where = inputs_path
     else:
-        feeds = random_inputs(session.model, seed, plans=plan_inputs(session.model, shapes, {}))
+        feeds = random_inputs(session.model, seed, max_memory=max_memory, plans=plan_inputs(session.model, shapes, {}))
         where = f"random (seed {seed})"
     logits = None
     if steps:

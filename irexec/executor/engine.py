@@ -30,7 +30,9 @@ from .schedule import compact_steps, execution_order, plan_run, plan_steps
 
 # Called after each layer with (layer, its output arrays, seconds spent).
 # A hook with ``reads_values = False`` looks at shapes only, so an output no
-# layer reads may reach it as a stand-in (see Op.compute_unread).
+# layer reads may reach it as a stand-in (see Op.compute_unread).  A hook with
+# ``keeps`` (a set of layer ids) holds on to those layers' outputs: the run
+# keeps them alive to its end, so they count against its memory limit.
 LayerHook = Callable[[Layer, list[np.ndarray], float], None]
 
 
@@ -81,6 +83,9 @@ def run_model(
     if plan.reads:
         bind_variables(model, plan, state or {}, bound, limit)
     steps, preset, preset_bytes = plan.steps, None, 0
+    keeps = getattr(on_layer, "keeps", None) if on_layer is not None and not keep_all else None
+    if keeps:
+        steps = plan.keeping(frozenset(keeps))
     # a hook that looks at times and shapes only (a profile, a progress bar) sees the run a
     # plain run makes: kept layers are not stepped through (a weight only its decompression
     # chain read would otherwise be unpacked again on every profiled run)

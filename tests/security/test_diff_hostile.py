@@ -6,14 +6,19 @@ serve a model that changed, and two unrelated models are told apart from a copy.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from irexec.model.builder import IRBuilder
 
+ROOT = Path(__file__).resolve().parents[2]
 # 600 and 12,000 layers: linear work costs about 13x (20x the layers, a fixed start); the
 # per-layer scans this bounds cost about 36x, and grow as the square beyond
 SCALE = 20
@@ -61,3 +66,70 @@ def test_diff_of_many_layers_takes_linear_time(tmp_path: Path, run_cli) -> None:
     t_small = max(t_small, 1e-2)
     assert t_large < MAX_RATIO * t_small, (f"{SCALE}x the layers took {t_large / t_small:.0f}x the CPU time "
                                            f"({t_small:.3f} s -> {t_large:.3f} s)")
+
+
+# ------------------------------------------------------------------ memory
+
+MiB = 1 << 20
+CAP = 1100 * MiB  # the child's address space: about 300 MiB of interpreter and NumPy, the rest for tensors
+
+
+def _widening(path: Path, elements: int, depth: int) -> Path:
+    """A 1-element input broadcast to ``elements`` floats, then ``depth`` elementwise layers:
+    a few hundred bytes of XML whose layers each make ``4 * elements`` bytes."""
+    b = IRBuilder()
+    x = b.parameter("x", [1], "f32")
+    y = b.layer("Broadcast", "opset3", [x, b.const(np.array([elements], np.int64))], {"mode": "numpy"}, name="wide")
+    for i in range(depth):
+        y = b.layer("Negative" if i % 2 else "Relu", "opset1", [y], {}, name=f"step{i}")
+    b.result(b.layer("ReduceSum", "opset1", [y, b.const(np.array([0], np.int64))], {"keep_dims": "false"},
+                     name="total"))
+    xml, _ = b.write(path)
+    return Path(xml)
+
+
+def _capped_irexec(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    if sys.platform != "linux":
+        pytest.skip("caps the child's address space with RLIMIT_AS")
+    import resource
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (CAP, CAP))
+
+    full = dict(os.environ, PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", IREXEC_THREADS="1",
+                **(env or {}))
+    full.pop("IREXEC_MAX_MEMORY", None) if env is None or "IREXEC_MAX_MEMORY" not in env else None
+    return subprocess.run([sys.executable, "-m", "irexec", *map(str, args)], capture_output=True, text=True,
+                          timeout=600, env=full, preexec_fn=cap)
+
+
+def _refused(proc: subprocess.CompletedProcess[str]) -> None:
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "error[memory-limit]" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_diff_is_held_to_max_memory_where_run_fits(tmp_path: Path) -> None:
+    # 24 layers of 64 MiB: a run holds two or three of them; a diff that kept every layer of
+    # both sides would hold 3 GiB
+    a = _widening(tmp_path / "a.xml", 16 * MiB, 24)
+    b = _widening(tmp_path / "b.xml", 16 * MiB, 24)
+    run = _capped_irexec("run", a, "--max-memory", "400MiB")
+    assert run.returncode == 0, run.stderr
+    _refused(_capped_irexec("diff", a, b, "--max-memory", "400MiB"))
+    _refused(_capped_irexec("diff", a, b, env={"IREXEC_MAX_MEMORY": "400MiB"}))
+    # the library call takes the limit too
+    from irexec.api.diff.api import diff
+    from irexec.base.errors import IRExecError
+
+    with pytest.raises(IRExecError) as e:
+        diff(str(a), str(b), max_memory=400 * MiB)
+    assert e.value.diagnostics[0].code == "memory-limit"
+
+
+def test_diff_within_max_memory_completes(tmp_path: Path) -> None:
+    a = _widening(tmp_path / "a.xml", 1 * MiB, 8)
+    b = _widening(tmp_path / "b.xml", 1 * MiB, 8)
+    proc = _capped_irexec("diff", a, b, "--max-memory", "600MiB")
+    assert proc.returncode == 0, proc.stderr
+    assert "outputs within stated accuracy" in proc.stdout

@@ -20,6 +20,7 @@ from ...base.errors import IRExecError, ModelError, spelled
 from ...ir.records import Layer
 from .accuracy import StatedAccuracy, reduction_length, stated_accuracy
 from .figures import Figures, tensor_figures
+from .memory import FIGURE_BYTES_PER_ELEMENT, held_bytes, kept_arrays
 from .origins import classify
 from .reference import ReferenceSide
 from .report import MATCH, ORIGIN, UNRESOLVED, DiffReport, Fusion, LayerResult, StepResult
@@ -59,6 +60,7 @@ class _Diff:
         self.results: dict[Port, LayerResult] = {}
         self.beyond_ports: dict[str, set[int]] = {}  # layer name -> its ports beyond their accuracy, kept with results
         _, self.kept = ref.run(self.steps, capture=True)
+        ref.memory.hold(kept_arrays(self.kept))
         self.candidate_ids = {layer.id for layer in ref.candidates}
         self.budget = budgets(ref, other.slack_units)
         self.verdicts: dict[str, set[bool]] = {}  # layer name -> beyond or not, in the compilations that exposed it
@@ -94,7 +96,9 @@ class _Diff:
         n = reduction_length(layer.type, in_shapes, ref_out.shape, layer.data)
         stated = stated_accuracy(layer.type, ref_out.dtype, n, self.other.slack_units)
         budget = self.budget.get(layer.id, 0.0)
-        figures = tensor_figures(other, ref_out, stated, budget)
+        with self.ref.memory.temporaries(FIGURE_BYTES_PER_ELEMENT * int(ref_out.size),
+                                         f"comparing {layer.display} layer {layer.name!r}"):
+            figures = tensor_figures(other, ref_out, stated, budget)
         inputs = [p.name for p, _ in self._producers(layer) if p.id in self.candidate_ids]
         r = LayerResult(layer.name, layer.id, layer.display or layer.type, layer.type, self.ref.position[layer.id],
                         self.ref.depth[layer.id], port, str(ref_out.dtype), list(ref_out.shape), stated, figures,
@@ -125,7 +129,9 @@ class _Diff:
         outs = self.ref.replay(layer, inputs)
         if outs is None or port >= len(outs):
             return None
-        return tensor_figures(other, outs[port], stated)
+        with self.ref.memory.temporaries(FIGURE_BYTES_PER_ELEMENT * int(outs[port].size) + held_bytes(outs),
+                                         f"comparing {layer.display} layer {layer.name!r} re-run"):
+            return tensor_figures(other, outs[port], stated)
 
     def record(self, r: LayerResult) -> None:
         self.results[(r.name, r.port)] = r
@@ -227,7 +233,9 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     report = DiffReport(model, other.description, mode, inputs, dict(other.properties), dict(config or {}))
     ports = ref.output_ports()
     ref_history, _ = ref.run(steps)
+    ref.memory.hold(a for outs in ref_history for a in outs.values())
     deployed = other.run(steps, ())
+    ref.memory.hold(a for outs in deployed.history for a in outs.values())
     missing = [f"{layer.name}:{port}" for layer, port, _ in ports if (layer.name, port) not in deployed.history[0]]
     if missing:
         raise ModelError(f"{other.description} gives no output for {', '.join(missing)}: its model's outputs do not "

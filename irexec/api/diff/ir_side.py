@@ -18,6 +18,7 @@ import numpy as np
 from ..session import Session
 from .core import Exposed, Feeds, run_diff
 from .matching import Matching, match
+from .memory import DiffMemory, kept_arrays
 from .reference import ReferenceSide
 from .report import DiffReport, Fusion
 
@@ -40,6 +41,7 @@ class IRSide:
         self.kept: dict[int, list[np.ndarray]] = {}  # B's layers' outputs of the last step run
         self.constants: dict[int, list[np.ndarray]] = {}  # A's constant layers' outputs, given as they are
         self._cache: tuple[int, list[dict[tuple[str, int], np.ndarray]]] | None = None
+        self._held = 0  # bytes of ``kept`` charged to the diff's memory
 
     def feeds(self, feeds: Feeds) -> dict[str, np.ndarray]:
         """A's feeds keyed for B: by Parameter name, else by a shared tensor name."""
@@ -62,11 +64,14 @@ class IRSide:
         key = id(steps[-1]) * 1000 + len(steps)
         if self._cache is None or self._cache[0] != key or (expose and not self.kept):
             b_ports = {(layer.name, port): key for layer, port, key in self.other.output_ports()}
+            self.other.memory.release(self._held)
+            self.kept, self._held = {}, 0
             history_b, self.kept = self.other.run([self.feeds(f) for f in steps], capture=True)
+            self._held = self.other.memory.hold(kept_arrays(self.kept))
             a_names = {key: (layer.name, port) for layer, port, key in self.ref.output_ports()}
             a_of: dict[tuple[str, int], tuple[str, int]] = {}  # B's port -> the first of A's matched to it
-            for a_port, b_port in self.matching.ports.items():
-                a_of.setdefault(b_port, a_port)
+            for a_key, b_key in self.matching.ports.items():
+                a_of.setdefault(b_key, a_key)
             history = []
             for outs in history_b:
                 step: dict[tuple[str, int], np.ndarray] = {}
@@ -103,16 +108,20 @@ def _precision(layer) -> str:
 
 
 def run_ir_diff(a: Session, b: Session, steps: Sequence[Feeds], *, model: str, other_model: str, inputs: str,
-                logits: str | None = None, weights: bool = True, ablate: int = 32) -> DiffReport:
+                logits: str | None = None, weights: bool = True, ablate: int = 32, max_memory: int | None = None
+                ) -> DiffReport:
     """Compare B with A (the reference) over ``steps``: every matched layer, every compressed weight;
     the top ``ablate`` weights also by the outputs' error with only that weight compressed."""
     from .ablation import ablate as ablate_weights
     from .weights import compression_tolerance, decompressed, rank_weights
 
-    ref, other = ReferenceSide(a), ReferenceSide(b)
+    memory = DiffMemory(max_memory)
+    ref, other = ReferenceSide(a, memory), ReferenceSide(b, memory)
     matching = match(ref, other)
     side = IRSide(ref, other, matching, other_model)
-    _, kept_a = ref.run(list(steps), capture=True)  # A's weights, and its layers at the last step for weights.py
+    # A's constant layers (its weights, as weights.py and the layers re-run on B's inputs read them)
+    _, kept_a = ref.run(list(steps), capture=[layer.id for layer in ref.order if layer.id not in ref.varying])
+    memory.hold(kept_arrays(kept_a))
     side.constants = {lid: outs for lid, outs in kept_a.items() if lid not in ref.varying}
     report = run_diff(ref, side, steps, mode="all", model=model, inputs=inputs, logits=logits)
     report.layers = [r for r in report.layers if r.layer_id in ref.varying]
