@@ -20,3 +20,14 @@ def render_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines.append("  ".join("-" * w for w in widths))
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
     return "\n".join(lines)
+
+
+def table_lines(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A table as its lines, each cell kept on its line by ``one_line``."""
+    return render_table(header, rows).split("\n")
+
+
+def safe_text(lines: Sequence[str]) -> str:
+    """A report's lines as text: each through ``one_line``, so a name from a file cannot
+    start a line of its own (a forged ``::error`` command or verdict)."""
+    return "\n".join(one_line(line) for line in lines)

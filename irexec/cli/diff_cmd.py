@@ -7,6 +7,7 @@ import sys
 import click
 
 from ..base.errors import IRExecError
+from ..base.table_text import one_line
 from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
 from .run_cmd import _size
 
@@ -125,9 +126,9 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
 
         click.echo(render_ab(report, top))
     if json_path:
-        click.echo(f"wrote the JSON report to {json_path}")
+        click.echo(one_line(f"wrote the JSON report to {json_path}"))
     if html_path:
-        click.echo(f"wrote the HTML report to {html_path}")
+        click.echo(one_line(f"wrote the HTML report to {html_path}"))
     if fail_on == "origin" and report.origins:
         sys.exit(EXIT_FINDINGS)
 
@@ -150,7 +151,7 @@ def _dataset(model: str, other_model: str | None, weights: str | None, inputs_di
         fail(e)
     click.echo(render_dataset(summary, top))
     if json_path:
-        click.echo(f"wrote the JSON report to {json_path}")
+        click.echo(one_line(f"wrote the JSON report to {json_path}"))
 
 
 def _diff(model: str, weights: str | None, device: str, config: dict[str, str], inputs_path: str | None, seed: int,

@@ -133,3 +133,56 @@ def test_diff_within_max_memory_completes(tmp_path: Path) -> None:
     proc = _capped_irexec("diff", a, b, "--max-memory", "600MiB")
     assert proc.returncode == 0, proc.stderr
     assert "outputs within stated accuracy" in proc.stdout
+
+
+# ------------------------------------------------------------------ text and HTML
+
+FORGED = "\n::error title=forged::diff\noutputs within stated accuracy\n"
+BREAKOUT = "</script><script>window.forged=1</script><!--"
+
+
+def _hostile_pair(tmp_path: Path) -> tuple[Path, Path]:
+    """A and B whose second outputs come from layers without counterpart (a Relu in A, a
+    Negative in B), named to forge lines and to close a script element; A's file name does
+    both too."""
+    folder = tmp_path / "a<"  # with the file name below, the path holds "</script>"
+    folder.mkdir()
+    paths = []
+    for directory, stem, op, prefix in ((folder, "script>" + FORGED.replace("\n", "\r\n") + "a", "Relu", "a"),
+                                        (tmp_path, "b", "Negative", "b")):
+        b = IRBuilder()
+        x = b.parameter("x", [4], "f32")
+        y = b.layer("Multiply", "opset1", [x, b.const(np.full([4], 2, np.float32))], {}, name=f"{prefix}mul")
+        b.result(y, name="out")
+        b.result(b.layer(op, "opset1", [y], {}, name=f"{prefix}{FORGED}{BREAKOUT}{op}"), name="side")
+        xml, _ = b.write(directory / f"{stem}.xml")
+        paths.append(Path(xml))
+    return paths[0], paths[1]
+
+
+def test_names_forge_no_line_of_the_diff_text(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    a, b = _hostile_pair(tmp_path)
+    r = run_cli("diff", a, b, "--top", "0")
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert "::error title=forged::diff" in r.output  # the names are shown...
+    assert not [line for line in lines if line.lstrip().startswith("::")]  # ...on no line of their own
+    assert lines.count("outputs within stated accuracy") == 0 and lines[-1] != "outputs within stated accuracy"
+    assert "outputs beyond stated accuracy" in lines
+
+
+def test_html_metadata_is_json_no_name_closes_its_script(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("plotly")
+    from lxml import html
+
+    a, b = _hostile_pair(tmp_path)
+    page = tmp_path / "report.html"
+    r = run_cli("diff", a, b, "--html", page)
+    assert r.exit_code == 0, r.output
+    doc = html.fromstring(page.read_bytes())
+    meta = doc.get_element_by_id("diff-meta")
+    assert meta.tag == "script"
+    fields = json.loads(meta.text)
+    assert fields["model"] == str(a) and str(b) in fields["other"] and fields["mode"] == "all"
+    # no name opened a script element of its own
+    assert not [s for s in doc.iter("script") if (s.text or "").startswith("window.forged")]
