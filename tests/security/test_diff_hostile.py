@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -186,3 +187,30 @@ def test_html_metadata_is_json_no_name_closes_its_script(tmp_path: Path, run_cli
     assert fields["model"] == str(a) and str(b) in fields["other"] and fields["mode"] == "all"
     # no name opened a script element of its own
     assert not [s for s in doc.iter("script") if (s.text or "").startswith("window.forged")]
+
+
+# ------------------------------------------------------------------ B is not a copy of A
+
+
+def _unrelated(path: Path, input_name: str, output_name: str, op: str) -> Path:
+    b = IRBuilder()
+    x = b.parameter(input_name, [4], "f32")
+    b.result(b.layer(op, "opset1", [b.layer("Relu", "opset1", [x], {}, name=f"{op}_in")], {}, name=op), name=output_name)
+    xml, _ = b.write(path)
+    return Path(xml)
+
+
+def test_an_unrelated_b_is_not_a_copy(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    a = _ladder(tmp_path / "a.xml", 3, "a")
+    for b, what in ((_unrelated(tmp_path / "other_input.xml", "pixels", "out", "Exp"), "'pixels'"),
+                    (_unrelated(tmp_path / "other_output.xml", "x", "logits", "Exp"), "'aout'")):
+        r = run_cli("diff", a, b)
+        assert r.exit_code == 1, r.output
+        assert "error[not-a-copy]" in r.output and "is not a copy of" in r.output and what in r.output, r.output
+        assert re.search(r"[01] of 9 layer\(s\) of A \(\d+%\) have a counterpart in B", r.output), r.output
+        assert "Traceback" not in r.output
+    # a B that runs on A's inputs and gives A's outputs, but shares few of its layers, says so
+    b = _unrelated(tmp_path / "few.xml", "x", "aout", "Exp")
+    r = run_cli("diff", a, b)
+    assert r.exit_code == 0, r.output
+    assert "B may not be a copy of A" in r.output

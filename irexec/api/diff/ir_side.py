@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...base.errors import ModelError
 from ..session import Session
 from .core import Exposed, Feeds, run_diff
 from .matching import Matching, match
@@ -107,6 +108,36 @@ def _precision(layer) -> str:
                                                                  else port.precision)
 
 
+# Below this share of A's layers with a counterpart in B, the report says B may not be a copy of A.
+FEW_MATCHED = 0.5
+
+
+def matched_share(ref: ReferenceSide, matching: Matching) -> tuple[int, int]:
+    """(A's layers that depend on the inputs and have a counterpart in B, all such layers of A)."""
+    varying = [layer for layer in ref.candidates if layer.id in ref.varying]
+    return sum(1 for layer in varying if layer.name in matching.layer), len(varying)
+
+
+def _require_a_copy(ref: ReferenceSide, other: ReferenceSide, matching: Matching, side: IRSide, feeds: Feeds,
+                    model: str, other_model: str) -> None:
+    """``not-a-copy`` when B cannot be compared with A at all: an input of B that no input of A
+    feeds, or an output of A that no output of B gives."""
+    fed = side.feeds(feeds)
+    unfed = [p.name for p in other.model.parameters if p.name not in fed]
+    b_outputs = {(layer.name, port) for layer, port, _ in other.output_ports()}
+    b_keys = {key for _, _, key in other.output_ports()}
+    ungiven = [key for layer, port, key in ref.output_ports()
+               if matching.ports.get((layer.name, port)) not in b_outputs and key not in b_keys]
+    if not unfed and not ungiven:
+        return
+    found, total = matched_share(ref, matching)
+    why = "; ".join(part for part in (
+        f"B's input(s) {', '.join(repr(n) for n in unfed[:5])} match no input of A by name or tensor name" if unfed else "",
+        f"A's output(s) {', '.join(repr(n) for n in ungiven[:5])} match no output of B" if ungiven else "") if part)
+    raise ModelError(f"{other_model} is not a copy of {model}: {why}; {found} of {total} layer(s) of A "
+                     f"({100 * found / max(1, total):.0f}%) have a counterpart in B", code="not-a-copy", file=other_model)
+
+
 def run_ir_diff(a: Session, b: Session, steps: Sequence[Feeds], *, model: str, other_model: str, inputs: str,
                 logits: str | None = None, weights: bool = True, ablate: int = 32, max_memory: int | None = None
                 ) -> DiffReport:
@@ -119,6 +150,7 @@ def run_ir_diff(a: Session, b: Session, steps: Sequence[Feeds], *, model: str, o
     ref, other = ReferenceSide(a, memory), ReferenceSide(b, memory)
     matching = match(ref, other)
     side = IRSide(ref, other, matching, other_model)
+    _require_a_copy(ref, other, matching, side, steps[0], model, other_model)
     # A's constant layers (its weights, as weights.py and the layers re-run on B's inputs read them)
     _, kept_a = ref.run(list(steps), capture=[layer.id for layer in ref.order if layer.id not in ref.varying])
     memory.hold(kept_arrays(kept_a))
@@ -130,6 +162,10 @@ def run_ir_diff(a: Session, b: Session, steps: Sequence[Feeds], *, model: str, o
     report.fused = {}
     report.matching = matching.as_dict()
     counts = matching.counts()
+    found, total = matched_share(ref, matching)
+    if total and found < FEW_MATCHED * total:
+        report.notes.insert(0, f"only {found} of {total} layer(s) of A ({100 * found / total:.0f}%) have a counterpart "
+                               "in B: B may not be a copy of A, and what is unmatched is not compared")
     report.notes.insert(0, f"B: {other_model}; {len(matching.layer)} layer(s) matched ("
                         + ", ".join(f"{n} by {how}" for how, n in counts.items())
                         + f"), {len(matching.unmatched_a)} of A and "
