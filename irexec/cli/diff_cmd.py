@@ -29,6 +29,9 @@ from .run_cmd import _size
               help="With --inputs-dir: samples run on N local processes.")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="With --inputs-dir: run the samples on a Dask distributed cluster (needs irexec[dask]).")
+@click.option("--scheduler-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+              metavar="SECONDS", help="With --scheduler: how long to wait for the scheduler to answer, for a worker to "
+              "join, and with no worker left, before giving up.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the random inputs.")
 @click.option("--input-shape", "input_shapes", multiple=True, metavar="NAME:DIMS",
               help="Shape of a generated input whose declared dims are not static (repeatable).")
@@ -53,7 +56,7 @@ from .run_cmd import _size
               help="Bytes of tensors the diff and its runs may hold together, e.g. 8GiB "
                    "(default: $IREXEC_MAX_MEMORY or half the RAM).")
 def diff(model: str, other_model: str | None, device: str | None, configs: tuple[str, ...], inputs_path: str | None,
-         weights: str | None, inputs_dir: str | None, jobs: int, scheduler: str | None, seed: int,
+         weights: str | None, inputs_dir: str | None, jobs: int, scheduler: str | None, scheduler_timeout: float, seed: int,
          input_shapes: tuple[str, ...], layers: str, k: int, steps: int, ablate: int, top: int, json_path: str | None,
          html_path: str | None, fail_on: str, max_memory: int | None) -> None:
     """Find the first layer where an OpenVINO device plugin's result, or a second IR's, departs from irexec.
@@ -97,7 +100,7 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
         except IRExecError as e:
             fail(e)
     if inputs_dir:
-        _dataset(model, other_model, weights, inputs_dir, jobs, scheduler, json_path, top)
+        _dataset(model, other_model, weights, inputs_dir, jobs, scheduler, scheduler_timeout, json_path, top)
         return
     try:
         if other_model is not None:
@@ -134,12 +137,12 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
 
 
 def _dataset(model: str, other_model: str | None, weights: str | None, inputs_dir: str, jobs: int,
-             scheduler: str | None, json_path: str | None, top: int) -> None:
+             scheduler: str | None, scheduler_timeout: float, json_path: str | None, top: int) -> None:
     from ..api.diff.ab import diff_dataset
     from ..api.diff.render_dataset import render_dataset
 
     try:
-        summary = diff_dataset(model, str(other_model), weights, None, inputs_dir, jobs, scheduler)
+        summary = diff_dataset(model, str(other_model), weights, None, inputs_dir, jobs, scheduler, scheduler_timeout)
         if json_path:
             import json
 

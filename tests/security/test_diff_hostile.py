@@ -214,3 +214,101 @@ def test_an_unrelated_b_is_not_a_copy(tmp_path: Path, run_cli) -> None:  # type:
     r = run_cli("diff", a, b)
     assert r.exit_code == 0, r.output
     assert "B may not be a copy of A" in r.output
+
+
+# ------------------------------------------------------------------ Dask
+
+
+def _samples(directory: Path, n: int, elements: int = 4) -> Path:
+    directory.mkdir(exist_ok=True)
+    rng = np.random.default_rng(0)
+    for i in range(n):
+        np.savez(directory / f"s{i:02d}.npz", x=rng.standard_normal(elements).astype(np.float32))
+    return directory
+
+
+def _output_rel_l2(run_cli, a: Path, b: Path, samples: Path, tmp_path: Path, *args: str) -> float:  # type: ignore[no-untyped-def]
+    out = tmp_path / "ds.json"
+    r = run_cli("diff", a, b, "--inputs-dir", samples, "--json", out, *args)
+    assert r.exit_code == 0, r.output
+    return max(float(o["max_rel_l2"]) for o in json.loads(out.read_text())["dataset"]["outputs"].values())
+
+
+def test_dask_workers_load_a_changed_model_again(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    distributed = pytest.importorskip("dask.distributed")
+    a, b = _ladder(tmp_path / "a.xml", 3, "a"), _ladder(tmp_path / "b.xml", 3, "b")
+    samples = _samples(tmp_path / "samples", 2)
+    with distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=1, dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        assert _output_rel_l2(run_cli, a, b, samples, tmp_path, "--scheduler", address) == 0.0
+        # B changes between two diffs, at the same path: new files put in place of the old ones
+        (tmp_path / "new").mkdir()
+        _ladder(tmp_path / "new" / "b.xml", 3, "b", scale=3.0)
+        for name in ("b.xml", "b.bin"):
+            os.replace(tmp_path / "new" / name, tmp_path / name)
+        serial = _output_rel_l2(run_cli, a, b, samples, tmp_path)
+        assert serial > 0.1
+        assert _output_rel_l2(run_cli, a, b, samples, tmp_path, "--scheduler", address) == serial
+
+
+def _scheduler_failure(proc_or_result: object, code: str, seconds: float, bound: float) -> None:
+    output = getattr(proc_or_result, "output", None)
+    if output is None:
+        output = proc_or_result.stdout + proc_or_result.stderr  # type: ignore[attr-defined]
+    exit_code = getattr(proc_or_result, "exit_code", getattr(proc_or_result, "returncode", None))
+    assert exit_code == (2 if code == "bad-scheduler" else 1), output
+    assert f"error[{code}]" in output and "Traceback" not in output, output
+    assert seconds < bound, f"{code} took {seconds:.1f} s"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_dask_scheduler_failures_are_coded_errors_in_time(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    distributed = pytest.importorskip("dask.distributed")
+    a, b = _ladder(tmp_path / "a.xml", 2, "a"), _ladder(tmp_path / "b.xml", 2, "b")
+    samples = _samples(tmp_path / "samples", 1)
+    base = ("diff", a, b, "--inputs-dir", samples, "--scheduler-timeout", "2", "--scheduler")
+    for address, code in (("tcp://", "bad-scheduler"), ("tcp://127.0.0.1:port", "bad-scheduler"),
+                          ("garbage", "bad-scheduler"), (f"tcp://127.0.0.1:{_free_port()}", "scheduler-unreachable")):
+        start = time.monotonic()
+        r = run_cli(*base, address)
+        _scheduler_failure(r, code, time.monotonic() - start, 15)
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:  # no worker
+        start = time.monotonic()
+        r = run_cli(*base, cluster.scheduler_address)
+        _scheduler_failure(r, "scheduler-error", time.monotonic() - start, 15)
+        assert "has no worker" in r.output
+
+
+def test_dask_cluster_whose_workers_all_die_is_a_coded_error(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    # samples that take a while each: the only worker goes away while they run
+    a, b = _widening(tmp_path / "a.xml", 1 << 18, 40), _widening(tmp_path / "b.xml", 1 << 18, 40)
+    samples = _samples(tmp_path / "samples", 200, elements=1)
+    with distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=1, protocol="tcp://",
+                                  dashboard_address=None) as cluster:
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        proc = subprocess.Popen([sys.executable, "-m", "irexec", "diff", str(a), str(b), "--inputs-dir", str(samples),
+                                 "--scheduler", cluster.scheduler_address, "--scheduler-timeout", "2"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            with distributed.Client(cluster.scheduler_address) as watcher:
+                deadline = time.monotonic() + 60
+                while not any(watcher.processing().values()):
+                    assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+                    time.sleep(0.1)
+            cluster.scale(0)
+            start = time.monotonic()
+            stdout, stderr = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        _scheduler_failure(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), "scheduler-error",
+                           time.monotonic() - start, 20)
