@@ -198,7 +198,11 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 if not checked and arr.shape != dims and (lid, key[1], arr.shape) not in shapes_ok:
                     _note_undeclared_shape(model, layer, key[1], arr.shape, warnings, shapes_ok)
             if on_layer is not None:
-                on_layer(layer, outs, elapsed)
+                token = limits.IN_USE.set((limit, held))  # what the hook makes is charged like a kernel's temporaries
+                try:
+                    on_layer(layer, outs, elapsed)
+                finally:
+                    limits.IN_USE.reset(token)
             if not keep_all:
                 for src in frees:
                     gone = values.pop(src, None)

@@ -33,6 +33,7 @@ class IRSide:
         self.properties: dict[str, str] = {}
         self.compiles = 0
         self.slack_units = 0.0  # the same engine on both sides: only the IRs differ
+        self.streams = True  # gives any layer's tensors at once from one run: the reference can be compared as it runs
         by_name = other.by_name
         self.fusion = {a: Fusion(b, by_name[b].type, _precision(by_name[b])) for a, b in matching.layer.items()}
         # A's constant layers count as computed the same way ("removed" would say they are not)

@@ -53,9 +53,19 @@ class DiffMemory:
     @contextmanager
     def temporaries(self, need: int, what: str) -> Iterator[None]:
         """A block that makes ``need`` bytes of temporaries; a kernel re-run in it (a layer's
-        own error) is held to what the diff leaves free, as a kernel in a run is."""
-        self.require(need, what)
-        with limits.charged(self.limit, self.held):
+        own error) is held to what is left, as a kernel in a run is.  Inside a run (a layer
+        compared as the run makes it), what the run holds counts too."""
+        state = limits.accounting()
+        if state is None:
+            self.require(need, what)
+            limit, used = self.limit, self.held
+        else:
+            limit, used = state
+            why = limits.over_limit(used + need, limit)
+            if why:
+                raise IRExecError(f"{what}, with {limits.format_bytes(used)} in use by the run and "
+                                  f"{limits.format_bytes(self.held)} kept by the diff, {why}", code="memory-limit")
+        with limits.charged(limit, used + need):
             yield
 
 

@@ -10,6 +10,7 @@ from collections.abc import Collection, Mapping, Sequence
 import numpy as np
 
 from ...base.errors import IRExecError
+from ...executor.engine import LayerHook
 from ...ir.records import Layer
 from ...model.naming import output_names
 from ..session import Session
@@ -72,11 +73,12 @@ class ReferenceSide:
                 out.append((self.model.layers[src[0]], src[1], names[res.id]))
         return out
 
-    def run(self, steps: Sequence[Mapping[str, np.ndarray]], capture: bool | Collection[int] = False
-            ) -> tuple[list[dict[str, np.ndarray]], dict[int, list[np.ndarray]]]:
+    def run(self, steps: Sequence[Mapping[str, np.ndarray]], capture: bool | Collection[int] = False,
+            on_layer: LayerHook | None = None) -> tuple[list[dict[str, np.ndarray]], dict[int, list[np.ndarray]]]:
         """Run ``steps`` in order from a reset state: every step's outputs, and with ``capture``
         (True: every layer; else the ids of the layers) those layers' outputs of the last step.
-        The run keeps them alive, so they count against its limit: what the diff leaves free."""
+        The run keeps them alive, so they count against its limit: what the diff leaves free.
+        ``on_layer``: a hook the last step's run calls instead (its ``keeps`` kept alive the same way)."""
         self.session.reset_state()
         kept: dict[int, list[np.ndarray]] = {}
         wanted = frozenset(self.model.layers) if capture is True else frozenset(capture or ())
@@ -89,7 +91,7 @@ class ReferenceSide:
         history = []
         try:
             for i, feeds in enumerate(steps):
-                hook = keep if wanted and i == len(steps) - 1 else None
+                hook = (on_layer or (keep if wanted else None)) if i == len(steps) - 1 else None
                 self.session.max_memory = self.memory.run_limit(f"a run of {self.model.path}")
                 history.append(self.session.run(dict(feeds), on_layer=hook).outputs)
         finally:
