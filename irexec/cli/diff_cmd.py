@@ -100,7 +100,7 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
         except IRExecError as e:
             fail(e)
     if inputs_dir:
-        _dataset(model, other_model, weights, inputs_dir, jobs, scheduler, scheduler_timeout, json_path, top)
+        _dataset(model, other_model, weights, inputs_dir, jobs, scheduler, scheduler_timeout, json_path, top, max_memory)
         return
     try:
         if other_model is not None:
@@ -137,12 +137,14 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
 
 
 def _dataset(model: str, other_model: str | None, weights: str | None, inputs_dir: str, jobs: int,
-             scheduler: str | None, scheduler_timeout: float, json_path: str | None, top: int) -> None:
+             scheduler: str | None, scheduler_timeout: float, json_path: str | None, top: int,
+             max_memory: int | None) -> None:
     from ..api.diff.ab import diff_dataset
     from ..api.diff.render_dataset import render_dataset
 
     try:
-        summary = diff_dataset(model, str(other_model), weights, None, inputs_dir, jobs, scheduler, scheduler_timeout)
+        summary = diff_dataset(model, str(other_model), weights, None, inputs_dir, jobs, scheduler, scheduler_timeout,
+                               max_memory)
         if json_path:
             import json
 

@@ -119,6 +119,8 @@ def test_diff_is_held_to_max_memory_where_run_fits(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     _refused(_capped_irexec("diff", a, b, "--max-memory", "400MiB"))
     _refused(_capped_irexec("diff", a, b, env={"IREXEC_MAX_MEMORY": "400MiB"}))
+    samples = _samples(tmp_path / "samples", 1, elements=1)
+    _refused(_capped_irexec("diff", a, b, "--inputs-dir", samples, "--max-memory", "400MiB"))
     # the library call takes the limit too
     from irexec.api.diff.api import diff
     from irexec.base.errors import IRExecError

@@ -41,11 +41,12 @@ def diff_ab(a: str, b: str, a_weights: str | None, b_weights: str | None, inputs
 
 
 def diff_dataset(a: str, b: str, a_weights: str | None, b_weights: str | None, directory: str, jobs: int,
-                 scheduler: str | None, scheduler_timeout: float | None = None) -> Any:
+                 scheduler: str | None, scheduler_timeout: float | None = None, max_memory: int | None = None) -> Any:
     from .dataset import SCHEDULER_TIMEOUT, run_dataset
 
     return run_dataset(a, a_weights, b, b_weights, directory, jobs=jobs, scheduler=scheduler,
-                       scheduler_timeout=SCHEDULER_TIMEOUT if scheduler_timeout is None else scheduler_timeout)
+                       scheduler_timeout=SCHEDULER_TIMEOUT if scheduler_timeout is None else scheduler_timeout,
+                       max_memory=max_memory)
 
 
 def device_diff(model: str, weights: str | None, device: str, config: dict[str, str], inputs_path: str | None,

@@ -82,16 +82,16 @@ def _sessions(key: Key) -> Any:
     return found
 
 
-def sample_figures(key: Key, path: str) -> Figures:
-    """Diff one sample and keep a few numbers per layer and per weight."""
+def sample_figures(key: Key, path: str, max_memory: int | None = None) -> Figures:
+    """Diff one sample and keep a few numbers per layer and per weight, under ``max_memory``."""
     from ...system.tensorfile import load_npz
     from .ir_side import run_ir_diff
 
     a, b = _sessions(key)
-    feeds = dict(load_npz(path))
+    feeds = dict(load_npz(path, max_memory))
     names = {p.name for p in a.model.parameters}
     feeds = {k: v for k, v in feeds.items() if k in names} or feeds
-    report = run_ir_diff(a, b, [feeds], model=key[0], other_model=key[2], inputs=path, ablate=0)
+    report = run_ir_diff(a, b, [feeds], model=key[0], other_model=key[2], inputs=path, ablate=0, max_memory=max_memory)
     return {"layers": {f"{r.name}:{r.port}" if r.port else r.name: (r.figures.rel_l2, r.figures.max_abs_error,
                                                                    r.figures.max_units, r.status == ORIGIN)
                        for r in report.layers},
@@ -146,27 +146,28 @@ class DatasetSummary:
                                        key=lambda kv: -float(kv[1]["mean_rel_l2"])))}
 
 
-def _pool_figures(args: tuple[Key, str]) -> Figures:
+def _pool_figures(args: tuple[Key, str, int | None]) -> Figures:
     return sample_figures(*args)
 
 
-def _figures(key: Key, paths: list[str], jobs: int, scheduler: str | None, timeout: float = SCHEDULER_TIMEOUT
-             ) -> Iterator[Figures]:
+def _figures(key: Key, paths: list[str], jobs: int, scheduler: str | None, timeout: float = SCHEDULER_TIMEOUT,
+             max_memory: int | None = None) -> Iterator[Figures]:
     """Each sample's figures, in the order of ``paths``, as they are ready."""
     if scheduler:
-        yield from _dask_figures(key, paths, scheduler, timeout)
+        yield from _dask_figures(key, paths, scheduler, timeout, max_memory)
         return
     if jobs <= 1:
         for path in paths:
-            yield sample_figures(key, path)
+            yield sample_figures(key, path, max_memory)
         return
     import multiprocessing
 
     with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-        yield from pool.imap(_pool_figures, [(key, p) for p in paths])
+        yield from pool.imap(_pool_figures, [(key, p, max_memory) for p in paths])
 
 
-def _dask_figures(key: Key, paths: list[str], scheduler: str, timeout: float) -> Iterator[Figures]:
+def _dask_figures(key: Key, paths: list[str], scheduler: str, timeout: float, max_memory: int | None
+                  ) -> Iterator[Figures]:
     """The samples on a Dask cluster; a cluster that cannot be reached, has no worker or loses
     every worker is a coded error within ``timeout`` seconds, never a wait without end."""
     try:
@@ -189,7 +190,7 @@ def _dask_figures(key: Key, paths: list[str], scheduler: str, timeout: float) ->
                           code="scheduler-unreachable") from None
     with client:
         _wait_for_workers(client, scheduler, timeout)
-        futures = client.map(sample_figures, [key] * len(paths), paths, pure=False)
+        futures = client.map(sample_figures, [key] * len(paths), paths, [max_memory] * len(paths), pure=False)
         for future in futures:
             yield _result(client, future, scheduler, timeout)
             future.release()
@@ -233,13 +234,14 @@ def _result(client: Any, future: Any, scheduler: str, timeout: float) -> Figures
 
 
 def run_dataset(a: str, a_weights: str | None, b: str, b_weights: str | None, directory: str, *, jobs: int = 1,
-                scheduler: str | None = None, scheduler_timeout: float = SCHEDULER_TIMEOUT) -> DatasetSummary:
+                scheduler: str | None = None, scheduler_timeout: float = SCHEDULER_TIMEOUT,
+                max_memory: int | None = None) -> DatasetSummary:
     paths = sample_paths(directory)
     paths4 = (os.path.abspath(a), a_weights and os.path.abspath(a_weights), os.path.abspath(b),
               b_weights and os.path.abspath(b_weights))
     key: Key = (*paths4, content_hash(*paths4))
     summary = DatasetSummary(runner=f"dask {scheduler}" if scheduler else f"{jobs} process(es)" if jobs > 1 else "serial")
-    for path, figs in zip(paths, _figures(key, paths, jobs, scheduler, scheduler_timeout)):
+    for path, figs in zip(paths, _figures(key, paths, jobs, scheduler, scheduler_timeout, max_memory)):
         summary.add(path, figs)
     return summary
 
