@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from ..base.errors import IRExecError
+from ..base.table_text import one_line
 from .base import EXIT_FINDINGS, TensorFileHints, cli, closing_line, fail
 
 
@@ -168,7 +169,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
     except IRExecError as e:
         fail(e)
     for d in result.warnings:
-        click.echo(d.format(), err=True)
+        click.echo(one_line(d.format()), err=True)
     if result.stopped_at is not None:
         layer = result.stopped_at
         click.echo(f"stopped at layer {layer.id} {layer.name!r} ({layer.display})")
@@ -191,7 +192,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         _print_comparison(report, compare_path or "", atol_t, rtol_t)
         if not report.ok:
             for d in report.diagnostics():
-                click.echo(d.format(), err=True)
+                click.echo(one_line(d.format()), err=True)
             click.echo(closing_line(False, command_started))
             sys.exit(EXIT_FINDINGS)
     click.echo(closing_line(True, command_started))

@@ -314,3 +314,17 @@ def test_dask_cluster_whose_workers_all_die_is_a_coded_error(tmp_path: Path) -> 
                 proc.communicate()
         _scheduler_failure(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), "scheduler-error",
                            time.monotonic() - start, 20)
+
+
+def test_findings_of_run_and_check_forge_no_line(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    """A layer whose declared dims are wrong is a warning of `run` and an error of `check`,
+    each naming the layer: its name stays on the finding's line."""
+    b = IRBuilder()
+    x = b.parameter("x", [2], "f32")
+    b.result(b.layer("Relu", "opset1", [x], name="relu\n::error title=forged::finding", outputs=[([3], "f32")]))
+    xml, _ = b.write(tmp_path / "model.xml")
+    for args, code in ((("run", xml), 0), (("check", xml), 1)):
+        proc = run_cli.subprocess(*args)
+        assert proc.returncode == code, proc.stdout + proc.stderr
+        assert "shape-mismatch" in proc.stdout + proc.stderr and "::error title=forged::finding" in proc.stdout + proc.stderr
+        assert not [line for line in (proc.stdout + proc.stderr).splitlines() if line.startswith("::")], proc.stderr
