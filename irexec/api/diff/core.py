@@ -294,8 +294,8 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     stream = mode == "all" and getattr(other, "streams", False)
     diff = _Diff(ref, other, steps, analysed, stream)
     candidates = ref.candidates
-    if stream:
-        diff.stream(candidates)
+    if stream:  # a side that streams gives the reference's own constants: only what depends on the inputs can differ
+        diff.stream([c for c in candidates if c.id in ref.varying])
     report.outputs = [diff.result(layer, port, deployed.history[analysed][(layer.name, port)], None)
                       for layer, port, _ in ports]
     report.fused = {c.name: other.fusion[c.name] for c in candidates if c.name in other.fusion and other.fusion[c.name].fused}
