@@ -97,9 +97,8 @@ def _capped_irexec(*args: str | Path, env: dict[str, str] | None = None) -> subp
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (CAP, CAP))
 
-    full = dict(os.environ, PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", IREXEC_THREADS="1",
-                **(env or {}))
-    full.pop("IREXEC_MAX_MEMORY", None) if env is None or "IREXEC_MAX_MEMORY" not in env else None
+    full = {k: v for k, v in os.environ.items() if k != "IREXEC_MAX_MEMORY"}  # only the limit the case sets
+    full.update(PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", IREXEC_THREADS="1", **(env or {}))
     return subprocess.run([sys.executable, "-m", "irexec", *map(str, args)], capture_output=True, text=True,
                           timeout=600, env=full, preexec_fn=cap)
 
