@@ -243,6 +243,9 @@ def _chain(hooks: Iterable[LayerHook]) -> LayerHook | None:
             h(layer, outs, seconds)
 
     call_all.reads_values = any(reads_values(h) for h in hooks)  # type: ignore[attr-defined]
+    keeps = [k for h in hooks for k in getattr(h, "keeps", ())]
+    if keeps:
+        call_all.keeps = frozenset(keeps)  # type: ignore[attr-defined]
     return call_all
 
 

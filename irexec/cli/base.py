@@ -18,8 +18,10 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 def fail(exc: IRExecError) -> NoReturn:
     """Print a user error's diagnostics to stderr; exit 2 for a usage error
     (an option that names no layer or output), else 1."""
+    from ..base.table_text import one_line
+
     for d in exc.diagnostics:
-        click.echo(d.format(), err=True)
+        click.echo(one_line(d.format()), err=True)  # a name from a file never starts a line of its own
     sys.exit(EXIT_USAGE if isinstance(exc, UsageError) else EXIT_FINDINGS)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from ..base.errors import IRExecError
+from ..base.table_text import one_line
 from .base import EXIT_FINDINGS, TensorFileHints, cli, fail
 from .option_groups import Modes, input_options, memory_options, model_options, modes, option, output_options
 
@@ -51,6 +52,10 @@ _ONE_RUN = ["device", "ab"]  # the modes that diff one input (or its greedy step
         help="With --inputs-dir: samples run on N local processes.")
 @option("--scheduler", metavar="tcp://HOST:PORT", modes=["dataset"],
         help="With --inputs-dir: run the samples on a Dask distributed cluster (needs irexec[dask]).")
+@option("--scheduler-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+        metavar="SECONDS", modes=["dataset"],
+        help="With --scheduler: how long to wait for the scheduler to answer, for a worker to join, and with no "
+             "worker left, before giving up.")
 @option("--layers", type=click.Choice(["bisect", "all"]), default="bisect", show_default=True, modes=["device"],
         help="bisect: keep the deployed graph, expose --expose layers at a time and bisect to the first that "
              "departs; all: expose every layer at once (the plugin then fuses less).")
@@ -70,7 +75,7 @@ _ONE_RUN = ["device", "ab"]  # the modes that diff one input (or its greedy step
 @memory_options()
 @modes(DIFF_MODES)
 def diff(model: str, other_model: str | None, device: str | None, configs: tuple[str, ...], inputs_path: str | None,
-         weights: str | None, inputs_dir: str | None, jobs: int, scheduler: str | None, seed: int,
+         weights: str | None, inputs_dir: str | None, jobs: int, scheduler: str | None, scheduler_timeout: float, seed: int,
          input_shapes: tuple[str, ...], layers: str, k: int, steps: int, ablate: int, top: int, json_path: str | None,
          html_path: str | None, fail_on: str, max_memory: int | None) -> None:
     """Find the first layer where an OpenVINO device plugin's result, or a second IR's, departs from irexec.
@@ -105,7 +110,7 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
     except IRExecError as e:
         fail(e)
     if inputs_dir:
-        _dataset(model, other_model, weights, inputs_dir, jobs, scheduler, json_path, top, max_memory)
+        _dataset(model, other_model, weights, inputs_dir, jobs, scheduler, scheduler_timeout, json_path, top, max_memory)
         return
     try:
         if other_model is not None:
@@ -148,18 +153,20 @@ def _print_report(report: Any, ab: bool, top: int, json_path: str | None, html_p
 
         click.echo(render_ab(report, top))
     if json_path:
-        click.echo(f"wrote the JSON report to {json_path}")
+        click.echo(one_line(f"wrote the JSON report to {json_path}"))
     if html_path:
-        click.echo(f"wrote the HTML report to {html_path}")
+        click.echo(one_line(f"wrote the HTML report to {html_path}"))
 
 
 def _dataset(model: str, other_model: str | None, weights: str | None, inputs_dir: str, jobs: int,
-             scheduler: str | None, json_path: str | None, top: int, max_memory: int | None) -> None:
+             scheduler: str | None, scheduler_timeout: float, json_path: str | None, top: int,
+             max_memory: int | None) -> None:
     from ..api.diff.ab import diff_dataset
     from ..api.diff.render_dataset import render_dataset
 
     try:
-        summary = diff_dataset(model, str(other_model), weights, None, inputs_dir, jobs, scheduler, max_memory=max_memory)
+        summary = diff_dataset(model, str(other_model), weights, None, inputs_dir, jobs, scheduler, scheduler_timeout,
+                               max_memory=max_memory)
         if json_path:
             import json
 
@@ -171,4 +178,4 @@ def _dataset(model: str, other_model: str | None, weights: str | None, inputs_di
         fail(e)
     click.echo(render_dataset(summary, top))
     if json_path:
-        click.echo(f"wrote the JSON report to {json_path}")
+        click.echo(one_line(f"wrote the JSON report to {json_path}"))

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ..base.errors import IRExecError
+from ..base.table_text import one_line
 from .base import EXIT_FINDINGS, TensorFileHints, cli, closing_line, fail
 from .option_groups import Modes, input_options, memory_options, model_options, modes, option, output_options
 
@@ -104,7 +105,7 @@ def run(model: str, inputs_path: str | None, output_path: str | None, weights: s
         _print_comparison(report, compare_path or "", atol_t, rtol_t)
         if not report.ok:
             for d in report.diagnostics():
-                click.echo(d.format(), err=True)
+                click.echo(one_line(d.format()), err=True)
             click.echo(closing_line(False, command_started))
             sys.exit(EXIT_FINDINGS)
     click.echo(closing_line(True, command_started))
@@ -235,7 +236,7 @@ def _print_run(done: _Done, paths: _Paths, verbose: bool, top: int, repeat: int)
     """The warnings, the outputs' table and what was written, before any comparison."""
     result = done.result
     for d in result.warnings:
-        click.echo(d.format(), err=True)
+        click.echo(one_line(d.format()), err=True)
     if result.stopped_at is not None:
         layer = result.stopped_at
         click.echo(f"stopped at layer {layer.id} {layer.name!r} ({layer.display})")

@@ -30,7 +30,9 @@ from .schedule import compact_steps, execution_order, plan_run, plan_steps
 
 # Called after each layer with (layer, its output arrays, seconds spent).
 # A hook with ``reads_values = False`` looks at shapes only, so an output no
-# layer reads may reach it as a stand-in (see Op.compute_unread).
+# layer reads may reach it as a stand-in (see Op.compute_unread).  A hook with
+# ``keeps`` (a set of layer ids) holds on to those layers' outputs: the run
+# keeps them alive to its end, so they count against its memory limit.
 LayerHook = Callable[[Layer, list[np.ndarray], float], None]
 
 
@@ -81,6 +83,9 @@ def run_model(
     if plan.reads:
         bind_variables(model, plan, state or {}, bound, limit)
     steps, preset, preset_bytes = plan.steps, None, 0
+    keeps = getattr(on_layer, "keeps", None) if on_layer is not None and not keep_all else None
+    if keeps:
+        steps = plan.keeping(frozenset(keeps))
     # a hook that looks at times and shapes only (a profile, a progress bar) sees the run a
     # plain run makes: kept layers are not stepped through (a weight only its decompression
     # chain read would otherwise be unpacked again on every profiled run)
@@ -193,7 +198,11 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                 if not checked and arr.shape != dims and (lid, key[1], arr.shape) not in shapes_ok:
                     _note_undeclared_shape(model, layer, key[1], arr.shape, warnings, shapes_ok)
             if on_layer is not None:
-                on_layer(layer, outs, elapsed)
+                token = limits.IN_USE.set((limit, held))  # what the hook makes is charged like a kernel's temporaries
+                try:
+                    on_layer(layer, outs, elapsed)
+                finally:
+                    limits.IN_USE.reset(token)
             if not keep_all:
                 for src in frees:
                     gone = values.pop(src, None)

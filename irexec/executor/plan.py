@@ -48,6 +48,18 @@ class RunPlan:
     # and the Assign layers the run executes (layer id, variable_id)
     reads: tuple[tuple[int, Variable, bool], ...] = ()
     writes: tuple[tuple[int, str], ...] = ()
+    # the steps of a run that keeps some layers' outputs to its end, by those layers' ids
+    kept_steps: dict[frozenset[int], list[Step]] = field(default_factory=dict)
+
+    def keeping(self, keep: frozenset[int]) -> list[Step]:
+        """The steps with no tensor of a layer in ``keep`` freed (the run holds them to its end)."""
+        found = self.kept_steps.get(keep)
+        if found is None:
+            if len(self.kept_steps) >= 4:
+                self.kept_steps.clear()
+            found = self.kept_steps[keep] = [
+                step._replace(frees=tuple(src for src in step.frees if src[0] not in keep)) for step in self.steps]
+        return found
 
     def replay(self, steps: list[Step], settled: set[int]) -> Replay:
         """The replay of ``steps``; ``settled``: the layers whose values follow from the feeds' shapes alone."""

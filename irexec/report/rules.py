@@ -203,6 +203,16 @@ RULES: dict[str, Rule] = {
                               "properties; usage error, exit 2."),
     "device-error": Rule("Device plugin refused the model",
                          "irexec diff: the OpenVINO device plugin refuses to compile the model with the properties given."),
+    "not-a-copy": Rule("B is not a copy of A",
+                       "irexec diff A.xml B.xml: an input of B that no input of A feeds, or an output of A that no "
+                       "output of B gives; the message says what share of A's layers has a counterpart in B."),
+    "bad-scheduler": Rule("Malformed Dask scheduler address",
+                          "irexec diff --scheduler is not an address such as tcp://HOST:PORT; usage error, exit 2."),
+    "scheduler-unreachable": Rule("Dask scheduler unreachable",
+                                  "irexec diff --scheduler: no scheduler answers within --scheduler-timeout."),
+    "scheduler-error": Rule("Dask cluster failed",
+                            "irexec diff --scheduler: no worker joins, every worker dies or leaves, or a worker finds "
+                            "other model files than the diff hashed, within --scheduler-timeout."),
 }
 
 

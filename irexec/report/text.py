@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..base.errors import ERROR, NOTE, WARNING, Diagnostic
+from ..base.table_text import one_line
 from .check_report import CheckReport
 
 _COLOURS = {ERROR: "31", WARNING: "33", NOTE: "36"}  # red, yellow, cyan
@@ -24,7 +25,7 @@ def render_text(report: CheckReport, *, verbose: bool = False, quiet: int = 0, c
 
 
 def format_line(d: Diagnostic, colour: bool = False) -> str:
-    text = d.format()
+    text = one_line(d.format())  # a name from the file never starts a line of its own
     if not colour:
         return text
     tag = f"{d.severity}[{d.code}]"

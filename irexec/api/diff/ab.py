@@ -12,20 +12,21 @@ from ...base.errors import UsageError
 
 
 def diff_ab(a: str, b: str, a_weights: str | None, b_weights: str | None, inputs_path: str | None, seed: int,
-            shapes: dict, steps: int, ablate: int = 32, *, max_memory: int | None = None) -> Any:
+            shapes: dict, steps: int, ablate: int = 32, max_memory: int | None = None) -> Any:
     """One diff of B against A on the given (or generated) inputs, or ``steps`` greedy decode steps;
-    the top ``ablate`` weights are measured by the outputs' error with only that weight compressed."""
+    the top ``ablate`` weights are measured by the outputs' error with only that weight compressed.
+    ``max_memory``: bytes the diff and its runs may hold together (default: $IREXEC_MAX_MEMORY or half the RAM)."""
     from ...system.tensorfile import load_npz
     from ..inputs import plan_inputs, random_inputs
     from ..session import Session
     from .ir_side import run_ir_diff
     from .steps import greedy_steps
 
-    sa, sb = Session(a, a_weights, max_memory=max_memory), Session(b, b_weights, max_memory=max_memory)
+    sa, sb = Session(a, a_weights, max_memory), Session(b, b_weights, max_memory)
     if inputs_path:
-        feeds, where = by_parameter(sa, load_npz(inputs_path)), inputs_path
+        feeds, where = by_parameter(sa, load_npz(inputs_path, max_memory)), inputs_path
     else:
-        feeds = random_inputs(sa.model, seed, plans=plan_inputs(sa.model, shapes, {}))
+        feeds = random_inputs(sa.model, seed, max_memory=max_memory, plans=plan_inputs(sa.model, shapes, {}))
         where = f"random (seed {seed})"
     logits = None
     all_feeds = [feeds]
@@ -35,18 +36,21 @@ def diff_ab(a: str, b: str, a_weights: str | None, b_weights: str | None, inputs
                 raise UsageError(f"`steps` needs stateful models; {path} has no ReadValue/Assign variables",
                                  code="not-stateful", file=path)
         all_feeds, _, _, logits = greedy_steps(sa, feeds, steps)
-    return run_ir_diff(sa, sb, all_feeds, model=a, other_model=b, inputs=where, logits=logits, ablate=ablate)
+    return run_ir_diff(sa, sb, all_feeds, model=a, other_model=b, inputs=where, logits=logits, ablate=ablate,
+                       max_memory=max_memory)
 
 
 def diff_dataset(a: str, b: str, a_weights: str | None, b_weights: str | None, directory: str, jobs: int,
-                 scheduler: str | None, *, max_memory: int | None = None) -> Any:
-    from .dataset import run_dataset
+                 scheduler: str | None, scheduler_timeout: float | None = None, max_memory: int | None = None) -> Any:
+    from .dataset import SCHEDULER_TIMEOUT, run_dataset
 
-    return run_dataset(a, a_weights, b, b_weights, directory, jobs=jobs, scheduler=scheduler, max_memory=max_memory)
+    return run_dataset(a, a_weights, b, b_weights, directory, jobs=jobs, scheduler=scheduler,
+                       scheduler_timeout=SCHEDULER_TIMEOUT if scheduler_timeout is None else scheduler_timeout,
+                       max_memory=max_memory)
 
 
 def device_diff(model: str, weights: str | None, device: str, config: dict[str, str], inputs_path: str | None,
-                seed: int, shapes: dict, layers: str, k: int, steps: int, *, max_memory: int | None = None) -> Any:
+                seed: int, shapes: dict, layers: str, k: int, steps: int, max_memory: int | None = None) -> Any:
     """``irexec diff MODEL --device DEVICE`` as a call (what the command line runs)."""
     from ...system.tensorfile import load_npz
     from ..inputs import plan_inputs, random_inputs
@@ -57,11 +61,11 @@ def device_diff(model: str, weights: str | None, device: str, config: dict[str, 
     from .steps import greedy_steps
 
     import_openvino()
-    session = Session(model, weights, max_memory=max_memory)
+    session = Session(model, weights, max_memory)
     if inputs_path:
-        feeds, where = by_parameter(session, load_npz(inputs_path)), inputs_path
+        feeds, where = by_parameter(session, load_npz(inputs_path, max_memory)), inputs_path
     else:
-        feeds = random_inputs(session.model, seed, plans=plan_inputs(session.model, shapes, {}))
+        feeds = random_inputs(session.model, seed, max_memory=max_memory, plans=plan_inputs(session.model, shapes, {}))
         where = f"random (seed {seed})"
     logits, all_feeds = None, [feeds]
     if steps:

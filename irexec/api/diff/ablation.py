@@ -51,6 +51,7 @@ def ablate(a: Session, ref: ReferenceSide, weights: list[WeightResult], decompre
     if k <= 0 or not weights or bin_path is None or not os.path.isfile(bin_path):
         return weights
     history, _ = ref.run(steps)
+    held = ref.memory.hold(t for outs in history for t in outs.values())
     with tempfile.TemporaryDirectory(prefix="irexec-ablate-") as tmp:
         copy = os.path.join(tmp, "a.bin")
         shutil.copyfile(bin_path, copy)
@@ -86,13 +87,15 @@ def ablate(a: Session, ref: ReferenceSide, weights: list[WeightResult], decompre
                 f.seek(offset)
                 f.write(new)
             try:
-                patched = ReferenceSide(Session(a.model.path, copy))
+                patched = ReferenceSide(Session(a.model.path, copy, max_memory=ref.memory.run_limit("loading A")),
+                                        ref.memory)
                 mine, _ = patched.run(steps)
                 w.output_rel_l2 = _rel_l2(mine, history)
             finally:
                 with open(copy, "r+b") as f:
                     f.seek(offset)
                     f.write(original)
+    ref.memory.release(held)
     measured = [w for w in weights[:k] if w.output_rel_l2 is not None]
     rest = [w for w in weights if w.output_rel_l2 is None]
     # damaged weights (beyond the rounding of their format) stay first, as weights.py ranks them

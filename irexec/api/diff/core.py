@@ -20,6 +20,7 @@ from ...base.errors import IRExecError, ModelError, spelled
 from ...ir.records import Layer
 from .accuracy import StatedAccuracy, reduction_length, stated_accuracy
 from .figures import Figures, tensor_figures
+from .memory import FIGURE_BYTES_PER_ELEMENT, held_bytes, kept_arrays
 from .origins import classify
 from .reference import ReferenceSide
 from .report import MATCH, ORIGIN, UNRESOLVED, DiffReport, Fusion, LayerResult, StepResult
@@ -54,10 +55,18 @@ class OtherSide(Protocol):
 
 
 class _Diff:
-    def __init__(self, ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], step: int):
+    def __init__(self, ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], step: int, stream: bool = False):
+        """``stream``: the reference's layers are compared as its run makes them (``stream``), and
+        only its constants, Parameters and output layers are kept; else every layer is kept now."""
         self.ref, self.other, self.steps = ref, other, list(steps[: step + 1])
         self.results: dict[Port, LayerResult] = {}
-        _, self.kept = ref.run(self.steps, capture=True)
+        self.beyond_ports: dict[str, set[int]] = {}  # layer name -> its ports beyond their accuracy, kept with results
+        self.kept: dict[int, list[np.ndarray]] = {}
+        self.shapes: dict[int, list[tuple[int, ...]]] = {}  # every layer run: its output shapes
+        if not stream:
+            _, self.kept = ref.run(self.steps, capture=True)
+            ref.memory.hold(kept_arrays(self.kept))
+            self.shapes = {lid: [np.shape(o) for o in outs] for lid, outs in self.kept.items()}
         self.candidate_ids = {layer.id for layer in ref.candidates}
         self.budget = budgets(ref, other.slack_units)
         self.verdicts: dict[str, set[bool]] = {}  # layer name -> beyond or not, in the compilations that exposed it
@@ -65,7 +74,34 @@ class _Diff:
         self.unexposable: list[str] = []  # layers the other side fails to run with as outputs, and why
 
     def ports(self, layers: Sequence[Layer]) -> list[Port]:
-        return [(layer.name, i) for layer in layers for i in range(len(layer.outputs)) if layer.id in self.kept]
+        return [(layer.name, i) for layer in layers for i in range(len(layer.outputs)) if layer.id in self.shapes]
+
+    def stream(self, layers: Sequence[Layer]) -> None:
+        """Run the reference once and compare each of ``layers`` with the other side's tensors
+        (with its re-run on the other side's inputs) as the run makes it: a layer's outputs are
+        let go by the run as usual, so the diff holds one side's layers, not both."""
+        wanted = {layer.id for layer in layers}
+        keep = {layer.id for layer in self.ref.order if layer.id not in self.ref.varying or layer.id not in self.candidate_ids}
+        keep |= {layer.id for layer, _, _ in self.ref.output_ports()}
+
+        def compare(layer: Layer, outs: list[np.ndarray], seconds: float) -> None:
+            self.shapes[layer.id] = [np.shape(o) for o in outs]
+            if layer.id not in wanted and layer.id not in keep:
+                return
+            self.kept[layer.id] = list(outs)
+            if layer.id in wanted:
+                around = [p for p, _ in self._producers(layer) if p.id in self.candidate_ids]
+                exposed = self.other.run(self.steps, self.ports([layer, *around]))
+                for port, arr in enumerate(exposed.layers.get(layer.name, [])):
+                    if arr is not None:
+                        self.record(self.result(layer, port, arr, exposed))
+                self.verdicts.setdefault(layer.name, set()).add(self.beyond(layer))
+            if layer.id not in keep:
+                del self.kept[layer.id]
+
+        compare.keeps = frozenset(keep)  # type: ignore[attr-defined]
+        self.ref.run(self.steps, on_layer=compare)
+        self.ref.memory.hold(kept_arrays(self.kept))
 
     def expose(self, layers: Sequence[Layer], local: bool) -> Exposed:
         """Compare ``layers`` with the other side's tensors; when it cannot run with all of
@@ -83,17 +119,19 @@ class _Diff:
             layer = self.ref.by_name[name]
             for port, arr in enumerate(tensors):
                 if arr is not None:
-                    self.results[(name, port)] = self.result(layer, port, arr, exposed if local else None)
+                    self.record(self.result(layer, port, arr, exposed if local else None))
             self.verdicts.setdefault(name, set()).add(self.beyond(layer))
         return exposed
 
     def result(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed | None) -> LayerResult:
         ref_out = self.kept[layer.id][port]
-        in_shapes = [tuple(np.shape(self.kept[p.id][i])) for p, i in self._producers(layer)]
+        in_shapes = [tuple(self.shapes[p.id][i]) for p, i in self._producers(layer)]
         n = reduction_length(layer.type, in_shapes, ref_out.shape, layer.data)
         stated = stated_accuracy(layer.type, ref_out.dtype, n, self.other.slack_units)
         budget = self.budget.get(layer.id, 0.0)
-        figures = tensor_figures(other, ref_out, stated, budget)
+        with self.ref.memory.temporaries(FIGURE_BYTES_PER_ELEMENT * int(ref_out.size),
+                                         f"comparing {layer.display} layer {layer.name!r}"):
+            figures = tensor_figures(other, ref_out, stated, budget)
         inputs = [p.name for p, _ in self._producers(layer) if p.id in self.candidate_ids]
         r = LayerResult(layer.name, layer.id, layer.display or layer.type, layer.type, self.ref.position[layer.id],
                         self.ref.depth[layer.id], port, str(ref_out.dtype), list(ref_out.shape), stated, figures,
@@ -103,7 +141,7 @@ class _Diff:
         return r
 
     def _producers(self, layer: Layer) -> list[tuple[Layer, int]]:
-        return [p for p in self.ref.producers(layer) if p is not None and p[0].id in self.kept]
+        return [p for p in self.ref.producers(layer) if p is not None and p[0].id in self.shapes]
 
     def _local(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed, stated: StatedAccuracy
                ) -> Figures | None:
@@ -124,10 +162,17 @@ class _Diff:
         outs = self.ref.replay(layer, inputs)
         if outs is None or port >= len(outs):
             return None
-        return tensor_figures(other, outs[port], stated)
+        with self.ref.memory.temporaries(FIGURE_BYTES_PER_ELEMENT * int(outs[port].size) + held_bytes(outs),
+                                         f"comparing {layer.display} layer {layer.name!r} re-run"):
+            return tensor_figures(other, outs[port], stated)
+
+    def record(self, r: LayerResult) -> None:
+        self.results[(r.name, r.port)] = r
+        beyond = self.beyond_ports.setdefault(r.name, set())
+        (beyond.discard if r.figures.within else beyond.add)(r.port)
 
     def beyond(self, layer: Layer) -> bool:
-        return any(not r.figures.within for (name, _), r in self.results.items() if name == layer.name)
+        return bool(self.beyond_ports.get(layer.name))
 
     def bisect(self, candidates: list[Layer], k: int, depth: int = 0) -> Layer | None:
         """The first candidate beyond its stated accuracy, exposing at most ``k`` at a time.
@@ -164,12 +209,14 @@ class _Diff:
             around = [p for p, _ in self._producers(first) if p.id in self.candidate_ids]
             feeding = [p for layer in downstream for p, _ in self._producers(layer) if p.id in self.candidate_ids]
             chosen = {layer.id for layer in (*around, first, *downstream, *feeding)}
-            seen = {key: r for key, r in self.results.items() if key[0] == first.name}
+            seen = {(first.name, i): self.results[(first.name, i)] for i in range(len(first.outputs))
+                    if (first.name, i) in self.results}
             self.expose([layer for layer in self.ref.candidates if layer.id in chosen], local=True)
             if seen and not self.beyond(first):
                 # it departed while its inputs were fused into it and matches once they are exposed:
                 # the departure is the fused kernel's; keep it as first seen
-                self.results.update(seen)
+                for r in seen.values():
+                    self.record(r)
                 self.fusion_dependent.append(first.name)
                 return first
             upstream = [p for p in around if self.beyond(p)]
@@ -219,7 +266,9 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     report = DiffReport(model, other.description, mode, inputs, dict(other.properties), dict(config or {}))
     ports = ref.output_ports()
     ref_history, _ = ref.run(steps)
+    ref.memory.hold(a for outs in ref_history for a in outs.values())
     deployed = other.run(steps, ())
+    ref.memory.hold(a for outs in deployed.history for a in outs.values())
     missing = [f"{layer.name}:{port}" for layer, port, _ in ports if (layer.name, port) not in deployed.history[0]]
     if missing:
         raise ModelError(f"{other.description} gives no output for {', '.join(missing)}: its model's outputs do not "
@@ -242,14 +291,18 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
         report.steps.append(step)
     analysed = next((s.step for s in report.steps if not s.within), len(steps) - 1)
     report.analysed_step = analysed
-    diff = _Diff(ref, other, steps, analysed)
+    stream = mode == "all" and getattr(other, "streams", False)
+    diff = _Diff(ref, other, steps, analysed, stream)
+    candidates = ref.candidates
+    if stream:  # a side that streams gives the reference's own constants: only what depends on the inputs can differ
+        diff.stream([c for c in candidates if c.id in ref.varying])
     report.outputs = [diff.result(layer, port, deployed.history[analysed][(layer.name, port)], None)
                       for layer, port, _ in ports]
-    candidates = ref.candidates
     report.fused = {c.name: other.fusion[c.name] for c in candidates if c.name in other.fusion and other.fusion[c.name].fused}
     report.removed = [c.name for c in candidates if c.name not in other.fusion]
     if mode == "all":
-        diff.expose(candidates, local=True)
+        if not stream:
+            diff.expose(candidates, local=True)
         report.notes.append(f"all {len(candidates)} layers were added as model outputs: the plugin cannot fuse across "
                             f"an exposed output, so it ran a less fused graph than the deployed one "
                             f"({len(report.fused)} layers are fused there)")

@@ -15,9 +15,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...base.errors import ModelError
 from ..session import Session
 from .core import Exposed, Feeds, run_diff
 from .matching import Matching, match
+from .memory import DiffMemory, kept_arrays
 from .reference import ReferenceSide
 from .report import DiffReport, Fusion
 
@@ -31,6 +33,7 @@ class IRSide:
         self.properties: dict[str, str] = {}
         self.compiles = 0
         self.slack_units = 0.0  # the same engine on both sides: only the IRs differ
+        self.streams = True  # gives any layer's tensors at once from one run: the reference can be compared as it runs
         by_name = other.by_name
         self.fusion = {a: Fusion(b, by_name[b].type, _precision(by_name[b])) for a, b in matching.layer.items()}
         # A's constant layers count as computed the same way ("removed" would say they are not)
@@ -40,6 +43,7 @@ class IRSide:
         self.kept: dict[int, list[np.ndarray]] = {}  # B's layers' outputs of the last step run
         self.constants: dict[int, list[np.ndarray]] = {}  # A's constant layers' outputs, given as they are
         self._cache: tuple[int, list[dict[tuple[str, int], np.ndarray]]] | None = None
+        self._held = 0  # bytes of ``kept`` charged to the diff's memory
 
     def feeds(self, feeds: Feeds) -> dict[str, np.ndarray]:
         """A's feeds keyed for B: by Parameter name, else by a shared tensor name."""
@@ -62,13 +66,19 @@ class IRSide:
         key = id(steps[-1]) * 1000 + len(steps)
         if self._cache is None or self._cache[0] != key or (expose and not self.kept):
             b_ports = {(layer.name, port): key for layer, port, key in self.other.output_ports()}
+            self.other.memory.release(self._held)
+            self.kept, self._held = {}, 0
             history_b, self.kept = self.other.run([self.feeds(f) for f in steps], capture=True)
+            self._held = self.other.memory.hold(kept_arrays(self.kept))
             a_names = {key: (layer.name, port) for layer, port, key in self.ref.output_ports()}
+            a_of: dict[tuple[str, int], tuple[str, int]] = {}  # B's port -> the first of A's matched to it
+            for a_key, b_key in self.matching.ports.items():
+                a_of.setdefault(b_key, a_key)
             history = []
             for outs in history_b:
                 step: dict[tuple[str, int], np.ndarray] = {}
                 for b_port, key_b in b_ports.items():
-                    a_port = next((a for a, b in self.matching.ports.items() if b == b_port), None)
+                    a_port = a_of.get(b_port)
                     if a_port is None and key_b in a_names:
                         a_port = a_names[key_b]
                     if a_port is not None:
@@ -99,17 +109,52 @@ def _precision(layer) -> str:
                                                                  else port.precision)
 
 
+# Below this share of A's layers with a counterpart in B, the report says B may not be a copy of A.
+FEW_MATCHED = 0.5
+
+
+def matched_share(ref: ReferenceSide, matching: Matching) -> tuple[int, int]:
+    """(A's layers that depend on the inputs and have a counterpart in B, all such layers of A)."""
+    varying = [layer for layer in ref.candidates if layer.id in ref.varying]
+    return sum(1 for layer in varying if layer.name in matching.layer), len(varying)
+
+
+def _require_a_copy(ref: ReferenceSide, other: ReferenceSide, matching: Matching, side: IRSide, feeds: Feeds,
+                    model: str, other_model: str) -> None:
+    """``not-a-copy`` when B cannot be compared with A at all: an input of B that no input of A
+    feeds, or an output of A that no output of B gives."""
+    fed = side.feeds(feeds)
+    unfed = [p.name for p in other.model.parameters if p.name not in fed]
+    b_outputs = {(layer.name, port) for layer, port, _ in other.output_ports()}
+    b_keys = {key for _, _, key in other.output_ports()}
+    ungiven = [key for layer, port, key in ref.output_ports()
+               if matching.ports.get((layer.name, port)) not in b_outputs and key not in b_keys]
+    if not unfed and not ungiven:
+        return
+    found, total = matched_share(ref, matching)
+    why = "; ".join(part for part in (
+        f"B's input(s) {', '.join(repr(n) for n in unfed[:5])} match no input of A by name or tensor name" if unfed else "",
+        f"A's output(s) {', '.join(repr(n) for n in ungiven[:5])} match no output of B" if ungiven else "") if part)
+    raise ModelError(f"{other_model} is not a copy of {model}: {why}; {found} of {total} layer(s) of A "
+                     f"({100 * found / max(1, total):.0f}%) have a counterpart in B", code="not-a-copy", file=other_model)
+
+
 def run_ir_diff(a: Session, b: Session, steps: Sequence[Feeds], *, model: str, other_model: str, inputs: str,
-                logits: str | None = None, weights: bool = True, ablate: int = 32) -> DiffReport:
+                logits: str | None = None, weights: bool = True, ablate: int = 32, max_memory: int | None = None
+                ) -> DiffReport:
     """Compare B with A (the reference) over ``steps``: every matched layer, every compressed weight;
     the top ``ablate`` weights also by the outputs' error with only that weight compressed."""
     from .ablation import ablate as ablate_weights
     from .weights import compression_tolerance, decompressed, rank_weights
 
-    ref, other = ReferenceSide(a), ReferenceSide(b)
+    memory = DiffMemory(max_memory)
+    ref, other = ReferenceSide(a, memory), ReferenceSide(b, memory)
     matching = match(ref, other)
     side = IRSide(ref, other, matching, other_model)
-    _, kept_a = ref.run(list(steps), capture=True)  # A's weights, and its layers at the last step for weights.py
+    _require_a_copy(ref, other, matching, side, steps[0], model, other_model)
+    # A's constant layers (its weights, as weights.py and the layers re-run on B's inputs read them)
+    _, kept_a = ref.run(list(steps), capture=[layer.id for layer in ref.order if layer.id not in ref.varying])
+    memory.hold(kept_arrays(kept_a))
     side.constants = {lid: outs for lid, outs in kept_a.items() if lid not in ref.varying}
     report = run_diff(ref, side, steps, mode="all", model=model, inputs=inputs, logits=logits)
     report.layers = [r for r in report.layers if r.layer_id in ref.varying]
@@ -118,6 +163,10 @@ def run_ir_diff(a: Session, b: Session, steps: Sequence[Feeds], *, model: str, o
     report.fused = {}
     report.matching = matching.as_dict()
     counts = matching.counts()
+    found, total = matched_share(ref, matching)
+    if total and found < FEW_MATCHED * total:
+        report.notes.insert(0, f"only {found} of {total} layer(s) of A ({100 * found / total:.0f}%) have a counterpart "
+                               "in B: B may not be a copy of A, and what is unmatched is not compared")
     report.notes.insert(0, f"B: {other_model}; {len(matching.layer)} layer(s) matched ("
                         + ", ".join(f"{n} by {how}" for how, n in counts.items())
                         + f"), {len(matching.unmatched_a)} of A and "

@@ -16,6 +16,7 @@ sub-graphs (weights and their decompression chains) are compared by ``weights.py
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 from ...ir.records import Layer
@@ -83,21 +84,30 @@ def match(a: ReferenceSide, b: ReferenceSide) -> Matching:
         q = next((b_params[n] for n in (p.name, *(x for port in p.outputs for x in port.names)) if n in b_params), None)
         if q is not None:
             sources[(p.name, 0)] = (q.name, 0)
+    # B's layers by (type, the ports feeding them), each list in B's order: a look-up, not a scan of B
+    fed_by: dict[tuple[str, tuple[Port, ...]], deque[Layer]] = {}
+    for x in right:
+        if x.name not in taken_b:
+            fed_by.setdefault((x.type, tuple(_activation_sources(b, x))), deque()).append(x)
     for la in left:
         if la.name in m.layer:
             continue
         wanted = _activation_sources(a, la)
         if not wanted or any(src not in sources for src in wanted):
             continue
-        target = [sources[src] for src in wanted]
-        lb = next((x for x in right if x.name not in taken_b and x.type == la.type
-                   and _activation_sources(b, x) == target), None)
+        queue = fed_by.get((la.type, tuple(sources[src] for src in wanted)))
+        while queue and queue[0].name in taken_b:
+            queue.popleft()
+        lb = queue[0] if queue else None
         if lb is not None:
             pair(la, lb, "structure")
             sources.update({(la.name, i): (lb.name, i) for i in range(min(len(la.outputs), len(lb.outputs)))})
+    right_by_name: dict[str, Layer] = {}
+    for lb in right:
+        right_by_name.setdefault(lb.name, lb)
     for la in left:
         if la.name not in m.layer:
-            m.unmatched_a[la.name] = _why_a(la, right)
+            m.unmatched_a[la.name] = _why_a(la, right_by_name.get(la.name))
     weights_of = _weight_chains(b, m)
     for lb in b.candidates:
         if lb.name in taken_b:
@@ -114,10 +124,9 @@ def _activation_sources(side: ReferenceSide, layer: Layer) -> list[Port]:
             for p, i in [src] if p.id in side.varying]
 
 
-def _why_a(la: Layer, right: list[Layer]) -> str:
-    same = [lb for lb in right if lb.name == la.name]
-    if same:
-        return f"B's layer of that name is a {same[0].type}, not a {la.type}"
+def _why_a(la: Layer, same: Layer | None) -> str:
+    if same is not None:
+        return f"B's layer of that name is a {same.type}, not a {la.type}"
     if la.type in WEIGHTED:
         return "a weighted op whose activation input has no counterpart in B"
     return "no layer of B shares its tensor names or its name (fused or renamed in B)"
@@ -131,7 +140,7 @@ def _weight_chains(b: ReferenceSide, m: Matching) -> dict[int, str]:
         if layer.name not in matched_b:
             continue
         for src in b.producers(layer):
-            if src is not None and src[0].id not in b.varying:
+            if src is not None and src[0].id not in b.varying and src[0].id not in out:  # walked once, not per reader
                 for lid in b.ancestors([src[0]]):
                     out.setdefault(lid, layer.name)
     return out

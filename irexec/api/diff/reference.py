@@ -5,21 +5,24 @@ reached it)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 
 from ...base.errors import IRExecError
+from ...executor.engine import LayerHook
 from ...ir.records import Layer
 from ...model.naming import output_names
 from ..session import Session
+from .memory import DiffMemory
 
 _SKIP = ("Const", "Parameter", "Result", "Assign")  # what is not compared: the same on both sides, or no output
 
 
 class ReferenceSide:
-    def __init__(self, session: Session):
+    def __init__(self, session: Session, memory: DiffMemory | None = None):
         self.session = session
+        self.memory = memory if memory is not None else DiffMemory(session.max_memory)
         self.model = session.model
         graph = self.model.graph
         self.order = [self.model.layers[lid] for lid in graph.order]
@@ -70,20 +73,29 @@ class ReferenceSide:
                 out.append((self.model.layers[src[0]], src[1], names[res.id]))
         return out
 
-    def run(self, steps: Sequence[Mapping[str, np.ndarray]], capture: bool = False
-            ) -> tuple[list[dict[str, np.ndarray]], dict[int, list[np.ndarray]]]:
+    def run(self, steps: Sequence[Mapping[str, np.ndarray]], capture: bool | Collection[int] = False,
+            on_layer: LayerHook | None = None) -> tuple[list[dict[str, np.ndarray]], dict[int, list[np.ndarray]]]:
         """Run ``steps`` in order from a reset state: every step's outputs, and with ``capture``
-        every layer's outputs of the last step (Const outputs shared, the rest copied)."""
+        (True: every layer; else the ids of the layers) those layers' outputs of the last step.
+        The run keeps them alive, so they count against its limit: what the diff leaves free.
+        ``on_layer``: a hook the last step's run calls instead (its ``keeps`` kept alive the same way)."""
         self.session.reset_state()
         kept: dict[int, list[np.ndarray]] = {}
+        wanted = frozenset(self.model.layers) if capture is True else frozenset(capture or ())
 
         def keep(layer: Layer, outs: list[np.ndarray], seconds: float) -> None:
-            kept[layer.id] = list(outs) if layer.type == "Const" else [np.array(o, copy=True) for o in outs]
+            if layer.id in wanted:
+                kept[layer.id] = list(outs)  # not copies: the run holds them to its end and frees none of them
 
+        keep.keeps = wanted  # type: ignore[attr-defined]
         history = []
-        for i, feeds in enumerate(steps):
-            hook = keep if capture and i == len(steps) - 1 else None
-            history.append(self.session.run(dict(feeds), on_layer=hook).outputs)
+        try:
+            for i, feeds in enumerate(steps):
+                hook = (on_layer or (keep if wanted else None)) if i == len(steps) - 1 else None
+                self.session.max_memory = self.memory.run_limit(f"a run of {self.model.path}")
+                history.append(self.session.run(dict(feeds), on_layer=hook).outputs)
+        finally:
+            self.session.max_memory = self.memory.limit
         return history, kept
 
     def replay(self, layer: Layer, inputs: Sequence[np.ndarray]) -> list[np.ndarray] | None:
@@ -94,10 +106,16 @@ class ReferenceSide:
         op = self.model.ops.get(layer.id)
         if op is None:
             return None
-        try:
-            return [np.asarray(o) for o in op.run(*[np.array(a, copy=True) for a in inputs])]
-        except (IRExecError, ValueError, TypeError, IndexError):
-            return None
+        need = 2 * sum(int(np.asarray(a).nbytes) for a in inputs)  # the copies, and outputs of about their size
+        with self.memory.temporaries(need, f"re-running {layer.display} layer {layer.name!r} on the other side's inputs"):
+            try:
+                return [np.asarray(o) for o in op.run(*[np.array(a, copy=True) for a in inputs])]
+            except IRExecError as e:
+                if e.diagnostics and e.diagnostics[0].code == "memory-limit":
+                    raise
+                return None
+            except (ValueError, TypeError, IndexError):
+                return None
 
 
 __all__ = ["ReferenceSide"]

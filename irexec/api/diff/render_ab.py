@@ -4,7 +4,7 @@ ranked compressed weights, with an NNCF ignored scope to paste."""
 from __future__ import annotations
 
 from ...base.errors import spelled
-from ...base.table_text import render_table
+from ...base.table_text import safe_text, table_lines
 from .report import DiffReport
 from .weights import ignored_scope
 
@@ -30,7 +30,7 @@ def render_ab(report: DiffReport, top: int = 10) -> str:
     weights = report.weights
     if not weights:
         lines.append("no compressed weight of B has an original in A")
-        return "\n".join(lines)
+        return safe_text(lines)
     shown = weights[:top] if top else weights
     alone = sum(1 for w in weights if w.output_rel_l2 is not None)
     lines.append(f"compressed weights ({len(weights)}): those beyond the rounding of their format first, then "
@@ -42,7 +42,7 @@ def render_ab(report: DiffReport, top: int = 10) -> str:
              _s(w.sqnr_db), _s(w.max_abs_error), _s(w.mean_abs_error), _s(w.max_steps), _s(w.layer_rel_l2),
              _s(w.output_rel_l2), "-" if w.max_steps is None else "yes" if w.within_rounding else "NO"]
             for i, w in enumerate(shown)]
-    lines.append(render_table(["#", "layer", "type", "group", "zero point", "SQNR dB", "max abs err", "mean abs err",
+    lines.extend(table_lines(["#", "layer", "type", "group", "zero point", "SQNR dB", "max abs err", "mean abs err",
                                "max steps", "layer rel L2", "outputs rel L2 alone", "within rounding"], rows))
     notes = sorted({n for w in shown for n in w.notes})
     lines.extend(f"note: {n}" for n in notes)
@@ -50,8 +50,8 @@ def render_ab(report: DiffReport, top: int = 10) -> str:
     if damaged:
         lines.append(f"beyond the rounding of their format ({len(damaged)}): " + ", ".join(damaged[:top or None]))
     lines.append("to keep the top layers uncompressed (NNCF):")
-    lines.append(ignored_scope(weights, min(top or 5, 5)))
-    return "\n".join(lines)
+    lines.extend(ignored_scope(weights, min(top or 5, 5)).split("\n"))
+    return safe_text(lines)
 
 
 __all__ = ["render_ab"]

@@ -37,6 +37,14 @@ _SORT = """document.querySelectorAll('table.sortable th').forEach(function(th, c
 });"""
 
 
+def script_json(value: object) -> str:
+    """JSON to embed in a ``<script>`` element, which the browser never HTML-decodes: valid
+    JSON in which no name can close the element or open a comment: ``<``, ``>``, ``&`` and
+    everything beyond ASCII written as JSON's own escapes, which read back as the same text."""
+    text = json.dumps(value, ensure_ascii=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def _plotly():
     try:
         import plotly.graph_objects as go
@@ -147,7 +155,7 @@ def render_html(report: DiffReport) -> str:
     props = ", ".join(f"{html.escape(k)}={html.escape(v)}" for k, v in report.properties.items()
                       if k in ("INFERENCE_PRECISION_HINT", "EXECUTION_MODE_HINT", "KV_CACHE_PRECISION"))
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in report.notes)
-    meta = json.dumps({"model": report.model, "other": report.other, "mode": report.mode})
+    meta = script_json({"model": report.model, "other": report.other, "mode": report.mode})
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>irexec diff: {html.escape(report.model)}</title>
 <style>{_STYLE}</style></head><body>
@@ -163,10 +171,10 @@ mode {html.escape(report.mode)}, inputs {html.escape(report.inputs)}.</p>
 <h2>Compared layers</h2>
 <p>Click a column header to sort.</p>
 {_table(report)}
-<script type="application/json" id="diff-meta">{html.escape(meta)}</script>
+<script type="application/json" id="diff-meta">{meta}</script>
 <script>{_SORT}</script>
 </body></html>
 """
 
 
-__all__ = ["render_html"]
+__all__ = ["render_html", "script_json"]

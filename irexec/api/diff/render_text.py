@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...base.errors import spelled
-from ...base.table_text import render_table
+from ...base.table_text import safe_text, table_lines
 from ..comparison import format_number
 from .report import ORIGIN, DiffReport, LayerResult
 
@@ -45,11 +45,11 @@ def render_text(report: DiffReport, top: int = 10) -> str:
                  ", ".join(f"{k} rel L2 {_short(f.rel_l2)} max {_short(f.max_units)} units" for k, f in s.outputs.items()),
                  "-" if s.reference_token is None else str(s.reference_token), "-" if s.other_token is None else str(s.other_token)]
                 for s in report.steps]
-        lines.append(render_table(["step", "outputs", "figures", "irexec token", "other token"], rows))
+        lines.extend(table_lines(["step", "outputs", "figures", "irexec token", "other token"], rows))
         first = report.first_token_step
         lines.append("greedy tokens agree on every step" if first is None else f"first step whose greedy token differs: {first}")
         lines.append(f"layers compared at step {report.analysed_step}")
-    lines.append(render_table(HEADER, [_row(r) for r in report.outputs]))
+    lines.extend(table_lines(HEADER, [_row(r) for r in report.outputs]))
     origins = report.origins
     if origins:
         lines.append(f"ORIGIN{'S' if len(origins) > 1 else ''} ({len(origins)}): first departure beyond the stated "
@@ -70,7 +70,7 @@ def render_text(report: DiffReport, top: int = 10) -> str:
         shown = worst[:top] if top else worst
         lines.append(f"compared {len(report.layers)} layer output(s); top {len(shown)}, origins first, then by "
                      "relative L2 error:")
-        lines.append(render_table(HEADER, [_row(r) for r in shown]))
+        lines.extend(table_lines(HEADER, [_row(r) for r in shown]))
     if report.matching is None:  # a second IR has no deployed graph; render_ab says what matched
         lines.append(f"deployed graph: {len(report.fused)} layer(s) fused with others, {len(report.removed)} removed "
                      f"(folded or optimised away); {report.compiles} compilation(s)")
@@ -85,7 +85,7 @@ def render_text(report: DiffReport, top: int = 10) -> str:
     verdict = "ORIGIN FOUND" if any(r.status == ORIGIN for r in report.layers) else \
         "outputs within stated accuracy" if report.outputs_within else "outputs beyond stated accuracy"
     lines.append(verdict)
-    return "\n".join(lines)
+    return safe_text(lines)
 
 
 def _key(x: float) -> float:

@@ -148,6 +148,9 @@ def _step(chain: _Chain, shape: tuple[int, ...]) -> np.ndarray | None:
         return None
 
 
+WEIGHT_TEMPORARIES = 8  # float64 arrays of a weight's size that comparing it makes at once, at most
+
+
 def rank_weights(ref: ReferenceSide, other: ReferenceSide, matching: Matching, kept_a: dict[int, list[np.ndarray]],
                  kept_b: dict[int, list[np.ndarray]], report: DiffReport) -> list[WeightResult]:
     out: list[WeightResult] = []
@@ -162,13 +165,16 @@ def rank_weights(ref: ReferenceSide, other: ReferenceSide, matching: Matching, k
             wa, wb = kept_a.get(sa[0].id), kept_b.get(sb[0].id)
             if wa is None or wb is None:
                 continue
-            va, vb = np.asarray(wa[sa[1]], np.float64), np.asarray(wb[sb[1]], np.float64)
-            if va.shape != vb.shape or va.dtype.kind not in "fc" or va.size < 2:
-                continue
-            if np.array_equal(va, vb):
-                continue  # the same weight (perhaps stored in another type, f16 against f32 of equal values)
-            chain = _walk(other, kept_b, sb[0])
-            out.append(_result(ref, la, lb, port, sb[0].name, chain, va, vb, kept_b, other, lb))
+            # both weights widened, their error, its steps and the layer's bound: float64 arrays of the weight's size
+            with ref.memory.temporaries(WEIGHT_TEMPORARIES * 8 * int(np.size(wa[sa[1]])),
+                                        f"comparing the weights of {la.display} layer {la.name!r}"):
+                va, vb = np.asarray(wa[sa[1]], np.float64), np.asarray(wb[sb[1]], np.float64)
+                if va.shape != vb.shape or va.dtype.kind not in "fc" or va.size < 2:
+                    continue
+                if np.array_equal(va, vb):
+                    continue  # the same weight (perhaps stored in another type, f16 against f32 of equal values)
+                chain = _walk(other, kept_b, sb[0])
+                out.append(_result(ref, la, lb, port, sb[0].name, chain, va, vb, kept_b, other, lb))
     by_layer = {r.name: r for r in report.layers}
     for w in out:
         r = by_layer.get(w.layer)
