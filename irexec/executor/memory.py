@@ -21,7 +21,7 @@ from .cache import run_cache
 NO_ALLOCATION = (Const1, Result1)
 
 
-def allocates(op: Op) -> bool:
+def allocates(op: Op | None) -> bool:
     """Whether a layer's outputs take memory of their own: every layer's but a
     Result's and a Const's, unless the Const holds strings (unpacked from the map)."""
     return not isinstance(op, NO_ALLOCATION) or isinstance(op, Const1) and op.element_type.is_string

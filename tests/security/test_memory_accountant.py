@@ -13,7 +13,6 @@ inference cannot size from static input shapes and shows the limit holds for it.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -155,3 +154,83 @@ def test_sparse_fill_empty_rows_still_fills_the_empty_rows(tmp_path: Path) -> No
     np.testing.assert_array_equal(got["out0"], [[0, 0], [1, 0], [2, 0]])
     np.testing.assert_array_equal(got["out1"], [7, 0, 0])
     np.testing.assert_array_equal(got["out2"], [False, True, True])
+
+
+# ------------------------------------------------------------------ outputs the data sizes
+
+
+def _u8(text: bytes) -> np.ndarray:
+    return np.frombuffer(text, np.uint8).copy()
+
+
+def _strings(b: IRBuilder, items: list[bytes]) -> list:
+    ends = np.cumsum([len(x) for x in items]).astype(np.int32)
+    begins = (ends - np.array([len(x) for x in items], np.int32)).astype(np.int32)
+    return [b.const(begins), b.const(ends), b.const(_u8(b"".join(items)))]
+
+
+def _results(b: IRBuilder, first, tmp_path: Path, name: str) -> Path:
+    for k, out in enumerate(b.outputs_of(first)):
+        b.result(out, name=f"out{k}")
+    xml, _ = b.write(tmp_path / f"{name}.xml")
+    return Path(xml)
+
+
+def _regex_normalization(tmp_path: Path, text: int, replacement: int) -> Path:
+    """Every character of ``text`` bytes replaced by ``replacement`` bytes."""
+    b = IRBuilder()
+    first = b.layer("RegexNormalization", "extension",
+                    [*_strings(b, [b"a" * text]), b.const(_u8(b"a")), b.const(_u8(b"x" * replacement))],
+                    {"global_replace": "true"}, name="rewrite")
+    return _results(b, first, tmp_path, "regex")
+
+
+def test_a_regex_normalization_is_charged_as_its_text_grows(tmp_path: Path) -> None:
+    """10 KB of text, each byte replaced by 64 KB, in an 80 KB model: 640 MiB built
+    under --max-memory 64MiB (1.9 GB of RSS, exit 0)."""
+    pytest.importorskip("re2")
+    xml = _regex_normalization(tmp_path, 10_000, 64 << 10)
+    refused(irexec("run", xml, "--max-memory", "64MiB"), '"rewrite"', "RegexNormalization's rewritten strings")
+
+
+def test_a_regex_normalization_within_the_limit_runs(tmp_path: Path) -> None:
+    pytest.importorskip("re2")
+    xml = _regex_normalization(tmp_path, 100, 64 << 10)
+    out = tmp_path / "out.npz"
+    proc = irexec("run", xml, "--max-memory", "64MiB", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert np.load(out)["out2"].size == 100 * (64 << 10)
+
+
+def test_a_vocab_decoder_is_charged_as_its_text_grows(tmp_path: Path) -> None:
+    """10,000 ids of one 64 KB vocabulary entry: 640 MiB of text."""
+    b = IRBuilder()
+    ids = b.const(np.zeros((1, 10_000), np.int32))
+    first = b.layer("VocabDecoder", "extension", [ids, *_strings(b, [b"v" * (64 << 10)])], name="decode")
+    refused(irexec("run", _results(b, first, tmp_path, "decode"), "--max-memory", "64MiB"), '"decode"',
+            "VocabDecoder's strings")
+
+
+def test_combine_segments_is_charged_as_its_rows_add_up(tmp_path: Path) -> None:
+    """A one-row segment of 64 Ki ids repeated in each of 10,000 rows: 5 GB of ids and segment ids."""
+    b = IRBuilder()
+    rows = 10_000
+    first = b.layer("CombineSegments", "extension", [
+        b.const(np.zeros(rows, np.int32)), b.const(np.zeros(rows, np.int32)), b.const(np.zeros(0, np.int32)),
+        b.const(np.array(0, np.int32)), b.const(np.array(1 << 16, np.int32)), b.const(np.ones(1 << 16, np.int32)),
+        b.const(np.array([0, 1], np.int32))], name="combine")
+    refused(irexec("run", _results(b, first, tmp_path, "combine"), "--max-memory", "64MiB"), '"combine"',
+            "CombineSegments' joined rows")
+
+
+def test_ragged_to_dense_is_charged_before_it_pads(tmp_path: Path) -> None:
+    """A length of 2^30 from an input: 1 GiB of padding and as much mask for one row."""
+    b = IRBuilder()
+    length = b.parameter("length", [], "i32")
+    first = b.layer("RaggedToDense", "extension", [b.const(np.zeros(1, np.int32)), b.const(np.ones(1, np.int32)),
+                                                   b.const(np.ones(1, np.int32)), length, b.const(np.array(0, np.int32))],
+                    name="dense")
+    xml = _results(b, first, tmp_path, "dense")
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, length=np.array(1 << 30, np.int32))
+    refused(irexec("run", xml, "--inputs", inputs, "--max-memory", "64MiB"), '"dense"', "RaggedToDense's output")
