@@ -54,7 +54,7 @@ def generate_speech(folder: str, features_path: str, raw: bool, language: str | 
         if raw:  # a waveform: the features its preprocessor_config.json says, as the feature extractor makes them
             from ..api.whisper_features import check_waveform, read_extractor
 
-            features = read_extractor(folder)(check_waveform(features, features_path))
+            features = read_extractor(folder)(check_waveform(features, features_path), max_memory, features_path)
         encoder = Session(export.encoder, max_memory=max_memory, follow_symlinks=follow)
         decoder = Session(export.decoder, max_memory=max_memory, follow_symlinks=follow)
         load_seconds = time.perf_counter() - started

@@ -13,7 +13,9 @@ inference cannot size from static input shapes and shows the limit holds for it.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -234,3 +236,40 @@ def test_ragged_to_dense_is_charged_before_it_pads(tmp_path: Path) -> None:
     inputs = tmp_path / "in.npz"
     np.savez(inputs, length=np.array(1 << 30, np.int32))
     refused(irexec("run", xml, "--inputs", inputs, "--max-memory", "64MiB"), '"dense"', "RaggedToDense's output")
+
+
+# ------------------------------------------------------------------ generate's pre-processing
+
+WHISPER = ROOT / "tests" / "data" / "whisper_export"
+
+
+def _whisper_folder(tmp_path: Path, **settings: int) -> Path:
+    """The test Whisper export with its preprocessor_config.json's settings replaced."""
+    folder = tmp_path / "whisper"
+    folder.mkdir()
+    for f in WHISPER.iterdir():
+        if f.is_file() and f.name != "preprocessor_config.json":
+            shutil.copyfile(f, folder / f.name)
+    config = {"feature_extractor_type": "WhisperFeatureExtractor", "feature_size": 80, "sampling_rate": 16000,
+              "hop_length": 160, "n_fft": 400, "n_samples": 16000, **settings}
+    (folder / "preprocessor_config.json").write_text(json.dumps(config))
+    return folder
+
+
+@pytest.mark.parametrize("settings", [{"hop_length": 1, "n_samples": 480_000},  # 1.4 GB of windows
+                                      {"hop_length": 1, "n_fft": 1 << 20, "n_samples": 1 << 26}])  # internal error
+def test_the_audio_features_are_charged_before_their_windows_are_made(tmp_path: Path, settings: dict[str, int]) -> None:
+    folder = _whisper_folder(tmp_path, **settings)
+    wave = tmp_path / "wave.npy"
+    np.save(wave, np.zeros(16000, np.float32))
+    refused(irexec("generate", folder, "--audio", wave, "-n", "2", "--max-memory", "64MiB"),
+            "log-mel features", f"hop_length={settings['hop_length']}")
+
+
+def test_audio_features_within_the_limit_are_made(tmp_path: Path) -> None:
+    folder = _whisper_folder(tmp_path)
+    wave = tmp_path / "wave.npy"
+    with np.load(WHISPER / "features.npz") as f:
+        np.save(wave, f["audio_one"])
+    proc = irexec("generate", folder, "--audio", wave, "-n", "2", "--max-memory", "64MiB")
+    assert proc.returncode == 0, proc.stderr
