@@ -28,6 +28,7 @@ pytest.importorskip("openvino")
 
 import conformance  # noqa: E402
 from conformance.harness import REGISTERED, Case, OpTable, _batch, _feeds  # noqa: E402
+
 from irexec.api.load import load  # noqa: E402
 from irexec.base import dtypes, strings  # noqa: E402
 from irexec.base.errors import IRExecError  # noqa: E402
@@ -123,7 +124,7 @@ def test_a_data_sized_output_is_held_to_the_limit(cls: type[Op], tmp_path: Path)
         feeds = _feeds([(0, case)])
         made: list[int] = []
 
-        def hook(layer: Any, outs: list[np.ndarray], seconds: float) -> None:
+        def hook(layer: Any, outs: list[np.ndarray], seconds: float, made: list[int] = made) -> None:
             if layer.name == "op0":
                 made.append(sum(strings.array_bytes(o) for o in outs))
 
