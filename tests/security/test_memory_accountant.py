@@ -59,19 +59,32 @@ def refused(proc: subprocess.CompletedProcess[str], *what: str) -> None:
 # ------------------------------------------------------------------ string payloads
 
 
-def _string_const_model(folder: Path, each: int, count: int = 2) -> Path:
-    """A string Const of ``count`` elements of ``each`` bytes (zeros: a sparse .bin) into a Result."""
+def _string_const_model(folder: Path, each: int, count: int = 2, unpack: bool = False) -> Path:
+    """A string Const of ``count`` elements of ``each`` bytes (zeros: a sparse .bin) into a
+    Result, or (``unpack``) through StringTensorUnpack into three."""
     head = np.array([count, *range(0, (count + 1) * each, each)], "<i4").tobytes()
     size = len(head) + count * each
     with open(folder / "s.bin", "wb") as f:
         f.write(head)
         f.truncate(size)
+    dims = f"<dim>{count}</dim>"
+    if unpack:
+        outs = (f'<port id="1" precision="I32">{dims}</port><port id="2" precision="I32">{dims}</port>'
+                '<port id="3" precision="U8"><dim>-1</dim></port>')
+        tail = (f'<layer id="1" name="unpack" type="StringTensorUnpack" version="opset15"><input><port id="0" '
+                f'precision="STRING">{dims}</port></input><output>{outs}</output></layer>'
+                + "".join(f'<layer id="{2 + k}" name="out{k}" type="Result" version="opset1"><input><port id="0">'
+                          f'{"<dim>-1</dim>" if k == 2 else dims}</port></input></layer>' for k in range(3))
+                + '</layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>'
+                + "".join(f'<edge from-layer="1" from-port="{1 + k}" to-layer="{2 + k}" to-port="0"/>' for k in range(3)))
+    else:
+        tail = (f'<layer id="1" name="out" type="Result" version="opset1"><input><port id="0" precision="STRING">{dims}'
+                '</port></input></layer></layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>')
     (folder / "s.xml").write_text(f'''<?xml version="1.0"?>
 <net name="s" version="11"><layers>
 <layer id="0" name="text" type="Const" version="opset1"><data element_type="string" shape="{count}" offset="0" size="{size}"/>
-<output><port id="0" precision="STRING"><dim>{count}</dim></port></output></layer>
-<layer id="1" name="out" type="Result" version="opset1"><input><port id="0" precision="STRING"><dim>{count}</dim></port></input></layer>
-</layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/></edges></net>''')
+<output><port id="0" precision="STRING">{dims}</port></output></layer>
+{tail}</edges></net>''')
     return folder / "s.xml"
 
 
@@ -84,10 +97,22 @@ def test_a_string_const_counts_by_its_bytes(tmp_path: Path, how: str) -> None:
     assert not (tmp_path / "out.npz").exists()
 
 
-def test_check_reads_a_string_const_s_offsets_not_its_characters(tmp_path: Path) -> None:
-    xml = _string_const_model(tmp_path, 256 * MiB)
+@pytest.mark.parametrize("unpack", [False, True])
+def test_check_reads_a_string_const_s_offsets_not_its_characters(tmp_path: Path, unpack: bool) -> None:
+    """Validating the Const unpacked it (1.1 GB); so did inferring a StringTensorUnpack of it."""
+    xml = _string_const_model(tmp_path, 256 * MiB, unpack=unpack)
     proc = irexec("check", xml)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_string_const_unpacked_in_a_run_is_charged(tmp_path: Path) -> None:
+    xml = _string_const_model(tmp_path, 256 * MiB, unpack=True)
+    refused(irexec("run", xml, "--max-memory", "64MiB"), '"text"')
+    small = _string_const_model(tmp_path, MiB, unpack=True)
+    out = tmp_path / "out.npz"
+    proc = irexec("run", small, "--max-memory", "64MiB", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert np.load(out)["out2"].size == 2 * MiB
 
 
 def test_a_string_const_within_the_limit_runs(tmp_path: Path) -> None:

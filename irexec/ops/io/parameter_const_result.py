@@ -11,7 +11,7 @@ import numpy as np
 from ...base import limits, lowbit, strings
 from ...base.errors import ModelError, OpError
 from ...base.shapes import PartialShape, format_dims
-from ..framework.base import Attr, In, Inference, Op, TensorInfo
+from ..framework.base import FOLD_WORK_LIMIT, Attr, In, Inference, Op, TensorInfo
 from ..framework.registry import register
 
 
@@ -57,6 +57,10 @@ def _too_large(shape: PartialShape | tuple[int, ...], itemsize: int) -> list[OpE
 def _shape_text(shape: PartialShape | tuple[int, ...]) -> str:  # built only for a finding
     return format_dims(shape)
 
+
+# The most bytes of a string Const whose value inference reads (check folds it, a
+# tokenizer's vocabulary among them): the fold budget's bytes of f64.
+STRING_FOLD_BYTES = FOLD_WORK_LIMIT * 8
 
 # Shapes are immutable and a model repeats a few Const shapes thousands of times: build each once.
 _static_pshape = lru_cache(maxsize=4096)(PartialShape.static)
@@ -145,11 +149,14 @@ class Const1(Op):
         return self.weights.array(self.offset, tuple(self.shape), self.element_type, self.size)
 
     def infer(self) -> list[TensorInfo] | Inference:
-        info = TensorInfo(_static_pshape(tuple(self.shape)), self.element_type, self._value)
+        shape = _static_pshape(tuple(self.shape))
         if not self.element_type.is_string:
-            return [info]
-        # unpacking makes one bytes object an element: charged by the characters, before they are read
-        return Inference([info], scratch=max(0, self.held_nbytes - self.nbytes_as_elements))
+            return [TensorInfo(shape, self.element_type, self._value)]
+        # unpacking makes one bytes object an element: charged by the characters, before they are read;
+        # a check reads no more of them than the bytes of its fold budget (its value is a run's to make)
+        held = self.held_nbytes
+        info = TensorInfo(shape, self.element_type, self._value if held <= STRING_FOLD_BYTES else None)
+        return Inference([info], scratch=max(0, held - self.nbytes_as_elements))
 
     @property
     def nbytes_as_elements(self) -> int:
