@@ -298,3 +298,17 @@ def test_audio_features_within_the_limit_are_made(tmp_path: Path) -> None:
         np.save(wave, f["audio_one"])
     proc = irexec("generate", folder, "--audio", wave, "-n", "2", "--max-memory", "64MiB")
     assert proc.returncode == 0, proc.stderr
+
+
+def test_merging_image_features_is_charged_before_the_copy() -> None:
+    """The embeddings with the image features merged in are a copy: charged beside what they are made from."""
+    from irexec.api.vision_language import merge_image_features
+    from irexec.base.errors import IRExecError
+
+    ids = np.array([[5, 9, 9, 6]], np.int64)
+    embeds, features = np.zeros((1, 4, 1024), np.float32), np.ones((1, 2, 1024), np.float32)
+    merged = merge_image_features(embeds, ids, features, 9, "vlm", max_memory=64 * MiB)
+    assert merged[0, 1:3].min() == 1 and merged[0, [0, 3]].max() == 0
+    with pytest.raises(IRExecError) as info:
+        merge_image_features(embeds, ids, features, 9, "vlm", max_memory=32 << 10)
+    assert info.value.diagnostics[0].code == "memory-limit"
