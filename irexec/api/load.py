@@ -128,9 +128,12 @@ def _over_memory_limit(model: Model, limit: int) -> list[Diagnostic]:
             if not shape.is_static:
                 continue  # inputs of a dynamic shape are checked when they arrive
             shape = shape.to_tuple()
-        why = limits.over_limit(limits.nbytes(shape, op.element_type.itemsize), limit)
+        held = op.held_nbytes if isinstance(op, Const1) else limits.nbytes(shape, op.element_type.itemsize)
+        why = limits.over_limit(held, limit)
         if why:
             dims = format_dims(shape)
+            if isinstance(op, Const1) and op.element_type.is_string:
+                dims += f" of strings with {op.string_chars()} bytes of characters"
             found.append(Diagnostic("memory-limit", f"declared shape {dims} {why}", ERROR,
                                     **model.where(layer, layer.outputs[0].id if layer.outputs else None, "output")))
     return found

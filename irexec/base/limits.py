@@ -150,3 +150,27 @@ def require(need: int, what: str) -> None:
         also = f", with {format_bytes(used)} already in use," if used else ""
         raise OpError(f"{what} needs {format_bytes(need)}{also} more than the memory limit of {format_bytes(limit)} "
                       "(raise it with `max_memory`)", code="memory-limit")
+
+
+
+class Meter:
+    """What a kernel whose output only the data sizes (ragged strings, tokens)
+    has built so far, charged as it grows: ``grow`` refuses (``memory-limit``)
+    the bytes that would take the run past its limit, before they are added.
+    ``copies``: how many times the bytes are held at the kernel's peak (a
+    buffer joined into an array at the end holds them twice)."""
+
+    __slots__ = ("what", "total", "copies", "_room")
+
+    def __init__(self, what: str, copies: int = 1):
+        state = IN_USE.get()
+        limit, used = state if state is not None else (default_max_memory(), 0)
+        self.what = what
+        self.total = 0
+        self.copies = max(1, copies)
+        self._room = limit - used
+
+    def grow(self, n: int) -> None:
+        self.total += n
+        if self.total * self.copies > self._room:
+            require(self.total * self.copies, self.what)

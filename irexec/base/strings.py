@@ -8,11 +8,29 @@ objects."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .errors import InputError, ModelError
 
 OBJECT = np.dtype(object)
+
+# What an element of a string tensor holds beside its characters: the object
+# array's pointer and the header of the ``bytes`` object it points to.
+ELEMENT_OVERHEAD = np.dtype(object).itemsize + sys.getsizeof(b"")
+
+
+def held_bytes(count: int, chars: int) -> int:
+    """Memory a string tensor of ``count`` elements and ``chars`` characters in all holds."""
+    return count * ELEMENT_OVERHEAD + chars
+
+
+def array_bytes(arr: np.ndarray) -> int:
+    """Memory an array holds, a string (object) array's characters included."""
+    if arr.dtype != OBJECT:
+        return arr.nbytes
+    return held_bytes(arr.size, sum(len(x) for x in arr.reshape(-1) if isinstance(x, (bytes, str))))
 
 
 def packed_header(count: int) -> int:
@@ -20,13 +38,14 @@ def packed_header(count: int) -> int:
     return 4 * (count + 2)
 
 
-def unpack(raw: memoryview | bytes, shape: tuple[int, ...]) -> np.ndarray:
-    """A string Const's value from its bytes in the .bin: i32 count, count + 1
-    i32 offsets (the first 0), then the characters (as ov::AttributeAdapter<std::string> writes)."""
+def packed_chars(raw: memoryview | bytes, shape: tuple[int, ...]) -> int:
+    """The characters' length of a packed string Const, from its count and
+    offsets alone (checked): what unpacking it will hold, known before it is done."""
     count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    out = np.empty(shape, dtype=OBJECT)
-    if count == 0:
-        return out
+    return 0 if count == 0 else int(_offsets(raw, shape, count)[-1])
+
+
+def _offsets(raw: memoryview | bytes, shape: tuple[int, ...], count: int) -> np.ndarray:
     head = packed_header(count)
     if len(raw) < head:
         raise ModelError(f"a string Const of {count} elements needs at least {head} bytes for its count and offsets, "
@@ -40,10 +59,21 @@ def unpack(raw: memoryview | bytes, shape: tuple[int, ...]) -> np.ndarray:
     if offsets[0] != 0 or np.any(ends < offsets[:-1]) or head + int(ends[-1]) > len(raw):
         raise ModelError(f"the string Const's offsets {_some(offsets)} are not increasing from 0 within its "
                          f"{len(raw) - head} bytes of characters", code="bad-string-const")
-    chars = bytes(raw[head:head + int(ends[-1])])
+    return offsets
+
+
+def unpack(raw: memoryview | bytes, shape: tuple[int, ...]) -> np.ndarray:
+    """A string Const's value from its bytes in the .bin: i32 count, count + 1
+    i32 offsets (the first 0), then the characters (as ov::AttributeAdapter<std::string> writes)."""
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    out = np.empty(shape, dtype=OBJECT)
+    if count == 0:
+        return out
+    offsets = (_offsets(raw, shape, count) + packed_header(count)).tolist()
+    view = memoryview(raw)  # each element copied once, straight from the map
     flat = out.reshape(-1)
     for i in range(count):
-        flat[i] = chars[offsets[i]:offsets[i + 1]]
+        flat[i] = bytes(view[offsets[i]:offsets[i + 1]])
     return out
 
 

@@ -8,6 +8,7 @@ import weakref
 
 import numpy as np
 
+from ..base import strings
 from ..ir.records import Layer
 from ..kernels.compressed_linear import StandIn
 from ..model.binding import Model
@@ -107,7 +108,7 @@ class RunCache:
         if lid not in self.foldable or lid in self.chain_only:
             return 0
         # (a StandIn is one value seen at a weight's shape: nothing of its own)
-        size = 0 if self._mapped(lid) else sum(a.nbytes for a in outs if not isinstance(a, StandIn))
+        size = 0 if self._mapped(lid) else sum(strings.array_bytes(a) for a in outs if not isinstance(a, StandIn))
         if self.nbytes + size > min(FOLD_BYTES, limit // FOLD_SHARE) or self.dropped and size:
             self.full = True
             return 0
@@ -118,9 +119,10 @@ class RunCache:
         return size
 
     def _mapped(self, lid: int) -> bool:
-        """A Const is a view of the mapped weights, no memory of its own, unless unpacked from a low-bit type."""
+        """A Const is a view of the mapped weights, no memory of its own, unless unpacked from a low-bit type
+        or from packed strings."""
         op = self.model_ops[lid]
-        return isinstance(op, Const1) and not op.element_type.packed
+        return isinstance(op, Const1) and not op.element_type.packed and not op.element_type.is_string
 
     def drop(self) -> bool:
         """Let go of every kept output that has memory of its own, for good: a

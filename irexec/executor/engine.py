@@ -145,7 +145,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     # counted twice: an upper bound
     held = preset_bytes + folded.nbytes + outside
     if outside:
-        held -= sum(a.nbytes for a in bound.values())  # counted by the caller, added again as the Parameters step
+        held -= sum(own_bytes(a) for a in bound.values())  # counted by the caller, added again as the Parameters step
     clock = time.perf_counter
     shown = keep_all or reads_values(on_layer)  # every output must be real, not a stand-in
     run_key = replay.key(bound) if replay is not None else None
@@ -191,7 +191,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
             elapsed = times[lid] = clock() - start
             if is_result:
                 results[lid] = outs[0]
-                held += outs[0].nbytes
+                held += own_bytes(outs[0])
             for (key, dims), arr in zip(ports, outs):
                 values[key] = arr
                 held += own_bytes(arr)

@@ -16,7 +16,7 @@ from ..kernels.compressed_linear import StandIn
 from ..model.binding import Model
 from ..ops.framework.base import Inference, Op, TensorInfo
 from ..ops.io import Result1
-from .memory import NO_ALLOCATION, refuse_over_memory_limit
+from .memory import allocates, own_bytes, refuse_over_memory_limit
 from .rewrites import GIVES_STAND_IN, stand_in
 
 # Set (tests do) to hold every kernel's outputs to what inference said.
@@ -39,7 +39,7 @@ def compute_layer(model: Model, layer: Layer, op: Op, args: list[np.ndarray], va
             if given is not None:
                 return [given], inference  # the weight is never made: nothing to charge
         need = inference.charge
-        if (need is not None and need + held > limit) and not isinstance(op, NO_ALLOCATION):
+        if (need is not None and need + held > limit) and allocates(op):
             refuse_over_memory_limit(model, layer, inference, values, results, limit, held, outside, bound)
         # what the kernel (and a body: its layers) may still allocate; a body makes the outputs itself
         in_use = held if need is None or op.family == "control" else held + need
@@ -53,6 +53,13 @@ def compute_layer(model: Model, layer: Layer, op: Op, args: list[np.ndarray], va
         for i, o in enumerate(outs):
             if type(o) is not np.ndarray and not isinstance(o, StandIn):
                 outs[i] = np.asarray(o)
+        if inference.data_sized and allocates(op):
+            # outputs no shape sized (ragged, data-dependent, strings): the kernel charged them
+            # as they grew (limits.Meter, limits.require); what it made is held to the limit
+            # with the run's tensors before any later layer allocates beside it
+            made = sum(own_bytes(o) for o in outs)
+            if made + held > limit:
+                refuse_over_memory_limit(model, layer, inference, values, results, limit, held, outside, bound, made)
     except IRExecError as e:
         raise type(e)(model.locate(e.diagnostics, layer)) from None
     except MemoryError:

@@ -89,14 +89,24 @@ class Weights:
         out.flags.writeable = False
         return out
 
-    def _strings(self, offset: int, shape: tuple[int, ...], size: int | None) -> np.ndarray:
+    def string_chars(self, offset: int, shape: tuple[int, ...], size: int | None) -> int:
+        """The characters' length of a packed string Const, read from its count and
+        offsets (checked), never from its characters."""
         if math.prod(int(d) for d in shape) == 0:
-            return np.empty(shape, dtype=object)
+            return 0
+        return strings.packed_chars(self._string_blob(offset, size), shape)
+
+    def _string_blob(self, offset: int, size: int | None) -> memoryview:
         buf = self._view()
         end = len(buf) if size is None else offset + size
         if offset < 0 or end > len(buf):
             raise ModelError(f"bytes {offset}..{end} lie outside the {len(buf)}-byte weights file", code="weights-out-of-bounds")
-        out = strings.unpack(buf[offset:end], shape)
+        return buf[offset:end]
+
+    def _strings(self, offset: int, shape: tuple[int, ...], size: int | None) -> np.ndarray:
+        if math.prod(int(d) for d in shape) == 0:
+            return np.empty(shape, dtype=object)
+        out = strings.unpack(self._string_blob(offset, size), shape)
         out.flags.writeable = False
         return out
 

@@ -201,7 +201,7 @@ class WhisperPipeline:
         if audio is not None:
             from .whisper_features import check_waveform, read_extractor
 
-            features = read_extractor(self.path)(check_waveform(audio, source or "the waveform"))
+            features = read_extractor(self.path)(check_waveform(audio, source or "the waveform"), self.max_memory, source)
         assert features is not None
         found = transcribe(self.encoder, self.decoder, generation, features, int(max_new_tokens),
                            source=source or "the features", eos_token_id=stops, on_token=on_token)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...base import limits
 from ...base.errors import ERROR, Diagnostic, InputError, ModelError
 from ...system.json_file import read_json_object
 from ..session import Session
@@ -155,15 +156,22 @@ class VisionLanguageModel:
         if ids.ndim != 2 or ids.shape[1] == 0 or ids.dtype.kind not in "iu":
             raise InputError(f"the prompt's input_ids must be integers [batch, tokens] with at least one token, got "
                              f"{ids.dtype}{list(ids.shape)}", code="input-mismatch", file=self.folder.path)
-        embeds = merge_image_features(self.embed(ids), ids, features, self.folder.image_token_id, self.folder.path)
+        embeds = merge_image_features(self.embed(ids), ids, features, self.folder.image_token_id, self.folder.path,
+                                      self.max_memory)
         return generate(self.language, {**prompt, "inputs_embeds": embeds}, max_new_tokens, eos_token_id=eos_token_id,
                         embed=self.embed)
 
 
 def merge_image_features(embeds: np.ndarray, ids: np.ndarray, features: np.ndarray, image_token_id: int,
-                         where: str) -> np.ndarray:
+                         where: str, max_memory: int | None = None) -> np.ndarray:
     """``embeds`` with the image features, one per image token of ``ids`` in order, in place of
-    those tokens' embeddings (``image-tokens-mismatch`` when the counts differ)."""
+    those tokens' embeddings (``image-tokens-mismatch`` when the counts differ).  The merged
+    copy is charged, next to the embeddings and features it is made from, before it is made."""
+    need = 2 * embeds.nbytes + features.nbytes + features.size * embeds.itemsize + ids.size
+    why = limits.over_limit(need, limits.resolve(max_memory))
+    if why:
+        raise InputError(f"merging the image features {list(features.shape)} into the prompt's embeddings "
+                         f"{list(embeds.shape)} {why}", code="memory-limit", file=where)
     mask = ids == image_token_id
     rows = features.reshape(-1, features.shape[-1])
     if int(mask.sum()) != rows.shape[0]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...base import limits
 from ...base.errors import InputError
 
 BAD_AUDIO = "bad-audio"
@@ -33,8 +34,29 @@ class FeatureExtractor:
     n_samples: int
     padding_value: float = 0.0
 
-    def __call__(self, waveform: np.ndarray) -> np.ndarray:
-        """f32 [batch, feature_size, n_samples // hop_length] from [samples] or [batch, samples]."""
+    def working_bytes(self, batch: int, samples: int) -> int:
+        """Bytes the features of ``batch`` waveforms of ``samples`` take to compute, at most:
+        the waveforms fitted and padded, the windows and their spectra, the filter bank and the
+        mel arrays, each counted as if all lived at once (Python ints: exact for any settings)."""
+        half, n_fft, mels = self.n_fft // 2, self.n_fft, self.feature_size
+        frames = 1 + (self.n_samples + 2 * half - n_fft) // self.hop_length
+        bins = n_fft // 2 + 1
+        waves = batch * (samples + 2 * self.n_samples + 2 * half)
+        windows = frames * n_fft + 2 * batch * frames * n_fft
+        spectra = 4 * batch * frames * bins  # complex (two), magnitude, power
+        return 8 * (waves + windows + spectra + 5 * bins * (mels + 2) + 5 * batch * frames * mels)
+
+    def __call__(self, waveform: np.ndarray, max_memory: int | None = None, source: str | None = None) -> np.ndarray:
+        """f32 [batch, feature_size, n_samples // hop_length] from [samples] or [batch, samples].
+        Refused (``memory-limit``) before anything is allocated when the settings and the
+        waveform's length would take more than ``max_memory`` (default: the default limit)."""
+        shape = np.shape(waveform)
+        batch, samples = (1, shape[0]) if len(shape) == 1 else (shape[0], shape[-1]) if shape else (1, 1)
+        why = limits.over_limit(self.working_bytes(batch, samples), limits.resolve(max_memory))
+        if why:
+            raise InputError(f"the log-mel features of {batch} waveform{'s' if batch != 1 else ''} with n_fft={self.n_fft}, "
+                             f"hop_length={self.hop_length}, n_samples={self.n_samples}, feature_size={self.feature_size} "
+                             f"{why}", code="memory-limit", file=source)
         wave = np.atleast_2d(np.asarray(waveform, np.float64))
         fitted = np.full((wave.shape[0], self.n_samples), self.padding_value, np.float64)
         keep = min(self.n_samples, wave.shape[1])

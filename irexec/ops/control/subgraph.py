@@ -324,7 +324,7 @@ class Loop5(SubgraphOp):
         from ..io import Const1
 
         if isinstance(op, Const1):  # a constant body condition: all trip-count iterations, or just one
-            v = op.infer()[0].value()
+            v = op.inference([]).outputs[0].value()
             if v is not None and np.asarray(v).size:
                 return Dim.of(n if bool(np.asarray(v).reshape(-1)[0]) else min(n, 1))
         return Dim(min(n, 1), n)

@@ -127,6 +127,12 @@ class Inference:
         return total
 
     @cached_property
+    def data_sized(self) -> bool:
+        """Whether the outputs' bytes are known only once the kernel has made them:
+        a shape that is not static, or strings (each element holds its characters)."""
+        return self.output_nbytes is None or any(info.etype.is_string for info in self.outputs)
+
+    @cached_property
     def charge(self) -> int | None:
         """Bytes a run must have free before the kernel runs: outputs and scratch
         (cached as ``output_nbytes``; an inference is not changed once made)."""

@@ -40,7 +40,6 @@ class SparseFillEmptyRows16(Op):
         rows: Dim = Dim.of(shape[0]) if shape is not None else DYNAMIC
         if shape is not None and min(shape) < 0:
             raise op_error(f"dense_shape {shape} must not be negative", "bad-value", DENSE_SHAPE)
-        plan = None
         total: Dim = DYNAMIC
         pos = indices.value() if indices.is_constant else None
         if pos is not None and shape is not None:
@@ -48,10 +47,9 @@ class SparseFillEmptyRows16(Op):
             bad = (pos[:, 0] < 0) | (pos[:, 0] >= shape[0]) | (pos[:, 1] < 0) | (pos[:, 1] >= shape[1])
             if bad.any():
                 raise op_error(f"index {pos[bad][0].tolist()} is outside dense_shape {shape}", "bad-value", INDICES)
-            filled = np.ones(shape[0], bool)
-            filled[pos[:, 0]] = False
-            plan = filled
-            added = int(filled.sum())
+            # rows with no value, counted from the indices alone: inference allocates nothing
+            # dense_shape sizes (the filled-rows mask is an output, made and charged by the run)
+            added = shape[0] - len(np.unique(pos[:, 0]))
             # as OpenVINO: the indices count from indices, the values count from values, each plus the rows added
             total, total_values = Dim.of(len(pos) + added), n + added
         else:
@@ -59,12 +57,14 @@ class SparseFillEmptyRows16(Op):
         idx_type = indices.etype if indices.known_type else dense_shape.etype
         return Inference([TensorInfo(PartialShape((total, Dim.of(2))), idx_type),
                           TensorInfo(PartialShape((total_values,)), values.etype),
-                          TensorInfo(PartialShape((rows,)), dtypes.get("boolean"))], plan)
+                          TensorInfo(PartialShape((rows,)), dtypes.get("boolean"))])
 
-    def compute(self, plan: np.ndarray, values: np.ndarray, dense_shape: np.ndarray, indices: np.ndarray,
+    def compute(self, plan: None, values: np.ndarray, dense_shape: np.ndarray, indices: np.ndarray,
                 default: np.ndarray) -> Sequence[np.ndarray]:
-        empty = np.flatnonzero(plan)
+        filled = np.ones(int(dense_shape.reshape(-1)[0]), bool)  # the third output, charged with the others
+        filled[indices.reshape(-1, 2)[:, 0]] = False
+        empty = np.flatnonzero(filled)
         pos = np.concatenate([indices.reshape(-1, 2), np.stack([empty, np.zeros_like(empty)], 1).astype(indices.dtype)])
         vals = np.concatenate([values, np.full(len(empty), default, values.dtype)])
         order = np.lexsort((pos[:, 1], pos[:, 0]))  # stable: by row, then column
-        return [np.ascontiguousarray(pos[order]), vals[order], plan.copy()]
+        return [np.ascontiguousarray(pos[order]), vals[order], filled]

@@ -11,7 +11,7 @@ import numpy as np
 from ...base import limits, lowbit, strings
 from ...base.errors import ModelError, OpError
 from ...base.shapes import PartialShape, format_dims
-from ..framework.base import Attr, In, Op, TensorInfo
+from ..framework.base import FOLD_WORK_LIMIT, Attr, In, Inference, Op, TensorInfo
 from ..framework.registry import register
 
 
@@ -57,6 +57,10 @@ def _too_large(shape: PartialShape | tuple[int, ...], itemsize: int) -> list[OpE
 def _shape_text(shape: PartialShape | tuple[int, ...]) -> str:  # built only for a finding
     return format_dims(shape)
 
+
+# The most bytes of a string Const whose value inference reads (check folds it, a
+# tokenizer's vocabulary among them): the fold budget's bytes of f64.
+STRING_FOLD_BYTES = FOLD_WORK_LIMIT * 8
 
 # Shapes are immutable and a model repeats a few Const shapes thousands of times: build each once.
 _static_pshape = lru_cache(maxsize=4096)(PartialShape.static)
@@ -118,17 +122,45 @@ class Const1(Op):
             ]
         if self.element_type.is_string:
             try:
-                self._value()
+                self.string_chars()  # the count and offsets only: the characters are read when the value is
             except ModelError as e:
                 return [OpError(e.diagnostics[0].message, code=e.diagnostics[0].code)]
         return []
+
+    def string_chars(self) -> int:
+        """A string Const's characters' length, from its packed offsets (read once)."""
+        chars = self.__dict__.get("_chars")
+        if chars is None:
+            assert self.weights is not None
+            chars = self._chars = self.weights.string_chars(self.offset, tuple(self.shape), self.size)
+        return chars
+
+    @property
+    def held_nbytes(self) -> int:
+        """Bytes the value holds in memory once read: a string Const's characters
+        and elements (unpacked from the map), else its elements' bytes."""
+        count = math.prod(map(int, self.shape))
+        if self.element_type.is_string:
+            return strings.held_bytes(count, self.string_chars()) if count else 0
+        return count * self.element_type.itemsize
 
     def _value(self) -> np.ndarray:
         assert self.weights is not None
         return self.weights.array(self.offset, tuple(self.shape), self.element_type, self.size)
 
-    def infer(self) -> list[TensorInfo]:
-        return [TensorInfo(_static_pshape(tuple(self.shape)), self.element_type, self._value)]
+    def infer(self) -> list[TensorInfo] | Inference:
+        shape = _static_pshape(tuple(self.shape))
+        if not self.element_type.is_string:
+            return [TensorInfo(shape, self.element_type, self._value)]
+        # unpacking makes one bytes object an element: charged by the characters, before they are read;
+        # a check reads no more of them than the bytes of its fold budget (its value is a run's to make)
+        held = self.held_nbytes
+        info = TensorInfo(shape, self.element_type, self._value if held <= STRING_FOLD_BYTES else None)
+        return Inference([info], scratch=max(0, held - self.nbytes_as_elements))
+
+    @property
+    def nbytes_as_elements(self) -> int:
+        return math.prod(map(int, self.shape)) * self.element_type.itemsize
 
     def compute(self, plan: None) -> Sequence[np.ndarray]:
         return [self._value()]

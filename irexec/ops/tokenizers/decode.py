@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...base import limits
 from ...base.shapes import DYNAMIC, PartialShape
 from ..framework.base import Attr, In, Inference, Op, TensorInfo, require
 from ..framework.registry import register
@@ -35,6 +36,7 @@ class VocabDecoder(Op):
         skips = set((skip.reshape(-1) if skip is not None else np.asarray(self.skip_tokens, np.int64)).tolist())
         batch, length = ids.shape
         per_row = length if length > 0 else 1
+        meter = limits.Meter("VocabDecoder's strings")  # a few ids of a long vocabulary entry make much text
         out = bytearray()
         begins, ends = [], []
         for r in range(batch):
@@ -45,13 +47,14 @@ class VocabDecoder(Op):
             for t in ids[r].tolist():
                 begins.append(len(out))
                 if 0 <= t < len(b) and t not in skips:  # a negative id is past the vocabulary as an unsigned index
+                    meter.grow(e[t] - b[t])
                     out += raw[b[t]:e[t]]
                 ends.append(len(out))
         ragged = np.arange(batch, dtype=np.int32) * per_row
         if length == 0:  # the extension writes row r's empty string at index r
             begins += [0] * (batch * per_row - len(begins))
             ends += [0] * (batch * per_row - len(ends))
-        return [ragged, ragged + per_row, i32(begins), i32(ends), np.frombuffer(bytes(out), np.uint8).copy()]
+        return [ragged, ragged + per_row, i32(begins), i32(ends), np.frombuffer(out, np.uint8)]
 
 
 @register

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...base import limits
 from ...base.errors import OpError
 from ..framework.base import ANY, Attr, Enum, In, Inference, Op, TensorInfo, op_error, require
 from ..framework.registry import register
@@ -25,22 +26,28 @@ def _normalized(infos: Sequence[TensorInfo], has_skips: bool) -> Inference:
     return Inference(outs + [TensorInfo(infos[3].shape, ET_BOOL)] if has_skips else outs)
 
 
-def _apply(args: Sequence[np.ndarray], has_skips: bool, fn) -> list[np.ndarray]:
+def _apply(args: Sequence[np.ndarray], has_skips: bool, fn, meter: limits.Meter | None = None) -> list[np.ndarray]:
+    """Each string through ``fn``; the output characters are charged to ``meter`` (by
+    default one of the run's) as each string is added, so a rewrite that grows
+    the text is refused before it outgrows the memory limit."""
     b, e, raw = text_of(args[0], args[1], args[2], 0)
     skips = args[3].reshape(-1).tolist() if has_skips else [False] * len(b)
+    meter = meter or limits.Meter("the normalized strings")
     out = bytearray()
     nb, ne = [], []
     for x, y, skip in zip(b, e, skips):
         nb.append(len(out))
-        out += raw[x:y] if skip else fn(raw[x:y])
+        piece = raw[x:y] if skip else fn(raw[x:y])
+        meter.grow(len(piece))
+        out += piece
         ne.append(len(out))
-    outs = [i32(nb).reshape(args[0].shape), i32(ne).reshape(args[0].shape), np.frombuffer(bytes(out), np.uint8).copy()]
+    outs = [i32(nb).reshape(args[0].shape), i32(ne).reshape(args[0].shape), np.frombuffer(out, np.uint8)]
     return outs + [args[3]] if has_skips else outs
 
 
-def substitute(regex: Regex, text: bytes, replacement: bytes, global_replace: bool) -> bytes:
+def substitute(regex: Regex, text: bytes, replacement: bytes, global_replace: bool, meter: limits.Meter | None = None) -> bytes:
     """PCRE2's substitute: $n and ${n} name groups, $$ is a dollar; after an empty match the
-    next search starts one character on."""
+    next search starts one character on.  Each piece is charged to ``meter`` before it is added."""
     out = bytearray()
     pos = 0
     start = 0
@@ -49,7 +56,10 @@ def substitute(regex: Regex, text: bytes, replacement: bytes, global_replace: bo
         if m is None:
             break
         m_start, m_end, groups = m
-        out += text[pos:m_start] + _expand(replacement, text, m_start, m_end, groups)
+        piece = text[pos:m_start] + _expand(replacement, text, m_start, m_end, groups)
+        if meter is not None:
+            meter.grow(len(piece))
+        out += piece
         pos = m_end
         if not global_replace:
             break
@@ -61,7 +71,8 @@ def substitute(regex: Regex, text: bytes, replacement: bytes, global_replace: bo
             pos = start = m_end + step
         else:
             start = m_end
-    return bytes(out + text[pos:])
+    out += text[pos:]
+    return bytes(out)
 
 
 def _char_length(text: bytes, at: int) -> int:
@@ -145,7 +156,8 @@ class RegexNormalization(Op):
         at = 3 + has_skips
         regex = self._regex(args[at])
         replacement = _replacement(args[at + 1].tobytes())
-        return _apply(args, has_skips, lambda s: substitute(regex, s, replacement, self.global_replace))
+        meter = limits.Meter("RegexNormalization's rewritten strings")
+        return _apply(args, has_skips, lambda s: substitute(regex, s, replacement, self.global_replace, meter), meter)
 
 
 def _charmap(form: str, case_fold: bool):

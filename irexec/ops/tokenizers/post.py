@@ -3,10 +3,12 @@ tokenization, on ragged tensors of token ids."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
+from ...base import limits
 from ...base.shapes import Dim, PartialShape
 from ..framework.base import ANY, Attr, In, Inference, Op, TensorInfo, require
 from ..framework.registry import register
@@ -152,12 +154,17 @@ class CombineSegments(Op):
         seg: list[np.ndarray] = []
         begins, ends = [], []
         offset = 0
+        # a one-row segment repeats in every row of the batch: the joined elements and their
+        # segment ids are charged as the rows add up (each held twice: the parts and the join)
+        meter = limits.Meter("CombineSegments' joined rows", copies=2)
+        each = args[2].itemsize + ids.itemsize
         for r in range(batch):
             begins.append(offset)
             for i in range(count):
                 at = 0 if sizes[i] == 1 else r
                 lo, hi = int(args[3 * i].reshape(-1)[at]), int(args[3 * i + 1].reshape(-1)[at])
                 part = args[3 * i + 2][lo:hi]
+                meter.grow(len(part) * each)
                 elems.append(part)
                 seg.append(np.full(len(part), ids[i], dtype=ids.dtype))
                 offset += len(part)
@@ -203,6 +210,8 @@ class RaggedToDense(Op):
         bounded(begins, ends, data.shape[0], 0, "row")
         b, e = begins.reshape(-1).tolist(), ends.reshape(-1).tolist()
         inner = data.shape[1:]
+        # the length is data: the dense output and its mask are charged before they are made
+        limits.require(len(b) * target * math.prod(inner) * (data.itemsize + 1), f"RaggedToDense's output of length {target}")
         out = np.empty((len(b), target, *inner), dtype=data.dtype)
         out[...] = pad
         mask = np.zeros((len(b), target, *inner), dtype=bool)

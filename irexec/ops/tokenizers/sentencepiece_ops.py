@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ...base import dtypes
+from ...base import dtypes, limits
 from ...base.errors import OpError
 from ...base.shapes import DYNAMIC, PartialShape
 from ..framework.base import ANY, Attr, In, Inference, Op, TensorInfo, require
@@ -259,7 +259,12 @@ class _Detokenizer(Op):
         sp = processor(_model(model))
         size = sp.GetPieceSize()
         _negative(ids)
-        return _strings_out([self.row(sp, [i for i in row if i < size]) for row in ids.tolist()])
+        meter = limits.Meter(f"{self.type}'s strings")
+        texts = []
+        for row in ids.tolist():
+            texts.append(self.row(sp, [i for i in row if i < size]))
+            meter.grow(len(texts[-1]))
+        return _strings_out(texts)
 
     def row(self, sp: Any, ids: list[int]) -> bytes:
         raise NotImplementedError
