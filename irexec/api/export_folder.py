@@ -54,21 +54,23 @@ def is_export_folder(path: str) -> bool:
     return os.path.isdir(path)
 
 
-def open_export_folder(path: str) -> ExportFolder:
-    """The folder's files, or ``not-export-folder`` naming what is missing."""
+def open_export_folder(path: str, *, follow_symlinks: bool | None = None) -> ExportFolder:
+    """The folder's files, or ``not-export-folder`` naming what is missing; its JSON read under
+    the file rules (``follow_symlinks``: default $IREXEC_FOLLOW_SYMLINKS)."""
     files = {name: os.path.join(path, name) for name in (MODEL, TOKENIZER, DETOKENIZER)}
     missing = [name for name, full in files.items() if not os.path.isfile(full)]
     if missing:
         raise InputError(f"{path} is not an export folder irexec can generate text with: it has no "
                          f"{', '.join(missing)} (optimum-cli export openvino writes them, with the tokenizer pair "
                          "from openvino-tokenizers)", code="not-export-folder", file=path)
-    return ExportFolder(path, files[MODEL], files[TOKENIZER], files[DETOKENIZER], _eos_ids(os.path.join(path, CONFIG)))
+    return ExportFolder(path, files[MODEL], files[TOKENIZER], files[DETOKENIZER],
+                        _eos_ids(os.path.join(path, CONFIG), follow_symlinks))
 
 
-def _eos_ids(config: str) -> list[int]:
-    if not os.path.isfile(config):
+def _eos_ids(config: str, follow_symlinks: bool | None = None) -> list[int]:
+    if not os.path.lexists(config):
         return []
-    value = read_json_object(config).get("eos_token_id")
+    value = read_json_object(config, follow_symlinks=follow_symlinks).get("eos_token_id")
     values = value if isinstance(value, list) else [] if value is None else [value]
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
         raise InputError(f"{config}: eos_token_id must be an integer or a list of integers, got {value!r}",

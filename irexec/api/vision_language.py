@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..base.errors import ERROR, Diagnostic, InputError, ModelError
-from ..system.json_file import read_json_object
+from ..system.json_file import json_field, read_json_object
 from .export_folder import ExportFolder, _eos_ids
 from .generate import GenerateResult, generate
 from .session import Session
@@ -46,8 +46,9 @@ def is_vision_language_folder(path: str) -> bool:
     return os.path.isfile(os.path.join(path, LANGUAGE))
 
 
-def open_vision_language_folder(path: str) -> VisionLanguageFolder:
-    """The folder's files and config, or ``not-vlm-export`` naming what is missing."""
+def open_vision_language_folder(path: str, *, follow_symlinks: bool | None = None) -> VisionLanguageFolder:
+    """The folder's files and config, or ``not-vlm-export`` naming what is missing; its JSON read
+    under the file rules (``follow_symlinks``: default $IREXEC_FOLLOW_SYMLINKS)."""
     if not os.path.isdir(path):
         raise InputError(f"{path} is not a folder: a VLM export is the folder optimum-intel writes",
                          code="not-vlm-export", file=path)
@@ -57,19 +58,19 @@ def open_vision_language_folder(path: str) -> VisionLanguageFolder:
         raise InputError(f"{path} is not a VLM export folder irexec can generate with: it has no {', '.join(missing)} "
                          "(OVModelForVisualCausalLM.from_pretrained(..., export=True) writes them for a LLaVA-style model)",
                          code="not-vlm-export", file=path)
-    config = read_json_object(files["config.json"])
+    config = read_json_object(files["config.json"], follow_symlinks=follow_symlinks)
     token = config.get("image_token_index", config.get("image_token_id"))
     if not isinstance(token, int) or isinstance(token, bool):
         raise InputError(f"{files['config.json']} has no integer image_token_index (the token the image features replace): "
                          f"model_type {config.get('model_type')!r} is not a LLaVA-style model irexec can feed",
                          code="not-vlm-export", file=files["config.json"])
-    vision = config.get("vision_config")
-    size = vision.get("image_size") if isinstance(vision, dict) else None
+    vision = json_field(config, "vision_config", "an object", files["config.json"])
+    size = json_field(vision, "image_size", "an integer", files["config.json"]) if isinstance(vision, dict) else None
     pair = [os.path.join(path, name) for name in (TOKENIZER, DETOKENIZER)]
     tokenizer, detokenizer = (p if os.path.isfile(p) else None for p in pair)
     return VisionLanguageFolder(path, files[LANGUAGE], files[TEXT_EMBEDDINGS], files[VISION_EMBEDDINGS], token,
                                 size if isinstance(size, int) and not isinstance(size, bool) else None,
-                                tokenizer, detokenizer, _eos_ids(os.path.join(path, "generation_config.json")))
+                                tokenizer, detokenizer, _eos_ids(os.path.join(path, "generation_config.json"), follow_symlinks))
 
 
 class VisionLanguageModel:

@@ -181,12 +181,10 @@ def _line_of(text: str, key: str) -> int | None:
 
 def load(path: str) -> dict[str, dict[str, Any]]:
     """The click default_map of ``path``'s [tool.irexec] table."""
+    from ..system.files import read_small_file
+
+    raw = read_small_file(path, "project file", MAX_FILE_BYTES, None, UsageError, "bad-config")
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
-        if len(raw) > MAX_FILE_BYTES:
-            raise UsageError(f"{path} is larger than {MAX_FILE_BYTES} bytes, more than any project file",
-                             code="bad-config", file=path)
         text = raw.decode("utf-8")
         data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as e:

@@ -39,7 +39,7 @@ def generate_speech(folder: str, features_path: str, raw: bool, language: str | 
         what = "audio file" if raw else "audio features file"
         require_inputs((features_path, what), (compare_path, "reference file"))
         require_outputs(output_path, report_path)
-        export = open_whisper_folder(folder)
+        export = open_whisper_folder(folder, follow_symlinks=follow)
         generation = export.generation.choose(language, task)
         expected_tokens = expected_text = None
         if compare_path is not None:
@@ -49,12 +49,12 @@ def generate_speech(folder: str, features_path: str, raw: bool, language: str | 
                 raise UsageError(f"--compare {compare_path}: without openvino_detokenizer.xml in {folder} there is no "
                                  "text to compare; give the tokens as .npy", code="bad-prompt")
             else:
-                expected_text = _read_text(compare_path)
+                expected_text = _read_text(compare_path, "reference file", follow)
         features = load_npy(features_path, max_memory, follow_symlinks=follow, what=what)
         if raw:  # a waveform: the features its preprocessor_config.json says, as the feature extractor makes them
             from ..api.whisper_features import check_waveform, read_extractor
 
-            features = read_extractor(folder)(check_waveform(features, features_path))
+            features = read_extractor(folder, follow_symlinks=follow)(check_waveform(features, features_path))
         encoder = Session(export.encoder, max_memory=max_memory, follow_symlinks=follow)
         decoder = Session(export.decoder, max_memory=max_memory, follow_symlinks=follow)
         load_seconds = time.perf_counter() - started

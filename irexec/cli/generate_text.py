@@ -26,8 +26,10 @@ def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prom
                              "PROMPT.npz", code="bad-prompt")
         require_inputs((prompt_file, "prompt file"), (inputs_path, "inputs file"), (compare_path, "reference file"))
         require_outputs(output_path, report_path)
-        export = open_export_folder(folder)
-        text = prompt if prompt is not None else _read_text(prompt_file) if prompt_file is not None else None
+        follow = follow_symlinks or None
+        export = open_export_folder(folder, follow_symlinks=follow)
+        text = prompt if prompt is not None else \
+            _read_text(prompt_file, "prompt file", follow) if prompt_file is not None else None
         if text is not None:
             feeds = export.tokenize(text, max_memory)
         else:
@@ -39,7 +41,7 @@ def generate_text(folder: str, inputs_path: str | None, prompt: str | None, prom
             if compare_path.endswith(".npy"):
                 expected_tokens = _load_tokens(compare_path, max_memory, follow_symlinks)
             else:
-                expected_text = _read_text(compare_path)
+                expected_text = _read_text(compare_path, "reference file", follow)
         session = Session(export.model, max_memory=max_memory, follow_symlinks=follow_symlinks or None)
         load_seconds = time.perf_counter() - started
         eos = [eos_token_id] if eos_token_id is not None else export.eos_token_ids
@@ -102,13 +104,18 @@ def _write_report(path: str, doc: dict) -> None:
         raise cannot_write(path, e) from None
 
 
-def _read_text(path: str) -> str:
-    from ..base.errors import InputError
+MAX_TEXT_BYTES = 16 << 20  # a prompt or reference text; more is not a prompt
 
+
+def _read_text(path: str, what: str = "text file", follow_symlinks: bool | None = None) -> str:
+    """A prompt or reference text, read under the file rules (irexec.system.files)."""
+    from ..base.errors import InputError
+    from ..system.files import read_small_file
+
+    data = read_small_file(path, what, MAX_TEXT_BYTES, follow_symlinks, InputError, "bad-input-file")
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as e:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
         raise InputError(f"{path} is not a readable UTF-8 text file: {e}", code="bad-input-file", file=path) from None
 
 

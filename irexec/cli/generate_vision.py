@@ -32,20 +32,20 @@ def generate_vision(folder: str, image_path: str | None, inputs_path: str | None
         require_inputs((image_path, "pixel values file"), (prompt_file, "prompt file"), (inputs_path, "inputs file"),
                        (compare_path, "reference file"))
         require_outputs(output_path, report_path)
-        export = open_vision_language_folder(folder)
+        export = open_vision_language_folder(folder, follow_symlinks=follow)
         pixel_values = load_npy(image_path, max_memory, follow_symlinks=follow, what="pixel values file")
         expected_tokens = expected_text = None
         if compare_path is not None:
             if compare_path.endswith(".npy"):
                 expected_tokens = _load_tokens(compare_path, max_memory, follow)
             else:
-                expected_text = _read_text(compare_path)
+                expected_text = _read_text(compare_path, "reference file", follow)
         vlm = VisionLanguageModel(export, max_memory, follow)
         features = vlm.image_features(pixel_values)
         if inputs_path is not None:
             feeds = load_npz(inputs_path, max_memory, follow_symlinks=follow)
         else:
-            text = prompt if prompt is not None else _read_text(prompt_file)  # type: ignore[arg-type]
+            text = prompt if prompt is not None else _read_text(prompt_file, "prompt file", follow)  # type: ignore[arg-type]
             feeds = vlm.prompt_ids(text, features.shape[0], features.shape[1])
         load_seconds = time.perf_counter() - started
         eos = [eos_token_id] if eos_token_id is not None else export.eos_token_ids
