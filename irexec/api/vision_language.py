@@ -53,7 +53,7 @@ def open_vision_language_folder(path: str, *, follow_symlinks: bool | None = Non
         raise InputError(f"{path} is not a folder: a VLM export is the folder optimum-intel writes",
                          code="not-vlm-export", file=path)
     files = {name: os.path.join(path, name) for name in (LANGUAGE, TEXT_EMBEDDINGS, VISION_EMBEDDINGS, "config.json")}
-    missing = [name for name, full in files.items() if not os.path.isfile(full)]
+    missing = [name for name, full in files.items() if not os.path.lexists(full)]
     if missing:
         raise InputError(f"{path} is not a VLM export folder irexec can generate with: it has no {', '.join(missing)} "
                          "(OVModelForVisualCausalLM.from_pretrained(..., export=True) writes them for a LLaVA-style model)",

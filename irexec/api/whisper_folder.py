@@ -125,7 +125,7 @@ def is_speech_folder(path: str) -> bool:
 def open_whisper_folder(path: str, *, follow_symlinks: bool | None = None) -> WhisperFolder:
     """The folder's models and generation settings, or ``not-speech-export`` naming what is missing;
     its JSON read under the file rules (``follow_symlinks``: default $IREXEC_FOLLOW_SYMLINKS)."""
-    missing = [name for name in (ENCODER, DECODER, CONFIG) if not os.path.isfile(os.path.join(path, name))]
+    missing = [name for name in (ENCODER, DECODER, CONFIG) if not os.path.lexists(os.path.join(path, name))]
     if missing:
         raise InputError(f"{path} is not a Whisper export folder: it has no {', '.join(missing)} (optimum-intel's "
                          "stateful export of a Whisper model writes them)", code=NOT_SPEECH, file=path)

@@ -20,7 +20,8 @@ MAX_JSON_DEPTH = 64  # Hugging Face configs nest four or five levels
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
 _OPENING = np.frombuffer(b"[{", np.uint8)
-_KINDS: dict[str, type | tuple[type, ...]] = {"an integer": int, "a number": (int, float), "a string": str, "an object": dict, "a list": list, "a boolean": bool}
+_KINDS: dict[str, type | tuple[type, ...]] = {"an integer": int, "a number": (int, float), "a string": str,
+                                              "an object": dict, "a list": list, "a boolean": bool}
 
 
 def nesting_depth(data: bytes) -> int:
