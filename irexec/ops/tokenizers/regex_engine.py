@@ -4,21 +4,22 @@ openvino_tokenizers compiles its patterns with PCRE2 in UTF and UCP mode (``\\s`
 ``\\d``, ``\\w`` are Unicode classes, ``\\p{Han}`` takes in the characters whose
 Script_Extensions list Han, lookarounds backtrack as PCRE2 does).  irexec hands the
 same pattern, unchanged, to the same engine through the ``pcre2`` binding, JIT-compiled.
-Three choices differ from the binding's defaults, each to read patterns as the C library
-does: no ``PCRE2_ALT_BSUX`` (``\\x{2581}`` is a code point, ``\\u`` an error) and ``\\C``
-allowed (the binding forbids both), and ``PCRE2_MATCH_INVALID_UTF``, so bytes that are
-not UTF-8 never match a character instead of making the whole match fail (OpenVINO
-matches such text unchecked, whose result PCRE2 leaves undefined).
+Two choices differ from the binding's defaults: no ``PCRE2_ALT_BSUX``, so ``\\x{2581}``
+is a code point as in the C library (the binding reads JavaScript's ``\\u`` instead), and
+``PCRE2_MATCH_INVALID_UTF``, so bytes that are not UTF-8 never match a character instead
+of failing the whole match (OpenVINO matches such text unchecked, which PCRE2 leaves
+undefined).
 
 Time is bounded by PCRE2's own limits, set in the pattern: a search that takes more
 than ``MATCH_LIMIT`` steps (OpenVINO's, PCRE2's default) or nests backtracking deeper
-than ``DEPTH_LIMIT`` stops with ``regex-limit`` instead of running on.  The text is
-checked once per search, never rescanned (``PCRE2_NO_UTF_CHECK`` is safe under
-``MATCH_INVALID_UTF``), so a split of n bytes costs O(n) plus its matches' own
-backtracking."""
+than ``DEPTH_LIMIT`` stops with ``regex-limit`` instead of running on.  The text is never
+validated per search (``PCRE2_NO_UTF_CHECK`` is safe under ``MATCH_INVALID_UTF``; a
+check would rescan the rest of the text each time), so a split of n bytes costs O(n)
+plus its matches' own backtracking."""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from sys import maxsize
 from typing import Any
@@ -30,7 +31,7 @@ DEPTH_LIMIT = 10_000_000  # the interpreter's backtracking depth (the JIT bounds
 HEAP_LIMIT_KIB = 20_000  # PCRE2's default heap for backtracking, in KiB
 
 # pcre2.h: the binding spells only some options as names
-_UTF, _UCP, _ALT_BSUX, _NEVER_BACKSLASH_C = 0x00080000, 0x00020000, 0x00000002, 0x00100000
+_UTF, _UCP, _ALT_BSUX = 0x00080000, 0x00020000, 0x00000002
 _MATCH_INVALID_UTF, _NO_UTF_CHECK = 0x04000000, 0x40000000
 _LIMIT_ERRORS = {-47: "match limit", -52: "depth limit", -63: "heap limit", -46: "JIT stack limit"}
 
@@ -56,8 +57,7 @@ class Regex:
         self.text = text
         limited = b"(*LIMIT_MATCH=%d)(*LIMIT_DEPTH=%d)(*LIMIT_HEAP=%d)" % (MATCH_LIMIT, DEPTH_LIMIT, HEAP_LIMIT_KIB)
         try:
-            code = pcre2._cy.compile(limited + pattern, _UTF | _UCP | _MATCH_INVALID_UTF,
-                                     _ALT_BSUX | _NEVER_BACKSLASH_C)
+            code = pcre2._cy.compile(limited + pattern, _UTF | _UCP | _MATCH_INVALID_UTF, _ALT_BSUX)
             pcre2._cy.jit_compile(code)
         except pcre2.LibraryError as e:
             raise OpError(f"the pattern {text!r} is not one PCRE2 compiles: {_without_prefix(str(e), len(limited))}",
@@ -90,11 +90,7 @@ def _span(m: Any, group: int) -> tuple[int, int]:
 
 def _without_prefix(message: str, shift: int) -> str:
     """PCRE2's message with the offset counted in the user's pattern, not the limits before it."""
-    head, sep, rest = message.partition("compilation failed at position ")
-    digits = "".join(c for c in rest[:20] if c.isdigit())
-    if not sep or not digits:
-        return message
-    return f"{head}compilation failed at position {max(0, int(digits) - shift)}{rest[len(digits):]}"
+    return re.sub(r"(?<=at position )\d+", lambda m: str(max(0, int(m.group()) - shift)), message, count=1)
 
 
 @lru_cache(maxsize=64)
