@@ -80,6 +80,7 @@ class VisionLanguageModel:
                  follow_symlinks: bool | None = None) -> None:
         self.folder = folder
         self.max_memory = max_memory
+        self.follow_symlinks = follow_symlinks
         self.language = Session(folder.language, max_memory=max_memory, follow_symlinks=follow_symlinks)
         self.text = Session(folder.text_embeddings, max_memory=max_memory, follow_symlinks=follow_symlinks)
         self.vision = Session(folder.vision_embeddings, max_memory=max_memory, follow_symlinks=follow_symlinks)
@@ -132,7 +133,7 @@ class VisionLanguageModel:
             raise InputError(f"{self.folder.path} has no {TOKENIZER} and {DETOKENIZER} (openvino-tokenizers writes them): "
                              "give the prompt as token ids instead", code="not-vlm-export", file=self.folder.path)
         return ExportFolder(self.folder.path, self.folder.language, self.folder.tokenizer, self.folder.detokenizer,
-                            self.folder.eos_token_ids)
+                            self.folder.eos_token_ids, self.follow_symlinks)
 
     def prompt_ids(self, text: str, images: int, tokens_per_image: int) -> dict[str, np.ndarray]:
         """The prompt's input_ids as VLMPipeline builds them for LLaVA: without an ``<image>``

@@ -61,7 +61,7 @@ def generate_speech(folder: str, features_path: str, raw: bool, language: str | 
         found = transcribe(encoder, decoder, generation, features, max_new_tokens, source=features_path,
                            eos_token_id=None if eos_token_id is None else [eos_token_id])
         result = found.generated
-        texts = detokenize(export.detokenizer, result.new_tokens, max_memory) if export.detokenizer else None
+        texts = detokenize(export.detokenizer, result.new_tokens, max_memory, follow) if export.detokenizer else None
         if output_path:
             _save_tokens(output_path, result.tokens)
         problem, code = _difference(result.tokens, texts or [], expected_tokens, expected_text)

@@ -212,3 +212,20 @@ def test_the_reader_bounds_nesting_before_the_parser_recurses():
     finally:
         sys.setrecursionlimit(limit)
     assert e.value.code == "bad-input-file" and "deep.json" in str(e.value)
+
+
+def test_a_hub_cache_folder_generates_only_with_follow_symlinks(tmp_path, run_cli):  # type: ignore[no-untyped-def]
+    """Every file of a Hugging Face hub snapshot is a link into a sibling blobs/ folder: the
+    model, the tokenizer pair and the JSON alike follow --follow-symlinks."""
+    blobs, snapshot = tmp_path / "hub" / "blobs", tmp_path / "hub" / "snapshots" / "abc123"
+    blobs.mkdir(parents=True)
+    snapshot.mkdir(parents=True)
+    for k, source in enumerate(sorted(p for p in TEXT.iterdir() if p.suffix in (".xml", ".bin", ".json"))):
+        shutil.copy(source, blobs / f"blob{k}")
+        (snapshot / source.name).symlink_to(os.path.relpath(blobs / f"blob{k}", snapshot))
+    r = _run(run_cli, "generate", snapshot, "--prompt", "hello", "-n", "1")
+    assert r.returncode == 1 and "symlink-escape" in r.stderr, r.stderr
+    r = _run(run_cli, "generate", snapshot, "--prompt", "hello", "-n", "1", "--follow-symlinks")
+    assert r.returncode == 0, r.stderr
+    r = _run(run_cli, "generate", snapshot, "--prompt", "hello", "-n", "1", env={"IREXEC_FOLLOW_SYMLINKS": "1"})
+    assert r.returncode == 0, r.stderr
