@@ -56,7 +56,7 @@ class Regex:
             raise OpError(f"the pattern {pattern!r} is not UTF-8", code="unsupported-regex") from None
         self.text = text
         limited = b"(*LIMIT_MATCH=%d)(*LIMIT_DEPTH=%d)(*LIMIT_HEAP=%d)" % (MATCH_LIMIT, DEPTH_LIMIT, HEAP_LIMIT_KIB)
-        try:
+        try:  # pcre2.compile() forces ALT_BSUX and hides MATCH_INVALID_UTF: its own lower level takes both
             code = pcre2._cy.compile(limited + pattern, _UTF | _UCP | _MATCH_INVALID_UTF, _ALT_BSUX)
             pcre2._cy.jit_compile(code)
         except pcre2.LibraryError as e:
@@ -70,7 +70,7 @@ class Regex:
         """(start, end, group spans; (-1, -1) for a group that did not take part) of the
         leftmost match at or after ``pos``, None when none."""
         try:
-            m = self._pattern._match(text, pos, maxsize, _NO_UTF_CHECK)
+            m = self._pattern._match(text, pos, maxsize, _NO_UTF_CHECK)  # search() with match options
         except self._errors as e:
             limit = _LIMIT_ERRORS.get(getattr(e, "code", 0))
             if limit is None:
