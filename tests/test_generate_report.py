@@ -35,7 +35,7 @@ def test_generate_prints_the_measurements_and_writes_a_valid_report(run_cli, tmp
 
 
 def test_an_export_folder_writes_the_same_report(run_cli, tmp_path):
-    pytest.importorskip("re2")
+    pytest.importorskip("pcre2")
     folder, out = ROOT / "examples" / "tiny-export", tmp_path / "gen.json"
     r = run_cli.subprocess("generate", folder, "--prompt", "The quick brown fox", "-n", "8",
                            "--compare", folder / "expected_text.txt", "--report", out)

@@ -72,7 +72,7 @@ def test_without_config_json_the_conv_states_give_the_kernel(tmp_path: Path, run
 def test_text_in_text_out_on_a_mamba_folder(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
     """The export folder form: the tokenizer pair beside the Mamba, the tokens OpenVINO's loop gives."""
     pytest.importorskip("openvino_tokenizers")
-    pytest.importorskip("re2")
+    pytest.importorskip("pcre2")
     import openvino as ov
     import openvino_tokenizers  # noqa: F401
 

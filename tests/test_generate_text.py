@@ -13,7 +13,7 @@ import pytest
 
 ov = pytest.importorskip("openvino")
 pytest.importorskip("openvino_tokenizers")
-pytest.importorskip("re2")
+pytest.importorskip("pcre2")
 from stateful_models import ov_greedy, save, tiny_lm  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "tokenizers" / "bpe"

@@ -42,7 +42,7 @@ def test_token_prompts_give_optimum_intels_greedy_tokens(key: str, tmp_path: Pat
 @pytest.mark.parametrize("key", sorted(GENAI_PROMPTS))
 def test_text_prompts_give_vlm_pipelines_tokens_and_text(key: str, tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
     """VLMPipeline's own rule: a tag first when there is none, each tag one token per image feature and a newline."""
-    pytest.importorskip("re2")
+    pytest.importorskip("pcre2")
     genai = np.load(FOLDER / "genai_tokens.npz")
     prompt, want = _recorded()[key]
     assert np.array_equal(want[:, prompt.shape[1]:], genai[key])  # the two references agree

@@ -149,7 +149,7 @@ def test_the_python_api_example_runs(monkeypatch: pytest.MonkeyPatch, capsys: py
 
 
 def test_the_strings_and_tokenizers_commands_run(reader_dir: Path):
-    pytest.importorskip("re2")
+    pytest.importorskip("pcre2")
     commands = _commands(_section("Strings and tokenizers"))
     assert [c.split()[1] for c in commands] == ["check", "run", "run", "generate"]
     for line, result in zip(commands, _all_pass(commands, reader_dir)):

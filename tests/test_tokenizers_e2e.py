@@ -11,7 +11,7 @@ import pytest
 
 ov = pytest.importorskip("openvino")
 pytest.importorskip("openvino_tokenizers")
-pytest.importorskip("re2")
+pytest.importorskip("pcre2")
 from oracle import from_tensor  # noqa: E402
 from tokenizer_corpus import corpus  # noqa: E402
 
@@ -108,10 +108,10 @@ def _parameter(xml: Path) -> str:
     return irexec.read_model(str(xml)).parameters[0].name
 
 
-def test_without_google_re2_a_coded_error_names_the_extra(run_cli, tmp_path):
+def test_without_pcre2_a_coded_error_names_the_extra(run_cli, tmp_path):
     shadow = tmp_path / "shadow"
     shadow.mkdir()
-    (shadow / "re2.py").write_text("raise ImportError('google-re2 is not installed')\n")
+    (shadow / "pcre2.py").write_text("raise ImportError('pcre2 is not installed')\n")
     inputs = tmp_path / "in.npz"
     np.savez(inputs, Parameter_1=np.array(["hello world"]))
     import os

@@ -27,8 +27,10 @@ from typing import Any
 import numpy as np
 
 from ..base import dtypes
+from ..base.errors import IRExecError
 from ..ir.records import Layer
 from ..system.atomic import cannot_write, write_atomically
+from ..system.json_file import read_json
 from ..system.tensorfile import load_npz, save_npz
 from .load import Model
 
@@ -60,11 +62,11 @@ class LayerDumper:
     def _remove_previous_dump(self) -> None:
         """Delete the files an earlier dump's index.json lists (and nothing
         else), so the directory never mixes two runs."""
+        path = os.path.join(self.directory, INDEX)
         try:
-            with open(os.path.join(self.directory, INDEX), encoding="utf-8") as f:
-                old = json.load(f)
-            files = [e["file"] for e in old["layers"]]
-        except (OSError, ValueError, KeyError, TypeError):
+            old = read_json(path, "dump index") if os.path.lexists(path) else None
+            files = [e["file"] for e in old["layers"]]  # type: ignore[index]
+        except (IRExecError, KeyError, TypeError):
             return
         for name in files:
             if isinstance(name, str) and _DUMP_FILE.fullmatch(name):
@@ -115,8 +117,7 @@ class LayerDumper:
 
 def load_dump(directory: str) -> tuple[dict[str, Any], dict[int, dict[str, np.ndarray]]]:
     """(index, {layer id: {port key: array}}) read back from a dump directory."""
-    with open(os.path.join(directory, INDEX), encoding="utf-8") as f:
-        index = json.load(f)
+    index: Any = read_json(os.path.join(directory, INDEX), "dump index")
     tensors: dict[int, dict[str, np.ndarray]] = {}
     for entry in index["layers"]:
         tensors[entry["layer_id"]] = load_npz(os.path.join(directory, entry["file"]))

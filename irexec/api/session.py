@@ -52,6 +52,7 @@ class Session(SessionState):
         """``max_memory``: bytes of tensors a run may hold (default: $IREXEC_MAX_MEMORY or half the RAM);
         ``follow_symlinks``: read files through links that leave their folder (default: $IREXEC_FOLLOW_SYMLINKS)."""
         self.max_memory = max_memory
+        self.follow_symlinks = follow_symlinks  # also for the JSON beside the model (generate reads config.json)
         self.model = model if isinstance(model, Model) else load(os.fspath(model), weights, max_memory=max_memory,
                                                                  follow_symlinks=follow_symlinks)
         # a stateful model's variables that hold a value, by variable_id (read-only arrays)

@@ -166,12 +166,14 @@ def find(start: str | None = None) -> str | None:
 
 
 def _has_table(path: str) -> bool:
+    """Whether ``path`` has a [tool.irexec] table, or is a file the rules refuse (then ``load`` says why)."""
+    from ..system.files import read_small_file
+
     try:
-        with open(path, "rb") as f:
-            text = f.read(MAX_FILE_BYTES + 1)
-    except OSError:
-        return False
-    return len(text) > MAX_FILE_BYTES or re.search(rb"tool\s*\.\s*irexec\b", text) is not None  # [tool.irexec] and [tool.irexec.*]
+        text = read_small_file(path, "project file", MAX_FILE_BYTES, None, UsageError, "bad-config")
+    except UsageError:
+        return True
+    return re.search(rb"tool\s*\.\s*irexec\b", text) is not None  # [tool.irexec] and [tool.irexec.*]
 
 
 def _line_of(text: str, key: str) -> int | None:
@@ -181,12 +183,10 @@ def _line_of(text: str, key: str) -> int | None:
 
 def load(path: str) -> dict[str, dict[str, Any]]:
     """The click default_map of ``path``'s [tool.irexec] table."""
+    from ..system.files import read_small_file
+
+    raw = read_small_file(path, "project file", MAX_FILE_BYTES, None, UsageError, "bad-config")
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
-        if len(raw) > MAX_FILE_BYTES:
-            raise UsageError(f"{path} is larger than {MAX_FILE_BYTES} bytes, more than any project file",
-                             code="bad-config", file=path)
         text = raw.decode("utf-8")
         data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as e:

@@ -27,17 +27,23 @@ def expected_output(compare_path: str | None, max_memory: int | None, follow_sym
         from ..base.errors import UsageError
 
         raise UsageError(f"--compare {compare_path}: {text_missing}", code="bad-prompt")
-    return None, _read_text(compare_path)
+    return None, _read_text(compare_path, "reference file", follow_symlinks)
 
 
-def _read_text(path: str) -> str:
+MAX_TEXT_BYTES = 16 << 20  # a prompt or reference text; more is not a prompt
+
+
+def _read_text(path: str, what: str = "text file", follow_symlinks: bool | None = None) -> str:
+    """A prompt or reference text, read under the file rules (irexec.system.files)."""
     from ..base.errors import InputError
+    from ..system.files import read_small_file
 
+    data = read_small_file(path, what, MAX_TEXT_BYTES, follow_symlinks, InputError, "bad-input-file")
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as e:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
         raise InputError(f"{path} is not a readable UTF-8 text file: {e}", code="bad-input-file", file=path) from None
+
 
 
 def _save_tokens(path: str, tokens) -> None:

@@ -9,6 +9,7 @@ import click
 
 from ..base.errors import IRExecError
 from .base import fail
+from .generate_io import _read_text
 from .generate_request import Request
 
 if TYPE_CHECKING:
@@ -42,7 +43,8 @@ def generate_text(request: Request, weights: str | None, inputs_path: str | None
             if not folder:
                 e.diagnostics = explain_not_xml(model, e.diagnostics)
             raise
-        text = prompt if prompt is not None else _read_text(prompt_file) if prompt_file is not None else None
+        text = prompt if prompt is not None else \
+            _read_text(prompt_file, "prompt file", request.follow_symlinks) if prompt_file is not None else None
         feeds = text if text is not None else _load_prompt(inputs_path, request)  # type: ignore[arg-type]
         load_seconds = time.perf_counter() - started
         result = pipe.generate(feeds, max_new_tokens=request.max_new_tokens, eos_token_id=request.eos_token_id,
@@ -115,7 +117,7 @@ def _reference(request: Request, tokens_only: bool = False):
         return None, None
     if tokens_only or path.endswith(".npy"):
         return _load_tokens(path, request.max_memory, request.follow_symlinks), None
-    return None, _read_text(path)
+    return None, _read_text(path, "reference file", request.follow_symlinks)
 
 
 def _difference(tokens, texts: list[str], expected_tokens, expected_text: str | None
@@ -159,16 +161,6 @@ def _write_report(path: str, doc: dict) -> None:
         write_atomically(path, render_generate_report(doc))
     except OSError as e:
         raise cannot_write(path, e) from None
-
-
-def _read_text(path: str) -> str:
-    from ..base.errors import InputError
-
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{path} is not a readable UTF-8 text file: {e}", code="bad-input-file", file=path) from None
 
 
 def _text_difference(got: str, want: str) -> str:

@@ -29,7 +29,8 @@ def generate_vision(request: Request, image_path: str, inputs_path: str | None, 
         pixel_values = load_npy(image_path, request.max_memory, follow_symlinks=request.follow_symlinks,
                                 what="pixel values file")
         expected_tokens, expected_text = _reference(request)
-        text = prompt if prompt is not None else _read_text(prompt_file) if prompt_file is not None else None
+        text = prompt if prompt is not None else \
+            _read_text(prompt_file, "prompt file", request.follow_symlinks) if prompt_file is not None else None
         feeds = text if text is not None else _load_prompt(inputs_path, request)  # type: ignore[arg-type]
         load_seconds = time.perf_counter() - started
         result = pipe.generate(feeds, image=pixel_values, max_new_tokens=request.max_new_tokens,

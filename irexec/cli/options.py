@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..base import errors
 from ..base.errors import UsageError
-from ..system.files import open_regular
+from ..system.json_file import read_json
 
 if TYPE_CHECKING:
     from ..base.shapes import PartialShape
@@ -146,12 +146,7 @@ def parse_device_config(specs: Iterable[str]) -> dict[str, str]:
     config: dict[str, str] = {}
     for spec in specs:
         if "=" not in spec and spec.lower().endswith(".json"):
-            try:
-                with open_regular(spec, "device config file", UsageError, "bad-device-config") as f:
-                    data = json.loads(f.read(1 << 20))  # a property file is a few lines
-            except (OSError, ValueError) as e:
-                raise UsageError(f"--config {spec}: cannot read a JSON object of properties: {e}",
-                                 code="bad-device-config", file=spec) from None
+            data = read_json(spec, "device config file", error=UsageError, code="bad-device-config")
             if not isinstance(data, dict):
                 raise UsageError(f"--config {spec}: the file must hold a JSON object of properties",
                                  code="bad-device-config", file=spec)

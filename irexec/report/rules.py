@@ -87,10 +87,13 @@ RULES: dict[str, Rule] = {
     "const-size-mismatch": Rule("Const size too small", "A Const's size is smaller than its shape and element type need."),
     "bad-string-const": Rule("String Const not packed as OpenVINO packs it",
                              "A string Const's bytes are not an i32 count, count + 1 ascending i32 offsets and the characters."),
-    "unsupported-regex": Rule("Pattern RE2 cannot run as PCRE2 does",
-                              "A pattern of an openvino_tokenizers op uses a construct RE2 lacks or reads otherwise."),
+    "unsupported-regex": Rule("Pattern PCRE2 does not compile",
+                              "A pattern of an openvino_tokenizers op is not one PCRE2 (UTF, UCP) compiles, or not UTF-8."),
+    "regex-limit": Rule("Pattern backtracks past PCRE2's limits",
+                        "A search of an openvino_tokenizers pattern took more steps, depth or heap than PCRE2's match "
+                        "limits allow (OpenVINO's limits; it then finds no match)."),
     "missing-extra": Rule("Optional dependency missing",
-                          "The openvino_tokenizers ops need google-re2: pip install -e '.[tokenizers]' in the irexec clone."),
+                          "The openvino_tokenizers ops need pcre2: pip install -e '.[tokenizers]' in the irexec clone."),
     "missing-weights": Rule("Weights file missing",
                             "Consts need bytes from a .bin that does not exist (one finding for all of them); "
                             "give the model's .bin with --weights."),

@@ -93,3 +93,20 @@ def open_regular(path: str, what: str = "file", error: type[IRExecError] = Model
     except BaseException:
         os.close(fd)
         raise
+
+
+def read_small_file(path: str, what: str, limit: int, follow: bool | None = None, error: type[IRExecError] = ModelError,
+                    code: str = "not-regular-file") -> bytes:
+    """The whole of a file irexec reads into memory (a JSON config, a prompt), under the two
+    rules above and a size bound: ``symlink-escape``, ``code`` for a FIFO, device or directory
+    and for more than ``limit`` bytes, ``code`` too for a file that cannot be opened."""
+    check_readable(path, what, follow, error, code)
+    try:
+        with open_regular(path, what, error, code) as f:
+            data = f.read(limit + 1)
+    except OSError as e:
+        raise error(f"cannot read the {what} {path}: {e.strerror or e}", code=code, file=path) from None
+    if len(data) > limit:
+        raise error(f"the {what} {path} is larger than {limit} bytes, more than any such file needs", code=code,
+                    file=path)
+    return data

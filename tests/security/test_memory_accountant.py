@@ -303,7 +303,6 @@ def test_audio_features_within_the_limit_are_made(tmp_path: Path) -> None:
 def test_merging_image_features_is_charged_before_the_copy() -> None:
     """The embeddings with the image features merged in are a copy: charged beside what they are made from."""
     from irexec.api.generate.vision_language import merge_image_features
-
     from irexec.base.errors import IRExecError
 
     ids = np.array([[5, 9, 9, 6]], np.int64)

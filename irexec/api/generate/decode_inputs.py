@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...base.errors import ModelError
-from ...system.json_file import read_json_object
+from ...system.json_file import json_field, read_json_object
 
 # model_type values whose decode step needs the attention mask of the whole context
 HYBRID_MODEL_TYPES = frozenset({"lfm2", "lfm2_moe", "granitemoehybrid", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"})
@@ -60,6 +60,9 @@ SEQ2SEQ = "seq2seq"
 _ATTENTION_STATE_WORDS = ("key", "value")
 
 
+_CONV_KERNEL_KEYS = ("conv_kernel", "mamba_d_conv", "conv_L_cache")
+
+
 @dataclass(frozen=True)
 class Family:
     name: str  # kv-cache, ssm, hybrid or seq2seq
@@ -71,17 +74,23 @@ class Family:
         return self.name != "ssm"
 
 
-def read_config(model_path: str) -> dict[str, object]:
-    """config.json beside the model (an optimum export writes one), or nothing."""
+def read_config(model_path: str, follow_symlinks: bool | None = None) -> dict[str, object]:
+    """config.json beside the model (an optimum export writes one), or nothing; the keys
+    irexec reads are checked to be of their type."""
     path = os.path.join(os.path.dirname(os.path.abspath(model_path)), "config.json")
-    if not os.path.isfile(path):
+    if not os.path.lexists(path):
         return {}
-    return read_json_object(path)
+    config = read_json_object(path, follow_symlinks=follow_symlinks)
+    json_field(config, "model_type", "a string", path)
+    for key in _CONV_KERNEL_KEYS:
+        json_field(config, key, "an integer", path)
+    return config
 
 
-def family_of(model_path: str, inputs: set[str], variables: Mapping[str, object]) -> Family:
+def family_of(model_path: str, inputs: set[str], variables: Mapping[str, object],
+              follow_symlinks: bool | None = None) -> Family:
     """The model's family: what config.json says, else what its inputs and variables show."""
-    config = read_config(model_path)
+    config = read_config(model_path, follow_symlinks)
     model_type = config.get("model_type") if isinstance(config.get("model_type"), str) else None
     if "cache_position" not in inputs:
         return Family("kv-cache", None, model_type)  # type: ignore[arg-type]
@@ -94,7 +103,7 @@ def family_of(model_path: str, inputs: set[str], variables: Mapping[str, object]
 
 
 def _conv_kernel(model_path: str, config: Mapping[str, object], variables: Mapping[str, object]) -> int:
-    for key in ("conv_kernel", "mamba_d_conv", "conv_L_cache"):
+    for key in _CONV_KERNEL_KEYS:
         value = config.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return value

@@ -87,7 +87,8 @@ def causal_lm(session: Session, embeds: bool = False) -> CausalLM:
         raise ModelError(f"not a stateful causal LM as optimum-intel exports one: {'; '.join(missing)}",
                          code="not-causal-lm", file=model.path)
     assert logits is not None
-    return CausalLM(roles, logits, family_of(model.path, set(roles), model.variables))
+    return CausalLM(roles, logits, family_of(model.path, set(roles), model.variables,
+                                             session.follow_symlinks))
 
 
 def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens: int, *,

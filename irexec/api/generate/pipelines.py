@@ -97,14 +97,14 @@ class LLMPipeline:
     def __init__(self, path: str | os.PathLike[str], *, weights: str | None = None, max_memory: int | None = None,
                  follow_symlinks: bool | None = None) -> None:
         self.path = os.fspath(path)
-        self.max_memory = max_memory
+        self.max_memory, self.follow_symlinks = max_memory, follow_symlinks
         self.folder: ExportFolder | None = None
         model = self.path
         if os.path.isdir(self.path):
             if weights is not None:
                 raise UsageError(f"`weights` goes with a model file; {self.path} is an export folder, whose model has "
                                  "its .bin beside it", code="bad-prompt", file=self.path)
-            self.folder = open_export_folder(self.path)
+            self.folder = open_export_folder(self.path, follow_symlinks=follow_symlinks)
             model = self.folder.model
         self.session = Session(model, weights, max_memory=max_memory, follow_symlinks=follow_symlinks)
 
@@ -140,8 +140,8 @@ class VLMPipeline:
     def __init__(self, path: str | os.PathLike[str], *, max_memory: int | None = None,
                  follow_symlinks: bool | None = None) -> None:
         self.path = os.fspath(path)
-        self.max_memory = max_memory
-        self.folder = open_vision_language_folder(self.path)
+        self.max_memory, self.follow_symlinks = max_memory, follow_symlinks
+        self.folder = open_vision_language_folder(self.path, follow_symlinks=follow_symlinks)
         self.model = VisionLanguageModel(self.folder, max_memory, follow_symlinks)
 
     @property
@@ -177,11 +177,11 @@ class WhisperPipeline:
         from ...base.errors import InputError
 
         self.path = os.fspath(path)
-        self.max_memory = max_memory
+        self.max_memory, self.follow_symlinks = max_memory, follow_symlinks
         if not os.path.isdir(self.path):
             raise InputError(f"{self.path} is not a folder: speech needs a Whisper export folder (with "
                              "openvino_encoder_model.xml and openvino_decoder_model.xml)", code=NOT_SPEECH, file=self.path)
-        self.folder = open_whisper_folder(self.path)
+        self.folder = open_whisper_folder(self.path, follow_symlinks=follow_symlinks)
         self.encoder = Session(self.folder.encoder, max_memory=max_memory, follow_symlinks=follow_symlinks)
         self.decoder = Session(self.folder.decoder, max_memory=max_memory, follow_symlinks=follow_symlinks)
 
@@ -201,12 +201,14 @@ class WhisperPipeline:
         if audio is not None:
             from .whisper_features import check_waveform, read_extractor
 
-            features = read_extractor(self.path)(check_waveform(audio, source or "the waveform"), self.max_memory, source)
+            extractor = read_extractor(self.path, follow_symlinks=self.follow_symlinks)
+            features = extractor(check_waveform(audio, source or "the waveform"), self.max_memory, source)
         assert features is not None
         found = transcribe(self.encoder, self.decoder, generation, features, int(max_new_tokens),
                            source=source or "the features", eos_token_id=stops, on_token=on_token)
         result = found.generated
-        texts = detokenize(self.folder.detokenizer, result.new_tokens, self.max_memory) if self.folder.detokenizer else None
+        texts = (detokenize(self.folder.detokenizer, result.new_tokens, self.max_memory, self.follow_symlinks)
+                 if self.folder.detokenizer else None)
         return _result(result, texts, encoder_seconds=found.encoder_seconds, detect_seconds=found.detect_seconds,
                        languages=found.languages)
 

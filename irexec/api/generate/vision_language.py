@@ -19,7 +19,7 @@ import numpy as np
 
 from ...base import limits
 from ...base.errors import ERROR, Diagnostic, InputError, ModelError
-from ...system.json_file import read_json_object
+from ...system.json_file import json_field, read_json_object
 from ..session import Session
 from .export_folder import ExportFolder, _eos_ids
 from .greedy import GenerateResult, generate
@@ -47,30 +47,31 @@ def is_vision_language_folder(path: str) -> bool:
     return os.path.isfile(os.path.join(path, LANGUAGE))
 
 
-def open_vision_language_folder(path: str) -> VisionLanguageFolder:
-    """The folder's files and config, or ``not-vlm-export`` naming what is missing."""
+def open_vision_language_folder(path: str, *, follow_symlinks: bool | None = None) -> VisionLanguageFolder:
+    """The folder's files and config, or ``not-vlm-export`` naming what is missing; its JSON read
+    under the file rules (``follow_symlinks``: default $IREXEC_FOLLOW_SYMLINKS)."""
     if not os.path.isdir(path):
         raise InputError(f"{path} is not a folder: a VLM export is the folder optimum-intel writes",
                          code="not-vlm-export", file=path)
     files = {name: os.path.join(path, name) for name in (LANGUAGE, TEXT_EMBEDDINGS, VISION_EMBEDDINGS, "config.json")}
-    missing = [name for name, full in files.items() if not os.path.isfile(full)]
+    missing = [name for name, full in files.items() if not os.path.lexists(full)]
     if missing:
         raise InputError(f"{path} is not a VLM export folder irexec can generate with: it has no {', '.join(missing)} "
                          "(OVModelForVisualCausalLM.from_pretrained(..., export=True) writes them for a LLaVA-style model)",
                          code="not-vlm-export", file=path)
-    config = read_json_object(files["config.json"])
+    config = read_json_object(files["config.json"], follow_symlinks=follow_symlinks)
     token = config.get("image_token_index", config.get("image_token_id"))
     if not isinstance(token, int) or isinstance(token, bool):
         raise InputError(f"{files['config.json']} has no integer image_token_index (the token the image features replace): "
                          f"model_type {config.get('model_type')!r} is not a LLaVA-style model irexec can feed",
                          code="not-vlm-export", file=files["config.json"])
-    vision = config.get("vision_config")
-    size = vision.get("image_size") if isinstance(vision, dict) else None
+    vision = json_field(config, "vision_config", "an object", files["config.json"])
+    size = json_field(vision, "image_size", "an integer", files["config.json"]) if isinstance(vision, dict) else None
     pair = [os.path.join(path, name) for name in (TOKENIZER, DETOKENIZER)]
     tokenizer, detokenizer = (p if os.path.isfile(p) else None for p in pair)
     return VisionLanguageFolder(path, files[LANGUAGE], files[TEXT_EMBEDDINGS], files[VISION_EMBEDDINGS], token,
                                 size if isinstance(size, int) and not isinstance(size, bool) else None,
-                                tokenizer, detokenizer, _eos_ids(os.path.join(path, "generation_config.json")))
+                                tokenizer, detokenizer, _eos_ids(os.path.join(path, "generation_config.json"), follow_symlinks))
 
 
 class VisionLanguageModel:
@@ -80,6 +81,7 @@ class VisionLanguageModel:
                  follow_symlinks: bool | None = None) -> None:
         self.folder = folder
         self.max_memory = max_memory
+        self.follow_symlinks = follow_symlinks
         self.language = Session(folder.language, max_memory=max_memory, follow_symlinks=follow_symlinks)
         self.text = Session(folder.text_embeddings, max_memory=max_memory, follow_symlinks=follow_symlinks)
         self.vision = Session(folder.vision_embeddings, max_memory=max_memory, follow_symlinks=follow_symlinks)
@@ -132,7 +134,7 @@ class VisionLanguageModel:
             raise InputError(f"{self.folder.path} has no {TOKENIZER} and {DETOKENIZER} (openvino-tokenizers writes them): "
                              "give the prompt as token ids instead", code="not-vlm-export", file=self.folder.path)
         return ExportFolder(self.folder.path, self.folder.language, self.folder.tokenizer, self.folder.detokenizer,
-                            self.folder.eos_token_ids)
+                            self.folder.eos_token_ids, self.follow_symlinks)
 
     def prompt_ids(self, text: str, images: int, tokens_per_image: int) -> dict[str, np.ndarray]:
         """The prompt's input_ids as VLMPipeline builds them for LLaVA: without an ``<image>``

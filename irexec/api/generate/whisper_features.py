@@ -13,7 +13,6 @@ agree to about 1e-6.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 
@@ -21,6 +20,7 @@ import numpy as np
 
 from ...base import limits
 from ...base.errors import InputError
+from ...system.json_file import json_field, read_json_object
 
 BAD_AUDIO = "bad-audio"
 
@@ -105,18 +105,15 @@ def mel_filters(bins: int, count: int, sampling_rate: int, top: float = 8000.0) 
     return filters * (2.0 / (edges[2:count + 2] - edges[:count]))[None, :]
 
 
-def read_extractor(folder: str) -> FeatureExtractor:
-    """The folder's preprocessor_config.json as a FeatureExtractor, or ``bad-audio`` saying what is missing."""
+def read_extractor(folder: str, *, follow_symlinks: bool | None = None) -> FeatureExtractor:
+    """The folder's preprocessor_config.json as a FeatureExtractor, or ``bad-audio`` saying what is missing;
+    read under the file rules (``follow_symlinks``: default $IREXEC_FOLLOW_SYMLINKS)."""
     path = os.path.join(folder, "preprocessor_config.json")
-    try:
-        with open(path, encoding="utf-8") as f:
-            config = json.load(f)
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         raise InputError(f"{folder} has no preprocessor_config.json: a waveform needs the feature extractor's settings "
-                         "(give the features themselves instead)", code=BAD_AUDIO, file=path) from None
-    except (OSError, ValueError) as e:
-        raise InputError(f"{path} is not readable JSON: {e}", code="bad-input-file", file=path) from None
-    if not isinstance(config, dict) or config.get("feature_extractor_type", "WhisperFeatureExtractor") != "WhisperFeatureExtractor":
+                         "(give the features themselves instead)", code=BAD_AUDIO, file=path)
+    config = read_json_object(path, follow_symlinks=follow_symlinks)
+    if config.get("feature_extractor_type", "WhisperFeatureExtractor") != "WhisperFeatureExtractor":
         raise InputError(f"{path} does not describe a WhisperFeatureExtractor", code=BAD_AUDIO, file=path)
     values: dict[str, int] = {}
     for key in ("feature_size", "sampling_rate", "hop_length", "n_fft"):
@@ -131,12 +128,12 @@ def read_extractor(folder: str) -> FeatureExtractor:
     if n_samples is None or not values["n_fft"] <= n_samples <= 1 << 26:
         raise InputError(f"{path}: n_samples (or chunk_length) must give at least n_fft and at most 2^26 samples",
                          code=BAD_AUDIO, file=path)
-    padding = config.get("padding_value", 0.0)
+    padding = json_field(config, "padding_value", "a number", path)
     if config.get("dither", 0.0) not in (0, 0.0):
         raise InputError(f"{path}: dither {config.get('dither')!r} adds noise; only dither 0 gives reproducible features",
                          code=BAD_AUDIO, file=path)
     return FeatureExtractor(values["feature_size"], values["sampling_rate"], values["hop_length"], values["n_fft"],
-                            n_samples, float(padding) if isinstance(padding, (int, float)) else 0.0)
+                            n_samples, 0.0 if padding is None else float(padding))  # type: ignore[arg-type]
 
 
 def check_waveform(wave: np.ndarray, source: str) -> np.ndarray:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ...base.errors import InputError, UsageError
-from ...system.json_file import read_json_object
+from ...system.json_file import json_field, read_json_object
 
 ENCODER, DECODER, DETOKENIZER = "openvino_encoder_model.xml", "openvino_decoder_model.xml", "openvino_detokenizer.xml"
 CONFIG, GENERATION_CONFIG = "config.json", "generation_config.json"
@@ -122,18 +122,19 @@ def is_speech_folder(path: str) -> bool:
     return os.path.isdir(path) and any(os.path.isfile(os.path.join(path, f)) for f in (ENCODER, DECODER))
 
 
-def open_whisper_folder(path: str) -> WhisperFolder:
-    """The folder's models and generation settings, or ``not-speech-export`` naming what is missing."""
-    missing = [name for name in (ENCODER, DECODER, CONFIG) if not os.path.isfile(os.path.join(path, name))]
+def open_whisper_folder(path: str, *, follow_symlinks: bool | None = None) -> WhisperFolder:
+    """The folder's models and generation settings, or ``not-speech-export`` naming what is missing;
+    its JSON read under the file rules (``follow_symlinks``: default $IREXEC_FOLLOW_SYMLINKS)."""
+    missing = [name for name in (ENCODER, DECODER, CONFIG) if not os.path.lexists(os.path.join(path, name))]
     if missing:
         raise InputError(f"{path} is not a Whisper export folder: it has no {', '.join(missing)} (optimum-intel's "
                          "stateful export of a Whisper model writes them)", code=NOT_SPEECH, file=path)
-    config = read_json_object(os.path.join(path, CONFIG), strict=True)
+    config = read_json_object(os.path.join(path, CONFIG), follow_symlinks=follow_symlinks)
     if config.get("model_type") != "whisper":
         raise InputError(f"{os.path.join(path, CONFIG)} says model_type {config.get('model_type')!r}; irexec generates "
                          "with Whisper's encoder and decoder only", code=NOT_SPEECH, file=os.path.join(path, CONFIG))
     gen_path = os.path.join(path, GENERATION_CONFIG)
-    generation = read_json_object(gen_path, strict=True) if os.path.isfile(gen_path) else {}
+    generation = read_json_object(gen_path, follow_symlinks=follow_symlinks) if os.path.lexists(gen_path) else {}
     detok = os.path.join(path, DETOKENIZER)
     return WhisperFolder(path, os.path.join(path, ENCODER), os.path.join(path, DECODER),
                          detok if os.path.isfile(detok) else None, _generation(generation, config, gen_path))
@@ -173,14 +174,14 @@ def _generation(gen: Mapping[str, object], config: Mapping[str, object], gen_pat
     lang_to_id, task_to_id = _id_map(gen, "lang_to_id", gen_path), _id_map(gen, "task_to_id", gen_path)
     language = _named(gen.get("language"), lang_to_id, "language", gen_path, lambda v: (v, f"<|{v}|>"))
     task = _named(gen.get("task"), task_to_id, "task", gen_path, lambda v: (v,))
-    positions = config.get("max_target_positions")
+    positions = json_field(config, "max_target_positions", "an integer", os.path.join(os.path.dirname(gen_path), CONFIG))
     return WhisperGeneration(
         start, forced=_forced(get("forced_decoder_ids"), gen_path), language=language, task=task,
         lang_to_id=lang_to_id, task_to_id=task_to_id,
         no_timestamps=token("no_timestamps_token_id"), eos_token_ids=tokens("eos_token_id"),
         pad_token_id=token("pad_token_id"), suppress_tokens=tokens("suppress_tokens"),
         begin_suppress_tokens=tokens("begin_suppress_tokens"),
-        max_target_positions=positions if _is_int(positions) else None)  # type: ignore[arg-type]
+        max_target_positions=positions)  # type: ignore[arg-type]
 
 
 def _forced(value: object, path: str) -> list[int | None]:

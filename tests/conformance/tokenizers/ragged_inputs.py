@@ -49,5 +49,3 @@ def rows_of(outs: list[np.ndarray]) -> list[list[bytes]]:
     return [[raw[b[k]:e[k]] for k in range(rb[r], re_[r])] for r in range(len(rb))]
 
 
-# Why a regex OpenVINO's extension runs on PCRE2 is refused by irexec (docs/strings-and-tokenizers.md).
-RE2_ONLY = "OpenVINO's extension runs it on PCRE2; irexec refuses a regex RE2 cannot match the same way"

@@ -52,9 +52,15 @@ def full(pieces: list[list[str]]) -> list[np.ndarray]:
 CONSTS = tuple(range(5, 18))
 BPE = OpTable("BPETokenizer", "extension", cases=[
     Case("gpt2-pieces", full(PIECES), attrs=ATTRS, const=CONSTS, dynamic=True),
+    # pieces longer than bpe.SHORT_PIECE: longest entries found by the reversed automaton
+    Case("long-pieces", full([["The quick brown fox, jumps over the lazy dog. " * 12, " tokenizer" * 40 + "<|endoftext|>" * 3],
+                              ["日本語 héllo \xff" * 30]]), attrs=ATTRS, const=CONSTS, dynamic=True),
     Case("one-row", full([[" lazy", " dog", "."]]), attrs=ATTRS, const=CONSTS, dynamic=True,
          expect=[np.array([0], np.int32), np.array([3], np.int32),
                  np.array([VOCAB.index(b" lazy"), VOCAB.index(b" dog"), VOCAB.index(b".")], np.int32)]),
+    Case("long-entry", [*ragged_strings([["a" * 300 + "b", "a" * 299 + "c" + "a" * 300, "ab" * 200]]),
+                        *strings([b"a", b"b", b"c", b"aa", b"a" * 40 + b"b", b"a" * 280]), *strings([b"a a"])],
+         attrs=ATTRS, const=(5, 6, 7, 8, 9, 10), dynamic=True),
     Case("merges-joined-by-space", [*ragged_strings([["abcab", "cabbage", "aaaa"], ["bab"]]),
                                     *strings([b"a", b"b", b"c", b"g", b"e", b"ab", b"ca", b"cab", b"aa", b"aaaa"]),
                                     *strings([b"a b", b"c a", b"ca b", b"a a", b"aa aa"])],

@@ -8,7 +8,7 @@ import pytest
 
 ov = pytest.importorskip("openvino")
 pytest.importorskip("openvino_tokenizers")
-pytest.importorskip("re2")
+pytest.importorskip("pcre2")
 from conformance.harness import Case, OpTable, conformance  # noqa: E402
 from conformance.tokenizers.ragged_inputs import ragged_strings, strings  # noqa: E402
 
