@@ -22,6 +22,7 @@ from .config import FORMATS
 if TYPE_CHECKING:
     from ..base.shapes import PartialShape
     from ..report.check_report import CheckReport
+    from ..system.user_cache import UserCache
 
 
 
@@ -62,11 +63,14 @@ if TYPE_CHECKING:
               help="Colour the text report; auto: only when stdout is a terminal and NO_COLOR is not set.")
 @click.option("--follow-symlinks", is_flag=True, default=None,
               help="Read files through symbolic links that lead out of their folder (default: $IREXEC_FOLLOW_SYMLINKS).")
+@click.option("--no-cache", is_flag=True,
+              help="Check every file again: neither read nor write the cache of findings of unchanged files "
+                   "($XDG_CACHE_HOME/irexec or ~/.cache/irexec).")
 @machine_output(lambda kw: _format(kw["fmt"], kw["statistics"]) != "text" and not kw.get("output_file"))
 def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bool, exit_zero: bool,
           input_shapes: tuple[str, ...], weights: str | None, quiet: int, silent: bool, verbose: bool,
           select: tuple[str, ...], ignore: tuple[str, ...], include_notes: bool, statistics: bool, jobs: int,
-          skip_non_ir: bool, allow_empty: bool, color: str, follow_symlinks: bool | None) -> None:
+          skip_non_ir: bool, allow_empty: bool, color: str, follow_symlinks: bool | None, no_cache: bool = False) -> None:
     """Check IR files: document structure, edges, attributes, element types and
     every port's declared dims against shape inference.
 
@@ -131,8 +135,9 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
     used: set[str] = set()
     parameter_names: set[str] = set()
     reports: list[FileReport] = []
-    internal = False
-    for outcome in _check_files(paths.files, jobs, weights, pins, follow_symlinks or None, skip_non_ir):
+    internal = stored = False
+    cache = None if no_cache else _cache_outside(models)
+    for outcome in _check_files(paths.files, jobs, weights, pins, follow_symlinks or None, skip_non_ir, cache):
         if outcome.skipped is not None:
             if verbose:
                 click.echo(one_line(f"irexec: skipped {outcome.path}: {outcome.skipped}"), err=True)
@@ -142,6 +147,9 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
         used |= outcome.used
         parameter_names |= outcome.parameter_names
         internal |= outcome.bug
+        stored |= outcome.stored
+    if cache is not None and stored:
+        cache.trim()
     # json is the whole contract and keeps notes; the other machine formats carry them when asked
     notes = include_notes or verbose or fmt == "json"
     report = select_findings(CheckReport(missing + reports, strict=strict), select=selected, ignore=ignored, notes=notes)
@@ -205,10 +213,20 @@ class _Outcome:
     skipped: str | None = None
     used: set[str] = field(default_factory=set)
     parameter_names: set[str] = field(default_factory=set)
+    stored: bool = False  # its findings went into the cache
+
+
+def _cache_outside(models: tuple[str, ...]) -> UserCache | None:
+    """The user's check cache, unless it lies inside a folder being checked."""
+    from ..system.user_cache import UserCache
+    from .check_cache import KIND, outside
+
+    cache = UserCache(KIND)
+    return cache if cache.folder is not None and outside(cache.folder, models) else None
 
 
 def _one(path: str, weights: str | None, pins: dict[str, PartialShape], follow_symlinks: bool | None,
-         skip_non_ir: bool) -> _Outcome:
+         skip_non_ir: bool, cache: UserCache | None = None) -> _Outcome:
     if skip_non_ir:
         from ..ir.reader import is_ir_root
 
@@ -218,8 +236,39 @@ def _one(path: str, weights: str | None, pins: dict[str, PartialShape], follow_s
             where = f" (namespace {uri}: IR has none)" if uri else ""
             return _Outcome(path, skipped=f"root element <{name}> is not <net>{where}: not an IR file")
     out = _Outcome(path)
+    key = None
+    if cache is not None and _cacheable(path, weights, follow_symlinks):
+        from ..system.files import follow_symlinks as follow
+        from .check_cache import CheckKey, lookup
+
+        start = time.perf_counter()
+        key = CheckKey(path, weights, pins, follow(follow_symlinks))
+        hit = lookup(cache, key)
+        if hit is not None:
+            found, layers, out.used, out.parameter_names = hit
+            out.report = FileReport(path, found, layers, time.perf_counter() - start)
+            return out
     out.report, out.bug = _check_file(path, weights, pins, out.used, out.parameter_names, follow_symlinks)
+    if key is not None and cache is not None and not out.bug and out.report.layers:
+        from .check_cache import store
+
+        out.stored = store(cache, key, out.report, out.used, out.parameter_names)
     return out
+
+
+def _cacheable(path: str, weights: str | None, follow_symlinks: bool | None) -> bool:
+    """Whether the model's files are what the check would read (regular files, no link it
+    would refuse): only then are its findings a matter of their bytes alone."""
+    from ..api.load import default_weights_path
+    from ..system.files import check_readable
+    from .paths import input_problem
+
+    try:
+        check_readable(path, "model file", follow_symlinks)
+        check_readable(weights if weights is not None else default_weights_path(path), "weights file", follow_symlinks)
+    except IRExecError:
+        return False
+    return input_problem(path, "model file") is None
 
 
 def _root_element(path: str, follow_symlinks: bool | None = None) -> str | None:
@@ -255,12 +304,12 @@ def _ignore_sigint() -> None:
 
 
 def _check_files(files: list[str], jobs: int, weights: str | None, pins: dict[str, PartialShape],
-                 follow_symlinks: bool | None, skip_non_ir: bool) -> Iterator[_Outcome]:
+                 follow_symlinks: bool | None, skip_non_ir: bool, cache: UserCache | None = None) -> Iterator[_Outcome]:
     """Each file's outcome, in the order of ``files`` whatever ``jobs`` is."""
     jobs = min(jobs or os.cpu_count() or 1, len(files))
     if jobs <= 1:
         for path in files:
-            yield _one(path, weights, pins, follow_symlinks, skip_non_ir)
+            yield _one(path, weights, pins, follow_symlinks, skip_non_ir, cache)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -274,7 +323,7 @@ def _check_files(files: list[str], jobs: int, weights: str | None, pins: dict[st
         context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint)
     try:
-        futures = [pool.submit(_one, path, weights, pins, follow_symlinks, skip_non_ir) for path in files]
+        futures = [pool.submit(_one, path, weights, pins, follow_symlinks, skip_non_ir, cache) for path in files]
         for path, future in zip(files, futures):
             try:
                 yield future.result()
