@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import os
 
-from ..base.errors import WARNING, IRExecError, ModelError
+from ..base.errors import WARNING, ModelError
 from .elements import SUPPORTED_IR_VERSIONS, UINT_RE, Collector, read_edges, read_layers, read_pre_process
-from ..system.files import open_regular
-from .bulk_reader import read_bulk
-from .records import EdgeTable, IRDocument, Layer
-from .safe_xml import MAX_XML_BYTES, check_file, parse_xml_tolerant
+from .records import IRDocument
+from .safe_xml import check_file, parse_xml_tolerant
 from .schema import structure_diagnostics
 from .stream_reader import read_streaming
 
@@ -39,15 +37,6 @@ def is_ir_root(tag: object) -> bool:
     return isinstance(tag, str) and tag.lower() == "net"
 
 
-def _read_bulk(path: str, root: object) -> tuple[list[Layer], EdgeTable] | None:
-    try:
-        with open_regular(path, "model file") as f:
-            text = f.read(MAX_XML_BYTES + 1)
-    except (OSError, IRExecError):
-        return None
-    return read_bulk(root, text)  # type: ignore[arg-type]
-
-
 def _read_tree(path: str) -> IRDocument:
     tree, tolerated = parse_xml_tolerant(path)
     root = tree.getroot()
@@ -65,16 +54,8 @@ def _read_tree(path: str) -> IRDocument:
     diag = Collector(path)
     for code, message, line in tolerated:
         diag.add(code, message, line, WARNING)
-    structure = structure_diagnostics(tree, path)
-    # a schema-valid plain document is read from its text (bulk_reader.py); any other by the element walk
-    bulk = _read_bulk(path, root) if not structure and not tolerated else None
-    if bulk is not None:
-        layers, edges = bulk
-    else:
-        layers = read_layers(root, diag)
-        edges = read_edges(root, diag)
-        reported = {d.line for d in diag.items}  # the reader's findings are more specific than the schema's
-        structure = [d for d in structure if d.line not in reported]
-    diag.items.extend(structure)
+    layers = read_layers(root, diag)
+    edges = read_edges(root, diag)
+    diag.items.extend(structure_diagnostics(tree, path, {d.line for d in diag.items}))
     return IRDocument(path, int(raw_version), root.get("name", ""), layers, edges, diag.items,
                       read_pre_process(root.find("pre-process")))
