@@ -120,7 +120,8 @@ def _decode(entry: dict[str, Any], key: str) -> tuple[list[Diagnostic], int, set
     if entry.get("format") != FORMAT or entry.get("key") != key:
         return None
     layers, used, names, items = entry.get("layers"), entry.get("used"), entry.get("parameter_names"), entry.get("diagnostics")
-    if not _is_int(layers) or not _strings(used) or not _strings(names) or not isinstance(items, list):
+    if not isinstance(layers, int) or isinstance(layers, bool) or not isinstance(used, list) or not _strings(used) \
+            or not isinstance(names, list) or not _strings(names) or not isinstance(items, list):
         return None
     found: list[Diagnostic] = []
     for item in items:
