@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -182,3 +184,18 @@ def test_the_cache_folder_is_bounded(tmp_path, monkeypatch):
     monkeypatch.setattr(user_cache, "MAX_ENTRY_BYTES", 100)
     assert not cache.put("f" * 64, {"text": "x" * 200})
     assert cache.get("../" + "f" * 61) is None  # keys are hex names, never paths
+
+
+def test_a_check_served_from_the_cache_reads_nothing_but_the_hash(tmp_path, run_cli):
+    """The point of the cache is the time of a CI run: a warm entry costs a hash of the
+    files, so the process never imports the reader, the checker or NumPy."""
+    xml = _reshape_model(tmp_path / "m")
+    assert run_cli.subprocess("check", str(xml)).returncode == 0
+    warm = subprocess.run([sys.executable, "-X", "importtime", "-m", "irexec", "check", "-f", "json", str(xml)],
+                          capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    assert warm.returncode == 0 and json.loads(warm.stdout)["summary"]["errors"] == 0
+    imported = {line.rsplit("|", 1)[-1].strip() for line in warm.stderr.splitlines() if line.startswith("import time:")}
+    assert not {m for m in imported if m.split(".")[0] == "numpy" or m.startswith(("irexec.checker", "irexec.ir."))}
+    cold = subprocess.run([sys.executable, "-X", "importtime", "-m", "irexec", "check", "--no-cache", str(xml)],
+                          capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    assert "irexec.checker.model_checker" in cold.stderr  # the same probe sees a real check

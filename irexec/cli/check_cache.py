@@ -42,13 +42,12 @@ def _irexec_fingerprint() -> str:
     """irexec as it is installed: its version and each source file's size and time,
     so an edited checkout never serves the findings of the code before the edit."""
     import lxml.etree
-    import numpy
 
     from .. import __version__
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     h = hashlib.blake2b(digest_size=16)
-    h.update(repr((__version__, lxml.etree.LXML_VERSION, lxml.etree.LIBXML_VERSION, numpy.__version__,
+    h.update(repr((__version__, lxml.etree.LXML_VERSION, lxml.etree.LIBXML_VERSION, _numpy_version(),
                    sys.version_info[:2])).encode())
     for folder, dirs, names in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
@@ -60,6 +59,25 @@ def _irexec_fingerprint() -> str:
                     continue
                 h.update(f"{os.path.relpath(os.path.join(folder, name), package)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
+
+
+def _numpy_version() -> str:
+    """NumPy's version, without importing NumPy when nothing has yet (a cached check need not)."""
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        return str(numpy.__version__)
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("numpy")
+    except PackageNotFoundError:
+        return ""
+
+
+def default_weights(xml_path: str) -> str:
+    """The .bin beside the .xml, as ``api.load.default_weights_path`` finds it (not
+    imported from there: a cached check need not import the checker)."""
+    return os.path.splitext(xml_path)[0] + ".bin"
 
 
 def _stamp(path: str) -> tuple[int, int, int, int] | None:
@@ -86,10 +104,8 @@ class CheckKey:
     """One file's key, and the stamps of its files when the key was made."""
 
     def __init__(self, path: str, weights: str | None, pins: dict[str, PartialShape], follow: bool):
-        from ..api.load import default_weights_path
-
         self.path = path
-        wpath = weights if weights is not None else default_weights_path(path)
+        wpath = weights if weights is not None else default_weights(path)
         self.files = (path, wpath)
         self.stamps = tuple(_stamp(p) for p in self.files)
         xml = _digest(path)

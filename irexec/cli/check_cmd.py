@@ -259,13 +259,13 @@ def _one(path: str, weights: str | None, pins: dict[str, PartialShape], follow_s
 def _cacheable(path: str, weights: str | None, follow_symlinks: bool | None) -> bool:
     """Whether the model's files are what the check would read (regular files, no link it
     would refuse): only then are its findings a matter of their bytes alone."""
-    from ..api.load import default_weights_path
     from ..system.files import check_readable
+    from .check_cache import default_weights
     from .paths import input_problem
 
     try:
         check_readable(path, "model file", follow_symlinks)
-        check_readable(weights if weights is not None else default_weights_path(path), "weights file", follow_symlinks)
+        check_readable(weights if weights is not None else default_weights(path), "weights file", follow_symlinks)
     except IRExecError:
         return False
     return input_problem(path, "model file") is None
