@@ -17,17 +17,23 @@ import hashlib
 import json
 import os
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import fields
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..base.errors import SEVERITIES, Diagnostic
-from ..system.files import open_regular
+from ..base.errors import SEVERITIES, Diagnostic, IRExecError
+from ..system.files import check_readable, follow_symlinks, open_regular
 from ..system.user_cache import UserCache
 
 if TYPE_CHECKING:
     from ..base.shapes import PartialShape
     from ..report.check_report import FileReport
+
+# _check_file of check_cmd: (path, weights, pins, used, parameter_names, follow_symlinks) -> (report, bug)
+CheckFile = Callable[[str, "str | None", "dict[str, PartialShape]", "set[str]", "set[str]", "bool | None"],
+                     "tuple[FileReport, bool]"]
 
 FORMAT = 1
 KIND = "check"
@@ -197,3 +203,43 @@ def outside(folder: str, models: tuple[str, ...]) -> bool:
         if real == top or real.startswith(top.rstrip(os.sep) + os.sep):
             return False
     return True
+
+
+def user_cache(models: tuple[str, ...]) -> UserCache | None:
+    """The user's check cache, unless it lies inside a folder being checked."""
+    cache = UserCache(KIND)
+    return cache if cache.folder is not None and outside(cache.folder, models) else None
+
+
+def cacheable(path: str, weights: str | None, follow: bool | None) -> bool:
+    """Whether the model's files are what the check would read (regular files, no link it
+    would refuse): only then are its findings a matter of their bytes alone."""
+    from .paths import input_problem
+
+    try:
+        check_readable(path, "model file", follow)
+        check_readable(weights if weights is not None else default_weights(path), "weights file", follow)
+    except IRExecError:
+        return False
+    return input_problem(path, "model file") is None
+
+
+def check_through(cache: UserCache, check_file: CheckFile, path: str, weights: str | None, pins: dict[str, PartialShape],
+                  used: set[str], parameter_names: set[str], follow: bool | None) -> tuple[FileReport, bool, bool]:
+    """``check_file``'s report and bug flag, from the cache when the file is unchanged;
+    and whether the findings were stored."""
+    from ..report.check_report import FileReport
+
+    if not cacheable(path, weights, follow):
+        return (*check_file(path, weights, pins, used, parameter_names, follow), False)
+    start = time.perf_counter()
+    key = CheckKey(path, weights, pins, follow_symlinks(follow))
+    hit = lookup(cache, key)
+    if hit is not None:
+        found, layers, cached_used, cached_names = hit
+        used |= cached_used
+        parameter_names |= cached_names
+        return FileReport(path, found, layers, time.perf_counter() - start), False, False
+    report, bug = check_file(path, weights, pins, used, parameter_names, follow)
+    stored = not bug and report.layers > 0 and store(cache, key, report, used, parameter_names)
+    return report, bug, stored

@@ -136,7 +136,9 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
     parameter_names: set[str] = set()
     reports: list[FileReport] = []
     internal = stored = False
-    cache = None if no_cache else _cache_outside(models)
+    from .check_cache import user_cache
+
+    cache = None if no_cache else user_cache(models)
     for outcome in _check_files(paths.files, jobs, weights, pins, follow_symlinks or None, skip_non_ir, cache):
         if outcome.skipped is not None:
             if verbose:
@@ -216,15 +218,6 @@ class _Outcome:
     stored: bool = False  # its findings went into the cache
 
 
-def _cache_outside(models: tuple[str, ...]) -> UserCache | None:
-    """The user's check cache, unless it lies inside a folder being checked."""
-    from ..system.user_cache import UserCache
-    from .check_cache import KIND, outside
-
-    cache = UserCache(KIND)
-    return cache if cache.folder is not None and outside(cache.folder, models) else None
-
-
 def _one(path: str, weights: str | None, pins: dict[str, PartialShape], follow_symlinks: bool | None,
          skip_non_ir: bool, cache: UserCache | None = None) -> _Outcome:
     if skip_non_ir:
@@ -236,39 +229,14 @@ def _one(path: str, weights: str | None, pins: dict[str, PartialShape], follow_s
             where = f" (namespace {uri}: IR has none)" if uri else ""
             return _Outcome(path, skipped=f"root element <{name}> is not <net>{where}: not an IR file")
     out = _Outcome(path)
-    key = None
-    if cache is not None and _cacheable(path, weights, follow_symlinks):
-        from ..system.files import follow_symlinks as follow
-        from .check_cache import CheckKey, lookup
+    if cache is None:
+        out.report, out.bug = _check_file(path, weights, pins, out.used, out.parameter_names, follow_symlinks)
+        return out
+    from .check_cache import check_through
 
-        start = time.perf_counter()
-        key = CheckKey(path, weights, pins, follow(follow_symlinks))
-        hit = lookup(cache, key)
-        if hit is not None:
-            found, layers, out.used, out.parameter_names = hit
-            out.report = FileReport(path, found, layers, time.perf_counter() - start)
-            return out
-    out.report, out.bug = _check_file(path, weights, pins, out.used, out.parameter_names, follow_symlinks)
-    if key is not None and cache is not None and not out.bug and out.report.layers:
-        from .check_cache import store
-
-        out.stored = store(cache, key, out.report, out.used, out.parameter_names)
+    out.report, out.bug, out.stored = check_through(cache, _check_file, path, weights, pins, out.used,
+                                                    out.parameter_names, follow_symlinks)
     return out
-
-
-def _cacheable(path: str, weights: str | None, follow_symlinks: bool | None) -> bool:
-    """Whether the model's files are what the check would read (regular files, no link it
-    would refuse): only then are its findings a matter of their bytes alone."""
-    from ..system.files import check_readable
-    from .check_cache import default_weights
-    from .paths import input_problem
-
-    try:
-        check_readable(path, "model file", follow_symlinks)
-        check_readable(weights if weights is not None else default_weights(path), "weights file", follow_symlinks)
-    except IRExecError:
-        return False
-    return input_problem(path, "model file") is None
 
 
 def _root_element(path: str, follow_symlinks: bool | None = None) -> str | None:
