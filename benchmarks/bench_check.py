@@ -4,6 +4,7 @@
     python benchmarks/bench_check.py              # 1,000 and 10,000 ops, 3 repeats
     python benchmarks/bench_check.py --ops 2000 --ops 20000 --repeat 5
     python benchmarks/bench_check.py --profile    # cProfile of the largest check
+    python benchmarks/bench_check.py --ops 9375 --readers 7   # where check goes, and the cache, interleaved
 
 The model is a chain of Roll-7 / Gather-8 / ReverseSequence-1 layers in turn on
 a small f32 tensor, each with its Consts (about 2.7 layers per op), written by
@@ -148,12 +149,75 @@ def _peak_alloc(path: Path) -> int:
     return peak
 
 
+def _compare_readers(path: Path, repeat: int, core: object | None) -> None:
+    """Where a check of one file goes, and the same check served from the CLI's cache
+    (``irexec check`` without --no-cache on an unchanged file), against OpenVINO's
+    read_model, interleaved call by call with the collector paused as `irexec check`
+    pauses it.  Wall and CPU time: on a loaded host the CPU time and the ratios are
+    what to read."""
+    from lxml import etree
+
+    from irexec.cli.check_cmd import _one
+    from irexec.ir.elements import Collector, read_edges, read_layers
+    from irexec.ir.safe_xml import parse_xml_tolerant
+    from irexec.system.gc_pause import gc_paused
+    from irexec.system.user_cache import UserCache
+
+    tree, _ = parse_xml_tolerant(str(path))
+    root = tree.getroot()
+    dims_text = etree.XPath("layers/layer/*/port/dim/text()", smart_strings=False)
+
+    def walk() -> None:
+        d = Collector(str(path))
+        read_layers(root, d)
+        read_edges(root, d)
+
+    def visit_dims() -> None:
+        for port in root.iter("port"):
+            for dim in port:
+                dim.text  # noqa: B018 - what the walk pays per <dim>
+
+    with tempfile.TemporaryDirectory() as cache_dir:
+        cache = UserCache("check", cache_dir)
+        _one(str(path), None, {}, None, False, cache)  # fills it
+        cases = {
+            "lxml parse": lambda: parse_xml_tolerant(str(path)),
+            "element walk": walk,
+            "  of which each <dim>": visit_dims,
+            "  <dim> texts by XPath": lambda: dims_text(root),
+            "check": lambda: irexec.check(str(path)),
+            "check from the cache": lambda: _one(str(path), None, {}, None, False, cache),
+        }
+        if core is not None:
+            cases["OpenVINO read_model"] = lambda: core.read_model(str(path))  # type: ignore[attr-defined]
+        wall: dict[str, list[float]] = {k: [] for k in cases}
+        cpu: dict[str, list[float]] = {k: [] for k in cases}
+        for _ in range(repeat):
+            for name, fn in cases.items():
+                gc.collect()
+                with gc_paused():
+                    t0, c0 = time.perf_counter(), time.process_time()
+                    fn()
+                    wall[name].append(time.perf_counter() - t0)
+                    cpu[name].append(time.process_time() - c0)
+    w = {k: statistics.median(v) for k, v in wall.items()}
+    c = {k: statistics.median(v) for k, v in cpu.items()}
+    ref = "OpenVINO read_model"
+    print(f"where check goes, median of {repeat} interleaved rounds (wall s, CPU s, wall / read_model):")
+    for name in cases:
+        rel = f"{w[name] / w[ref]:6.2f}x" if ref in w else ""
+        print(f"  {name:<26} {w[name]:7.3f} {c[name]:7.3f} {rel}")
+    print(f"  from the cache / check: {w['check from the cache'] / w['check']:.3f}x wall")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ops", type=int, action="append", help="chain lengths (default: 1000 and 10000)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="print a cProfile of the largest check")
     parser.add_argument("--no-openvino", action="store_true")
+    parser.add_argument("--readers", type=int, default=0, metavar="N",
+                        help="also time the parts of check, check from the cache and read_model, N interleaved rounds")
     args = parser.parse_args()
     sizes = sorted(args.ops or [1000, 10000])
     use_ov = ov is not None and not args.no_openvino
@@ -186,6 +250,8 @@ def main() -> None:
         if len(sizes) > 1:
             lo, hi = sizes[0], sizes[-1]
             print(f"scaling {lo} -> {hi} ops: time x{times[hi] / times[lo]:.2f} for x{hi / lo:.0f} the ops")
+        if args.readers:
+            _compare_readers(Path(tmp) / f"chain{sizes[-1]}.xml", args.readers, core)
         if args.profile:
             path = Path(tmp) / f"chain{sizes[-1]}.xml"
             prof = cProfile.Profile()

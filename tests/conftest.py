@@ -91,6 +91,15 @@ def _outside_github_actions(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _own_user_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """`irexec check` keeps the findings of unchanged files in the user's cache
+    folder: each test gets its own (subprocesses inherit it), so no test reads
+    another's findings (one that replaced part of the checker, say) and none
+    touches the real ~/.cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("user-cache")))
+
+
 # The real models the larger tests run (shared/models beside the repository, or $IREXEC_REAL_MODELS).
 REAL_MODELS_DIR = Path(os.environ.get("IREXEC_REAL_MODELS") or Path(__file__).resolve().parents[1].parent / "shared" / "models")
 

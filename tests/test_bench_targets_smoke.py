@@ -24,7 +24,7 @@ def test_quick_targets_run_names_every_target() -> None:
     out = proc.stdout
     assert out.startswith("host: ") and "load average" in out
     for line in ["roll-example-1", "== check of a", "fresh process", "== targets",
-                 "whole-model median <= 2x", "whole-model worst <= 3x", "check <= 1x read_model",
+                 "whole-model median <= 2x", "whole-model worst <= 3x", "check <= 1x read_model", "the same file unchanged",
                  "tiny `irexec run` in a fresh process <= 0.5 s"]:
         assert line in out, f"{line!r} missing from the output:\n{out}"
     if LLM is not None:

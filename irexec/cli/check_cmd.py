@@ -23,6 +23,7 @@ from .option_groups import PIN_SHAPE_HELP, input_options, model_options
 if TYPE_CHECKING:
     from ..base.shapes import PartialShape
     from ..report.check_report import CheckReport
+    from ..system.user_cache import UserCache
 
 
 
@@ -61,11 +62,14 @@ if TYPE_CHECKING:
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Colour the text report; auto: only when stdout is a terminal and NO_COLOR is not set.")
 @model_options(weights=None)
+@click.option("--no-cache", is_flag=True,
+              help="Check every file again: neither read nor write the cache of findings of unchanged files "
+                   "($XDG_CACHE_HOME/irexec or ~/.cache/irexec).")
 @machine_output(lambda kw: _format(kw["fmt"], kw["statistics"]) != "text" and not kw.get("output_file"))
 def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bool, exit_zero: bool,
           input_shapes: tuple[str, ...], weights: str | None, quiet: int, silent: bool, verbose: bool,
           select: tuple[str, ...], ignore: tuple[str, ...], include_notes: bool, statistics: bool, jobs: int,
-          skip_non_ir: bool, allow_empty: bool, color: str, follow_symlinks: bool | None) -> None:
+          skip_non_ir: bool, allow_empty: bool, color: str, follow_symlinks: bool | None, no_cache: bool = False) -> None:
     """Check IR files: document structure, edges, attributes, element types and
     every port's declared dims against shape inference.
 
@@ -103,9 +107,14 @@ def check(models: tuple[str, ...], fmt: str, output_file: str | None, strict: bo
         require_inputs((weights, "weights file"))
     except IRExecError as e:
         fail(e)
+    from .check_cache import user_cache
+
+    cache = None if no_cache else user_cache(models)
     checked = _Checked()
-    for outcome in _check_files(paths.files, jobs, weights, pins, follow_symlinks or None, skip_non_ir):
+    for outcome in _check_files(paths.files, jobs, weights, pins, follow_symlinks or None, skip_non_ir, cache):
         checked.add(outcome, verbose)
+    if cache is not None and checked.stored:
+        cache.trim()
     missing = [_missing_file(arg, why) for arg, why in paths.missing]
     # json is the whole contract and keeps notes; the other machine formats carry them when asked
     notes = include_notes or verbose or fmt == "json"
@@ -163,6 +172,7 @@ class _Checked:
     used: set[str] = field(default_factory=set)  # --input-shape names some model has
     parameter_names: set[str] = field(default_factory=set)
     internal: bool = False
+    stored: bool = False  # some file's findings went into the cache
 
     def add(self, outcome: _Outcome, verbose: bool) -> None:
         if outcome.skipped is not None:
@@ -174,6 +184,7 @@ class _Checked:
         self.used |= outcome.used
         self.parameter_names |= outcome.parameter_names
         self.internal |= outcome.bug
+        self.stored |= outcome.stored
 
 
 def _emit(report: CheckReport, fmt: str, statistics: bool, output_file: str | None, quiet: int, verbose: bool,
@@ -236,10 +247,11 @@ class _Outcome:
     skipped: str | None = None
     used: set[str] = field(default_factory=set)
     parameter_names: set[str] = field(default_factory=set)
+    stored: bool = False  # its findings went into the cache
 
 
 def _one(path: str, weights: str | None, pins: dict[str, PartialShape], follow_symlinks: bool | None,
-         skip_non_ir: bool) -> _Outcome:
+         skip_non_ir: bool, cache: UserCache | None = None) -> _Outcome:
     if skip_non_ir:
         from ..ir.reader import is_ir_root
 
@@ -249,7 +261,13 @@ def _one(path: str, weights: str | None, pins: dict[str, PartialShape], follow_s
             where = f" (namespace {uri}: IR has none)" if uri else ""
             return _Outcome(path, skipped=f"root element <{name}> is not <net>{where}: not an IR file")
     out = _Outcome(path)
-    out.report, out.bug = _check_file(path, weights, pins, out.used, out.parameter_names, follow_symlinks)
+    if cache is None:
+        out.report, out.bug = _check_file(path, weights, pins, out.used, out.parameter_names, follow_symlinks)
+        return out
+    from .check_cache import check_through
+
+    out.report, out.bug, out.stored = check_through(cache, _check_file, path, weights, pins, out.used,
+                                                    out.parameter_names, follow_symlinks)
     return out
 
 
@@ -286,12 +304,12 @@ def _ignore_sigint() -> None:
 
 
 def _check_files(files: list[str], jobs: int, weights: str | None, pins: dict[str, PartialShape],
-                 follow_symlinks: bool | None, skip_non_ir: bool) -> Iterator[_Outcome]:
+                 follow_symlinks: bool | None, skip_non_ir: bool, cache: UserCache | None = None) -> Iterator[_Outcome]:
     """Each file's outcome, in the order of ``files`` whatever ``jobs`` is."""
     jobs = min(jobs or os.cpu_count() or 1, len(files))
     if jobs <= 1:
         for path in files:
-            yield _one(path, weights, pins, follow_symlinks, skip_non_ir)
+            yield _one(path, weights, pins, follow_symlinks, skip_non_ir, cache)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -305,7 +323,7 @@ def _check_files(files: list[str], jobs: int, weights: str | None, pins: dict[st
         context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint)
     try:
-        futures = [pool.submit(_one, path, weights, pins, follow_symlinks, skip_non_ir) for path in files]
+        futures = [pool.submit(_one, path, weights, pins, follow_symlinks, skip_non_ir, cache) for path in files]
         for path, future in zip(files, futures):
             try:
                 yield future.result()
