@@ -30,12 +30,15 @@ from ...kernels import compressed_linear
 from ...kernels.convert import convert_array
 from ...model.rewrites.decompression import MOVES, Chain, Src, etype_of
 from ...ops.framework.base import In, Inference, Op, TensorInfo
+from ...ops.io import Const1
 from .. import compressed_weights as compressed
 
 if TYPE_CHECKING:
     from ...model.binding import Model
 
 _SHAPE_LEAF = In("leaf", value=True)
+# the weight types whose chains a compressed product may read packed (executor/compressed_weights.py)
+KEPT_PACKED = frozenset({"u8", "u4", "i8", "i4"}) | compressed.TABLED
 
 
 class DecompressionChain(Op):
@@ -128,7 +131,7 @@ class DecompressionChain(Op):
         if compressed.REAL_WEIGHTS.get() or not self.stands_in:
             return None
         shape = inference.outputs[0].shape
-        weight = leaves[self._position[self.chain.leaves[0]]]
+        weight = leaves[self._position[self._codes[0]]]
         if not shape.is_static or limits.element_count(shape.to_tuple()) != weight.size \
                 or any(leaf.size > max(16, weight.size // 16) for leaf in leaves if leaf is not weight):
             return None  # the zero point and scale are converted uncharged here: only a few per row's group
@@ -151,17 +154,52 @@ class DecompressionChain(Op):
             readers = model.graph.consumers.get((end, 0), [])
             found = self._stands_in = (
                 bool(readers) and self.etype.name == "f32" and not self.chain.declared_weight
-                and model.ops[self.chain.leaves[0][0]].element_type.name in ("u8", "u4", "i8", "i4")  # type: ignore[union-attr]
+                and model.ops[self._codes[0][0]].element_type.name in KEPT_PACKED  # type: ignore[union-attr]
                 and compressed_linear.available() and any(port == 1 for _, port in readers)
                 and all(compressed.reads_compressed(model, lid, port) for lid, port in readers))
         return found
+
+    @property
+    def _codes(self) -> tuple[Src, int | None]:
+        """The leaf holding the weight's codes and the layer that reads them as indices
+        into the chain's weight Const, a codebook (a CB4 weight: Gather(Convert(codebook),
+        Convert(u4 indices)) on axis 0); without a codebook, the weight Const and None."""
+        found = getattr(self, "_found_codes", None)
+        if found is None:
+            found = self._found_codes = self._codebook_indices() or (self.chain.leaves[0], None)
+        return found
+
+    def _codebook_indices(self) -> tuple[Src, int] | None:
+        model, chain = self.model, self.chain
+        gathers = [lid for lid in chain.layers if model.layers[lid].type == "Gather"]
+        if len(gathers) != 1 or getattr(model.ops[gathers[0]], "batch_dims", 0) != 0:
+            return None
+        srcs = model.graph.inputs_of(gathers[0])
+        if len(srcs) < 3 or srcs[0] != (chain.layers[0], 0) or srcs[1] is None or srcs[2] not in self._position:
+            return None
+        axis = model.ops.get(srcs[2][0])  # type: ignore[index]
+        value = axis._value() if isinstance(axis, Const1) else None
+        index = srcs[1][0]
+        if value is None or value.size != 1 or int(value.reshape(-1)[0]) not in (0, -1) \
+                or model.layers[index].type != "Convert" or index not in chain.layers:
+            return None
+        indices = model.graph.inputs_of(index)[0]
+        if indices not in self._position or [lid for lid, _ in model.graph.consumers.get((index, 0), [])] != gathers:
+            return None
+        return indices, index  # type: ignore[return-value]
 
     def _compressed(self, leaves: Sequence[np.ndarray]) -> compressed_linear.CompressedWeight | None:
         _, operands = self._walk(leaves, weight=False)
         if "Multiply" not in operands:
             return None
-        return compressed.form(self.model, self.chain.leaves[0][0], leaves[self._position[self.chain.leaves[0]]],
-                               operands.get("Subtract"), operands["Multiply"])
+        codes, index = self._codes
+        codebook = None
+        if index is not None:
+            codebook = leaves[self._position[self.chain.leaves[0]]]
+            if codebook.ndim != 1:
+                return None
+        return compressed.form(self.model, codes[0], leaves[self._position[codes]],
+                               operands.get("Subtract"), operands["Multiply"], codebook)
 
     def evaluate(self, leaves: Sequence[np.ndarray]) -> np.ndarray:
         value, _ = self._walk(leaves, weight=True)
@@ -188,6 +226,9 @@ class DecompressionChain(Op):
                 or layer.type in ("Subtract", "Multiply") and srcs[1] in on_path
             if along:
                 on_path.add((lid, 0))
+            if not weight and lid == self._codes[1]:
+                values[(lid, 0)] = None  # a codebook's indices: read packed, never converted
+                continue
             if along and not weight:
                 if layer.type in ("Subtract", "Multiply"):
                     other = args[1] if srcs[0] in on_path else args[0]
