@@ -113,10 +113,10 @@ def main() -> None:
             w = weight(kind, n, k, rng)
             kept = w.rows(np.arange(n))
 
-            def remade(w: CompressedWeight = w) -> object:
+            def remade(w: CompressedWeight = w, a: np.ndarray = a, n: int = n) -> object:
                 return a @ w.rows(np.arange(n)).T
 
-            t = measure({"packed": lambda w=w: w.product(a), "kept": lambda kept=kept: a @ kept.T,
+            t = measure({"packed": lambda w=w, a=a: w.product(a), "kept": lambda kept=kept, a=a: a @ kept.T,
                          "remade": remade}, args.rounds)
             print(f"{label:24} {shape:>11} {t['packed']:8.3f}  {t['kept']:8.3f}  {t['remade']:9.3f}  "
                   f"{t['packed'] / t['kept']:10.2f}x  {t['packed'] / t['remade']:11.2f}x")
@@ -153,7 +153,7 @@ def fixtures(rounds: int) -> None:
         stood = sum(isinstance(o[0], StandIn) for o in run_cache(sessions["packed"].model).outputs.values())
         token = prompt[:, -1:]
 
-        def step(session: irexec.Session) -> None:
+        def step(session: irexec.Session, token: np.ndarray = token) -> None:
             state = dict(session.state)
             session.run(feeds(token, prompt.shape[1]))
             session.set_state(state)

@@ -1,7 +1,10 @@
 """The table formats NNCF writes (NF4, MXFP4, NVFP4, CB4, MXFP8, FP8; tests/data/nncf_formats)
-run their decode steps through the compressed product: each chain's weight is a StandIn
-whose codes are read packed, its one-hot products are the chain's decompressed weight bit
-for bit, and the logits agree with OpenVINO (tests/test_nncf_formats.py) either way."""
+run their products through the compressed product when a run cannot keep their f32 weights
+(a model bigger than an eighth of the memory limit; here a 256 KiB limit and 56 KiB of f32
+weights): each chain's weight is a StandIn whose codes are read packed, and its one-hot
+products are the chain's decompressed weight bit for bit.  When the f32 weights are kept,
+BLAS on them is faster, and the runs keep them.  The logits agree with OpenVINO either way
+(tests/test_nncf_formats.py)."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from irexec.model.rewrites.decompression import find
 pytest.importorskip("numba")
 
 DATA = Path(__file__).resolve().parent / "data" / "nncf_formats"
+LIMIT = 256 << 10  # an eighth of it (32 KiB) keeps less than the fixtures' 56 KiB of f32 weights
 # format -> the weight type of its chains' codes and the table size the product reads
 FORMATS = {"nf4_g32_all_layers": ("nf4", 16), "mxfp4_all_layers": ("f4e2m1", 16),
            "nvfp4_all_layers": ("f4e2m1", 16), "cb4_all_layers": ("u4", 16),
@@ -38,11 +42,17 @@ def _feeds(ids: np.ndarray, past: int) -> dict[str, np.ndarray]:
 def test_the_decode_step_reads_the_codes_packed(name: str) -> None:
     model = irexec.load(str(DATA / name / "model.xml"))
     prompt = np.load(DATA / "prompt.npz")["input_ids"][:1]
-    with irexec.Session(model) as session:
+    with irexec.Session(model) as session:  # the default limit: the f32 weights are kept
+        kept = session.run(_feeds(prompt, 0))["logits"]
+        assert not any(isinstance(outs[0], StandIn) for outs in run_cache(model).outputs.values())
+    model = irexec.load(str(DATA / name / "model.xml"))
+    with irexec.Session(model, max_memory=LIMIT) as session:
         logits = session.run(_feeds(prompt, 0))["logits"]
         token = logits[:, -1].argmax(-1)[:, None]
         session.run(_feeds(token, prompt.shape[1]))
         weights = [outs[0] for outs in run_cache(model).outputs.values() if isinstance(outs[0], StandIn)]
+    bound = 64 * np.finfo(np.float32).eps * np.abs(kept).max()  # the f32 products' sums in another order
+    np.testing.assert_allclose(logits, kept, rtol=0, atol=bound)
     kind, entries = FORMATS[name]
     chains = {end: chain for end, chain in find(model).items() if not chain.operand
               and any(model.layers[lid].type == "MatMul" for lid, _ in model.graph.consumers[(end, 0)])}
@@ -61,7 +71,7 @@ def test_one_hot_products_are_the_chains_weights(name: str) -> None:
     one-hot row gives its column bit for bit (the embedding's rows too)."""
     model = irexec.load(str(DATA / name / "model.xml"))
     prompt = np.load(DATA / "prompt.npz")["input_ids"][:1]
-    with irexec.Session(model) as session:
+    with irexec.Session(model, max_memory=LIMIT) as session:
         session.run(_feeds(prompt, 0))
         packed = {end: outs[0].compressed for end, outs in run_cache(model).outputs.items()
                   if isinstance(outs[0], StandIn)}
@@ -97,7 +107,7 @@ def test_without_the_kernels_the_table_formats_run_as_before(tmp_path: Path) -> 
         "from irexec.kernels.compressed_linear import StandIn\n"
         "model = irexec.load(sys.argv[1])\n"
         "feeds = dict(np.load(sys.argv[2]))\n"
-        "with irexec.Session(model) as s:\n"
+        "with irexec.Session(model, max_memory=int(sys.argv[4])) as s:\n"
         "    out = s.run(feeds)['logits']\n"
         "    stood = sum(isinstance(o[0], StandIn) for o in run_cache(model).outputs.values())\n"
         "np.save(sys.argv[3], out)\n"
@@ -110,7 +120,7 @@ def test_without_the_kernels_the_table_formats_run_as_before(tmp_path: Path) -> 
         for jit in ("1", "0"):
             env = {**os.environ, compressed_linear.ENV_VAR: jit}
             done = subprocess.run([sys.executable, str(script), str(DATA / name / "model.xml"),
-                                   str(tmp_path / "feeds.npz"), str(tmp_path / f"{jit}.npy")],
+                                   str(tmp_path / "feeds.npz"), str(tmp_path / f"{jit}.npy"), str(LIMIT)],
                                   capture_output=True, text=True, env=env, check=True)
             assert int(done.stdout.split()[-1]) == (8 if jit == "1" else 0), done.stderr
             got[jit] = np.load(tmp_path / f"{jit}.npy")

@@ -35,7 +35,7 @@ def compute_layer(model: Model, layer: Layer, op: Op, args: list[np.ndarray], va
         if inference is None:
             inference = op.plan_for(args)
         if isinstance(op, GIVES_STAND_IN):
-            given = stand_in(op, args, inference)
+            given = stand_in(op, args, inference, limit)
             if given is not None:
                 return [given], inference  # the weight is never made: nothing to charge
         need = inference.charge

@@ -26,6 +26,7 @@ import numpy as np
 
 from ...base import limits
 from ...base.errors import OpError
+from ...ir.declared import declared_shape
 from ...kernels import compressed_linear
 from ...kernels.convert import convert_array
 from ...model.rewrites.decompression import MOVES, Chain, Src, etype_of
@@ -123,11 +124,17 @@ class DecompressionChain(Op):
         output = limits.nbytes(shape.to_tuple(), 4) if shape.is_static and self.etype.name == "f32" else 0
         return Inference([TensorInfo(shape, self.etype)], scratch=max(made - output, 0))
 
-    def stand_in(self, leaves: Sequence[np.ndarray], inference: Inference) -> compressed_linear.StandIn | None:
+    model_weights_f32 = 0  # the f32 bytes of all the model's chains' weights (set by Rewrites)
+
+    def stand_in(self, leaves: Sequence[np.ndarray], inference: Inference,
+                 limit: int | None = None) -> compressed_linear.StandIn | None:
         """A StandIn for the weight, when this run may have one (nothing but linear layers
         and embedding lookups read the weight, and no hook, dump or ``stop_at`` reads
         values) and the chain's operands give exactly the inferred weight; else None,
-        and the run computes the weight, charged to its memory limit as any output."""
+        and the run computes the weight, charged to its memory limit as any output.
+        A table format's weight (NF4, f4e2m1, f8, a codebook) stands in only when the
+        model's f32 weights are more than a run under ``limit`` keeps: BLAS on kept f32
+        weights is faster than its packed product (benchmarks/README.md)."""
         if compressed.REAL_WEIGHTS.get() or not self.stands_in:
             return None
         shape = inference.outputs[0].shape
@@ -138,7 +145,24 @@ class DecompressionChain(Op):
         found = self._compressed(leaves)
         if found is None or found.shape != shape.to_tuple():
             return None  # (a zero point or scale that broadcasts the weight bigger, for one)
+        if found.table is not None and limit is not None and not self._not_kept(limit):
+            return None
         return compressed_linear.StandIn.of(found)
+
+    def _not_kept(self, limit: int) -> bool:
+        from ..cache import FOLD_BYTES, FOLD_SHARE  # (the cache imports the rewrites)
+
+        return self.model_weights_f32 > min(FOLD_BYTES, limit // FOLD_SHARE)
+
+    @property
+    def declared_bytes(self) -> int:
+        """The f32 bytes of the chain's weight as its end's port declares it (0: not
+        static, or a scale or zero point computed from Consts)."""
+        layer = self.model.layers[self.chain.end]
+        if self.chain.operand or not layer.outputs:
+            return 0
+        shape = declared_shape(layer.outputs[0], trust_empty_as_scalar=True)
+        return limits.nbytes(shape.to_tuple(), 4) if shape.is_static else 0
 
     def compute(self, plan: None, *leaves: np.ndarray) -> Sequence[np.ndarray]:
         return [self.evaluate(leaves)]
@@ -177,7 +201,7 @@ class DecompressionChain(Op):
         srcs = model.graph.inputs_of(gathers[0])
         if len(srcs) < 3 or srcs[0] != (chain.layers[0], 0) or srcs[1] is None or srcs[2] not in self._position:
             return None
-        axis = model.ops.get(srcs[2][0])  # type: ignore[index]
+        axis = model.ops.get(srcs[2][0])
         value = axis._value() if isinstance(axis, Const1) else None
         index = srcs[1][0]
         if value is None or value.size != 1 or int(value.reshape(-1)[0]) not in (0, -1) \
@@ -186,7 +210,7 @@ class DecompressionChain(Op):
         indices = model.graph.inputs_of(index)[0]
         if indices not in self._position or [lid for lid, _ in model.graph.consumers.get((index, 0), [])] != gathers:
             return None
-        return indices, index  # type: ignore[return-value]
+        return indices, index
 
     def _compressed(self, leaves: Sequence[np.ndarray]) -> compressed_linear.CompressedWeight | None:
         _, operands = self._walk(leaves, weight=False)
