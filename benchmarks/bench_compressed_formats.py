@@ -2,8 +2,11 @@
 """A decode step's products (one activation row) for each weight format the compressed
 product reads, against the same weight widened to f32.
 
-    python benchmarks/bench_compressed_formats.py
+    IREXEC_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_compressed_formats.py --fixtures
     python benchmarks/bench_compressed_formats.py --shapes 1536x576,49152x576 --rounds 15
+
+(one thread each, as in benchmarks/README.md: on a loaded machine a product cut over
+two threads waits for whichever core the other work holds)
 
 For each format and weight shape [N, K] (groups of 32 columns, f32 scales), three ways:
 
@@ -15,7 +18,8 @@ remade f32   the f32 weight computed again, then ``a @ w.T`` (a model whose f32
 
 ``--fixtures`` then times whole decode steps of the small NNCF-compressed LLMs in
 tests/data/nncf_formats (one token on a 7-token cache): a session whose chains' weights
-are read packed against one whose f32 weights are kept, alternating step by step.
+are read packed (under a 256 KiB memory limit, which keeps none of their f32 weights)
+against one whose f32 weights are kept (the default limit), alternating step by step.
 
 Times are the best of rounds in which every contender runs once, interleaved in one
 process, so they share the machine's load (a loaded machine stretches a median by
@@ -141,15 +145,11 @@ def fixtures(rounds: int) -> None:
     print(f"\n{'fixture':24} {'packed':>9} {'kept f32':>9}  packed/kept  (decode step, ms; weights read packed)")
     for name in ("int4_asym_g32_all_layers", "nf4_g32_all_layers", "mxfp4_all_layers", "nvfp4_all_layers",
                  "cb4_all_layers", "mxfp8_e4m3", "fp8_e4m3"):
-        sessions = {}
-        for way in ("packed", "kept"):
-            session = irexec.Session(str(data / name / "model.xml"))
-            kernels = compressed_linear._kernels
-            if way == "kept":  # its chains decide without the kernels: f32 weights, kept
-                compressed_linear._kernels = None
+        # a limit whose eighth keeps less than the fixture's 56 KiB of f32 weights: read packed
+        sessions = {way: irexec.Session(str(data / name / "model.xml"), max_memory=limit)
+                    for way, limit in (("packed", 256 << 10), ("kept", None))}
+        for session in sessions.values():
             session.run(feeds(prompt, 0))
-            compressed_linear._kernels = kernels
-            sessions[way] = session
         stood = sum(isinstance(o[0], StandIn) for o in run_cache(sessions["packed"].model).outputs.values())
         token = prompt[:, -1:]
 

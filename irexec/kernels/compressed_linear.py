@@ -14,6 +14,10 @@ the decompression chain (both steps exact in f32, see docs/numerics.md), and
 each output element is one dot product of K terms in f32, as BLAS computes it
 (its terms summed in another order, within the same bound).
 
+Weights whose codes stand for values (NF4, f4e2m1, f8, a CB4 codebook's indices)
+are read the same way through an f32 table of each code's value: a value is
+``(table[code] - f32(zero)) * f32(scale)``, again the chain's arithmetic.
+
 The kernel is compiled by Numba (the ``irexec[jit]`` extra) on first use and
 cached on disk; without Numba, ``available()`` is false and the product goes
 through BLAS as before.  The kernel holds no Python state and releases the GIL,

@@ -32,8 +32,9 @@ class Rewrites:
         self.rewired: dict[int, tuple[list[Src], Op]] = {
             end: (chain.leaves, DecompressionChain(model, chain)) for end, chain in chains.items()}
         # the f32 bytes of every chain's weight: whether a run's fold cache may keep them all
-        weights_f32 = sum(op.declared_bytes for _, op in self.rewired.values() if isinstance(op, DecompressionChain))
-        for _, op in self.rewired.values():
+        rewritten = [op for _, op in self.rewired.values() if isinstance(op, DecompressionChain)]
+        weights_f32 = sum(op.declared_bytes for op in rewritten)
+        for op in rewritten:
             op.model_weights_f32 = weights_f32
         # unpacked low-bit weights that only their chains read: not kept, the chain's value is
         in_chains = {lid for chain in chains.values() for lid in chain.layers}
@@ -54,11 +55,11 @@ class Rewrites:
 GIVES_STAND_IN = (DecompressionChain,)
 
 
-def stand_in(op: Op, args: Sequence[np.ndarray], inference: Inference, limit: int) -> StandIn | None:
+def stand_in(op: Op, args: Sequence[np.ndarray], inference: Inference, keep_bytes: int) -> StandIn | None:
     """What a rewritten layer gives instead of its value, when a run may take it
-    (a compressed weight its linear layers read as it is, under the run's memory
-    ``limit``); None: compute it."""
-    return op.stand_in(args, inference, limit) if isinstance(op, DecompressionChain) else None
+    (a compressed weight its linear layers read as it is; ``keep_bytes``: what the
+    run may keep of folded values for later runs); None: compute it."""
+    return op.stand_in(args, inference, keep_bytes) if isinstance(op, DecompressionChain) else None
 
 
 __all__ = ["GIVES_STAND_IN", "Rewrites", "stand_in"]

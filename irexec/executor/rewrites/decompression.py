@@ -127,14 +127,14 @@ class DecompressionChain(Op):
     model_weights_f32 = 0  # the f32 bytes of all the model's chains' weights (set by Rewrites)
 
     def stand_in(self, leaves: Sequence[np.ndarray], inference: Inference,
-                 limit: int | None = None) -> compressed_linear.StandIn | None:
+                 keep_bytes: int | None = None) -> compressed_linear.StandIn | None:
         """A StandIn for the weight, when this run may have one (nothing but linear layers
         and embedding lookups read the weight, and no hook, dump or ``stop_at`` reads
         values) and the chain's operands give exactly the inferred weight; else None,
         and the run computes the weight, charged to its memory limit as any output.
         A table format's weight (NF4, f4e2m1, f8, a codebook) stands in only when the
-        model's f32 weights are more than a run under ``limit`` keeps: BLAS on kept f32
-        weights is faster than its packed product (benchmarks/README.md)."""
+        model's f32 weights are more than the ``keep_bytes`` a run keeps of folded values:
+        BLAS on kept f32 weights is faster than its packed product (benchmarks/README.md)."""
         if compressed.REAL_WEIGHTS.get() or not self.stands_in:
             return None
         shape = inference.outputs[0].shape
@@ -145,14 +145,9 @@ class DecompressionChain(Op):
         found = self._compressed(leaves)
         if found is None or found.shape != shape.to_tuple():
             return None  # (a zero point or scale that broadcasts the weight bigger, for one)
-        if found.table is not None and limit is not None and not self._not_kept(limit):
-            return None
+        if found.table is not None and keep_bytes is not None and self.model_weights_f32 <= keep_bytes:
+            return None  # the f32 weights are kept: BLAS on them
         return compressed_linear.StandIn.of(found)
-
-    def _not_kept(self, limit: int) -> bool:
-        from ..cache import FOLD_BYTES, FOLD_SHARE  # (the cache imports the rewrites)
-
-        return self.model_weights_f32 > min(FOLD_BYTES, limit // FOLD_SHARE)
 
     @property
     def declared_bytes(self) -> int:
