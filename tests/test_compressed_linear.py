@@ -230,3 +230,48 @@ def test_without_the_kernel_the_run_is_blas_on_the_f32_weight(tmp_path, monkeypa
         blas = s.run(x).outputs[s.output_names[0]]
     bound = 512 * EPS * (np.abs(x["x"]).sum() * 255 * 1e-2)
     assert np.abs(fast - blas).max() <= bound
+
+
+def _tabled(rng: np.random.Generator, n: int, k: int, groups: int, entries: int):
+    """Codes, an f32 table of their values (with -0.0 and a value no f16 holds), f32 scales and
+    the f32 weight the chain makes, ``(table[code] - 0) * scale``; the codes' bytes as stored."""
+    table = rng.standard_normal(entries).astype(np.float32)
+    table[0], table[1] = -0.0, np.float32(1 / 3)
+    codes = rng.integers(0, entries, (n, groups, k // groups)).astype(np.uint8)
+    scale = rng.uniform(1e-3, 1e-1, (n, groups, 1)).astype(np.float32)
+    weight = (table[codes] * scale).reshape(n, k)
+    flat = codes.reshape(-1)
+    stored = (flat[0::2] | (flat[1::2] << 4)) if entries == 16 else None
+    q = codes.view(ml_dtypes.uint4 if entries == 16 else ml_dtypes.float8_e4m3fn)
+    return q, table, scale, weight, stored
+
+
+@pytest.mark.parametrize("entries", [16, 256], ids=["4-bit-codes", "8-bit-codes"])
+@pytest.mark.parametrize("groups", [1, 9])
+def test_a_tabled_product_reads_the_chains_exact_values(entries, groups):
+    """NF4, f4e2m1 and CB4 codes (16 entries) and f8 codes (256): each weight value is its
+    table entry times the f32 scale, bit for bit, for one-hot rows (one, a few and many)."""
+    rng = np.random.default_rng(10 + groups)
+    q, table, scale, weight, stored = _tabled(rng, 300, 576, groups, entries)
+    packed = CompressedWeight.of(q, None, scale, stored, table)
+    assert packed is not None and packed.shape == weight.shape and packed.table is table
+    index = np.array([[0, 299], [5, 17]])
+    assert packed.rows(index).tobytes() == weight[index].tobytes()  # -0.0 kept
+    c = np.float32(0.7071)
+    for rows, any_rows in ((1, False), (3, False), (7, True)):
+        for k in (0, 63, 64, 575):
+            one_hot = np.zeros((rows, 576), np.float32)
+            one_hot[:, k] = c
+            got = packed.product(one_hot, any_rows=any_rows)
+            assert got is not None
+            for row in got:
+                np.testing.assert_array_equal(row, c * weight[:, k])
+    a = rng.standard_normal((1, 2, 576)).astype(np.float32)
+    got = packed.product(a)
+    exact = a.astype(np.float64) @ weight.astype(np.float64).T
+    bound = 576 * EPS * (np.abs(a).astype(np.float64) @ np.abs(weight).astype(np.float64).T)
+    assert got is not None and np.all(np.abs(got - exact) <= bound)
+    # a table of another size, or 4-bit codes without their stored bytes, is not this form
+    assert CompressedWeight.of(q, None, scale, stored, table[:8].copy()) is None
+    if entries == 16:
+        assert CompressedWeight.of(q, None, scale, None, table) is None

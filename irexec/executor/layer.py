@@ -16,6 +16,7 @@ from ..kernels.compressed_linear import StandIn
 from ..model.binding import Model
 from ..ops.framework.base import Inference, Op, TensorInfo
 from ..ops.io import Result1
+from .cache import FOLD_BYTES, FOLD_SHARE
 from .memory import allocates, own_bytes, refuse_over_memory_limit
 from .rewrites import GIVES_STAND_IN, stand_in
 
@@ -35,7 +36,7 @@ def compute_layer(model: Model, layer: Layer, op: Op, args: list[np.ndarray], va
         if inference is None:
             inference = op.plan_for(args)
         if isinstance(op, GIVES_STAND_IN):
-            given = stand_in(op, args, inference)
+            given = stand_in(op, args, inference, min(FOLD_BYTES, limit // FOLD_SHARE))  # what runs keep
             if given is not None:
                 return [given], inference  # the weight is never made: nothing to charge
         need = inference.charge

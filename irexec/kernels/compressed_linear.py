@@ -14,6 +14,10 @@ the decompression chain (both steps exact in f32, see docs/numerics.md), and
 each output element is one dot product of K terms in f32, as BLAS computes it
 (its terms summed in another order, within the same bound).
 
+Weights whose codes stand for values (NF4, f4e2m1, f8, a CB4 codebook's indices)
+are read the same way through an f32 table of each code's value: a value is
+``(table[code] - f32(zero)) * f32(scale)``, again the chain's arithmetic.
+
 The kernel is compiled by Numba (the ``irexec[jit]`` extra) on first use and
 cached on disk; without Numba, ``available()`` is false and the product goes
 through BLAS as before.  The kernel holds no Python state and releases the GIL,
@@ -43,7 +47,9 @@ MIN_PARALLEL_BYTES = 4 << 20
 BLOCK_BYTES = 1 << 20
 ENV_VAR = "IREXEC_JIT"  # "0": never compile, BLAS on the f32 weight as without Numba
 
-_kernels: dict[int, Callable[..., None]] | None | bool = False  # by bits a value; False: not compiled yet
+# by bits a value (negative: a block of rows for BLAS) and whether the values are a table's;
+# False: not compiled yet
+_kernels: dict[tuple[int, bool], Callable[..., None]] | None | bool = False
 
 
 def available() -> bool:
@@ -51,30 +57,37 @@ def available() -> bool:
     return _compiled() is not None
 
 
-def _compiled() -> dict[int, Callable[..., None]] | None:
+def _compiled() -> dict[tuple[int, bool], Callable[..., None]] | None:
     global _kernels
     if _kernels is False:
         _kernels = None if os.environ.get(ENV_VAR, "1") == "0" else _compile()
     return _kernels  # type: ignore[return-value]
 
 
-def _compile() -> dict[int, Callable[..., None]] | None:
+def _compile() -> dict[tuple[int, bool], Callable[..., None]] | None:
     try:
         from . import compressed_linear_jit as jit
     except ImportError:  # no Numba
         return None
-    return {8: jit.rows8, 4: jit.rows4, -8: jit.block8, -4: jit.block4}  # (negative: a block of rows for BLAS)
+    return {(8, False): jit.rows8, (4, False): jit.rows4, (-8, False): jit.block8, (-4, False): jit.block4,
+            (8, True): jit.rows8t, (4, True): jit.rows4t, (-8, True): jit.block8t, (-4, True): jit.block4t}
 
 
 class CompressedWeight:
     """A weight [N, K] as its quantized values ``q`` (u8 or i8 [N, K], one a byte,
     or u4 or i4 [N, K / 2], two a byte as the .bin stores them) and, per row and
-    group of K / G columns, an f32 zero point and scale [N, G]."""
+    group of K / G columns, an f32 zero point and scale [N, G].
 
-    __slots__ = ("q", "bits", "signed", "zero", "scale")
+    With a ``table`` (f32), ``q`` holds codes and a code's value is its entry: NF4's and
+    f4e2m1's levels or a CB4 codebook (16 entries, two codes a byte), f8e4m3's or f8e5m2's
+    values (256 entries, one a byte), each the f32 value the chain's Convert gives."""
 
-    def __init__(self, q: np.ndarray, bits: int, zero: np.ndarray, scale: np.ndarray, signed: bool = False) -> None:
+    __slots__ = ("q", "bits", "signed", "zero", "scale", "table")
+
+    def __init__(self, q: np.ndarray, bits: int, zero: np.ndarray, scale: np.ndarray, signed: bool = False,
+                 table: np.ndarray | None = None) -> None:
         self.q, self.bits, self.signed, self.zero, self.scale = q, bits, signed, zero, scale
+        self.table = table
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -82,22 +95,32 @@ class CompressedWeight:
 
     @classmethod
     def of(cls, q: np.ndarray, zero: np.ndarray | None, scale: np.ndarray,
-           packed: np.ndarray | None = None) -> CompressedWeight | None:
+           packed: np.ndarray | None = None, table: np.ndarray | None = None) -> CompressedWeight | None:
         """From a chain's weight ([N, K] or [N, G, K/G] of u8, or of u4 with its bytes
-        as stored, ``packed``), zero point and scale (broadcasting to it, constant
-        along its last axis); None for any other form."""
+        as stored, ``packed``; or of codes into an f32 ``table``: 16 entries with the
+        codes' bytes as stored, 256 with one code a byte), zero point and scale
+        (broadcasting to it, constant along its last axis); None for any other form."""
         if q.ndim not in (2, 3) or not q.size:
             return None
         n, groups = q.shape[0], (q.shape[1] if q.ndim == 3 else 1)
         k = q.size // n
-        if q.dtype in (np.uint8, np.int8):
+        if table is not None:
+            if table.dtype != np.float32 or table.shape not in ((16,), (256,)):
+                return None
+            if table.size == 256 and q.dtype.itemsize == 1 and packed is None:
+                bits, values = 8, np.ascontiguousarray(q).view(np.uint8).reshape(n, k)
+            elif table.size == 16 and packed is not None and packed.size * 2 == q.size and q.shape[-1] % 2 == 0:
+                bits, values = 4, packed.reshape(n, k // 2)
+            else:
+                return None
+        elif q.dtype in (np.uint8, np.int8):
             bits, values = 8, np.ascontiguousarray(q).reshape(n, k)
         elif q.dtype.name in ("uint4", "int4") and packed is not None and packed.size * 2 == q.size \
                 and q.shape[-1] % 2 == 0:
             bits, values = 4, packed.reshape(n, k // 2)  # whole bytes per group: no byte straddles two
         else:
             return None
-        signed = q.dtype.name in ("int8", "int4")
+        signed = table is None and q.dtype.name in ("int8", "int4")
         operands = []
         for operand in (zero if zero is not None else np.zeros((), np.float32), scale):
             if operand.ndim > q.ndim or operand.dtype != np.float32:
@@ -107,7 +130,7 @@ class CompressedWeight:
                 return None  # varies along a row's group: not a zero point and scale per group
             operands.append(np.ascontiguousarray(np.broadcast_to(operand.reshape(full), q.shape[:-1] + (1,))
                                                  .reshape(n, groups)))
-        return cls(values, bits, operands[0], operands[1], signed)
+        return cls(values, bits, operands[0], operands[1], signed, table)
 
     def product(self, a: np.ndarray, *, any_rows: bool = False) -> np.ndarray | None:
         """``a @ w.T`` for f32 ``a`` [..., K] with at most ``MAX_ROWS`` rows, or any number
@@ -122,21 +145,23 @@ class CompressedWeight:
             return None
         flat = np.ascontiguousarray(a).reshape(rows, k)
         out = np.empty((rows, n), np.float32)
+        tabled = self.table is not None
         if 0 < rows <= MAX_ROWS:
-            self._few(kernels[self.bits], flat, out)
+            self._few(kernels[self.bits, tabled], flat, out)
         elif rows:
-            self._many(kernels[-self.bits], flat, out)
+            self._many(kernels[-self.bits, tabled], flat, out)
         return out.reshape(*a.shape[:-1], n)
 
     def _few(self, kernel: Callable[..., None], a: np.ndarray, out: np.ndarray) -> None:
         # the kernel streams the weight: a hand-off is worth it only for a big one (a
         # decode step calls this some 30 times, so the common case calls it directly)
         n = out.shape[1]
+        last = self.signed if self.table is None else self.table  # the kernels' last argument
         if self.q.nbytes < MIN_PARALLEL_BYTES or parallel.num_threads() <= 1:
-            kernel(a, self.q, self.zero, self.scale, out, 0, n, self.signed)
+            kernel(a, self.q, self.zero, self.scale, out, 0, n, last)
             return
         spans = parallel.spans(n, parallel.num_threads())
-        run_tasks([partial(kernel, a, self.q, self.zero, self.scale, out, lo, hi, self.signed) for lo, hi in spans],
+        run_tasks([partial(kernel, a, self.q, self.zero, self.scale, out, lo, hi, last) for lo, hi in spans],
                   len(spans))
 
     def _many(self, block: Callable[..., None], a: np.ndarray, out: np.ndarray) -> None:
@@ -146,12 +171,13 @@ class CompressedWeight:
         if self.bits == 4:  # the block kernel's order of a row's values: the even ones, then the odd ones
             a = np.concatenate([a[:, 0::2], a[:, 1::2]], axis=1)
         size = max(1, BLOCK_BYTES // (4 * k))
+        last = self.signed if self.table is None else self.table
 
         def part(lo: int, hi: int) -> None:
             buf = np.empty((min(size, hi - lo), k), np.float32)
             for start in range(lo, hi, size):
                 stop = min(hi, start + size)
-                block(self.q, self.zero, self.scale, start, stop, buf, self.signed)
+                block(self.q, self.zero, self.scale, start, stop, buf, last)
                 # a tall block by a few columns: BLAS's faster orientation (see ops/matmul)
                 out[:, start:stop] = np.matmul(buf[:stop - start], a.T).T
 
@@ -169,7 +195,8 @@ class CompressedWeight:
             if self.signed:  # two's complement nibbles: -8..7
                 q = (q.astype(np.int8) ^ 8) - 8
         groups = self.zero.shape[1]
-        values = q.reshape(len(flat), groups, k // groups).astype(np.float32)
+        q = q.reshape(len(flat), groups, k // groups)
+        values = self.table[q] if self.table is not None else q.astype(np.float32)
         values -= self.zero[flat][:, :, None]
         values *= self.scale[flat][:, :, None]
         return values.reshape(*index.shape, k)

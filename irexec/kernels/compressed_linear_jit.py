@@ -139,3 +139,89 @@ def _products(a: Any, buf: Any, out: Any, first: int, last: int) -> None:
             for i in range(w.shape[0]):
                 acc += a[m, i] * w[i]
             out[m, n] = acc
+
+
+# The formats whose codes index a table of f32 values (NF4 and f4e2m1 levels, a CB4
+# codebook: 16 entries, two codes a byte; f8: 256 entries, one a byte): each value is
+# ``term(table[code], z, s)``, the table holding each code's exact f32 value.
+
+@njit(nogil=True, cache=True)
+def block8t(q: Any, zero: Any, scale: Any, lo: int, hi: int, buf: Any, table: Any) -> None:
+    """Rows lo..hi of a tabled weight into ``buf``, values in their own order."""
+    groups = zero.shape[1]
+    size = q.shape[1] // groups
+    for n in range(lo, hi):
+        row, w = q[n], buf[n - lo]
+        for g in range(groups):
+            z, s, start = zero[n, g], scale[n, g], g * size
+            for i in range(size):
+                w[start + i] = term(table[row[start + i]], z, s)
+
+
+@njit(nogil=True, cache=True)
+def block4t(q: Any, zero: Any, scale: Any, lo: int, hi: int, buf: Any, table: Any) -> None:
+    """Rows lo..hi of a tabled 4-bit weight into ``buf``, each row's even values, then its odd ones."""
+    half = q.shape[1]
+    groups = zero.shape[1]
+    size = half // groups
+    for n in range(lo, hi):
+        row, even, odd = q[n], buf[n - lo, :half], buf[n - lo, half:]
+        for g in range(groups):
+            z, s, start = zero[n, g], scale[n, g], g * size
+            for i in range(size):
+                byte = row[start + i]
+                even[start + i] = term(table[byte & 15], z, s)
+                odd[start + i] = term(table[byte >> 4], z, s)
+
+
+@njit(nogil=True, cache=True, fastmath=SUMS)
+def rows8t(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int, table: Any) -> None:
+    if a.shape[0] > 1:
+        buf = np.empty((ROWS_AT_ONCE, a.shape[1]), np.float32)
+        for first in range(lo, hi, ROWS_AT_ONCE):
+            block8t(q, zero, scale, first, min(hi, first + ROWS_AT_ONCE), buf, table)
+            _products(a, buf, out, first, min(hi, first + ROWS_AT_ONCE))
+        return
+    groups = zero.shape[1]
+    size = q.shape[1] // groups
+    x = a[0]
+    for n in range(lo, hi):
+        row = q[n]
+        acc = np.float32(0.0)
+        for g in range(groups):
+            z, s, start = zero[n, g], scale[n, g], g * size
+            part = np.float32(0.0)
+            for i in range(size):
+                part += x[start + i] * term(table[row[start + i]], z, s)
+            acc += part
+        out[0, n] = acc
+
+
+@njit(nogil=True, cache=True, fastmath=SUMS)
+def rows4t(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int, table: Any) -> None:
+    half = q.shape[1]
+    split = np.empty_like(a)
+    for m in range(a.shape[0]):
+        for i in range(half):
+            split[m, i] = a[m, 2 * i]
+            split[m, half + i] = a[m, 2 * i + 1]
+    if a.shape[0] > 1:
+        buf = np.empty((ROWS_AT_ONCE, a.shape[1]), np.float32)
+        for first in range(lo, hi, ROWS_AT_ONCE):
+            block4t(q, zero, scale, first, min(hi, first + ROWS_AT_ONCE), buf, table)
+            _products(split, buf, out, first, min(hi, first + ROWS_AT_ONCE))
+        return
+    groups = zero.shape[1]
+    size = half // groups
+    even, odd = split[0, :half], split[0, half:]
+    for n in range(lo, hi):
+        row = q[n]
+        acc = np.float32(0.0)
+        for g in range(groups):
+            z, s, start = zero[n, g], scale[n, g], g * size
+            part = np.float32(0.0)
+            for i in range(size):
+                byte = row[start + i]
+                part += even[start + i] * term(table[byte & 15], z, s) + odd[start + i] * term(table[byte >> 4], z, s)
+            acc += part
+        out[0, n] = acc

@@ -31,6 +31,11 @@ class Rewrites:
         # layer id -> (the tensors it reads instead of its inputs, the op that computes it)
         self.rewired: dict[int, tuple[list[Src], Op]] = {
             end: (chain.leaves, DecompressionChain(model, chain)) for end, chain in chains.items()}
+        # the f32 bytes of every chain's weight: whether a run's fold cache may keep them all
+        rewritten = [op for _, op in self.rewired.values() if isinstance(op, DecompressionChain)]
+        weights_f32 = sum(op.declared_bytes for op in rewritten)
+        for op in rewritten:
+            op.model_weights_f32 = weights_f32
         # unpacked low-bit weights that only their chains read: not kept, the chain's value is
         in_chains = {lid for chain in chains.values() for lid in chain.layers}
         self.chain_only = {src[0] for chain in chains.values() for src in chain.leaves
@@ -50,10 +55,11 @@ class Rewrites:
 GIVES_STAND_IN = (DecompressionChain,)
 
 
-def stand_in(op: Op, args: Sequence[np.ndarray], inference: Inference) -> StandIn | None:
+def stand_in(op: Op, args: Sequence[np.ndarray], inference: Inference, keep_bytes: int) -> StandIn | None:
     """What a rewritten layer gives instead of its value, when a run may take it
-    (a compressed weight its linear layers read as it is); None: compute it."""
-    return op.stand_in(args, inference) if isinstance(op, DecompressionChain) else None
+    (a compressed weight its linear layers read as it is; ``keep_bytes``: what the
+    run may keep of folded values for later runs); None: compute it."""
+    return op.stand_in(args, inference, keep_bytes) if isinstance(op, DecompressionChain) else None
 
 
 __all__ = ["GIVES_STAND_IN", "Rewrites", "stand_in"]

@@ -26,16 +26,20 @@ import numpy as np
 
 from ...base import limits
 from ...base.errors import OpError
+from ...ir.declared import declared_shape
 from ...kernels import compressed_linear
 from ...kernels.convert import convert_array
 from ...model.rewrites.decompression import MOVES, Chain, Src, etype_of
 from ...ops.framework.base import In, Inference, Op, TensorInfo
+from ...ops.io import Const1
 from .. import compressed_weights as compressed
 
 if TYPE_CHECKING:
     from ...model.binding import Model
 
 _SHAPE_LEAF = In("leaf", value=True)
+# the weight types whose chains a compressed product may read packed (executor/compressed_weights.py)
+KEPT_PACKED = frozenset({"u8", "u4", "i8", "i4"}) | compressed.TABLED
 
 
 class DecompressionChain(Op):
@@ -120,22 +124,40 @@ class DecompressionChain(Op):
         output = limits.nbytes(shape.to_tuple(), 4) if shape.is_static and self.etype.name == "f32" else 0
         return Inference([TensorInfo(shape, self.etype)], scratch=max(made - output, 0))
 
-    def stand_in(self, leaves: Sequence[np.ndarray], inference: Inference) -> compressed_linear.StandIn | None:
+    model_weights_f32 = 0  # the f32 bytes of all the model's chains' weights (set by Rewrites)
+
+    def stand_in(self, leaves: Sequence[np.ndarray], inference: Inference,
+                 keep_bytes: int | None = None) -> compressed_linear.StandIn | None:
         """A StandIn for the weight, when this run may have one (nothing but linear layers
         and embedding lookups read the weight, and no hook, dump or ``stop_at`` reads
         values) and the chain's operands give exactly the inferred weight; else None,
-        and the run computes the weight, charged to its memory limit as any output."""
+        and the run computes the weight, charged to its memory limit as any output.
+        A table format's weight (NF4, f4e2m1, f8, a codebook) stands in only when the
+        model's f32 weights are more than the ``keep_bytes`` a run keeps of folded values:
+        BLAS on kept f32 weights is faster than its packed product (benchmarks/README.md)."""
         if compressed.REAL_WEIGHTS.get() or not self.stands_in:
             return None
         shape = inference.outputs[0].shape
-        weight = leaves[self._position[self.chain.leaves[0]]]
+        weight = leaves[self._position[self._codes[0]]]
         if not shape.is_static or limits.element_count(shape.to_tuple()) != weight.size \
                 or any(leaf.size > max(16, weight.size // 16) for leaf in leaves if leaf is not weight):
             return None  # the zero point and scale are converted uncharged here: only a few per row's group
         found = self._compressed(leaves)
         if found is None or found.shape != shape.to_tuple():
             return None  # (a zero point or scale that broadcasts the weight bigger, for one)
+        if found.table is not None and keep_bytes is not None and self.model_weights_f32 <= keep_bytes:
+            return None  # the f32 weights are kept: BLAS on them
         return compressed_linear.StandIn.of(found)
+
+    @property
+    def declared_bytes(self) -> int:
+        """The f32 bytes of the chain's weight as its end's port declares it (0: not
+        static, or a scale or zero point computed from Consts)."""
+        layer = self.model.layers[self.chain.end]
+        if self.chain.operand or not layer.outputs:
+            return 0
+        shape = declared_shape(layer.outputs[0], trust_empty_as_scalar=True)
+        return limits.nbytes(shape.to_tuple(), 4) if shape.is_static else 0
 
     def compute(self, plan: None, *leaves: np.ndarray) -> Sequence[np.ndarray]:
         return [self.evaluate(leaves)]
@@ -151,17 +173,52 @@ class DecompressionChain(Op):
             readers = model.graph.consumers.get((end, 0), [])
             found = self._stands_in = (
                 bool(readers) and self.etype.name == "f32" and not self.chain.declared_weight
-                and model.ops[self.chain.leaves[0][0]].element_type.name in ("u8", "u4", "i8", "i4")  # type: ignore[union-attr]
+                and model.ops[self._codes[0][0]].element_type.name in KEPT_PACKED  # type: ignore[union-attr]
                 and compressed_linear.available() and any(port == 1 for _, port in readers)
                 and all(compressed.reads_compressed(model, lid, port) for lid, port in readers))
         return found
+
+    @property
+    def _codes(self) -> tuple[Src, int | None]:
+        """The leaf holding the weight's codes and the layer that reads them as indices
+        into the chain's weight Const, a codebook (a CB4 weight: Gather(Convert(codebook),
+        Convert(u4 indices)) on axis 0); without a codebook, the weight Const and None."""
+        found = getattr(self, "_found_codes", None)
+        if found is None:
+            found = self._found_codes = self._codebook_indices() or (self.chain.leaves[0], None)
+        return found
+
+    def _codebook_indices(self) -> tuple[Src, int] | None:
+        model, chain = self.model, self.chain
+        gathers = [lid for lid in chain.layers if model.layers[lid].type == "Gather"]
+        if len(gathers) != 1 or getattr(model.ops[gathers[0]], "batch_dims", 0) != 0:
+            return None
+        srcs = model.graph.inputs_of(gathers[0])
+        if len(srcs) < 3 or srcs[0] != (chain.layers[0], 0) or srcs[1] is None or srcs[2] not in self._position:
+            return None
+        axis = model.ops.get(srcs[2][0])
+        value = axis._value() if isinstance(axis, Const1) else None
+        index = srcs[1][0]
+        if value is None or value.size != 1 or int(value.reshape(-1)[0]) not in (0, -1) \
+                or model.layers[index].type != "Convert" or index not in chain.layers:
+            return None
+        indices = model.graph.inputs_of(index)[0]
+        if indices not in self._position or [lid for lid, _ in model.graph.consumers.get((index, 0), [])] != gathers:
+            return None
+        return indices, index
 
     def _compressed(self, leaves: Sequence[np.ndarray]) -> compressed_linear.CompressedWeight | None:
         _, operands = self._walk(leaves, weight=False)
         if "Multiply" not in operands:
             return None
-        return compressed.form(self.model, self.chain.leaves[0][0], leaves[self._position[self.chain.leaves[0]]],
-                               operands.get("Subtract"), operands["Multiply"])
+        codes, index = self._codes
+        codebook = None
+        if index is not None:
+            codebook = leaves[self._position[self.chain.leaves[0]]]
+            if codebook.ndim != 1:
+                return None
+        return compressed.form(self.model, codes[0], leaves[self._position[codes]],
+                               operands.get("Subtract"), operands["Multiply"], codebook)
 
     def evaluate(self, leaves: Sequence[np.ndarray]) -> np.ndarray:
         value, _ = self._walk(leaves, weight=True)
@@ -188,6 +245,9 @@ class DecompressionChain(Op):
                 or layer.type in ("Subtract", "Multiply") and srcs[1] in on_path
             if along:
                 on_path.add((lid, 0))
+            if not weight and lid == self._codes[1]:
+                values[(lid, 0)] = None  # a codebook's indices: read packed, never converted
+                continue
             if along and not weight:
                 if layer.type in ("Subtract", "Multiply"):
                     other = args[1] if srcs[0] in on_path else args[0]
