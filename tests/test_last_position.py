@@ -164,3 +164,20 @@ def test_irexec_run_computes_every_position(tmp_path: Path, run_cli) -> None:  #
     r = run_cli("run", xml, "--inputs", tmp_path / "in.npz", "-o", tmp_path / "out.npz")
     assert r.exit_code == 0, r.output
     assert np.load(tmp_path / "out.npz")["logits"].shape == (1, 4, 50)
+
+
+def test_a_head_computed_from_constants_alone_is_left_whole(tmp_path: Path) -> None:
+    """Its output is kept for every later run, so a run of the last position must not make it."""
+    x = o8.parameter([1, 3], np.float32, name="x")
+    rng = np.random.default_rng(2)
+    hidden = o8.constant(rng.normal(size=(1, 5, 4)).astype(np.float32))
+    logits = o8.matmul(hidden, o8.constant(rng.normal(size=(4, 7)).astype(np.float32)), False, False)
+    logits.output(0).get_tensor().set_names({"logits"})
+    xml = Path(save(ov.Model([o8.result(logits), o8.result(o8.relu(x))], [x], "const_head"), tmp_path))
+    session = Session(str(xml))
+    assert find_head(session.model, "logits") is not None
+    feeds = {"x": np.ones((1, 3), np.float32)}
+    last = session.run(feeds, last_position="logits")
+    whole = session.run(feeds)
+    assert last.outputs["logits"].shape == whole.outputs["logits"].shape == (1, 5, 7)
+    assert np.array_equal(last.outputs["logits"], whole.outputs["logits"])

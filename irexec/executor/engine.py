@@ -81,7 +81,8 @@ def run_model(
     if plan is None:
         plan = plan_run(model, stop_at, outputs)
         head = find_head(model, last_position) if last_position is not None else None
-        if head is not None and head.matmul in plan.live:
+        # (a head computed from Consts or shapes alone is kept for every run, cut or not: left whole)
+        if head is not None and head.matmul in plan.live and head.matmul not in folded.special:
             plan.head, plan.cut = head.matmul, head.cut
         folded.remember(key, plan)
     stop_layer = plan.stop_layer
