@@ -111,6 +111,7 @@ class Session(SessionState):
         on_layer: LayerHook | None = None,
         warmup: int = 0,
         check_finite: bool = False,
+        last_position: str | None = None,
     ) -> RunReport:
         """Run the model.  Without ``feeds``, inputs are generated from ``seed``
         (and ``input_shapes`` for dims that are not static).  ``stop_at`` (a
@@ -125,7 +126,10 @@ class Session(SessionState):
         first layer whose output holds NaN or infinity, naming its inputs' ranges.
         A stateful model's runs (warm-up and repeats alike) each start from the session's
         state, and the state the last one leaves is kept (none with ``stop_at``: a run stopped
-        early executes no Assign)."""
+        early executes no Assign).
+        ``last_position`` names an output of logits [batch, positions, vocabulary] of which only
+        the last position is wanted (a greedy loop's): where the graph allows, the head product
+        computes that position alone and the output holds it alone."""
         if repeat < 1:
             raise UsageError(f"repeat={repeat} must be at least 1", code="bad-repeat")
         generated = feeds is None
@@ -163,7 +167,7 @@ class Session(SessionState):
                 start = time.perf_counter()
                 try:
                     result = run_model(self.model, feeds, stop_at=stop_key, on_layer=_chain(hooks),
-                                       max_memory=self.max_memory, state=self._state)
+                                       max_memory=self.max_memory, state=self._state, last_position=last_position)
                 except IRExecError as e:
                     from ..model.weights_check import fold_errors
 

@@ -23,6 +23,8 @@ from ..system import blas
 from . import compressed_weights
 from .cache import run_cache
 from .feeds import bind_feeds, bind_variables
+from .last_position import find_head
+from .last_position import last_position as last_position_of
 from .layer import compute_layer
 from .memory import own_bytes, refuse_large_inputs
 from .plan import Replay, RunPlan, Step
@@ -60,18 +62,28 @@ def run_model(
     keep_all: bool = False,
     max_memory: int | None = None,
     state: Mapping[str, np.ndarray] | None = None,
+    last_position: str | None = None,
 ) -> RunResult:
     """Execute the model.  ``stop_at`` (layer id or name) ends the run there and
     returns that layer's outputs; ``keep_all`` keeps intermediates alive for hooks.
     ``max_memory`` bounds the bytes of live tensors (default: limits.default_max_memory()).
     ``state``: the value of each variable of a stateful model by variable_id; a
     variable it lacks reads its initial value.  Every Assign executes (unless
-    ``stop_at``) and ``RunResult.state`` holds what each one received."""
+    ``stop_at``) and ``RunResult.state`` holds what each one received.
+    ``last_position``: an output of a causal LM's logits [batch, positions, vocabulary] of which
+    only the last position is wanted; where its head product can be found, only that position
+    is computed and the output holds it alone (``last_position.py``)."""
     folded = run_cache(model)
-    key = (stop_at, None if outputs is None else tuple(outputs))
+    if stop_at is not None:
+        last_position = None
+    key = (stop_at, None if outputs is None else tuple(outputs), last_position)
     plan = folded.runs.get(key)
     if plan is None:
         plan = plan_run(model, stop_at, outputs)
+        head = find_head(model, last_position) if last_position is not None else None
+        # (a head computed from Consts or shapes alone is kept for every run, cut or not: left whole)
+        if head is not None and head.matmul in plan.live and head.matmul not in folded.special:
+            plan.head, plan.cut = head.matmul, head.cut
         folded.remember(key, plan)
     stop_layer = plan.stop_layer
     bound = bind_feeds(model, feeds, plan.live)
@@ -98,7 +110,8 @@ def run_model(
     token = compressed_weights.REAL_WEIGHTS.set(keep_all or reads_values(on_layer) or stop_layer is not None)
     try:
         values, results, times, warnings = _execute(model, steps, bound, limit, on_layer, keep_all, preset,
-                                                    preset_bytes, plan.replay(steps, run_cache(model).settled))
+                                                    preset_bytes, plan.replay(steps, run_cache(model).settled),
+                                                    head=plan.head, cut=plan.cut)
     finally:
         compressed_weights.REAL_WEIGHTS.reset(token)
     if stop_layer is not None:
@@ -124,13 +137,14 @@ def _own(outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], limit: int, on_layer: LayerHook | None,
              keep_all: bool, preset: Mapping[tuple[int, int], np.ndarray] | None = None, preset_bytes: int = 0,
-             replay: Replay | None = None, outside: int = 0,
+             replay: Replay | None = None, outside: int = 0, head: int = -1, cut: frozenset[int] = frozenset(),
              ) -> tuple[dict[tuple[int, int], np.ndarray], dict[int, np.ndarray], dict[int, float], list[Diagnostic]]:
     """Run the steps, starting from the tensors in ``preset``; every tensor is
     released after its last reader unless ``keep_all``.  The loop every run
     and every sub-graph iteration goes through, so it does per layer only
     what a run needs.  ``outside``: bytes a body's caller already uses, the
-    arrays in ``bound`` among them."""
+    arrays in ``bound`` among them.  ``head``: the layer whose first input is cut to its last
+    position, ``cut``: the layers whose outputs then differ from their declared dims."""
     folded = run_cache(model)
     kept, foldable, shapes_ok = folded.outputs, folded.foldable, folded.shapes_ok
     shape_of, derived, derived_outs = folded.shape_of, folded.shape_derived, folded.derived
@@ -178,6 +192,8 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                     cached = folded.nbytes
                     # a runnable layer reads a tensor on every input (the binding refuses a dangling one)
                     args = [values[src] for src in sources]  # type: ignore[index]
+                    if lid == head:
+                        args[0] = last_position_of(args[0])
                     outs, inferences[index] = compute_layer(model, layer, op, args, values, results, limit, held,
                                                             None if shown or keep else unread, inferences[index],
                                                             outside, bound)
@@ -195,7 +211,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
             for (key, dims), arr in zip(ports, outs):
                 values[key] = arr
                 held += own_bytes(arr)
-                if not checked and arr.shape != dims and (lid, key[1], arr.shape) not in shapes_ok:
+                if not checked and arr.shape != dims and (lid, key[1], arr.shape) not in shapes_ok and lid not in cut:
                     _note_undeclared_shape(model, layer, key[1], arr.shape, warnings, shapes_ok)
             if on_layer is not None:
                 token = limits.IN_USE.set((limit, held))  # what the hook makes is charged like a kernel's temporaries

@@ -50,6 +50,10 @@ class RunPlan:
     writes: tuple[tuple[int, str], ...] = ()
     # the steps of a run that keeps some layers' outputs to its end, by those layers' ids
     kept_steps: dict[frozenset[int], list[Step]] = field(default_factory=dict)
+    # a run of the last position only (see last_position.py): the head MatMul whose first input
+    # it cuts (-1: none), and the layers whose outputs then differ from their declared dims
+    head: int = -1
+    cut: frozenset[int] = frozenset()
 
     def keeping(self, keep: frozenset[int]) -> list[Step]:
         """The steps with no tensor of a layer in ``keep`` freed (the run holds them to its end)."""

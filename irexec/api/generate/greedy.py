@@ -145,7 +145,7 @@ def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens:
     session.reset_state()
     for step in range(max_new_tokens):
         start = time.perf_counter()
-        logits = session.run(feeds).outputs[lm.logits]
+        logits = session.run(feeds, last_position=lm.logits).outputs[lm.logits]
         seconds = time.perf_counter() - start
         latencies.append(seconds)
         if logits.ndim != 3 or logits.shape[0] != batch:

@@ -164,7 +164,7 @@ def _detect(decoder: Session, dec: _Decoder, generation: WhisperGeneration, stat
 
 
 def _logits(decoder: Session, dec: _Decoder, feeds: dict[str, np.ndarray], batch: int) -> np.ndarray:
-    logits = decoder.run(feeds).outputs[dec.logits]
+    logits = decoder.run(feeds, last_position=dec.logits).outputs[dec.logits]  # every caller reads the last one
     if logits.ndim != 3 or logits.shape[0] != batch or 0 in logits.shape:
         raise ModelError(f"logits have shape {list(logits.shape)}; a Whisper decoder gives [batch={batch}, tokens, "
                          "vocabulary]", code=NOT_SPEECH, file=decoder.model.path)
