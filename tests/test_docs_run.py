@@ -8,7 +8,8 @@ and `python` blocks run (the README's in tests/test_readme.py, which checks thei
 README_SKIPS); `text` (output), `toml`, `yaml` and `json` blocks are not code. The folder
 holds `examples/`, `models/` (three examples, for the `irexec check models/` lines), `other/`
 (one) and, for the pages' generic `model.xml --inputs in.npz` lines, `model.xml`, `model.bin`,
-`in.npz`, `inputs.npz` and `expected.npz` (examples/gather-spec-xml)."""
+`in.npz`, `inputs.npz` and `expected.npz` (examples/gather-spec-xml); a block that names
+`tests/data/NAME` (committed, so in every clone) gets a copy of it at that path."""
 
 from __future__ import annotations
 
@@ -123,6 +124,14 @@ def test_the_block_runs_as_written(block: Block, workspace: Path):
             pytest.importorskip(module)
     if ("--svg" in block.code or "| dot " in block.code) and shutil.which("dot") is None:
         pytest.skip("needs Graphviz's dot on PATH")
+    # the repository's committed test data a block names, copied: the snippet never writes to the repository
+    for name in sorted(set(re.findall(r"\btests/data/([\w.-]+)", block.code))):
+        source, copy = ROOT / "tests" / "data" / name, workspace / "tests" / "data" / name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, copy)
+        elif source.is_file():
+            shutil.copy(source, copy)
     result = _run(block, workspace)
     assert result.returncode == 0, f"{block}:\n{block.code}\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
 

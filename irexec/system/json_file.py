@@ -10,8 +10,6 @@ import json
 import re
 from collections.abc import Mapping
 
-import numpy as np
-
 from ..base.errors import InputError, IRExecError
 from .files import read_small_file
 
@@ -19,17 +17,18 @@ MAX_JSON_BYTES = 16 << 20  # a model's config.json is a few KiB
 MAX_JSON_DEPTH = 64  # Hugging Face configs nest four or five levels
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
-_OPENING = np.frombuffer(b"[{", np.uint8)
 _KINDS: dict[str, type | tuple[type, ...]] = {"an integer": int, "a number": (int, float), "a string": str,
                                               "an object": dict, "a list": list, "a boolean": bool}
 
 
 def nesting_depth(data: bytes) -> int:
     """How deep the arrays and objects of ``data`` nest (brackets inside strings do not count)."""
+    import numpy as np  # here, not at the top: a check served from the cache reads options without NumPy
+
     brackets = np.frombuffer(_STRING.sub(b'""', data).translate(None, _NOT_BRACKETS), np.uint8)
     if not brackets.size:
         return 0
-    steps = np.where(np.isin(brackets, _OPENING), 1, -1)
+    steps = np.where(np.isin(brackets, np.frombuffer(b"[{", np.uint8)), 1, -1)
     return int(np.cumsum(steps).max())
 
 

@@ -67,6 +67,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "Split": {"num_splits": "1"},
     "STFT": {"transpose_frames": "false"},
     "StridedSlice": {"begin_mask": "0", "end_mask": "0"},
+    "StringToHashBucket": {"num_buckets": "3"},
     "TopK": {"axis": "0", "k": "1"},
 }
 # Not one layer on plain inputs: graph ends, bodies, state, randomness.

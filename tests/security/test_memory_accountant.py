@@ -263,6 +263,17 @@ def test_ragged_to_dense_is_charged_before_it_pads(tmp_path: Path) -> None:
     refused(irexec("run", xml, "--inputs", inputs, "--max-memory", "64MiB"), '"dense"', "RaggedToDense's output")
 
 
+def test_ragged_to_sparse_is_charged_before_it_lists_the_elements(tmp_path: Path) -> None:
+    """Three rows of 2^31 - 1 elements each from an input: 6 Gi (row, position) pairs."""
+    b = IRBuilder()
+    ends = b.parameter("ends", [3], "i32")
+    first = b.layer("RaggedToSparse", "extension", [b.const(np.zeros(3, np.int32)), ends], name="sparse")
+    xml = _results(b, first, tmp_path, "sparse")
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, ends=np.full(3, np.iinfo(np.int32).max, np.int32))
+    refused(irexec("run", xml, "--inputs", inputs, "--max-memory", "64MiB"), '"sparse"', "RaggedToSparse's indices")
+
+
 # ------------------------------------------------------------------ generate's pre-processing
 
 WHISPER = ROOT / "tests" / "data" / "whisper_export"

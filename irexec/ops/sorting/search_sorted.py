@@ -9,11 +9,13 @@ NumPy would sort it last."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
 
+from ...base.dtypes import is_bf16
 from ...base.shapes import DYNAMIC, PartialShape
 from ..framework.base import ANY, Attr, In, IndexType, Inference, Op, TensorInfo, op_error, same_as
 from ..framework.registry import register
@@ -55,11 +57,13 @@ class SearchSorted15(Op):
         if seq.ndim == 1:
             out = np.asarray(np.searchsorted(seq, values, side=side), dtype)
         else:
-            rows, vals = seq.reshape(-1, seq.shape[-1]), values.reshape(-1, values.shape[-1])
+            # the row count spelled out: -1 is ambiguous for a zero-size tensor
+            n = math.prod(seq.shape[:-1])
+            rows, vals = seq.reshape(n, seq.shape[-1]), values.reshape(n, values.shape[-1])
             out = np.empty(vals.shape, dtype)
             for r in range(rows.shape[0]):
                 out[r] = np.searchsorted(rows[r], vals[r], side=side)
             out = out.reshape(values.shape)
-        if values.dtype.kind == "f" or values.dtype.name == "bfloat16":
+        if values.dtype.kind == "f" or is_bf16(values.dtype):
             out = np.where(np.isnan(values.astype(np.float32)), 0, out).astype(dtype)
         return [out]

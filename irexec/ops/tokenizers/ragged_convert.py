@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...base import limits
 from ...base.shapes import DYNAMIC, Dim, PartialShape
 from ..framework.base import In, Inference, Op, TensorInfo, require
 from ..framework.registry import register
@@ -75,6 +76,10 @@ class RaggedToSparse(Op):
         b, e = begins.reshape(-1).astype(np.int64), ends.reshape(-1).astype(np.int64)
         bounded(b, e, np.iinfo(np.int32).max, 0, "row")
         counts = e - b
+        # the element count is data (up to 2^31 for each row): the i64 rows, starts, columns and their
+        # [n, 2] stack, and the i32 output, charged before they are made
+        total = int(counts.sum())
+        limits.require(total * 48, f"RaggedToSparse's indices of {total} elements")
         rows = np.repeat(np.arange(b.size, dtype=np.int64), counts)
         starts = np.repeat(np.cumsum(counts) - counts, counts)
         cols = np.arange(rows.size, dtype=np.int64) - starts

@@ -4,6 +4,7 @@ or not above it (upper bound)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import ml_dtypes
@@ -16,9 +17,10 @@ def ref_search_sorted(x: list[np.ndarray], attrs: dict[str, Any]) -> list[np.nda
     seq, values = x
     right = attrs.get("right_mode") in (True, "true")
     out_t = {"i32": np.int32, "i64": np.int64}[attrs.get("output_type", "i64")]
-    rows = (seq.reshape(-1, seq.shape[-1]) if seq.ndim > 1 else seq.reshape(1, -1)).astype(np.float64)
+    n = math.prod(seq.shape[:-1])  # not -1: that is ambiguous for a zero-size tensor
+    rows = (seq.reshape(n, seq.shape[-1]) if seq.ndim > 1 else seq.reshape(1, -1)).astype(np.float64)
     vals = values.astype(np.float64)
-    flat = vals.reshape(-1, vals.shape[-1]) if seq.ndim > 1 else vals.reshape(1, -1)
+    flat = vals.reshape(n, vals.shape[-1]) if seq.ndim > 1 else vals.reshape(1, values.size)
     out = np.zeros(flat.shape, np.int64)
     for r in range(flat.shape[0]):
         row = rows[r if seq.ndim > 1 else 0]
@@ -47,6 +49,9 @@ SEARCH_SORTED = OpTable("SearchSorted", "opset15", reference=ref_search_sorted, 
     Case("i64", [np.sort(rand((5,), np.int64)), rand((4,), np.int64)], ov="OpenVINO CPU narrows i64 to i32"),
     Case("u8", [np.arange(0, 250, 25, dtype=np.uint8), np.array([0, 24, 25, 255], np.uint8)]),
     Case("zero-size-values", [np.sort(rand((4,))), np.zeros((0, 2), np.float32)]),
+    Case("zero-size-rows", [np.zeros((2, 0), np.float32), np.zeros((2, 0), np.float32)]),
+    Case("zero-size-rows-bf16", [np.zeros((2, 0), ml_dtypes.bfloat16), np.zeros((2, 0), ml_dtypes.bfloat16)]),
+    Case("no-rows", [np.zeros((0, 4), np.float32), np.zeros((0, 3), np.float32)]),
 ], errors=[
     ErrorCase("rank-mismatch", [rand((2, 8)), rand((2, 3, 4))], code="incompatible-inputs"),
     ErrorCase("rows-differ", [rand((2, 8)), rand((3, 4))], code="incompatible-inputs"),
