@@ -1,0 +1,160 @@
+"""`irexec diff A.xml B.xml --inputs-dir DIR`: bert_tiny against its NNCF INT8 copy over a few
+samples.  Origins counted exactly where each sample's own diff names them (a cached model keeps
+its quantization steps), aggregates made from the samples' figures, weights ranked by their
+measured effect on the outputs, the keep-K curve, and the data-set HTML page."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from lxml import etree
+
+MODELS = Path("/work/shared/models")
+DATA = Path(__file__).resolve().parent / "data" / "diff_ab"
+SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "diff-dataset.schema.json"
+BERT = MODELS / "bert_tiny"
+DAMAGED = "__module.m.encoder.layer.1.intermediate.dense/aten::linear/MatMul"
+SCALE = "self.m.encoder.layer.1.intermediate.dense.weight_compressed/scale"
+BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
+
+pytestmark = pytest.mark.skipif(not BERT.is_dir(), reason="the shared models are not here")
+
+
+def _samples(folder: Path, n: int = 3) -> Path:
+    folder.mkdir()
+    base = dict(np.load(BERT / "inputs.npz"))
+    rng = np.random.default_rng(1)
+    for i in range(n):
+        ids = base["input_ids"].copy()
+        ids[:, 1:-1] = rng.integers(1, ids.max() + 1, ids[:, 1:-1].shape)
+        np.savez(folder / f"s{i}.npz", input_ids=ids, attention_mask=base["attention_mask"])
+    return folder
+
+
+def _damaged(tmp_path: Path, factor: float) -> Path:
+    """The INT8 copy with one output channel's scale of one MatMul times ``factor``."""
+    xml, binary = tmp_path / "damaged.xml", tmp_path / "damaged.bin"
+    shutil.copy(DATA / "bert_tiny_int8.xml", xml)
+    data = bytearray((DATA / "bert_tiny_int8.bin").read_bytes())
+    attrs = etree.parse(str(xml)).find(f".//layer[@name='{SCALE}']").find("data").attrib
+    dtype = {"f32": np.float32, "f16": np.float16}[attrs["element_type"]]
+    offset, size = int(attrs["offset"]), int(attrs["size"])
+    scale = np.frombuffer(bytes(data[offset:offset + size]), dtype).copy()
+    scale[7] *= factor
+    data[offset:offset + size] = scale.tobytes()
+    binary.write_bytes(bytes(data))
+    return xml
+
+
+def _dataset(run_cli, b: Path, folder: Path, out: Path, *args: object) -> dict:
+    r = run_cli("diff", BERT / "model.xml", b, "--inputs-dir", folder, "--json", out, *args)
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(doc)
+    return doc["dataset"]
+
+
+def test_a_planted_damage_is_an_origin_exactly_where_each_sample_says(tmp_path: Path, run_cli) -> None:
+    folder, b = _samples(tmp_path / "in"), _damaged(tmp_path, 1.5)
+    doc = _dataset(run_cli, b, folder, tmp_path / "ds.json", "--ablate", "0")
+    named: dict[str, int] = {}
+    for sample in sorted(folder.iterdir()):
+        out = tmp_path / f"{sample.stem}.json"
+        r = run_cli("diff", BERT / "model.xml", b, "--inputs", sample, "--json", out, "--ablate", "0")
+        assert r.exit_code == 0, r.output
+        for name in json.loads(out.read_text())["origins"]:
+            named[name] = named.get(name, 0) + 1
+    assert named == {DAMAGED: 3}
+    # the same count for every layer, the undamaged ones at 0 in every sample (a cached model kept its steps)
+    counts = {re.sub(r":\d+$", "", name): s["origin_count"] for name, s in doc["layers"].items() if s["origin_count"]}
+    assert counts == named
+    damaged = doc["weights"][DAMAGED]
+    assert damaged["beyond_rounding_in"] == 3 and damaged["max_steps"] > 1 and damaged["rank"] == 1
+    assert all(w["beyond_rounding_in"] == 0 and w["max_steps"] <= 1 for k, w in doc["weights"].items() if k != DAMAGED)
+
+
+def test_aggregates_come_from_the_samples_figures(tmp_path: Path, run_cli) -> None:
+    doc = _dataset(run_cli, DATA / "bert_tiny_int8.xml", _samples(tmp_path / "in"), tmp_path / "ds.json", "--ablate", "0")
+    assert [s["sample"] for s in doc["per_sample"]] == doc["samples"] == ["s0.npz", "s1.npz", "s2.npz"]
+    for name, stat in doc["outputs"].items():
+        figures = [s["outputs"][name] for s in doc["per_sample"]]
+        rel = [f["rel_l2"] for f in figures]
+        assert stat["max_abs_error"] == max(f["max_abs_error"] for f in figures) > 0
+        assert stat["max_units"] == max(f["max_units"] for f in figures) > 0
+        assert stat["max_rel_l2"] == max(rel) and min(rel) <= stat["mean_rel_l2"] <= max(rel)
+        assert stat["origin_count"] == sum(f["origin"] for f in figures)
+    assert doc["keep_curve"] == []  # --ablate 0: nothing measured, no curve
+
+
+def test_ranking_by_measured_effect_and_the_keep_k_curve(tmp_path: Path, run_cli) -> None:
+    out = tmp_path / "ds.json"
+    r = run_cli("diff", BERT / "model.xml", DATA / "bert_tiny_int4.xml", "--inputs-dir", _samples(tmp_path / "in"),
+                "--json", out, "--html", tmp_path / "ds.html")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())["dataset"]
+    weights = list(doc["weights"].items())
+    assert len(weights) == 15 and [w["rank"] for _, w in weights] == list(range(1, 16))
+    alone = [w["outputs_alone"]["mean_rel_l2"] for _, w in weights]
+    assert alone == sorted(alone, reverse=True)  # by the outputs' error, not the layer's own (flat across layers)
+    own = [w["mean_rel_l2"] for _, w in weights]
+    assert own != sorted(own, reverse=True)
+    # INT4 embeddings cost the outputs tens of times more than any MatMul: they lead the scope
+    assert all(name.endswith("embedding/Gather") for name, _ in weights[:3])
+    assert doc["ignored_scope"] == [name for name, _ in weights[:5]]
+    assert "nncf.IgnoredScope(names=[" in r.output and "keep-K curve" in r.output
+    curve = doc["keep_curve"]
+    assert [c["keep"] for c in curve] == list(range(16)) and [c["kept"] for c in curve[1:]] == [n for n, _ in weights]
+    # K = 0 replaces every weight: B's own outputs' error; K = N keeps them all: A itself
+    output = next(iter(doc["outputs"].values()))
+    assert curve[0]["mean_rel_l2"] == pytest.approx(output["mean_rel_l2"], rel=0.02)
+    assert curve[-1]["mean_rel_l2"] == 0.0
+    assert curve[3]["mean_rel_l2"] < 0.2 * curve[0]["mean_rel_l2"]  # keeping the three embeddings
+    for c in curve:
+        assert len(c["per_sample"]) == 3 and c["max_rel_l2"] == max(c["per_sample"])
+    # each weight alone is what the single-sample mode's ablation measures on that sample's inputs
+    one = tmp_path / "one"
+    one.mkdir()
+    shutil.copy(tmp_path / "in" / "s0.npz", one / "s0.npz")
+    single = tmp_path / "single.json"
+    r = run_cli("diff", BERT / "model.xml", DATA / "bert_tiny_int4.xml", "--inputs", one / "s0.npz", "--json", single)
+    assert r.exit_code == 0, r.output
+    measured = {w["layer"]: w["output_rel_l2"] for w in json.loads(single.read_text())["weights"]}
+    over_one = _dataset(run_cli, DATA / "bert_tiny_int4.xml", one, tmp_path / "one.json")
+    assert {k: w["outputs_alone"]["mean_rel_l2"] for k, w in over_one["weights"].items()} == pytest.approx(measured,
+                                                                                                      rel=1e-9)
+    _check_page(tmp_path / "ds.html", tmp_path, [name for name, _ in weights])
+
+
+def _check_page(page: Path, tmp_path: Path, ranked: list[str]) -> None:
+    text = page.read_text()
+    assert not re.search(r"<script[^>]+src=", text)  # plotly.js inline: opens offline
+    tree = etree.HTML(text)
+    rows = tree.xpath("//table[@id='weights']/tbody/tr")
+    assert [row.xpath("td")[1].text for row in rows] == ranked
+    assert len(tree.xpath("//table[@id='layers']/tbody/tr")) > 80
+    assert tree.xpath("//div[@id='layer-plot']") and tree.xpath("//div[@id='keep-curve']")
+    if BROWSER is None:
+        return
+    r = subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                        "--disable-component-update", "--disable-sync", "--no-first-run",
+                        f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
+                        "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
+                       capture_output=True, text=True, timeout=180)
+    assert [line for line in r.stderr.splitlines() if ":CONSOLE" in line] == []
+    assert r.stdout.count('class="main-svg"') >= 2  # both plots drawn
+
+
+def test_html_needs_no_single_input(tmp_path: Path, run_cli) -> None:
+    """--html with --inputs-dir writes the data-set page and says so."""
+    page = tmp_path / "p.html"
+    r = run_cli("diff", BERT / "model.xml", DATA / "bert_tiny_int8.xml", "--inputs-dir", _samples(tmp_path / "in", 1),
+                "--html", page, "--ablate", "2")
+    assert r.exit_code == 0, r.output
+    assert f"wrote the HTML report to {page}" in r.output and page.stat().st_size > 0
