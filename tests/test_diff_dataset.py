@@ -52,8 +52,8 @@ def _damaged(tmp_path: Path, factor: float) -> Path:
     return xml
 
 
-def _dataset(run_cli, b: Path, folder: Path, out: Path, *args: object) -> dict:
-    r = run_cli("diff", BERT / "model.xml", b, "--inputs-dir", folder, "--json", out, *args)
+def _dataset(run_cli, b: Path, folder: Path, out: Path, *args: object, a: Path = BERT / "model.xml") -> dict:
+    r = run_cli("diff", a, b, "--inputs-dir", folder, "--json", out, *args)
     assert r.exit_code == 0, r.output
     doc = json.loads(out.read_text())
     jsonschema = pytest.importorskip("jsonschema")
@@ -158,3 +158,29 @@ def test_html_needs_no_single_input(tmp_path: Path, run_cli) -> None:
                 "--html", page, "--ablate", "2")
     assert r.exit_code == 0, r.output
     assert f"wrote the HTML report to {page}" in r.output and page.stat().st_size > 0
+
+
+LLM = DATA.parent / "diff_dataset"  # a tiny stateful LLM and its NNCF copies (make_llm_dataset.py)
+
+
+def test_nf4_steps_are_the_gap_between_its_levels(tmp_path: Path, run_cli) -> None:
+    """NF4's levels are not evenly spaced: one step is the gap where the value lies, times the scale.
+    Rounding to the nearest level gives at most half a step; one group's scale x1.5 is beyond one."""
+    doc = _dataset(run_cli, LLM / "nf4_g32.xml", LLM / "samples", tmp_path / "nf4.json", "--ablate", "0",
+                   a=LLM / "f32.xml")
+    nf4 = [w for w in doc["weights"].values() if w["b_layer"].startswith("MatMul") and w["max_steps"] < 0.52]
+    assert len(nf4) >= 6 and all(0.45 < w["max_steps"] <= 0.501 for w in nf4)  # by the scale alone: about 0.15
+    assert not any(s["origin_count"] for s in doc["layers"].values())
+    xml, binary = tmp_path / "damaged.xml", tmp_path / "damaged.bin"
+    shutil.copy(LLM / "nf4_g32.xml", xml)
+    data = bytearray((LLM / "nf4_g32.bin").read_bytes())
+    attrs = etree.parse(str(xml)).find(".//layer[@name='Constant_111/scale']").find("data").attrib
+    offset, size = int(attrs["offset"]), int(attrs["size"])
+    scale = np.frombuffer(bytes(data[offset:offset + size]), np.float16).copy()
+    scale[3] *= 1.5
+    data[offset:offset + size] = scale.tobytes()
+    binary.write_bytes(bytes(data))
+    doc = _dataset(run_cli, xml, LLM / "samples", tmp_path / "damaged.json", "--ablate", "0", a=LLM / "f32.xml")
+    damaged = next(iter(doc["weights"].items()))
+    assert damaged[0] == "MatMul_112" and damaged[1]["max_steps"] > 1.2 and damaged[1]["beyond_rounding_in"] == 6
+    assert {k: s["origin_count"] for k, s in doc["layers"].items() if s["origin_count"]} == {"MatMul_112": 6}
