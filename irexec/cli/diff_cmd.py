@@ -65,7 +65,8 @@ _ONE_RUN = ["device", "ab"]  # the modes that diff one input (or its greedy step
         help="A stateful causal LM: the prefill, then N decode steps fed irexec's greedy token.")
 @option("--ablate", type=click.IntRange(min=0), default=32, show_default=True, metavar="K", modes=["ab", "dataset"],
         help="With B.xml: run A again with each of the top K compressed weights alone replaced by B's, and rank "
-             "them by the outputs' error (0: rank by the layer's own error only).")
+             "them by the outputs' error (0: rank by the layer's own error only); with --inputs-dir, on every "
+             "sample, and the keep-K curve over them.")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, metavar="N",
               help="Layers listed in the text report (0: all).")
 @output_options(json="Write the report as JSON (schemas/diff-report.schema.json).",
