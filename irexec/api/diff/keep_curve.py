@@ -29,17 +29,17 @@ _KEEP = 2
 def _patch_table(key: Any, weights: list[WeightId], feeds: dict[str, np.ndarray], max_memory: int | None
                  ) -> list[tuple[int, bytes] | None]:
     """Per weight: where A's .bin holds it and B's value in A's element type (None: not measurable)."""
-    from .dataset import _sessions
     from .ir_side import IRSide
     from .matching import match
     from .memory import DiffMemory
     from .reference import ReferenceSide
+    from .sample_models import sessions
     from .weights import WeightResult
 
     found = _patches.get((key[4], tuple(weights)))
     if found is not None:
         return found
-    a, b = _sessions(key)
+    a, b = sessions(key)
     memory = DiffMemory(max_memory)
     ref, other = ReferenceSide(a, memory), ReferenceSide(b, memory)
     sources = {}
@@ -65,11 +65,11 @@ def replaced_errors(key: Any, weights: list[WeightId], replaced: list[int], path
                     max_memory: int | None = None) -> list[float]:
     """Each sample's outputs' rel L2 error of A with the weights at ``replaced`` taken from B."""
     from ..session import Session
-    from .dataset import _sessions, sample_feeds
     from .memory import DiffMemory
     from .reference import ReferenceSide
+    from .sample_models import sample_feeds, sessions
 
-    a, _ = _sessions(key)
+    a, _ = sessions(key)
     weights = [tuple(w) for w in weights]  # type: ignore[misc]  # a list after a trip through a pickle
     memory = DiffMemory(max_memory)
     ref = ReferenceSide(a, memory)
