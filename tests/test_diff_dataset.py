@@ -184,3 +184,35 @@ def test_nf4_steps_are_the_gap_between_its_levels(tmp_path: Path, run_cli) -> No
     damaged = next(iter(doc["weights"].items()))
     assert damaged[0] == "MatMul_112" and damaged[1]["max_steps"] > 1.2 and damaged[1]["beyond_rounding_in"] == 6
     assert {k: s["origin_count"] for k, s in doc["layers"].items() if s["origin_count"]} == {"MatMul_112": 6}
+
+
+def test_a_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
+    """stderr a terminal: a bar counting samples, weights and curve points; not a terminal: nothing."""
+    import os
+    import pty
+    import sys
+
+    folder = _samples(tmp_path / "in", 2)
+    command = [sys.executable, "-m", "irexec", "diff", str(BERT / "model.xml"), str(DATA / "bert_tiny_int8.xml"),
+               "--inputs-dir", str(folder), "--ablate", "2"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=slave, env=env, timeout=300)
+        os.close(slave)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 1 << 16)
+            except OSError:  # the terminal's other end is closed: all read
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+    assert proc.returncode == 0
+    text = seen.decode(errors="replace")
+    assert "diff [" in text and "7/7" in text  # 2 samples, 2 weights alone, 3 curve points
+    plain = subprocess.run(command, capture_output=True, env=env, timeout=300)
+    assert plain.returncode == 0 and b"diff [" not in plain.stderr

@@ -16,7 +16,8 @@ def render_dataset(summary: Any, top: int) -> str:
     lines = [f"{len(d['samples'])} sample(s), run by {d['runner']}"]
     for name, s in d["outputs"].items():
         lines.append(f"output {name}: rel L2 mean {_f(s['mean_rel_l2'])}, p95 {_f(s['p95_rel_l2'])}, "
-                     f"max {_f(s['max_rel_l2'])}")
+                     f"max {_f(s['max_rel_l2'])}; max abs err {_f(s['max_abs_error'])}, "
+                     f"{_f(s['max_units'])} units; origin in {s['origin_count']}/{s['samples']}")
     layers = sorted(d["layers"].items(), key=lambda kv: (-kv[1]["origin_count"], -float(kv[1]["p95_rel_l2"])))
     shown = layers[:top] if top else layers
     lines.append(f"layers ({len(layers)}), by how often each is an origin, then p95 rel L2:")
