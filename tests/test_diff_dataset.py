@@ -216,3 +216,17 @@ def test_a_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
     assert "diff [" in text and "7/7" in text  # 2 samples, 2 weights alone, 3 curve points
     plain = subprocess.run(command, capture_output=True, env=env, timeout=300)
     assert plain.returncode == 0 and b"diff [" not in plain.stderr
+
+
+@pytest.mark.parametrize("fmt", ["int8_asym", "int4_sym_g16", "int4_asym_g16", "int3_sym_g32", "nf4_g32_all_layers",
+                                 "fp4", "fp8_e4m3", "mxfp4", "mxfp8_e4m3", "nvfp4", "cb4"])
+def test_every_nncf_format_is_within_its_own_rounding_in_every_sample(tmp_path: Path, run_cli, fmt: str) -> None:
+    """tests/data/nncf_formats holds the same f32 model compressed to each format NNCF 3.4 writes: undamaged, no
+    layer is an origin in any sample, and every weight is within one step of its format (its code book for CB4,
+    FP8-quantized scales for NVFP4, e8m0 scales for MX), the first sample and every later one of a cached model."""
+    b = DATA.parent / "nncf_formats" / fmt / "model.xml"
+    doc = _dataset(run_cli, b, LLM / "samples", tmp_path / "f.json", "--ablate", "0", a=LLM / "f32.xml")
+    assert len(doc["weights"]) == 10
+    assert all(w["max_steps"] is not None and w["max_steps"] <= 1 and w["beyond_rounding_in"] == 0
+               for w in doc["weights"].values()), {k: w["max_steps"] for k, w in doc["weights"].items()}
+    assert not any(s["origin_count"] for s in doc["layers"].values())

@@ -78,6 +78,7 @@ class WeightResult:
 class _Chain:
     element_type: str = "?"
     stored_shape: tuple[int, ...] | None = None  # of the stored Const, as the IR declares it
+    codebook: np.ndarray | None = None  # the entries of a code book the stored indices select
     scale: np.ndarray | None = None
     zero: np.ndarray | None = None
     zero_type: str = ""
@@ -87,12 +88,36 @@ def _const(side: ReferenceSide, kept: dict[int, list[np.ndarray]], src: tuple[La
     """The value of a constant input, through a Convert."""
     while src is not None:
         layer, port = src
-        if layer.type == "Const":
-            return kept.get(layer.id, [None])[port]
         if layer.type != "Convert":
-            return kept.get(layer.id, [None] * (port + 1))[port]
+            return _evaluate(side, kept, src)
         src = side.producers(layer)[0]
     return None
+
+
+def _evaluate(side: ReferenceSide, kept: dict[int, list[np.ndarray]], src: tuple[Layer, int], depth: int = 0
+              ) -> np.ndarray | None:
+    """A constant sub-graph's value: as the run kept it, else computed again (a later run of a cached
+    model skips a packed Const, an e8m0 scale, whose chains' values it keeps, and the layers between)."""
+    layer, port = src
+    found = kept.get(layer.id)
+    if found is None and depth < 8 and layer.id not in side.varying:
+        args = [None if s is None else _evaluate(side, kept, s, depth + 1) for s in side.producers(layer)]
+        if all(a is not None for a in args):
+            found = side.replay(layer, args)  # type: ignore[arg-type]
+    return None if found is None or port >= len(found) else found[port]
+
+
+def _root_size(side: ReferenceSide, src: tuple[Layer, int] | None) -> int:
+    """Elements of the Const at the root of a decompression input (a Gather's: its indices)."""
+    for _ in range(16):
+        if src is None:
+            return 0
+        layer = src[0]
+        if layer.type == "Const":
+            return int(np.prod([int(d) for d in layer.outputs[0].dims]))
+        srcs = side.producers(layer)
+        src = srcs[1] if layer.type == "Gather" and len(srcs) > 1 else srcs[0] if srcs else None
+    return 0
 
 
 def _walk(side: ReferenceSide, kept: dict[int, list[np.ndarray]], layer: Layer) -> _Chain:
@@ -107,14 +132,27 @@ def _walk(side: ReferenceSide, kept: dict[int, list[np.ndarray]], layer: Layer) 
             # the declared shape, not the value: a later run does not unpack a weight whose chain is kept
             chain.stored_shape = tuple(int(d) for d in layer.outputs[0].dims)
             return chain
+        srcs = side.producers(layer)
+        if layer.type == "Gather" and len(srcs) >= 2:  # a code book (CB4): the stored values are its entries
+            book, index = _const(side, kept, srcs[0]), _root_const(side, srcs[1])
+            head = _root_const(side, srcs[0])
+            if book is not None and index is not None:
+                prec = head.outputs[0].precision if head is not None else None
+                chain.element_type = f"codebook of {np.size(book)} ({prec.name if prec is not None else '?'})"
+                chain.codebook = np.asarray(book, np.float64).ravel()
+                chain.stored_shape = tuple(int(d) for d in index.outputs[0].dims)
+                return chain
         if layer.type not in _CHAIN:
             chain.element_type = layer.type
             return chain
-        srcs = side.producers(layer)
         if layer.type in ("Multiply", "Subtract") and len(srcs) == 2:
-            # the data goes through the side that is not a plain (converted) Const
+            # the data goes through the side with the most stored elements (a scale or zero point has one a
+            # group); with as many, through the side that is not a plain (converted) Const
+            sizes = [_root_size(side, s) for s in srcs]
             heads = [_head(side, s) for s in srcs]
             data = 0 if heads[0] is not None and heads[0].type != "Const" else 1 if heads[1] is not None and heads[1].type != "Const" else 0
+            if sizes[0] != sizes[1]:
+                data = 0 if sizes[0] > sizes[1] else 1
             other = _const(side, kept, srcs[1 - data])
             if layer.type == "Multiply":
                 chain.scale = other
@@ -176,8 +214,13 @@ def level_gap(element_type: str, stored: np.ndarray) -> np.ndarray | float:
     """The gap between the format's levels around each stored value: the larger of the two
     gaps beside the nearest level (an integer format: 1)."""
     grid = levels(element_type)
-    if grid is None:
-        return 1.0
+    return 1.0 if grid is None else grid_gap(grid, stored)
+
+
+def grid_gap(grid: np.ndarray, stored: np.ndarray) -> np.ndarray:
+    """The larger of the two gaps of the sorted levels ``grid`` beside the level nearest each value."""
+    if grid.size < 2:
+        return np.ones(np.shape(stored))
     x = np.asarray(stored, np.float64)
     i = np.clip(np.searchsorted(grid, x), 1, grid.size - 1)
     nearest = np.where(np.abs(grid[i - 1] - x) <= np.abs(grid[i] - x), i - 1, i)
@@ -204,11 +247,13 @@ def _step(chain: _Chain, vb: np.ndarray) -> np.ndarray | None:
             np.broadcast_to(chain.zero.astype(np.float64), stored_shape).reshape(shape)
     except ValueError:
         return None
-    if levels(chain.element_type) is None:
+    grid = levels(chain.element_type) if chain.codebook is None else \
+        np.unique(chain.codebook[np.isfinite(chain.codebook)])
+    if grid is None:
         return np.abs(scale)
     with np.errstate(divide="ignore", invalid="ignore"):
         stored = np.where(scale != 0, vb / np.where(scale != 0, scale, 1.0), 0.0) + zero
-    return np.asarray(level_gap(chain.element_type, stored), np.float64) * np.abs(scale)
+    return np.asarray(grid_gap(grid, stored), np.float64) * np.abs(scale)
 
 
 WEIGHT_TEMPORARIES = 8  # float64 arrays of a weight's size that comparing it makes at once, at most
