@@ -166,7 +166,7 @@ def test_usage_errors(tmp_path: Path, run_cli) -> None:
     (tmp_path / "in").mkdir()
     r = run_cli("diff", BERT / "model.xml", DATA / "bert_tiny_int8.xml", "--inputs-dir", tmp_path / "in")
     assert r.exit_code == 2 and "bad-inputs-dir" in r.output and "Traceback" not in r.output
-    for args in ((BERT / "model.xml",), (BERT / "model.xml", DATA / "bert_tiny_int8.xml", "--device", "CPU"),
+    for args in ((BERT / "model.xml",), (BERT / "model.xml", DATA / "bert_tiny_int8.xml", "--device", "CPU", "--steps", "2"),
                  (BERT / "model.xml", "--device", "CPU", "--inputs-dir", tmp_path / "in")):
         r = run_cli("diff", *args)
         assert r.exit_code == 2 and "diff-usage" in r.output and "Traceback" not in r.output

@@ -18,8 +18,11 @@ def _diff_mode(params: Mapping[str, Any]) -> tuple[str, ...]:
     """A device comparison, a comparison of two IRs on one input, or over a data set; and whether inputs are generated."""
     from ..base.errors import UsageError
 
-    if (params["other_model"] is None) == (params["device"] is None):
-        raise UsageError("give either a second IR (irexec diff A.xml B.xml) or --device, not both", code="diff-usage")
+    if params["other_model"] is None and params["device"] is None:
+        raise UsageError("give a second IR (irexec diff A.xml B.xml), --device, or both (B on the device against A)",
+                         code="diff-usage")
+    if params["other_model"] is not None and params["device"] is not None and params["steps"]:
+        raise UsageError("`steps` with a second IR and --device: give one of them", code="diff-usage")
     mode = "device" if params["device"] is not None else "dataset" if params["inputs_dir"] else "ab"
     return (mode, *(["generated"] if not (params["inputs_path"] or params["inputs_dir"]) else []))
 
@@ -93,6 +96,7 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
       irexec diff llm.xml --device CPU --inputs prefill.npz --steps 8
       irexec diff f32.xml int4.xml --inputs sample.npz --json weights.json
       irexec diff f32.xml int4.xml --inputs-dir samples/ -j 2
+      irexec diff f32.xml int4.xml --device CPU --inputs sample.npz
     """
     from .option_groups import parse_seed
     from .options import parse_device_config, parse_input_shapes
@@ -115,7 +119,12 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
                  ablate, html_path)
         return
     try:
-        if other_model is not None:
+        if other_model is not None and device is not None:
+            from ..api.diff.ab_device import ab_device_diff
+
+            report = ab_device_diff(model, other_model, device, config, inputs_path, seed, shapes, layers, k,
+                                    max_memory=max_memory)
+        elif other_model is not None:
             from ..api.diff.ab import diff_ab
 
             report = diff_ab(model, other_model, weights, None, inputs_path, seed, shapes, steps, ablate,
@@ -128,7 +137,7 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
         _write_reports(report, json_path, html_path)
     except IRExecError as e:
         fail(e)
-    _print_report(report, other_model is not None, top, json_path, html_path)
+    _print_report(report, other_model is not None and device is None, top, json_path, html_path)
     if fail_on == "origin" and report.origins:
         sys.exit(EXIT_FINDINGS)
 
