@@ -11,6 +11,11 @@ diffs is loaded again, and a worker that finds other content at the path than th
 client hashed refuses the sample (``scheduler-error``) rather than compare the wrong
 model.  A Dask scheduler and its workers are trusted code: results travel as pickles.
 Every failure of a cluster ends in a coded error within a timeout (``SCHEDULER_TIMEOUT`` seconds by default).
+
+After the samples, the compressed weights are measured by the outputs' error with only that
+weight compressed and ranked by it, and the keep-K curve is run over that ranking
+(``keep_curve.py``): tasks of their own, one per weight and one per K, each over every sample,
+run and reduced in order the same way.
 """
 
 from __future__ import annotations
