@@ -43,8 +43,9 @@ def test_diff_inputs_and_generated_input_options_exclude_each_other(write_ir, ru
     r = run_cli("diff", a, b, "--inputs", feeds, "--seed", "3", "--input-shape", "x:2,3")
     _fails(r, "diff-usage", "--seed needs generated inputs", "--input-shape needs generated inputs")
     (tmp_path / "samples").mkdir()
-    r = run_cli("diff", a, b, "--inputs-dir", tmp_path / "samples", "--html", tmp_path / "r.html", "--steps", "2")
-    _fails(r, "diff-usage", "--html needs", "--steps needs", "over the samples in")
+    r = run_cli("diff", a, b, "--inputs-dir", tmp_path / "samples", "--html", tmp_path / "r.html", "--steps", "2",
+                "--fail-on", "origin")
+    _fails(r, "diff-usage", "--fail-on needs", "--steps needs", "over the samples in")
     assert not (tmp_path / "r.html").exists()
     r = run_cli("diff", a, "--device", "CPU", "--ablate", "3")
     _fails(r, "diff-usage", "--ablate needs a second IR", "with the CPU plugin")

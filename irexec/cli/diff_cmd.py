@@ -18,8 +18,11 @@ def _diff_mode(params: Mapping[str, Any]) -> tuple[str, ...]:
     """A device comparison, a comparison of two IRs on one input, or over a data set; and whether inputs are generated."""
     from ..base.errors import UsageError
 
-    if (params["other_model"] is None) == (params["device"] is None):
-        raise UsageError("give either a second IR (irexec diff A.xml B.xml) or --device, not both", code="diff-usage")
+    if params["other_model"] is None and params["device"] is None:
+        raise UsageError("give a second IR (irexec diff A.xml B.xml), --device, or both (B on the device against A)",
+                         code="diff-usage")
+    if params["other_model"] is not None and params["device"] is not None and params["steps"]:
+        raise UsageError("`steps` with a second IR and --device: give one of them", code="diff-usage")
     mode = "device" if params["device"] is not None else "dataset" if params["inputs_dir"] else "ab"
     return (mode, *(["generated"] if not (params["inputs_path"] or params["inputs_dir"]) else []))
 
@@ -63,13 +66,14 @@ _ONE_RUN = ["device", "ab"]  # the modes that diff one input (or its greedy step
         help="With --layers bisect: layers exposed per compilation.")
 @option("--steps", type=click.IntRange(min=0), default=0, show_default=True, metavar="N", modes=_ONE_RUN,
         help="A stateful causal LM: the prefill, then N decode steps fed irexec's greedy token.")
-@option("--ablate", type=click.IntRange(min=0), default=32, show_default=True, metavar="K", modes=["ab"],
+@option("--ablate", type=click.IntRange(min=0), default=32, show_default=True, metavar="K", modes=["ab", "dataset"],
         help="With B.xml: run A again with each of the top K compressed weights alone replaced by B's, and rank "
-             "them by the outputs' error (0: rank by the layer's own error only).")
+             "them by the outputs' error (0: rank by the layer's own error only); with --inputs-dir, on every "
+             "sample, and the keep-K curve over them.")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, metavar="N",
               help="Layers listed in the text report (0: all).")
 @output_options(json="Write the report as JSON (schemas/diff-report.schema.json).",
-                html="Write a self-contained HTML page with an interactive plot (needs irexec[html]).", html_modes=_ONE_RUN)
+                html="Write a self-contained HTML page with an interactive plot (needs irexec[html]).", html_modes=[*_ONE_RUN, "dataset"])
 @option("--fail-on", type=click.Choice(["origin", "never"]), default="never", show_default=True, modes=_ONE_RUN,
         help="origin: exit 1 when an origin is found.")
 @memory_options()
@@ -92,6 +96,7 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
       irexec diff llm.xml --device CPU --inputs prefill.npz --steps 8
       irexec diff f32.xml int4.xml --inputs sample.npz --json weights.json
       irexec diff f32.xml int4.xml --inputs-dir samples/ -j 2
+      irexec diff f32.xml int4.xml --device CPU --inputs sample.npz
     """
     from .option_groups import parse_seed
     from .options import parse_device_config, parse_input_shapes
@@ -110,10 +115,16 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
     except IRExecError as e:
         fail(e)
     if inputs_dir:
-        _dataset(model, other_model, weights, inputs_dir, jobs, scheduler, scheduler_timeout, json_path, top, max_memory)
+        _dataset(model, other_model, weights, inputs_dir, jobs, scheduler, scheduler_timeout, json_path, top, max_memory,
+                 ablate, html_path)
         return
     try:
-        if other_model is not None:
+        if other_model is not None and device is not None:
+            from ..api.diff.ab_device import ab_device_diff
+
+            report = ab_device_diff(model, other_model, device, config, inputs_path, seed, shapes, layers, k,
+                                    max_memory=max_memory)
+        elif other_model is not None:
             from ..api.diff.ab import diff_ab
 
             report = diff_ab(model, other_model, weights, None, inputs_path, seed, shapes, steps, ablate,
@@ -126,7 +137,7 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
         _write_reports(report, json_path, html_path)
     except IRExecError as e:
         fail(e)
-    _print_report(report, other_model is not None, top, json_path, html_path)
+    _print_report(report, other_model is not None and device is None, top, json_path, html_path)
     if fail_on == "origin" and report.origins:
         sys.exit(EXIT_FINDINGS)
 
@@ -160,13 +171,13 @@ def _print_report(report: Any, ab: bool, top: int, json_path: str | None, html_p
 
 def _dataset(model: str, other_model: str | None, weights: str | None, inputs_dir: str, jobs: int,
              scheduler: str | None, scheduler_timeout: float, json_path: str | None, top: int,
-             max_memory: int | None) -> None:
+             max_memory: int | None, ablate: int = 32, html_path: str | None = None) -> None:
     from ..api.diff.ab import diff_dataset
     from ..api.diff.render_dataset import render_dataset
 
     try:
         summary = diff_dataset(model, str(other_model), weights, None, inputs_dir, jobs, scheduler, scheduler_timeout,
-                               max_memory=max_memory)
+                               max_memory=max_memory, ablate=ablate)
         if json_path:
             import json
 
@@ -174,8 +185,15 @@ def _dataset(model: str, other_model: str | None, weights: str | None, inputs_di
 
             write_atomically(json_path, json.dumps({"format": 1, "model": model, "other": other_model,
                                                     "dataset": summary.as_dict()}, indent=1) + "\n")
+        if html_path:
+            from ..api.diff.render_html import render_dataset_html
+            from ..system.atomic import write_atomically
+
+            write_atomically(html_path, render_dataset_html(summary, model, str(other_model)))
     except IRExecError as e:
         fail(e)
     click.echo(render_dataset(summary, top))
     if json_path:
         click.echo(one_line(f"wrote the JSON report to {json_path}"))
+    if html_path:
+        click.echo(one_line(f"wrote the HTML report to {html_path}"))

@@ -32,7 +32,7 @@ def _const_of(ref: ReferenceSide, layer: Layer, port: int) -> Layer | None:
     return src[0] if src is not None and src[0].type == "Const" else None
 
 
-def _rel_l2(mine: Sequence[Mapping[str, np.ndarray]], ref: Sequence[Mapping[str, np.ndarray]]) -> float:
+def outputs_rel_l2(mine: Sequence[Mapping[str, np.ndarray]], ref: Sequence[Mapping[str, np.ndarray]]) -> float:
     num = den = 0.0
     for got, want in zip(mine, ref):
         for key, value in want.items():
@@ -42,6 +42,37 @@ def _rel_l2(mine: Sequence[Mapping[str, np.ndarray]], ref: Sequence[Mapping[str,
             num += float(np.sum((np.asarray(got[key], np.float64) - w) ** 2))
             den += float(np.sum(w * w))
     return float(np.sqrt(num / den)) if den else float(np.sqrt(num))
+
+
+def patch_of(ref: ReferenceSide, w: WeightResult, value: np.ndarray | None, notes: list[str]
+             ) -> tuple[int, bytes] | None:
+    """Where A's .bin holds weight ``w`` and B's ``value`` as bytes of A's element type to write
+    there; None (with a note) when A's weight is not a Const of the same size in its .bin."""
+    layer = ref.by_name[w.layer]
+    const = _const_of(ref, layer, w.port)
+    if const is None or value is None or "offset" not in const.data or const.outputs[0].precision is None:
+        notes.append("its output error alone was not measured: A's weight is not a Const in its .bin")
+        return None
+    consumers = {dst for port in range(len(const.outputs))
+                 for dst, _ in ref.model.graph.consumers.get((const.id, port), ())}
+    twins = [c.name for c in ref.order if c.type == "Const" and c.id != const.id
+             and c.data.get("offset") == const.data["offset"] and c.data.get("size") == const.data.get("size")]
+    if twins:  # the serializer stores equal constants once: a tied embedding and lm_head
+        notes.append(f"A's .bin holds this weight once for {len(twins) + 1} Consts ({', '.join(twins[:3])}): "
+                     "its outputs' error alone counts them all")
+    if len(consumers) > 1:
+        notes.append(f"A's Const {const.name} feeds {len(consumers)} layers: its outputs' error alone "
+                     "counts them all")
+    dtype = const.outputs[0].precision.dtype
+    if dtype is not None and np.dtype(dtype).itemsize < 4:
+        notes.append(f"B's weight was rounded to A's {const.outputs[0].precision.name} to measure its "
+                     "outputs' error alone")
+    offset, size = int(const.data["offset"]), int(const.data["size"])
+    new = np.ascontiguousarray(np.asarray(value).astype(dtype)).tobytes() if dtype is not None else b""
+    if len(new) != size:
+        notes.append("its output error alone was not measured: A's Const has another size")
+        return None
+    return offset, new
 
 
 def ablate(a: Session, ref: ReferenceSide, weights: list[WeightResult], decompressed: Mapping[str, np.ndarray],
@@ -56,31 +87,11 @@ def ablate(a: Session, ref: ReferenceSide, weights: list[WeightResult], decompre
         copy = os.path.join(tmp, "a.bin")
         shutil.copyfile(bin_path, copy)
         for w in weights[:k]:
-            layer = ref.by_name[w.layer]
-            const = _const_of(ref, layer, w.port)
-            value = decompressed.get(f"{w.layer}:{w.port}")
-            if const is None or value is None or "offset" not in const.data or const.outputs[0].precision is None:
-                w.notes.append("its output error alone was not measured: A's weight is not a Const in its .bin")
+            found = patch_of(ref, w, decompressed.get(f"{w.layer}:{w.port}"), w.notes)
+            if found is None:
                 continue
-            consumers = {dst for port in range(len(const.outputs))
-                         for dst, _ in ref.model.graph.consumers.get((const.id, port), ())}
-            twins = [c.name for c in ref.order if c.type == "Const" and c.id != const.id
-                     and c.data.get("offset") == const.data["offset"] and c.data.get("size") == const.data.get("size")]
-            if twins:  # the serializer stores equal constants once: a tied embedding and lm_head
-                w.notes.append(f"A's .bin holds this weight once for {len(twins) + 1} Consts ({', '.join(twins[:3])}): "
-                               "its outputs' error alone counts them all")
-            if len(consumers) > 1:
-                w.notes.append(f"A's Const {const.name} feeds {len(consumers)} layers: its outputs' error alone "
-                               "counts them all")
-            dtype = const.outputs[0].precision.dtype
-            if dtype is not None and np.dtype(dtype).itemsize < 4:
-                w.notes.append(f"B's weight was rounded to A's {const.outputs[0].precision.name} to measure its "
-                               "outputs' error alone")
-            offset, size = int(const.data["offset"]), int(const.data["size"])
-            new = np.ascontiguousarray(np.asarray(value).astype(dtype)).tobytes() if dtype is not None else b""
-            if len(new) != size:
-                w.notes.append("its output error alone was not measured: A's Const has another size")
-                continue
+            offset, new = found
+            size = len(new)
             with open(copy, "r+b") as f:
                 f.seek(offset)
                 original = f.read(size)
@@ -90,7 +101,7 @@ def ablate(a: Session, ref: ReferenceSide, weights: list[WeightResult], decompre
                 patched = ReferenceSide(Session(a.model.path, copy, max_memory=ref.memory.run_limit("loading A")),
                                         ref.memory)
                 mine, _ = patched.run(steps)
-                w.output_rel_l2 = _rel_l2(mine, history)
+                w.output_rel_l2 = outputs_rel_l2(mine, history)
             finally:
                 with open(copy, "r+b") as f:
                     f.seek(offset)
@@ -102,4 +113,4 @@ def ablate(a: Session, ref: ReferenceSide, weights: list[WeightResult], decompre
     return sorted(measured, key=lambda w: (w.within_rounding, -(w.output_rel_l2 or 0.0))) + rest
 
 
-__all__ = ["ablate"]
+__all__ = ["ablate", "outputs_rel_l2", "patch_of"]

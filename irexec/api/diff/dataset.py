@@ -11,6 +11,11 @@ diffs is loaded again, and a worker that finds other content at the path than th
 client hashed refuses the sample (``scheduler-error``) rather than compare the wrong
 model.  A Dask scheduler and its workers are trusted code: results travel as pickles.
 Every failure of a cluster ends in a coded error within a timeout (``SCHEDULER_TIMEOUT`` seconds by default).
+
+After the samples, the compressed weights are measured by the outputs' error with only that
+weight compressed and ranked by it, and the keep-K curve is run over that ranking
+(``keep_curve.py``): tasks of their own, one per weight and one per K, each over every sample,
+run and reduced in order the same way.
 """
 
 from __future__ import annotations
@@ -26,12 +31,10 @@ from typing import Any
 from ...base.errors import IRExecError, UsageError
 from ...base.extras import install_hint
 from .report import ORIGIN
+from .sample_models import Key, content_hash, sample_feeds, sessions
 
 Figures = dict[str, Any]  # what one sample sends back
 
-Key = tuple[str, str | None, str, str | None, str]  # A, A's weights, B, B's weights, a hash of the four files
-_models: dict[str, Any] = {}  # per process: the loaded models, by the hash of their files (the last few)
-_KEEP_MODELS = 2
 # seconds to reach a scheduler, for a worker to join, and with no worker left before a run gives up (default)
 SCHEDULER_TIMEOUT = 10.0
 
@@ -46,73 +49,50 @@ def sample_paths(directory: str) -> list[str]:
     return [os.path.join(directory, n) for n in names]
 
 
-def _weights_path(xml: str, weights: str | None) -> str:
-    return weights if weights else os.path.splitext(xml)[0] + ".bin"
-
-
-def content_hash(a: str, a_weights: str | None, b: str, b_weights: str | None) -> str:
-    """A hash of both models' files (XML and weights), read in blocks; an absent weights file counts as empty."""
-    import hashlib
-
-    digest = hashlib.blake2b(digest_size=20)
-    for path in (a, _weights_path(a, a_weights), b, _weights_path(b, b_weights)):
-        digest.update(b"\0" + os.fsencode(os.path.basename(path)) + b"\0")
-        try:
-            with open(path, "rb") as f:
-                while block := f.read(1 << 20):
-                    digest.update(block)
-        except FileNotFoundError:
-            continue
-    return digest.hexdigest()
-
-
-def _sessions(key: Key) -> Any:
-    found = _models.get(key[4])
-    if found is None:
-        from ...base.errors import IRExecError
-        from ..session import Session
-
-        found = (Session(key[0], key[1]), Session(key[2], key[3]))
-        if content_hash(*key[:4]) != key[4]:  # the files changed since the client hashed them
-            raise IRExecError(f"{key[0]} or {key[2]} holds other content here than where the diff started (changed "
-                              "since, or another file at the same path on this worker)", code="scheduler-error",
-                              file=key[2])
-        while len(_models) >= _KEEP_MODELS:
-            _models.pop(next(iter(_models)))
-        _models[key[4]] = found
-    return found
-
-
 def sample_figures(key: Key, path: str, max_memory: int | None = None) -> Figures:
     """Diff one sample and keep a few numbers per layer and per weight, under ``max_memory``."""
-    from ...system.tensorfile import load_npz
     from .ir_side import run_ir_diff
 
-    a, b = _sessions(key)
-    feeds = dict(load_npz(path, max_memory))
-    names = {p.name for p in a.model.parameters}
-    feeds = {k: v for k, v in feeds.items() if k in names} or feeds
+    a, b = sessions(key)
+    feeds = sample_feeds(a, path, max_memory)
     report = run_ir_diff(a, b, [feeds], model=key[0], other_model=key[2], inputs=path, ablate=0, max_memory=max_memory)
-    return {"layers": {f"{r.name}:{r.port}" if r.port else r.name: (r.figures.rel_l2, r.figures.max_abs_error,
-                                                                   r.figures.max_units, r.status == ORIGIN)
-                       for r in report.layers},
-            "outputs": {r.name: r.figures.rel_l2 for r in report.outputs},
-            "weights": {w.layer: w.layer_rel_l2 for w in report.weights}}
+
+    def four(r: Any) -> tuple[float, float, float, bool]:
+        return r.figures.rel_l2, r.figures.max_abs_error, r.figures.max_units, r.status == ORIGIN
+
+    return {"layers": {f"{r.name}:{r.port}" if r.port else r.name: four(r) for r in report.layers},
+            "outputs": {r.name: four(r) for r in report.outputs},
+            "weights": {w.layer: (w.layer_rel_l2, w.port, w.b_layer, w.within_rounding, w.max_steps)
+                        for w in report.weights}}
 
 
 @dataclass
 class _Stat:
-    values: list[float] = field(default_factory=list)  # one scalar per sample, for the percentile
+    values: list[float] = field(default_factory=list)  # one scalar per sample, in sample order
     max_abs: float = 0.0
     max_units: float = 0.0
     origins: int = 0
 
+    def add(self, rel: float, max_abs: float = 0.0, units: float = 0.0, origin: bool = False) -> None:
+        self.values.append(rel)
+        self.max_abs, self.max_units = _max(self.max_abs, max_abs), _max(self.max_units, units)
+        self.origins += bool(origin)
+
     def summary(self) -> dict[str, Any]:
-        vals = sorted(self.values)
-        p95 = vals[min(len(vals) - 1, math.ceil(0.95 * len(vals)) - 1)] if vals else 0.0
-        return {"samples": len(vals), "mean_rel_l2": _num(math.fsum(vals) / len(vals)) if vals else 0.0,
-                "p95_rel_l2": _num(p95), "max_rel_l2": _num(vals[-1]) if vals else 0.0,
-                "max_abs_error": _num(self.max_abs), "max_units": _num(self.max_units), "origin_count": self.origins}
+        return {**spread(self.values), "max_abs_error": _num(self.max_abs), "max_units": _num(self.max_units),
+                "origin_count": self.origins}
+
+
+def _max(x: float, y: float) -> float:
+    return y if math.isnan(y) or y > x else x  # a NaN figure is the worst and stays
+
+
+def spread(values: list[float]) -> dict[str, Any]:
+    """Mean (exactly rounded: math.fsum), p95 (nearest rank) and max of per-sample figures."""
+    vals = sorted(values)
+    p95 = vals[min(len(vals) - 1, math.ceil(0.95 * len(vals)) - 1)] if vals else 0.0
+    return {"samples": len(vals), "mean_rel_l2": _num(math.fsum(vals) / len(vals)) if vals else 0.0,
+            "p95_rel_l2": _num(p95), "max_rel_l2": _num(vals[-1]) if vals else 0.0}
 
 
 def _num(x: float) -> float | str:
@@ -120,57 +100,140 @@ def _num(x: float) -> float | str:
 
 
 @dataclass
+class _Weight:
+    own: _Stat = field(default_factory=_Stat)  # the layer's own rel L2
+    port: int = 0
+    b_layer: str = ""
+    beyond_rounding: int = 0  # samples in which it is beyond the rounding of its format
+    max_steps: float | None = None
+    alone: list[float] = field(default_factory=list)  # the outputs' rel L2 with only it compressed, per sample
+
+
+@dataclass
 class DatasetSummary:
     samples: list[str] = field(default_factory=list)
     layers: dict[str, _Stat] = field(default_factory=dict)
     outputs: dict[str, _Stat] = field(default_factory=dict)
-    weights: dict[str, _Stat] = field(default_factory=dict)
+    weights: dict[str, _Weight] = field(default_factory=dict)
+    per_sample: list[dict[str, Any]] = field(default_factory=list)  # each sample's output figures
+    ranking: list[str] = field(default_factory=list)  # weights by measured effect on the outputs
+    curve: list[dict[str, Any]] = field(default_factory=list)  # the keep-K curve (keep_curve.py)
     runner: str = "serial"
 
     def add(self, path: str, figs: Figures) -> None:
         self.samples.append(os.path.basename(path))
-        for name, (rel, max_abs, units, origin) in figs["layers"].items():
-            s = self.layers.setdefault(name, _Stat())
-            s.values.append(rel)
-            s.max_abs, s.max_units = max(s.max_abs, max_abs), max(s.max_units, units)
-            s.origins += bool(origin)
-        for name, rel in figs["outputs"].items():
-            self.outputs.setdefault(name, _Stat()).values.append(rel)
-        for name, rel in figs["weights"].items():
-            self.weights.setdefault(name, _Stat()).values.append(rel)
+        for name, four in figs["layers"].items():
+            self.layers.setdefault(name, _Stat()).add(*four)
+        for name, four in figs["outputs"].items():
+            self.outputs.setdefault(name, _Stat()).add(*four)
+        self.per_sample.append({"sample": os.path.basename(path), "outputs": {
+            name: {"rel_l2": _num(rel), "max_abs_error": _num(max_abs), "max_units": _num(units), "origin": bool(o)}
+            for name, (rel, max_abs, units, o) in figs["outputs"].items()}})
+        for name, (rel, port, b_layer, within, steps) in figs["weights"].items():
+            w = self.weights.setdefault(name, _Weight(port=port, b_layer=b_layer))
+            w.own.add(rel)
+            w.beyond_rounding += not within
+            if steps is not None:
+                w.max_steps = steps if w.max_steps is None else _max(w.max_steps, steps)
+
+    def rank(self) -> None:
+        """Weights beyond the rounding of their format first (damaged), then by the outputs' mean
+        error with only that weight compressed, then (unmeasured) by their layer's own error."""
+        def order(name: str) -> tuple[bool, bool, float, str]:
+            w = self.weights[name]
+            measured = bool(w.alone)
+            value = math.fsum(w.alone) / len(w.alone) if measured else math.fsum(w.own.values) / max(1, len(w.own.values))
+            return w.beyond_rounding == 0, not measured, -value if math.isfinite(value) else -math.inf, name
+
+        self.ranking = sorted(self.weights, key=order)
 
     def as_dict(self) -> dict[str, Any]:
+        if not self.ranking:
+            self.rank()
+        weights = {}
+        for i, name in enumerate(self.ranking):
+            w = self.weights[name]
+            alone = spread(w.alone) if w.alone else None
+            weights[name] = {**w.own.summary(), "rank": i + 1, "port": w.port, "b_layer": w.b_layer,
+                             "beyond_rounding_in": w.beyond_rounding,
+                             "max_steps": None if w.max_steps is None else _num(w.max_steps),
+                             "outputs_alone": alone}
         return {"runner": self.runner, "samples": self.samples,
                 "outputs": {k: v.summary() for k, v in self.outputs.items()},
                 "layers": {k: v.summary() for k, v in self.layers.items()},
-                "weights": dict(sorted(((k, v.summary()) for k, v in self.weights.items()),
-                                       key=lambda kv: -float(kv[1]["mean_rel_l2"])))}
+                "weights": weights, "ignored_scope": self.ranking[:5], "keep_curve": self.curve,
+                "per_sample": self.per_sample}
 
 
-def _pool_figures(args: tuple[Key, str, int | None]) -> Figures:
-    return sample_figures(*args)
+def _call(args: tuple[Any, tuple[Any, ...]]) -> Any:
+    return args[0](*args[1])
 
 
-def _figures(key: Key, paths: list[str], jobs: int, scheduler: str | None, timeout: float = SCHEDULER_TIMEOUT,
-             max_memory: int | None = None) -> Iterator[Figures]:
-    """Each sample's figures, in the order of ``paths``, as they are ready."""
-    if scheduler:
-        yield from _dask_figures(key, paths, scheduler, timeout, max_memory)
-        return
-    if jobs <= 1:
-        for path in paths:
-            yield sample_figures(key, path, max_memory)
-        return
-    import multiprocessing
+class _Runner:
+    """Runs tasks serially, on a pool of spawned processes or on a Dask cluster, and gives
+    their results in the order of the tasks (what makes the reduction the same everywhere)."""
 
-    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-        yield from pool.imap(_pool_figures, [(key, p, max_memory) for p in paths])
+    def __init__(self, jobs: int, scheduler: str | None, timeout: float):
+        self.jobs, self.scheduler, self.timeout = jobs, scheduler, timeout
+        self.pool: Any = None
+        self.client: Any = None
+
+    def __enter__(self) -> _Runner:
+        if self.scheduler:
+            self.client = _dask_client(self.scheduler, self.timeout)
+        elif self.jobs > 1:
+            import multiprocessing
+
+            self.pool = multiprocessing.get_context("spawn").Pool(self.jobs)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.client is not None:
+            self.client.close()
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+
+    def map(self, fn: Any, tasks: list[tuple[Any, ...]]) -> Iterator[Any]:
+        if self.client is not None:
+            assert self.scheduler is not None
+            futures = self.client.map(fn, *zip(*tasks), pure=False) if tasks else []
+            for future in futures:
+                yield _result(self.client, future, self.scheduler, self.timeout)
+                future.release()
+        elif self.pool is not None:
+            yield from self.pool.imap(_call, [(fn, t) for t in tasks])
+        else:
+            for t in tasks:
+                yield fn(*t)
 
 
-def _dask_figures(key: Key, paths: list[str], scheduler: str, timeout: float, max_memory: int | None
-                  ) -> Iterator[Figures]:
-    """The samples on a Dask cluster; a cluster that cannot be reached, has no worker or loses
-    every worker is a coded error within ``timeout`` seconds, never a wait without end."""
+class _Progress:
+    """Tasks done of the total on one line of stderr, only when stderr is a terminal."""
+
+    def __init__(self, total: int):
+        import sys
+
+        self.total, self.done, self.stream = total, 0, sys.stderr
+        self.enabled = bool(getattr(self.stream, "isatty", None) and self.stream.isatty())
+        self.started = time.monotonic()
+
+    def step(self, what: str) -> None:
+        self.done += 1
+        if self.enabled:
+            filled = int(20 * self.done / max(1, self.total))
+            self.stream.write(f"\rdiff [{'#' * filled}{'-' * (20 - filled)}] {self.done}/{self.total} "
+                              f"{time.monotonic() - self.started:6.1f}s {what[:40]:40}")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.done:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _dask_client(scheduler: str, timeout: float) -> Any:
+    """A client of the cluster with at least one worker, or a coded error within ``timeout``."""
     try:
         from dask.distributed import Client
         from distributed.comm import parse_address
@@ -189,12 +252,12 @@ def _dask_figures(key: Key, paths: list[str], scheduler: str, timeout: float, ma
     except (OSError, TimeoutError) as e:
         raise IRExecError(f"no Dask scheduler answers at {scheduler} within {timeout:g} s ({e})",
                           code="scheduler-unreachable") from None
-    with client:
+    try:
         _wait_for_workers(client, scheduler, timeout)
-        futures = client.map(sample_figures, [key] * len(paths), paths, [max_memory] * len(paths), pure=False)
-        for future in futures:
-            yield _result(client, future, scheduler, timeout)
-            future.release()
+    except BaseException:
+        client.close()
+        raise
+    return client
 
 
 def _wait_for_workers(client: Any, scheduler: str, timeout: float) -> None:
@@ -236,15 +299,44 @@ def _result(client: Any, future: Any, scheduler: str, timeout: float) -> Figures
 
 def run_dataset(a: str, a_weights: str | None, b: str, b_weights: str | None, directory: str, *, jobs: int = 1,
                 scheduler: str | None = None, scheduler_timeout: float = SCHEDULER_TIMEOUT,
-                max_memory: int | None = None) -> DatasetSummary:
+                max_memory: int | None = None, ablate: int = 32) -> DatasetSummary:
+    """Per-sample figures, then the top ``ablate`` weights (by their layer's own mean error)
+    measured by the outputs' error with only that weight compressed, ranked by it, and the
+    keep-K curve over that ranking (keep_curve.py)."""
+    from .keep_curve import replaced_errors
+
     paths = sample_paths(directory)
     paths4 = (os.path.abspath(a), a_weights and os.path.abspath(a_weights), os.path.abspath(b),
               b_weights and os.path.abspath(b_weights))
     key: Key = (*paths4, content_hash(*paths4))
     summary = DatasetSummary(runner=f"dask {scheduler}" if scheduler else f"{jobs} process(es)" if jobs > 1 else "serial")
-    for path, figs in zip(paths, _figures(key, paths, jobs, scheduler, scheduler_timeout, max_memory)):
-        summary.add(path, figs)
+    progress = _Progress(len(paths))
+    try:
+        with _Runner(jobs, scheduler, scheduler_timeout) as runner:
+            for path, figs in zip(paths, runner.map(sample_figures, [(key, p, max_memory) for p in paths])):
+                summary.add(path, figs)
+                progress.step(os.path.basename(path))
+            summary.rank()  # by the layer's own error: which weights to measure
+            every = [(name, summary.weights[name].port, summary.weights[name].b_layer) for name in summary.ranking]
+            measured = every[:ablate]
+            progress.total += 2 * len(measured) + (1 if measured else 0)
+            if measured:
+                tasks = [(key, every, [i], paths, max_memory) for i in range(len(measured))]
+                for (name, _, _), errors in zip(measured, runner.map(replaced_errors, tasks)):
+                    summary.weights[name].alone = errors
+                    progress.step(name)
+                summary.rank()
+                ranked = [(name, summary.weights[name].port, summary.weights[name].b_layer)
+                          for name in summary.ranking]
+                top = len(measured)
+                tasks = [(key, ranked, list(range(k, len(ranked))), paths, max_memory) for k in range(top + 1)]
+                for k, errors in enumerate(runner.map(replaced_errors, tasks)):
+                    summary.curve.append({"keep": k, "kept": ranked[k - 1][0] if k else None, **spread(errors),
+                                          "per_sample": [_num(e) for e in errors]})
+                    progress.step(f"keep {k}")
+    finally:
+        progress.close()
     return summary
 
 
-__all__ = ["DatasetSummary", "run_dataset", "sample_figures", "sample_paths"]
+__all__ = ["DatasetSummary", "run_dataset", "sample_figures", "sample_paths", "spread"]

@@ -16,7 +16,8 @@ def render_dataset(summary: Any, top: int) -> str:
     lines = [f"{len(d['samples'])} sample(s), run by {d['runner']}"]
     for name, s in d["outputs"].items():
         lines.append(f"output {name}: rel L2 mean {_f(s['mean_rel_l2'])}, p95 {_f(s['p95_rel_l2'])}, "
-                     f"max {_f(s['max_rel_l2'])}")
+                     f"max {_f(s['max_rel_l2'])}; max abs err {_f(s['max_abs_error'])}, "
+                     f"{_f(s['max_units'])} units; origin in {s['origin_count']}/{s['samples']}")
     layers = sorted(d["layers"].items(), key=lambda kv: (-kv[1]["origin_count"], -float(kv[1]["p95_rel_l2"])))
     shown = layers[:top] if top else layers
     lines.append(f"layers ({len(layers)}), by how often each is an origin, then p95 rel L2:")
@@ -26,13 +27,22 @@ def render_dataset(summary: Any, top: int) -> str:
                                for k, s in shown]))
     weights = list(d["weights"].items())
     if weights:
-        lines.append("compressed weights by the layer's own mean rel L2 over the samples:")
-        lines.extend(table_lines(["#", "layer", "mean", "p95", "max"],
-                                  [[str(i + 1), k, f"{_f(s['mean_rel_l2'])}", f"{_f(s['p95_rel_l2'])}",
-                                    f"{_f(s['max_rel_l2'])}"] for i, (k, s) in enumerate(weights[:top or None])]))
+        lines.append("compressed weights, by the outputs' error with only that weight compressed (mean over the "
+                     "samples; damaged weights, beyond the rounding of their format, first):")
+        lines.extend(table_lines(["#", "layer", "outputs alone mean", "p95", "layer's own mean", "beyond rounding in"],
+                                  [[str(s["rank"]), k,
+                                    _f(s["outputs_alone"]["mean_rel_l2"]) if s["outputs_alone"] else "-",
+                                    _f(s["outputs_alone"]["p95_rel_l2"]) if s["outputs_alone"] else "-",
+                                    _f(s["mean_rel_l2"]), f"{s['beyond_rounding_in']}/{s['samples']}"]
+                                   for k, s in weights[:top or None]]))
         from .weights import scope_text
 
-        lines.extend(scope_text([k for k, _ in weights[:5]]).split("\n"))
+        lines.extend(scope_text(d["ignored_scope"]).split("\n"))
+    if d["keep_curve"]:
+        lines.append("keep-K curve: the outputs' rel L2 over the samples with the top K weights kept as in A:")
+        lines.extend(table_lines(["K", "kept", "mean", "p95", "max"],
+                                  [[str(c["keep"]), c["kept"] or "-", _f(c["mean_rel_l2"]), _f(c["p95_rel_l2"]),
+                                    _f(c["max_rel_l2"])] for c in d["keep_curve"]]))
     return safe_text(lines)
 
 

@@ -177,4 +177,78 @@ mode {html.escape(report.mode)}, inputs {html.escape(report.inputs)}.</p>
 """
 
 
-__all__ = ["render_html", "script_json"]
+def _log_y(v: float | str) -> float:
+    x = float(v)
+    return 1e-12 if x == 0 else (1e3 if not math.isfinite(x) else max(x, 1e-12))
+
+
+def render_dataset_html(summary: object, model: str, other: str) -> str:
+    """The page of ``--inputs-dir``: each layer's mean and p95 rel L2 over the samples along the
+    graph, the weights ranked by their measured effect on the outputs, and the keep-K curve."""
+    go = _plotly()
+    d = summary.as_dict()  # type: ignore[attr-defined]
+    names = list(d["layers"])
+    layers = go.Figure()
+    for stat, symbol in (("mean_rel_l2", "circle"), ("p95_rel_l2", "triangle-up")):
+        layers.add_trace(go.Scatter(
+            x=list(range(len(names))), y=[_log_y(d["layers"][n][stat]) for n in names], mode="markers",
+            name=stat.split("_")[0], marker={"symbol": symbol, "size": 8},
+            customdata=[[n, d["layers"][n]["origin_count"]] for n in names],
+            hovertemplate="<b>%{customdata[0]}</b><br>rel L2 %{y:.3g}<br>origin in %{customdata[1]} sample(s)"
+                          "<extra></extra>"))
+    layers.update_layout(title=f"Per-layer relative L2 error over {len(d['samples'])} sample(s)",
+                         xaxis_title="layer (topological order)", yaxis_title="relative L2 error", yaxis_type="log",
+                         height=460, template="plotly_white")
+    curve = go.Figure()
+    if d["keep_curve"]:
+        ks = [c["keep"] for c in d["keep_curve"]]
+        for stat in ("mean_rel_l2", "p95_rel_l2"):
+            curve.add_trace(go.Scatter(x=ks, y=[_log_y(c[stat]) for c in d["keep_curve"]], mode="lines+markers",
+                                       name=stat.split("_")[0],
+                                       customdata=[[c["kept"] or "-"] for c in d["keep_curve"]],
+                                       hovertemplate="K=%{x}, kept %{customdata[0]}<br>rel L2 %{y:.3g}<extra></extra>"))
+    curve.update_layout(title="Keep-K curve: the outputs' error with the top K weights kept as in A",
+                        xaxis_title="K (weights kept uncompressed)", yaxis_title="outputs' relative L2 error",
+                        yaxis_type="log", height=420, template="plotly_white")
+    rows = []
+    for name, w in d["weights"].items():
+        alone = w["outputs_alone"] or {}
+        cells = [_cell(float(w["rank"]), True), _cell(name), _cell(alone.get("mean_rel_l2"), True),
+                 _cell(alone.get("p95_rel_l2"), True), _cell(w["mean_rel_l2"], True),
+                 _cell(None if w["max_steps"] is None else w["max_steps"], True),
+                 _cell(float(w["beyond_rounding_in"]), True)]
+        rows.append(f'<tr class="{"origin" if w["beyond_rounding_in"] else "match"}">' + "".join(cells) + "</tr>")
+    whead = "".join(f"<th>{h}</th>" for h in ("rank", "weight's layer", "outputs alone mean", "outputs alone p95",
+                                               "layer's own mean", "max steps", "beyond rounding in"))
+    lrows = []
+    for i, (name, s) in enumerate(d["layers"].items()):
+        lrows.append("<tr>" + "".join([_cell(float(i), True), _cell(name), _cell(s["mean_rel_l2"], True),
+                                       _cell(s["p95_rel_l2"], True), _cell(s["max_rel_l2"], True),
+                                       _cell(s["max_abs_error"], True), _cell(float(s["origin_count"]), True)])
+                     + "</tr>")
+    lhead = "".join(f"<th>{h}</th>" for h in ("#", "layer", "mean rel L2", "p95 rel L2", "max rel L2", "max abs err",
+                                               "origin in"))
+    scope = html.escape(", ".join(repr(n) for n in d["ignored_scope"]))
+    meta = script_json({"model": model, "other": other, "mode": "dataset", "samples": d["samples"]})
+    plots = layers.to_html(full_html=False, include_plotlyjs=True, div_id="layer-plot") + \
+        curve.to_html(full_html=False, include_plotlyjs=False, div_id="keep-curve")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>irexec diff over a data set: {html.escape(model)}</title>
+<style>{_STYLE}</style></head><body>
+<h1>irexec diff over a data set</h1>
+<p><code>{html.escape(model)}</code> (reference) against <code>{html.escape(other)}</code> over
+{len(d["samples"])} sample(s), run by {html.escape(d["runner"])}.</p>
+<p>NNCF ignored scope from the ranking: <code>nncf.IgnoredScope(names=[{scope}])</code></p>
+{plots}
+<h2>Compressed weights by measured effect</h2>
+<table class="sortable" id="weights"><thead><tr>{whead}</tr></thead><tbody>{"".join(rows)}</tbody></table>
+<h2>Layers</h2>
+<p>Click a column header to sort.</p>
+<table class="sortable" id="layers"><thead><tr>{lhead}</tr></thead><tbody>{"".join(lrows)}</tbody></table>
+<script type="application/json" id="diff-meta">{meta}</script>
+<script>{_SORT}</script>
+</body></html>
+"""
+
+
+__all__ = ["render_dataset_html", "render_html", "script_json"]

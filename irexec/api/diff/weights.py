@@ -11,7 +11,11 @@ model outputs' error with only that weight compressed, and ranks them by it.  We
 the rounding of their format (below) come first whatever their figures: they are damaged.
 
 A quantized weight is within the rounding of its format when every element is within
-one quantization step (the scale) of A's; the layer's own error is then bounded by
+one quantization step of A's: the gap between the format's levels where B's value lies,
+times the scale.  Integers have evenly spaced levels (the step is the scale); NF4's code
+book and the small floats (FP4, FP8) do not: their gap is that of the two levels around
+the stored value (FP8's grows with the exponent), and a weight stored as f16 or bf16 with
+no scale has its own ulp as the step.  The layer's own error is then bounded by
 ``|x| @ step`` (the layer run on the activations' magnitudes and the steps).  A layer
 beyond that bound, or with a weight beyond one step, is damaged beyond compression.
 """
@@ -73,7 +77,8 @@ class WeightResult:
 @dataclass
 class _Chain:
     element_type: str = "?"
-    stored: np.ndarray | None = None
+    stored_shape: tuple[int, ...] | None = None  # of the stored Const, as the IR declares it
+    codebook: np.ndarray | None = None  # the entries of a code book the stored indices select
     scale: np.ndarray | None = None
     zero: np.ndarray | None = None
     zero_type: str = ""
@@ -83,12 +88,36 @@ def _const(side: ReferenceSide, kept: dict[int, list[np.ndarray]], src: tuple[La
     """The value of a constant input, through a Convert."""
     while src is not None:
         layer, port = src
-        if layer.type == "Const":
-            return kept.get(layer.id, [None])[port]
         if layer.type != "Convert":
-            return kept.get(layer.id, [None] * (port + 1))[port]
+            return _evaluate(side, kept, src)
         src = side.producers(layer)[0]
     return None
+
+
+def _evaluate(side: ReferenceSide, kept: dict[int, list[np.ndarray]], src: tuple[Layer, int], depth: int = 0
+              ) -> np.ndarray | None:
+    """A constant sub-graph's value: as the run kept it, else computed again (a later run of a cached
+    model skips a packed Const, an e8m0 scale, whose chains' values it keeps, and the layers between)."""
+    layer, port = src
+    found = kept.get(layer.id)
+    if found is None and depth < 8 and layer.id not in side.varying:
+        args = [None if s is None else _evaluate(side, kept, s, depth + 1) for s in side.producers(layer)]
+        if all(a is not None for a in args):
+            found = side.replay(layer, args)  # type: ignore[arg-type]
+    return None if found is None or port >= len(found) else found[port]
+
+
+def _root_size(side: ReferenceSide, src: tuple[Layer, int] | None) -> int:
+    """Elements of the Const at the root of a decompression input (a Gather's: its indices)."""
+    for _ in range(16):
+        if src is None:
+            return 0
+        layer = src[0]
+        if layer.type == "Const":
+            return int(np.prod([int(d) for d in layer.outputs[0].dims]))
+        srcs = side.producers(layer)
+        src = srcs[1] if layer.type == "Gather" and len(srcs) > 1 else srcs[0] if srcs else None
+    return 0
 
 
 def _walk(side: ReferenceSide, kept: dict[int, list[np.ndarray]], layer: Layer) -> _Chain:
@@ -100,16 +129,30 @@ def _walk(side: ReferenceSide, kept: dict[int, list[np.ndarray]], layer: Layer) 
         if layer.type == "Const":
             prec = layer.outputs[0].precision
             chain.element_type = prec.name if prec is not None else "?"
-            chain.stored = kept.get(layer.id, [None])[0]
+            # the declared shape, not the value: a later run does not unpack a weight whose chain is kept
+            chain.stored_shape = tuple(int(d) for d in layer.outputs[0].dims)
             return chain
+        srcs = side.producers(layer)
+        if layer.type == "Gather" and len(srcs) >= 2:  # a code book (CB4): the stored values are its entries
+            book, index = _const(side, kept, srcs[0]), _root_const(side, srcs[1])
+            head = _root_const(side, srcs[0])
+            if book is not None and index is not None:
+                prec = head.outputs[0].precision if head is not None else None
+                chain.element_type = f"codebook of {np.size(book)} ({prec.name if prec is not None else '?'})"
+                chain.codebook = np.asarray(book, np.float64).ravel()
+                chain.stored_shape = tuple(int(d) for d in index.outputs[0].dims)
+                return chain
         if layer.type not in _CHAIN:
             chain.element_type = layer.type
             return chain
-        srcs = side.producers(layer)
         if layer.type in ("Multiply", "Subtract") and len(srcs) == 2:
-            # the data goes through the side that is not a plain (converted) Const
+            # the data goes through the side with the most stored elements (a scale or zero point has one a
+            # group); with as many, through the side that is not a plain (converted) Const
+            sizes = [_root_size(side, s) for s in srcs]
             heads = [_head(side, s) for s in srcs]
             data = 0 if heads[0] is not None and heads[0].type != "Const" else 1 if heads[1] is not None and heads[1].type != "Const" else 0
+            if sizes[0] != sizes[1]:
+                data = 0 if sizes[0] > sizes[1] else 1
             other = _const(side, kept, srcs[1 - data])
             if layer.type == "Multiply":
                 chain.scale = other
@@ -138,14 +181,79 @@ def _root_const(side: ReferenceSide, src: tuple[Layer, int] | None) -> Layer | N
     return head if head is not None and head.type == "Const" else None
 
 
-def _step(chain: _Chain, shape: tuple[int, ...]) -> np.ndarray | None:
-    """Per element of the decompressed weight, its quantization step (|scale|)."""
-    if chain.scale is None or chain.stored is None:
+_LEVELS: dict[str, np.ndarray | None] = {}
+
+
+def levels(element_type: str) -> np.ndarray | None:
+    """The sorted finite values of a format whose levels are not evenly spaced (NF4's code book,
+    the small floats and f16/bf16), or None for an integer format (a gap of 1 everywhere)."""
+    if element_type in _LEVELS:
+        return _LEVELS[element_type]
+    from ...base import lowbit
+
+    found: np.ndarray | None = None
+    if element_type == "nf4":
+        found = np.asarray(lowbit.NF4_VALUES, np.float64)
+    elif element_type in ("f4e2m1", "f8e4m3", "f8e5m2", "f16", "bf16"):
+        import ml_dtypes
+
+        dtype = {"f4e2m1": ml_dtypes.float4_e2m1fn, "f8e4m3": ml_dtypes.float8_e4m3fn,
+                 "f8e5m2": ml_dtypes.float8_e5m2, "f16": np.float16, "bf16": ml_dtypes.bfloat16}[element_type]
+        bits = 4 if element_type == "f4e2m1" else 8 if element_type.startswith("f8") else 16
+        codes = np.arange(1 << bits, dtype=np.uint16 if bits == 16 else np.uint8)
+        if bits == 4:
+            values = np.asarray(lowbit.to_number(lowbit.from_codes(codes, "f4e2m1")), np.float64)
+        else:
+            values = codes.view(dtype).astype(np.float64)
+        found = np.unique(values[np.isfinite(values)])
+    _LEVELS[element_type] = found
+    return found
+
+
+def level_gap(element_type: str, stored: np.ndarray) -> np.ndarray | float:
+    """The gap between the format's levels around each stored value: the larger of the two
+    gaps beside the nearest level (an integer format: 1)."""
+    grid = levels(element_type)
+    return 1.0 if grid is None else grid_gap(grid, stored)
+
+
+def grid_gap(grid: np.ndarray, stored: np.ndarray) -> np.ndarray:
+    """The larger of the two gaps of the sorted levels ``grid`` beside the level nearest each value."""
+    if grid.size < 2:
+        return np.ones(np.shape(stored))
+    x = np.asarray(stored, np.float64)
+    i = np.clip(np.searchsorted(grid, x), 1, grid.size - 1)
+    nearest = np.where(np.abs(grid[i - 1] - x) <= np.abs(grid[i] - x), i - 1, i)
+    gaps = np.diff(grid)
+    below = gaps[np.clip(nearest - 1, 0, gaps.size - 1)]
+    above = gaps[np.clip(nearest, 0, gaps.size - 1)]
+    return np.maximum(below, above)
+
+
+def _step(chain: _Chain, vb: np.ndarray) -> np.ndarray | None:
+    """Per element of B's decompressed weight, its quantization step: the gap between the
+    stored format's levels where the value lies, times |scale|; a float weight with no scale
+    (f16, bf16) has its ulp there.  From B's value, never from the stored codes (which a
+    cached run does not unpack)."""
+    shape = vb.shape
+    if chain.scale is None:
+        if chain.element_type in ("f16", "bf16") and chain.zero is None:
+            return np.broadcast_to(np.asarray(level_gap(chain.element_type, vb), np.float64), shape)
         return None
+    stored_shape = chain.stored_shape if chain.stored_shape is not None else shape
     try:
-        return np.broadcast_to(np.abs(chain.scale.astype(np.float64)), chain.stored.shape).reshape(shape)
+        scale = np.broadcast_to(chain.scale.astype(np.float64), stored_shape).reshape(shape)
+        zero = 0.0 if chain.zero is None else \
+            np.broadcast_to(chain.zero.astype(np.float64), stored_shape).reshape(shape)
     except ValueError:
         return None
+    grid = levels(chain.element_type) if chain.codebook is None else \
+        np.unique(chain.codebook[np.isfinite(chain.codebook)])
+    if grid is None:
+        return np.abs(scale)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stored = np.where(scale != 0, vb / np.where(scale != 0, scale, 1.0), 0.0) + zero
+    return np.asarray(grid_gap(grid, stored), np.float64) * np.abs(scale)
 
 
 WEIGHT_TEMPORARIES = 8  # float64 arrays of a weight's size that comparing it makes at once, at most
@@ -190,11 +298,11 @@ def _result(ref: ReferenceSide, la: Layer, lb: Layer, port: int, source: str, ch
     err = vb - va
     power, noise = float(np.sum(va * va)), float(np.sum(err * err))
     sqnr = math.inf if noise == 0 else 10 * math.log10(power / noise) if power > 0 else -math.inf
-    step = _step(chain, va.shape)
+    step = _step(chain, vb)
     max_steps = None if step is None else float(np.max(np.abs(err) / np.maximum(step, 1e-30)))
     group = None
-    if chain.stored is not None and chain.scale is not None and chain.scale.size:
-        group = int(chain.stored.size // chain.scale.size)
+    if chain.scale is not None and chain.scale.size:
+        group = int(va.size // chain.scale.size)
     if chain.zero is None:
         zero = "none"
     elif chain.zero.size == 1:

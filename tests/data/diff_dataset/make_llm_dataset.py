@@ -1,0 +1,62 @@
+"""Writes tests/data/diff_dataset/: a small stateful f32 LLM, its NNCF compressions and a data set.
+
+`PYTHONPATH=<a folder holding nncf 3.4> python tests/data/diff_dataset/make_llm_dataset.py` (needs openvino
+and nncf; nncf is not a test dependency: the tests and benchmarks/bench_diff_advice.py read what it writes).
+
+The model is the one tests/data/make_nncf_formats.py builds (one attention layer with a KV cache, a gated
+MLP, untied logits), saved in f32 as f32.xml, and compressed by NNCF from that same in-memory model, so
+layer names agree: int4_g32 (INT4_ASYM, groups of 32; NNCF keeps the embedding and the logits in INT8),
+int8 (INT8_ASYM per channel) and nf4_g32 (NF4, groups of 32).  samples/ holds prefills of a few random
+prompts (input_ids, attention_mask, position_ids, beam_idx), one .npz each.  Deterministic for a given NNCF.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path(__file__).resolve().parent
+FORMATS = {"int4_g32": {"mode": "INT4_ASYM", "group_size": 32, "ratio": 1.0},
+           "int8": {"mode": "INT8_ASYM"},
+           "nf4_g32": {"mode": "NF4", "group_size": 32, "ratio": 1.0}}
+SAMPLES, TOKENS = 6, 12
+
+
+def _builder():
+    spec = importlib.util.spec_from_file_location("make_nncf_formats", OUT.parent / "make_nncf_formats.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main() -> None:
+    import nncf
+    import openvino as ov
+
+    formats = _builder()
+    model = formats.build(np.random.default_rng(20261207))
+    for name in ("f32", *FORMATS):
+        for ext in (".xml", ".bin"):
+            (OUT / f"{name}{ext}").unlink(missing_ok=True)
+    ov.save_model(model, OUT / "f32.xml", compress_to_fp16=False)
+    for name, args in FORMATS.items():
+        kwargs = dict(args, mode=getattr(nncf.CompressWeightsMode, args["mode"]))
+        ov.save_model(nncf.compress_weights(model.clone(), **kwargs), OUT / f"{name}.xml", compress_to_fp16=False)
+    samples = OUT / "samples"
+    if samples.exists():
+        shutil.rmtree(samples)
+    samples.mkdir()
+    prompts = np.random.default_rng(11).integers(0, formats.VOCAB, (SAMPLES, 1, TOKENS))
+    for i, prompt in enumerate(prompts):
+        np.savez(samples / f"prompt{i}.npz", **formats.step_inputs(prompt, 0))
+    (OUT / "formats.json").write_text(json.dumps({"nncf": nncf.__version__, "formats": FORMATS}, indent=1) + "\n")
+    print(f"wrote f32, {', '.join(FORMATS)} and {SAMPLES} samples to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
