@@ -1,0 +1,114 @@
+"""Builds the source-to-IR conversion pairs that ``tests/test_diff_sources.py`` reads.
+
+Two small real architectures are written in ONNX with ``onnx.helper`` (a CNN: Conv,
+BatchNormalization, Relu, Resize, MaxPool, Clip, GlobalAveragePool, Gemm; a transformer
+block: LayerNormalization, MatMul, Softmax, Gelu and residual Adds), converted with
+OpenVINO (``ov.convert_model`` + ``ov.save_model``, no fp16 compression), and each IR is
+copied with one converter-like edit of its XML (the damage ``irexec diff SOURCE IR``
+must name as the first origin).  Run from the repository root:
+
+    python tests/data/make_conversion_pairs.py
+
+Needs onnx and openvino (``pip install -e '.[test]'``).  The files are small (tens of KB).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path(__file__).resolve().parent / "conversion_pairs"
+
+
+def _init(name: str, arr: np.ndarray):
+    from onnx import numpy_helper
+
+    return numpy_helper.from_array(np.asarray(arr, dtype=np.float32), name)
+
+
+def cnn():
+    from onnx import TensorProto, helper
+
+    rng = np.random.default_rng(1)
+    nodes = [
+        helper.make_node("Conv", ["input", "conv.w", "conv.b"], ["conv"], pads=[1, 1, 1, 1], name="conv"),
+        helper.make_node("BatchNormalization", ["conv", "bn.s", "bn.b", "bn.m", "bn.v"], ["bn"], epsilon=1e-5,
+                         name="bn"),
+        helper.make_node("Relu", ["bn"], ["relu"], name="relu"),
+        helper.make_node("Resize", ["relu", "", "resize.scales"], ["resize"], mode="linear",
+                         coordinate_transformation_mode="half_pixel", name="resize"),
+        helper.make_node("MaxPool", ["resize"], ["pool"], kernel_shape=[2, 2], strides=[2, 2], name="pool"),
+        helper.make_node("Clip", ["pool", "clip.min", "clip.max"], ["relu6"], name="relu6"),
+        helper.make_node("GlobalAveragePool", ["relu6"], ["gap"], name="gap"),
+        helper.make_node("Flatten", ["gap"], ["flat"], name="flat"),
+        helper.make_node("Gemm", ["flat", "fc.w", "fc.b"], ["logits"], transB=1, name="fc"),
+    ]
+    inits = [
+        _init("conv.w", rng.normal(0, 0.5, (8, 3, 3, 3))), _init("conv.b", rng.normal(0, 0.1, 8)),
+        _init("bn.s", rng.uniform(0.5, 1.5, 8)), _init("bn.b", rng.normal(0, 0.2, 8)),
+        _init("bn.m", rng.normal(0, 0.1, 8)), _init("bn.v", rng.uniform(0.5, 1.5, 8)),
+        _init("resize.scales", np.array([1, 1, 2, 2])),
+        _init("clip.min", np.array(0.0)), _init("clip.max", np.array(6.0)),
+        _init("fc.w", rng.normal(0, 0.5, (10, 8))), _init("fc.b", rng.normal(0, 0.1, 10)),
+    ]
+    graph = helper.make_graph(nodes, "cnn", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 8, 8])],
+                              [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 10])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)], producer_name="irexec-tests")
+
+
+def transformer():
+    from onnx import TensorProto, helper
+
+    rng = np.random.default_rng(2)
+    d, f = 16, 32
+    nodes = [
+        helper.make_node("LayerNormalization", ["input", "ln1.g", "ln1.b"], ["ln1"], epsilon=1e-5, axis=-1, name="ln1"),
+        helper.make_node("MatMul", ["ln1", "wq"], ["q"], name="q"),
+        helper.make_node("MatMul", ["ln1", "wk"], ["k"], name="k"),
+        helper.make_node("MatMul", ["ln1", "wv"], ["v"], name="v"),
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 2, 1], name="kt"),
+        helper.make_node("MatMul", ["q", "kt"], ["scores"], name="scores"),
+        helper.make_node("Mul", ["scores", "scale"], ["scaled"], name="scaled"),
+        helper.make_node("Softmax", ["scaled"], ["attn"], axis=-1, name="attn"),
+        helper.make_node("MatMul", ["attn", "v"], ["ctx"], name="ctx"),
+        helper.make_node("MatMul", ["ctx", "wo"], ["proj"], name="proj"),
+        helper.make_node("Add", ["input", "proj"], ["res1"], name="res1"),
+        helper.make_node("LayerNormalization", ["res1", "ln2.g", "ln2.b"], ["ln2"], epsilon=1e-5, axis=-1, name="ln2"),
+        helper.make_node("MatMul", ["ln2", "w1"], ["up"], name="up"),
+        helper.make_node("Gelu", ["up"], ["gelu"], approximate="none", name="gelu"),
+        helper.make_node("MatMul", ["gelu", "w2"], ["down"], name="down"),
+        helper.make_node("Add", ["res1", "down"], ["output"], name="res2"),
+    ]
+    inits = [
+        _init("ln1.g", rng.uniform(0.5, 1.5, d)), _init("ln1.b", rng.normal(0, 0.1, d)),
+        _init("wq", rng.normal(0, 0.4, (d, d))), _init("wk", rng.normal(0, 0.4, (d, d))),
+        _init("wv", rng.normal(0, 0.4, (d, d))), _init("wo", rng.normal(0, 0.4, (d, d))),
+        _init("scale", np.array(1 / np.sqrt(d))),
+        _init("ln2.g", rng.uniform(0.5, 1.5, d)), _init("ln2.b", rng.normal(0, 0.1, d)),
+        _init("w1", rng.normal(0, 0.4, (d, f))), _init("w2", rng.normal(0, 0.4, (f, d))),
+    ]
+    graph = helper.make_graph(nodes, "transformer",
+                              [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 6, d])],
+                              [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 6, d])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)], producer_name="irexec-tests")
+
+
+def main() -> int:
+    import onnx
+    import openvino as ov
+
+    OUT.mkdir(exist_ok=True)
+    for name, build in (("cnn", cnn), ("transformer", transformer)):
+        model = build()
+        onnx.checker.check_model(model, full_check=True)
+        onnx.save(model, OUT / f"{name}.onnx")
+        ov.save_model(ov.convert_model(str(OUT / f"{name}.onnx")), str(OUT / f"{name}.xml"), compress_to_fp16=False)
+    print(json.dumps(sorted(p.name for p in OUT.iterdir())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
