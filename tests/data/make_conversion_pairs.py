@@ -96,6 +96,29 @@ def transformer():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)], producer_name="irexec-tests")
 
 
+# (architecture, damage name, the type of the IR layer damaged (its first), the edit of its XML attributes)
+DAMAGES = [
+    ("transformer", "gelu_tanh", "Gelu", ('approximation_mode="ERF"', 'approximation_mode="TANH"')),
+    ("transformer", "layernorm_eps", "MVN", ('eps="9.9999997473787516e-06"', 'eps="0.0099999997764825821"')),
+    ("transformer", "transpose_b", "MatMul", ('transpose_b="true"', 'transpose_b="false"')),
+    ("cnn", "resize_asymmetric", "Interpolate", ('coordinate_transformation_mode="half_pixel"',
+                                                 'coordinate_transformation_mode="asymmetric"')),
+    ("cnn", "relu6_bound", "Clamp", ('max="6"', 'max="3"')),
+]
+
+
+def damaged(xml: str, layer_type: str, edit: tuple[str, str]) -> tuple[str, str]:
+    """``xml`` with ``edit`` applied to the first layer of ``layer_type``; and that layer's name."""
+    start = xml.index(f'type="{layer_type}"')
+    open_tag = xml.rindex("<layer ", 0, start)
+    name = xml[open_tag:].split('name="', 1)[1].split('"', 1)[0]
+    end = xml.index("</layer>", start)
+    body = xml[open_tag:end]
+    if edit[0] not in body:
+        raise SystemExit(f"{layer_type} {name}: {edit[0]} not found")
+    return xml[:open_tag] + body.replace(edit[0], edit[1], 1) + xml[end:], name
+
+
 def main() -> int:
     import onnx
     import openvino as ov
@@ -106,6 +129,13 @@ def main() -> int:
         onnx.checker.check_model(model, full_check=True)
         onnx.save(model, OUT / f"{name}.onnx")
         ov.save_model(ov.convert_model(str(OUT / f"{name}.onnx")), str(OUT / f"{name}.xml"), compress_to_fp16=False)
+    where = {}
+    for arch, damage, layer_type, edit in DAMAGES:
+        xml, name = damaged((OUT / f"{arch}.xml").read_text(), layer_type, edit)
+        (OUT / f"{arch}_{damage}.xml").write_text(xml)
+        (OUT / f"{arch}_{damage}.bin").write_bytes((OUT / f"{arch}.bin").read_bytes())
+        where[f"{arch}_{damage}"] = name
+    (OUT / "damages.json").write_text(json.dumps(where, indent=1, sort_keys=True) + "\n")
     print(json.dumps(sorted(p.name for p in OUT.iterdir())))
     return 0
 

@@ -51,6 +51,8 @@ def _source_graph(onnx: Any, model: Any) -> SourceGraph:
     nodes = [SourceNode(node.name or node.output[0], node.op_type, tuple(node.input), tuple(node.output))
              for node in graph.node if node.op_type != "Constant"]
     sizes: dict[str, int] = {}
+    for t in graph.initializer:
+        sizes[t.name] = int(np.prod(t.dims)) if t.dims else 1
     for info in (*graph.value_info, *graph.output):
         dims = info.type.tensor_type.shape.dim
         if dims and all(d.HasField("dim_value") for d in dims):

@@ -8,7 +8,9 @@ a MatMul-Softmax-MatMul chain turned into ScaledDotProductAttention).  Two passe
 1. **tensor names**: an IR output port that carries a source tensor's name, of the
    same number of elements;
 2. **structure**: a source node whose activation inputs are all matched, and the one
-   unmatched IR layer of a corresponding type fed by exactly their counterparts.
+   unmatched IR layer of a corresponding type fed by exactly their counterparts; not a node
+   with a weight (more than one constant element), whose IR layer may carry what the
+   converter folded into that weight.
 
 An IR layer left unmatched is part of the conversion of the source node whose tensor the
 nearest matched layer after it gives (it is re-run with that layer, as one group); a
@@ -113,6 +115,8 @@ def match_source(ir: ReferenceSide, source: SourceGraph) -> Matching:
         acts = [t for t in node.inputs if t and t not in source.constants]
         if len(outs) != 1 or not acts or any(t not in at for t in acts):
             continue
+        if any(t in source.constants and source.sizes.get(t, 2) > 1 for t in node.inputs if t):
+            continue  # a weighted node: the converter may fold what follows into its weights (a Conv with its BatchNorm)
         types = IR_TYPES.get(node.op_type, ())
         options = [x for x in fed_by.get(tuple(sorted({at[t] for t in acts})), []) if x.type in types
                    and x.name not in m.layer]
