@@ -163,6 +163,20 @@ class _Diff:
                 self.groups[layer.name] = group
         return r
 
+    def _feeding(self, layer: Layer) -> list[Layer]:
+        """The candidate layers whose tensors its re-run needs: its producers, and through a producer
+        with no counterpart on the other side (re-run too), that one's, up to those with one."""
+        out: list[Layer] = []
+        stack, seen = [layer], {layer.id}
+        while stack and len(seen) < 64:
+            for p, _ in self._producers(stack.pop()):
+                if p.id in self.candidate_ids and p.id not in seen:
+                    seen.add(p.id)
+                    out.append(p)
+                    if p.name in self.no_counterpart:
+                        stack.append(p)
+        return out
+
     def _producers(self, layer: Layer) -> list[tuple[Layer, int]]:
         return [p for p in self.ref.producers(layer) if p is not None and p[0].id in self.shapes]
 
@@ -247,7 +261,7 @@ class _Diff:
         for _ in range(len(candidates)):
             after = self.ref.descendants(first)
             downstream = [layer for layer in candidates if layer.id in after and layer is not first][:k]
-            around = [p for p, _ in self._producers(first) if p.id in self.candidate_ids]
+            around = self._feeding(first)
             feeding = [p for layer in downstream for p, _ in self._producers(layer) if p.id in self.candidate_ids]
             chosen = {layer.id for layer in (*around, first, *downstream, *feeding)}
             seen = {(first.name, i): self.results[(first.name, i)] for i in range(len(first.outputs))
