@@ -29,7 +29,7 @@ from .memory import FIGURE_BYTES_PER_ELEMENT, held_bytes, kept_arrays
 from .origins import classify
 from .reference import ReferenceSide
 from .report import MATCH, ORIGIN, UNRESOLVED, DiffReport, Fusion, LayerResult, StepResult
-from .sides import IREXEC, SideKind
+from .sides import IREXEC, OPENVINO_DEVICE, SideKind
 
 Feeds = Mapping[str, np.ndarray]
 Port = tuple[str, int]  # (layer name, output index)
@@ -53,9 +53,9 @@ class ExposeError(IRExecError):
 class OtherSide(Protocol):
     """What the core compares with irexec on the IR.  Optional attributes: ``no_counterpart``
     (IR layer name -> why the side has no tensor for it) and ``is_reference`` (its tensors are
-    the reference the IR's are measured against, as a source model's are)."""
+    the reference the IR's are measured against, as a source model's are) and ``kind`` (its
+    ``sides.SideKind``; a side without one is taken for a device plugin, the core's first side)."""
 
-    kind: SideKind
     description: str
     properties: dict[str, str]
     fusion: dict[str, Fusion]  # IR layer name -> the node of the deployed graph computing it
@@ -243,8 +243,8 @@ class _Diff:
             probes = list({layer.id: layer for layer in probes}.values())
             self.expose(probes, local=False)
             # a probe the other side gave no tensor for (no counterpart) is unknown: it clears nothing
-            seen = [p for p in probes if p.name in self.beyond_ports]
-            cleared = self.ref.ancestors([p for p in seen if not self.beyond(p)])
+            given = [p for p in probes if p.name in self.beyond_ports]
+            cleared = self.ref.ancestors([p for p in given if not self.beyond(p)])
             beyond = [p for p in probes if self.beyond(p)]
             if beyond:
                 first = min(beyond, key=lambda layer: position[layer.id])
@@ -319,10 +319,11 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     does).  ``logits``: a causal LM's logits output, whose greedy tokens are compared."""
     started = time.perf_counter()
     report = DiffReport(model, other.description, mode, inputs, dict(other.properties), dict(config or {}))
-    words = other.kind.words
+    kind = kind_of(other)
+    words = kind.words
     reference_is_other = bool(getattr(other, "is_reference", False))
     report.sides = [IREXEC.as_dict("compared" if reference_is_other else "reference", f"irexec on {model}"),
-                    other.kind.as_dict("reference" if reference_is_other else "compared", other.description)]
+                    kind.as_dict("reference" if reference_is_other else "compared", other.description)]
     report.words = {"graph": words.graph, "runs": words.runs, "removed": words.removed}
     ports = ref.output_ports()
     ref_history, _ = ref.run(steps)
@@ -378,7 +379,7 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     else:
         report.notes.append("every output is within its stated accuracy: no layer was exposed")
     report.layers = sorted(diff.results.values(), key=lambda r: (r.index, r.port))
-    if not other.kind.own_constants:  # it was given the reference's constants: only what depends on the inputs differs
+    if not kind.own_constants:  # it was given the reference's constants: only what depends on the inputs differs
         report.layers = [r for r in report.layers if r.layer_id in ref.varying]
     for r in report.layers:
         r.replayed_with = diff.groups.get(r.name, [])
@@ -408,6 +409,11 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     report.compiles = other.compiles
     report.timings["total_seconds"] = time.perf_counter() - started
     return report
+
+
+def kind_of(other: OtherSide) -> SideKind:
+    kind = getattr(other, "kind", None)
+    return kind if isinstance(kind, SideKind) else OPENVINO_DEVICE
 
 
 def _trail_cold(ref: ReferenceSide, report: DiffReport, no_counterpart: Mapping[str, str]) -> list[str]:

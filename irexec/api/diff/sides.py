@@ -70,7 +70,7 @@ class SideKind:
         if callable(self.open):
             return self.open
         module, _, function = self.open.partition(":")
-        return getattr(importlib.import_module(module), function)  # type: ignore[no-any-return]
+        return getattr(importlib.import_module(module), function)
 
 
 _KINDS: dict[str, SideKind] = {}
