@@ -192,3 +192,27 @@ def test_a_toy_side_is_one_class_and_its_registration(tmp_path: Path, hidden: li
     assert "l6" not in {r.name for r in report.layers}
     assert report.no_counterpart == {"l6": "the toy framework hides it"}
     assert [(r.name, r.replayed_with) for r in report.origins] == [("l7", ["l6"])]
+
+
+def test_a_damaged_source_is_a_coded_error(tmp_path: Path, run_cli) -> None:
+    bad = tmp_path / "model.onnx"
+    bad.write_bytes(b"\x08\x07not an onnx model at all")
+    r = run_cli("diff", bad, PAIRS / "cnn.xml")
+    assert r.exit_code == 1, r.output
+    assert "source-error" in r.output and str(bad) in r.output and "Traceback" not in r.output
+
+
+def test_a_source_of_another_model_is_a_coded_error(tmp_path: Path, run_cli) -> None:
+    # the same input name, another rank: ONNX Runtime refuses the IR's inputs
+    r = run_cli("diff", PAIRS / "transformer.onnx", PAIRS / "cnn.xml")
+    assert r.exit_code == 1 and "source-error" in r.output and "Invalid rank" in r.output, r.output
+    # an input of another name: no Parameter of the IR feeds it
+    import onnx
+
+    model = onnx.load(PAIRS / "cnn.onnx")
+    model.graph.input[0].name = "pixels"
+    for node in model.graph.node:
+        node.input[:] = ["pixels" if name == "input" else name for name in node.input]
+    onnx.save(model, tmp_path / "renamed.onnx")
+    r = run_cli("diff", tmp_path / "renamed.onnx", PAIRS / "cnn.xml")
+    assert r.exit_code == 1 and "not-a-copy" in r.output and "'pixels'" in r.output, r.output
