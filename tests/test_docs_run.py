@@ -8,7 +8,8 @@ and `python` blocks run (the README's in tests/test_readme.py, which checks thei
 README_SKIPS); `text` (output), `toml`, `yaml` and `json` blocks are not code. The folder
 holds `examples/`, `models/` (three examples, for the `irexec check models/` lines), `other/`
 (one), `conversion_pairs/` (tests/data's, for docs/diff.md's source models) and, for the
-pages' generic `model.xml --inputs in.npz` lines, `model.xml`, `model.bin`, `in.npz`, `inputs.npz` and `expected.npz` (examples/gather-spec-xml)."""
+pages' generic `model.xml --inputs in.npz` lines, `model.xml`, `model.bin`, `in.npz`,
+`inputs.npz` and `expected.npz` (examples/gather-spec-xml)."""
 
 from __future__ import annotations
 
