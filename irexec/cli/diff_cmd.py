@@ -120,10 +120,8 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
 
             import_openvino()  # before any work: a missing extra is the one error
         source = _source_kind(model)
-        if source is not None and source.name == "onnxruntime":
-            from ..api.diff.onnx_side import import_onnxruntime
-
-            import_onnxruntime()
+        if source is not None and source.extra:
+            _require_extra(source.extra)  # before any work: a missing extra is the one error
         require_inputs((model, "model file"), (other_model, "model file"), (weights, "weights file"),
                        (inputs_path, "inputs file"))
     except IRExecError as e:
@@ -151,6 +149,17 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
     _print_report(report, other_model is not None and source is None, top, json_path, html_path)
     if fail_on == "origin" and report.origins:
         sys.exit(EXIT_FINDINGS)
+
+
+def _require_extra(extra: str) -> None:
+    if extra == "onnx":
+        from ..api.diff.onnx_side import import_onnxruntime
+
+        import_onnxruntime()
+    elif extra == "torch":
+        from ..api.diff.torch_side import import_torch
+
+        import_torch()
 
 
 def _source_kind(model: str) -> Any:

@@ -16,6 +16,7 @@ A new side is one module with its class and a ``register(SideKind(...))`` here o
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,5 +117,19 @@ ONNXRUNTIME = register(SideKind(
     suffixes=(".onnx",), open="irexec.api.diff.onnx_side:diff_onnx", extra="onnx"))
 
 
+
+def _is_torch_module(obj: Any) -> bool:
+    """A live ``torch.nn.Module`` (torch is not imported for the question: an object of it means it is)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(obj, torch.nn.Module)
+
+
+TORCH = register(SideKind(
+    "torch", SOURCE, SOURCE_WORDS, "torch",
+    exposes="every FX node's output (torch.export) or every module's (forward hooks)", replays=False,
+    precision="f32 on PyTorch's CPU kernels (oneDNN, MKL, its attention backends)", suffixes=(".pt2",),
+    accepts=_is_torch_module, open="irexec.api.diff.torch_side:diff_torch", extra="torch"))
+
+
 __all__ = ["DEVICE", "IR", "IREXEC", "ONNXRUNTIME", "OPENVINO_DEVICE", "PLUGIN_WORDS", "SOURCE", "SideKind", "SideWords",
-           "kinds", "register", "side_kind", "source_kind"]
+           "TORCH", "kinds", "register", "side_kind", "source_kind"]
