@@ -70,6 +70,16 @@ def test_undamaged_conversions_show_no_origin(tmp_path: Path, run_cli, arch: str
     assert doc["removed"] == [] and doc["fused"] == {}  # a source model has no deployed graph
 
 
+def test_html_report_of_a_source_speaks_of_no_deployed_graph(tmp_path: Path, run_cli) -> None:
+    pytest.importorskip("plotly")
+    page = tmp_path / "r.html"
+    r = run_cli("diff", PAIRS / "cnn.onnx", PAIRS / "cnn_resize_asymmetric.xml", "--html", page)
+    assert r.exit_code == 0, r.output
+    text = page.read_text()
+    assert "irexec against the reference" in text and "ONNX Runtime" in text
+    assert "Deployed graph" not in text and "compilation" not in text and "no counterpart" in text
+
+
 def test_unmatched_layers_and_tensors_are_listed_with_why(run_cli) -> None:
     r = run_cli("diff", PAIRS / "transformer.onnx", PAIRS / "transformer_layernorm_eps.xml", "--top", "0")
     assert r.exit_code == 0, r.output
