@@ -55,8 +55,11 @@ def converted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     ov.save_model(ov.convert_model(module, example_input=x), str(d / "scripted.xml"), compress_to_fp16=False)
     np.savez(d / "in.npz", x=x.numpy())
     gelu = ('approximation_mode="ERF"', 'approximation_mode="TANH"')
+    eps = ('eps="9.9999997473787516e-06"', 'eps="0.0099999997764825821"')
     return {"dir": d, "module": module, "x": x, "gelu_exported": _damaged(d / "exported.xml", "exported_tanh", gelu),
-            "gelu_scripted": _damaged(d / "scripted.xml", "scripted_tanh", gelu)}
+            "gelu_scripted": _damaged(d / "scripted.xml", "scripted_tanh", gelu),
+            "eps_exported": _damaged(d / "exported.xml", "exported_eps", eps),
+            "eps_scripted": _damaged(d / "scripted.xml", "scripted_eps", eps)}
 
 
 def test_a_torch_export_program_matches_per_fx_node(converted: dict[str, Any], run_cli, tmp_path: Path) -> None:
@@ -82,6 +85,18 @@ def test_a_live_module_matches_per_module_path(converted: dict[str, Any]) -> Non
     assert report.matching is not None and report.matching["counts"] == {"module path": 4}
     report = irexec.diff(module, str(converted["gelu_scripted"]), example_inputs=(x,))
     assert [r.name for r in report.origins] == ["__module.act/aten::gelu/Gelu"]
+
+
+@pytest.mark.parametrize("how", ["exported", "scripted"])
+def test_a_changed_normalisation_epsilon_is_named(converted: dict[str, Any], how: str) -> None:
+    """The MVN of LayerNorm's conversion has no counterpart: it is re-run with the first matched layer after it."""
+    d = converted["dir"]
+    if how == "exported":
+        report = irexec.diff(str(d / "model.pt2"), str(converted["eps_exported"]), inputs=str(d / "in.npz"))
+    else:
+        report = irexec.diff(converted["module"], str(converted["eps_scripted"]), example_inputs=(converted["x"],))
+    assert len(report.origins) == 1, [r.name for r in report.origins]
+    assert any("MVN" in name for name in report.origins[0].replayed_with)
 
 
 def test_example_inputs_only_for_a_live_module(converted: dict[str, Any]) -> None:
