@@ -103,3 +103,28 @@ def test_example_inputs_only_for_a_live_module(converted: dict[str, Any]) -> Non
     with pytest.raises(irexec.UsageError, match="example_inputs"):
         irexec.diff(str(converted["dir"] / "exported.xml"), str(converted["dir"] / "scripted.xml"),
                     example_inputs=(converted["x"],))
+
+
+# ------------------------------------------------------------------ the committed pairs (make_conversion_pairs.py)
+
+PAIRS = Path(__file__).resolve().parent / "data" / "conversion_pairs"
+TORCH_DAMAGES: dict[str, str] = json.loads((PAIRS / "damages_torch.json").read_text())
+
+
+@pytest.mark.parametrize("damaged", sorted(TORCH_DAMAGES))
+def test_each_damage_of_a_torch_export_conversion_is_the_first_origin(tmp_path: Path, run_cli, damaged: str) -> None:
+    arch = damaged.split("_")[0]
+    out = tmp_path / "r.json"
+    r = run_cli("diff", PAIRS / f"{arch}.pt2", PAIRS / f"{damaged}.xml", "--inputs", PAIRS / f"{arch}_in.npz",
+                "--json", out, "--fail-on", "origin")
+    assert r.exit_code == 1, r.output
+    doc = json.loads(out.read_text())
+    first = next(layer for layer in doc["layers"] if layer["name"] == doc["origins"][0])
+    assert TORCH_DAMAGES[damaged] in [first["name"], *first.get("replayed_with", [])], doc["origins"]
+
+
+@pytest.mark.parametrize("arch", ["cnn", "transformer"])
+def test_undamaged_torch_export_conversions_show_no_origin(run_cli, arch: str) -> None:
+    r = run_cli("diff", PAIRS / f"{arch}.pt2", PAIRS / f"{arch}_pt.xml", "--inputs", PAIRS / f"{arch}_in.npz",
+                "--fail-on", "origin")
+    assert r.exit_code == 0 and "outputs within stated accuracy" in r.output, r.output

@@ -10,6 +10,10 @@ must name as the first origin).  Run from the repository root:
     python tests/data/make_conversion_pairs.py
 
 Needs onnx and openvino (``pip install -e '.[test]'``).  The files are small (tens of KB).
+With torch installed (``pip install -e '.[torch]'``), the same two architectures are also
+written in PyTorch, saved as ``torch.export`` programs (``*.pt2``), converted from those
+(``*_pt.xml``) and damaged the same way (``damages_torch.json``), with the inputs they are
+compared on (``*_in.npz``).
 """
 
 from __future__ import annotations
@@ -107,6 +111,68 @@ DAMAGES = [
 ]
 
 
+TORCH_DAMAGES = [
+    ("transformer", "gelu_tanh", "Gelu", ('approximation_mode="ERF"', 'approximation_mode="TANH"')),
+    ("transformer", "layernorm_eps", "MVN", ('eps="9.9999997473787516e-06"', 'eps="0.0099999997764825821"')),
+    ("transformer", "transpose_b", "MatMul", ('transpose_b="true"', 'transpose_b="false"')),
+    ("cnn", "resize_asymmetric", "Interpolate", ('coordinate_transformation_mode="pytorch_half_pixel"',
+                                                 'coordinate_transformation_mode="asymmetric"')),
+    ("cnn", "relu6_bound", "Clamp", ('max="6"', 'max="3"')),
+]
+
+
+def torch_modules():
+    """The CNN and the transformer block as PyTorch modules, with an input each."""
+    import torch
+
+    class Cnn(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv, self.bn, self.fc = torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.Linear(8, 10)
+
+        def forward(self, x):
+            h = torch.relu(self.bn(self.conv(x)))
+            h = torch.nn.functional.interpolate(h, scale_factor=2.0, mode="bilinear", align_corners=False)
+            h = torch.nn.functional.relu6(torch.nn.functional.max_pool2d(h, 2))
+            return self.fc(h.mean((2, 3)))
+
+    class Block(torch.nn.Module):
+        def __init__(self, d=16):
+            super().__init__()
+            self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+            self.q, self.k, self.v, self.o = (torch.nn.Linear(d, d, bias=False) for _ in range(4))
+            self.up, self.down = torch.nn.Linear(d, 2 * d), torch.nn.Linear(2 * d, d)
+
+        def forward(self, x):
+            h = self.ln1(x)
+            x = x + self.o(torch.softmax(self.q(h) @ self.k(h).transpose(1, 2) / 4.0, -1) @ self.v(h))
+            return x + self.down(torch.nn.functional.gelu(self.up(self.ln2(x))))
+
+    torch.manual_seed(0)
+    cnn = Cnn().eval()
+    with torch.no_grad():
+        cnn.bn.running_mean.normal_()
+    return [("cnn", cnn, torch.randn(1, 3, 8, 8)), ("transformer", Block().eval(), torch.randn(1, 6, 16))]
+
+
+def torch_pairs() -> None:
+    import openvino as ov
+    import torch
+
+    for name, module, x in torch_modules():
+        program = torch.export.export(module, (x,))
+        torch.export.save(program, OUT / f"{name}.pt2")
+        ov.save_model(ov.convert_model(program), str(OUT / f"{name}_pt.xml"), compress_to_fp16=False)
+        np.savez(OUT / f"{name}_in.npz", x=x.numpy())
+    where = {}
+    for arch, damage, layer_type, edit in TORCH_DAMAGES:
+        xml, name = damaged((OUT / f"{arch}_pt.xml").read_text(), layer_type, edit)
+        (OUT / f"{arch}_pt_{damage}.xml").write_text(xml)
+        (OUT / f"{arch}_pt_{damage}.bin").write_bytes((OUT / f"{arch}_pt.bin").read_bytes())
+        where[f"{arch}_pt_{damage}"] = name
+    (OUT / "damages_torch.json").write_text(json.dumps(where, indent=1, sort_keys=True) + "\n")
+
+
 def damaged(xml: str, layer_type: str, edit: tuple[str, str]) -> tuple[str, str]:
     """``xml`` with ``edit`` applied to the first layer of ``layer_type``; and that layer's name."""
     start = xml.index(f'type="{layer_type}"')
@@ -136,6 +202,12 @@ def main() -> int:
         (OUT / f"{arch}_{damage}.bin").write_bytes((OUT / f"{arch}.bin").read_bytes())
         where[f"{arch}_{damage}"] = name
     (OUT / "damages.json").write_text(json.dumps(where, indent=1, sort_keys=True) + "\n")
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        print("torch is not installed: the PyTorch pairs are left as they are")
+    else:
+        torch_pairs()
     print(json.dumps(sorted(p.name for p in OUT.iterdir())))
     return 0
 
