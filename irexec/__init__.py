@@ -53,6 +53,10 @@ def __getattr__(name: str) -> Any:
         from .api.diff.api import diff
 
         return diff
+    if name == "api":  # irexec.api.diff(...) as the docs spell it
+        import importlib
+
+        return importlib.import_module(".api", __name__)
     if name in _LAZY:
         from .api import load as model
 

@@ -7,8 +7,9 @@ Every fenced block names its language, so no shell or Python snippet goes unseen
 and `python` blocks run (the README's in tests/test_readme.py, which checks their output:
 README_SKIPS); `text` (output), `toml`, `yaml` and `json` blocks are not code. The folder
 holds `examples/`, `models/` (three examples, for the `irexec check models/` lines), `other/`
-(one) and, for the pages' generic `model.xml --inputs in.npz` lines, `model.xml`, `model.bin`,
-`in.npz`, `inputs.npz` and `expected.npz` (examples/gather-spec-xml); a block that names
+(one), `conversion_pairs/` (tests/data's, for docs/diff.md's source models) and, for the
+pages' generic `model.xml --inputs in.npz` lines, `model.xml`, `model.bin`, `in.npz`,
+`inputs.npz` and `expected.npz` (examples/gather-spec-xml); a block that names
 `tests/data/NAME` (committed, so in every clone) gets a copy of it at that path."""
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ README_SKIPS = {
     "ruff check": "ruff and .ci/fresh-clone-test work on the repository itself (a fresh clone running the whole suite)",
 }
 # what each block needs beyond irexec's own dependencies
-NEEDS = {"--device": "openvino", "--html": "plotly", "tiny-export": "re2"}
+NEEDS = {"--device": "openvino", "--html": "plotly", "tiny-export": "re2", ".onnx": "onnxruntime"}
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,7 @@ def workspace(tmp_path: Path) -> Path:
     for name in ("gather-spec-xml", "shape-subgraph", "roll-example-1"):
         shutil.copytree(ROOT / "examples" / name, tmp_path / "models" / name)
     shutil.copytree(ROOT / "examples" / "roll-example-1", tmp_path / "other")
+    shutil.copytree(ROOT / "tests" / "data" / "conversion_pairs", tmp_path / "conversion_pairs")  # docs/diff.md's source models
     spec = ROOT / "examples" / "gather-spec-xml"
     for src, dst in [("model.xml", "model.xml"), ("model.bin", "model.bin"), ("inputs.npz", "in.npz"),
                      ("inputs.npz", "inputs.npz"), ("expected.npz", "expected.npz")]:

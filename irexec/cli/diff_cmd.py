@@ -1,4 +1,5 @@
-"""`irexec diff`: the first layer where an OpenVINO device plugin, or a second IR, departs from irexec."""
+"""`irexec diff`: the first layer where an OpenVINO device plugin, a second IR or the source model the IR
+was converted from departs from irexec."""
 
 from __future__ import annotations
 
@@ -16,8 +17,15 @@ from .option_groups import Modes, input_options, memory_options, model_options, 
 
 def _diff_mode(params: Mapping[str, Any]) -> tuple[str, ...]:
     """A device comparison, a comparison of two IRs on one input, or over a data set; and whether inputs are generated."""
+    from ..api.diff.sides import source_kind
     from ..base.errors import UsageError
 
+    kind = source_kind(params["model"])
+    if kind is not None:  # a source model and the IR converted from it (its own options: the kind's mode)
+        if params["other_model"] is None or params["device"] is not None:
+            raise UsageError(f"a {kind.name} source model is compared with the IR converted from it: "
+                             f"irexec diff {params['model']} MODEL.xml", code="diff-usage")
+        return ("source", kind.mode, *(["generated"] if not params["inputs_path"] else []))
     if params["other_model"] is None and params["device"] is None:
         raise UsageError("give a second IR (irexec diff A.xml B.xml), --device, or both (B on the device against A)",
                          code="diff-usage")
@@ -31,22 +39,25 @@ DIFF_MODES = Modes(
     decide=_diff_mode,
     needs={"device": "--device (irexec diff A.xml --device CPU)", "ab": "a second IR (irexec diff A.xml B.xml)",
            "dataset": "--inputs-dir DIR and a second IR (irexec diff A.xml B.xml --inputs-dir DIR)",
-           "generated": "generated inputs (no --inputs or --inputs-dir)"},
+           "generated": "generated inputs (no --inputs or --inputs-dir)",
+           "source": "a source model and its IR (irexec diff model.onnx model.xml)"},
     named={"device": "this compares {model} with the {device} plugin", "ab": "this compares {model} with {other_model}",
-           "dataset": "this compares {model} with {other_model} over the samples in {inputs_dir}"},
+           "dataset": "this compares {model} with {other_model} over the samples in {inputs_dir}",
+           "source": "this compares {other_model} with the source model {model}"},
     code="diff-usage")
 _ONE_RUN = ["device", "ab"]  # the modes that diff one input (or its greedy steps)
+_ONE_INPUT = [*_ONE_RUN, "source"]  # and a source model against its IR
 
 
 @cli.command(cls=TensorFileHints)
 @click.argument("model")
-@click.argument("other_model", metavar="[B.xml]", required=False)
+@click.argument("other_model", metavar="[B.xml|MODEL.xml]", required=False)
 @click.option("--device", metavar="DEVICE",
               help="The OpenVINO device plugin to compare with irexec, e.g. CPU (needs irexec[openvino]).")
 @option("--config", "configs", multiple=True, metavar="KEY=VALUE|FILE.json", modes=["device"],
         help="A property of the plugin, e.g. INFERENCE_PRECISION_HINT=f32 (repeatable), or a JSON file of them "
              "(default: the plugin's own defaults).")
-@input_options(inputs_modes=_ONE_RUN, generated=["generated"],
+@input_options(inputs_modes=_ONE_INPUT, generated=["generated"],
                input_shape="Shape of a generated input whose declared dims are not static (repeatable).")
 @model_options(follow_symlinks=False)
 @option("--inputs-dir", metavar="DIR", modes=["dataset"],
@@ -73,8 +84,9 @@ _ONE_RUN = ["device", "ab"]  # the modes that diff one input (or its greedy step
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, metavar="N",
               help="Layers listed in the text report (0: all).")
 @output_options(json="Write the report as JSON (schemas/diff-report.schema.json).",
-                html="Write a self-contained HTML page with an interactive plot (needs irexec[html]).", html_modes=[*_ONE_RUN, "dataset"])
-@option("--fail-on", type=click.Choice(["origin", "never"]), default="never", show_default=True, modes=_ONE_RUN,
+                html="Write a self-contained HTML page with an interactive plot (needs irexec[html]).",
+                html_modes=[*_ONE_INPUT, "dataset"])
+@option("--fail-on", type=click.Choice(["origin", "never"]), default="never", show_default=True, modes=_ONE_INPUT,
         help="origin: exit 1 when an origin is found.")
 @memory_options()
 @modes(DIFF_MODES)
@@ -82,7 +94,9 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
          weights: str | None, inputs_dir: str | None, jobs: int, scheduler: str | None, scheduler_timeout: float, seed: int,
          input_shapes: tuple[str, ...], layers: str, k: int, steps: int, ablate: int, top: int, json_path: str | None,
          html_path: str | None, fail_on: str, max_memory: int | None) -> None:
-    """Find the first layer where an OpenVINO device plugin's result, or a second IR's, departs from irexec.
+    """Find the first layer where an OpenVINO device plugin's result, a second IR's, or the source model's
+    (MODEL is then an .onnx file, run by ONNX Runtime as the reference, and B the IR converted from it)
+    departs from irexec.
 
     Both run the same inputs; layer outputs are compared against each op's stated
     accuracy (docs/accuracy.md), and the ORIGIN is the first layer beyond it while its
@@ -97,6 +111,7 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
       irexec diff f32.xml int4.xml --inputs sample.npz --json weights.json
       irexec diff f32.xml int4.xml --inputs-dir samples/ -j 2
       irexec diff f32.xml int4.xml --device CPU --inputs sample.npz
+      irexec diff model.onnx model.xml --fail-on origin
     """
     from .option_groups import parse_seed
     from .options import parse_device_config, parse_input_shapes
@@ -110,6 +125,9 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
             from ..api.diff.device import import_openvino
 
             import_openvino()  # before any work: a missing extra is the one error
+        source = _source_kind(model)
+        if source is not None and source.extra:
+            _require_extra(source.extra)  # before any work: a missing extra is the one error
         require_inputs((model, "model file"), (other_model, "model file"), (weights, "weights file"),
                        (inputs_path, "inputs file"))
     except IRExecError as e:
@@ -119,7 +137,10 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
                  ablate, html_path)
         return
     try:
-        if other_model is not None and device is not None:
+        if source is not None:
+            report = source.opener()(model, str(other_model), weights=weights, inputs=inputs_path, seed=seed,
+                                     shapes=shapes, max_memory=max_memory)
+        elif other_model is not None and device is not None:
             from ..api.diff.ab_device import ab_device_diff
 
             report = ab_device_diff(model, other_model, device, config, inputs_path, seed, shapes, layers, k,
@@ -137,9 +158,26 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
         _write_reports(report, json_path, html_path)
     except IRExecError as e:
         fail(e)
-    _print_report(report, other_model is not None and device is None, top, json_path, html_path)
+    _print_report(report, other_model is not None and device is None and source is None, top, json_path, html_path)
     if fail_on == "origin" and report.origins:
         sys.exit(EXIT_FINDINGS)
+
+
+def _require_extra(extra: str) -> None:
+    if extra == "onnx":
+        from ..api.diff.onnx_side import import_onnxruntime
+
+        import_onnxruntime()
+    elif extra == "torch":
+        from ..api.diff.torch_side import import_torch
+
+        import_torch()
+
+
+def _source_kind(model: str) -> Any:
+    from ..api.diff.sides import source_kind
+
+    return source_kind(model)
 
 
 def _write_reports(report: Any, json_path: str | None, html_path: str | None) -> None:

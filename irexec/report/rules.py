@@ -209,6 +209,9 @@ RULES: dict[str, Rule] = {
     "not-a-copy": Rule("B is not a copy of A",
                        "irexec diff A.xml B.xml: an input of B that no input of A feeds, or an output of A that no "
                        "output of B gives; the message says what share of A's layers has a counterpart in B."),
+    "source-error": Rule("The source model's framework refused it",
+                         "irexec diff SOURCE MODEL.xml: the source model cannot be read or run by its framework "
+                         "(ONNX Runtime refuses the .onnx file, or fails on the inputs given)."),
     "bad-scheduler": Rule("Malformed Dask scheduler address",
                           "irexec diff --scheduler is not an address such as tcp://HOST:PORT; usage error, exit 2."),
     "scheduler-unreachable": Rule("Dask scheduler unreachable",

@@ -3,12 +3,10 @@ on one input, greedy steps or a data set; and an OpenVINO device against irexec.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
 from ...base.errors import UsageError
+from .feeds import by_parameter  # the inputs of every diff (feeds.py); importable from here as before
 
 
 def diff_ab(a: str, b: str, a_weights: str | None, b_weights: str | None, inputs_path: str | None, seed: int,
@@ -16,18 +14,13 @@ def diff_ab(a: str, b: str, a_weights: str | None, b_weights: str | None, inputs
     """One diff of B against A on the given (or generated) inputs, or ``steps`` greedy decode steps;
     the top ``ablate`` weights are measured by the outputs' error with only that weight compressed.
     ``max_memory``: bytes the diff and its runs may hold together (default: $IREXEC_MAX_MEMORY or half the RAM)."""
-    from ...system.tensorfile import load_npz
-    from ..inputs import plan_inputs, random_inputs
     from ..session import Session
+    from .feeds import prepared_feeds
     from .ir_side import run_ir_diff
     from .steps import greedy_steps
 
     sa, sb = Session(a, a_weights, max_memory), Session(b, b_weights, max_memory)
-    if inputs_path:
-        feeds, where = by_parameter(sa, load_npz(inputs_path, max_memory)), inputs_path
-    else:
-        feeds = random_inputs(sa.model, seed, max_memory=max_memory, plans=plan_inputs(sa.model, shapes, {}))
-        where = f"random (seed {seed})"
+    feeds, where = prepared_feeds(sa, inputs_path, seed, shapes, max_memory)
     logits = None
     all_feeds = [feeds]
     if steps:
@@ -55,21 +48,16 @@ def diff_dataset(a: str, b: str, a_weights: str | None, b_weights: str | None, d
 def device_diff(model: str, weights: str | None, device: str, config: dict[str, str], inputs_path: str | None,
                 seed: int, shapes: dict, layers: str, k: int, steps: int, max_memory: int | None = None) -> Any:
     """``irexec diff MODEL --device DEVICE`` as a call (what the command line runs)."""
-    from ...system.tensorfile import load_npz
-    from ..inputs import plan_inputs, random_inputs
     from ..session import Session
     from .core import run_diff
     from .device import DeviceSide, import_openvino
+    from .feeds import prepared_feeds
     from .reference import ReferenceSide
     from .steps import greedy_steps
 
     import_openvino()
     session = Session(model, weights, max_memory)
-    if inputs_path:
-        feeds, where = by_parameter(session, load_npz(inputs_path, max_memory)), inputs_path
-    else:
-        feeds = random_inputs(session.model, seed, max_memory=max_memory, plans=plan_inputs(session.model, shapes, {}))
-        where = f"random (seed {seed})"
+    feeds, where = prepared_feeds(session, inputs_path, seed, shapes, max_memory)
     logits, all_feeds = None, [feeds]
     if steps:
         if not session.variables:
@@ -80,12 +68,4 @@ def device_diff(model: str, weights: str | None, device: str, config: dict[str, 
                     model=model, inputs=where, config=config, logits=logits)
 
 
-def by_parameter(session: Any, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Feeds keyed by Parameter name (an npz may key them by tensor name)."""
-    out = {}
-    for p in session.model.parameters:
-        for name in (p.name, *(n for port in p.outputs for n in port.names)):
-            if name in feeds:
-                out[p.name] = feeds[name]
-                break
-    return out
+__all__ = ["by_parameter", "device_diff", "diff_ab", "diff_dataset"]

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from .report import DiffReport
 
 
-def diff(model: str, other: str | None = None, *, device: str | None = None, inputs: str | None = None,
+def diff(model: Any, other: str | None = None, *, device: str | None = None, inputs: str | None = None,
          seed: int = 0, input_shapes: Mapping[str, str] | None = None, steps: int = 0,
          config: Mapping[str, str] | None = None, layers: str = "bisect", expose: int = 8,
          weights: str | None = None, other_weights: str | None = None, ablate: int = 32,
-         max_memory: int | None = None) -> DiffReport:
+         max_memory: int | None = None, example_inputs: Any = None) -> DiffReport:
     """Compare ``other`` (a second IR) or ``device`` (an OpenVINO plugin) with ``model``, run by
     irexec as the reference, on ``inputs`` (an .npz) or inputs generated from ``seed``.
+    When ``model`` is a source model of a registered source side (an .onnx file; see
+    ``sides.py``), ``other`` is the IR converted from it and the source is the reference;
+    ``weights`` is then the IR's .bin.  An option that does not apply to the sides chosen
+    is a ``diff-usage`` error.
     With a second IR, the top ``ablate`` weights are also measured by the outputs' error with
     only that weight compressed (one run of the model each).  ``max_memory``: bytes the diff (the
     layer outputs it keeps of both sides, its comparisons' temporaries) and its runs may hold
@@ -21,13 +26,38 @@ def diff(model: str, other: str | None = None, *, device: str | None = None, inp
 
     >>> report = irexec.api.diff("f32.xml", "int4.xml", inputs="sample.npz")
     >>> report.origins, report.weights[:3]
+    >>> irexec.diff("model.onnx", "model.xml").origins
     """
     from ...base.errors import UsageError
     from .ab import device_diff, diff_ab
+    from .sides import source_kind
 
+    kind = source_kind(model)
+    shapes = {k: tuple(int(n) for n in v) for k, v in (input_shapes or {}).items()}
+    if kind is not None:
+        misplaced = [name for name, given in (("device", device is not None), ("config", bool(config)),
+                                              ("steps", bool(steps)), ("other_weights", other_weights is not None),
+                                              ("layers", layers != "bisect"), ("expose", expose != 8),
+                                              ("ablate", ablate != 32)) if given]
+        if other is None or misplaced:
+            raise UsageError(f"a source model (the {kind.name} side) is compared with the IR converted from it, "
+                             f"irexec.diff(source, \"model.xml\")" + (f"; not applicable there: {', '.join(misplaced)}"
+                                                                       if misplaced else ""), code="diff-usage")
+        extra = {} if example_inputs is None else {"example_inputs": example_inputs}
+        report: DiffReport = kind.opener()(model, other, weights=weights, inputs=inputs, seed=seed, shapes=shapes,
+                                           max_memory=max_memory, **extra)
+        return report
+    if example_inputs is not None:
+        raise UsageError("example_inputs applies to a live source model only", code="diff-usage")
+    if not isinstance(model, str):
+        raise UsageError(f"irexec.diff: no registered side takes a {type(model).__name__} as the source",
+                         code="diff-usage")
     if (other is None) == (device is None):
         raise UsageError("irexec.api.diff needs either a second IR or a device, not both", code="diff-usage")
-    shapes = {k: tuple(int(n) for n in v) for k, v in (input_shapes or {}).items()}
+    if other is not None and (config or layers != "bisect" or expose != 8):
+        raise UsageError("config, layers and expose apply to a device diff only", code="diff-usage")
+    if device is not None and (other_weights is not None or ablate != 32):
+        raise UsageError("other_weights and ablate apply to a second IR only", code="diff-usage")
     if other is not None:
         return diff_ab(model, other, weights, other_weights, inputs, seed, shapes, steps, ablate, max_memory)
     return device_diff(model, weights, str(device), dict(config or {}), inputs, seed, shapes, layers, expose, steps,

@@ -2,8 +2,13 @@
 
 It knows the other side only through ``OtherSide``: something that runs the same
 steps and gives the tensors of the layers it is asked to expose, plus what its
-deployed graph did with each layer.  An OpenVINO device plugin is one
-(``device.py``); a second IR is another.
+own graph did with each layer, and its kind (``sides.py``: its words, what it can
+expose, whether its tensors are the reference).  An OpenVINO device plugin is one
+(``device.py``); a second IR is another (``ir_side.py``); a source model on its own
+framework is a third (``onnx_side.py``).  The IR run by irexec is the frame: its
+layers are what is compared.  A layer the other side has no counterpart for (its
+``no_counterpart``) is neither within nor beyond: bisection leaves it unknown, and a
+layer's re-run computes such inputs from the nearest tensors the other side gives.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from .memory import FIGURE_BYTES_PER_ELEMENT, held_bytes, kept_arrays
 from .origins import classify
 from .reference import ReferenceSide
 from .report import MATCH, ORIGIN, UNRESOLVED, DiffReport, Fusion, LayerResult, StepResult
+from .sides import IREXEC, OPENVINO_DEVICE, SideKind
 
 Feeds = Mapping[str, np.ndarray]
 Port = tuple[str, int]  # (layer name, output index)
@@ -45,6 +51,11 @@ class ExposeError(IRExecError):
 
 
 class OtherSide(Protocol):
+    """What the core compares with irexec on the IR.  Optional attributes: ``no_counterpart``
+    (IR layer name -> why the side has no tensor for it) and ``is_reference`` (its tensors are
+    the reference the IR's are measured against, as a source model's are) and ``kind`` (its
+    ``sides.SideKind``; a side without one is taken for a device plugin, the core's first side)."""
+
     description: str
     properties: dict[str, str]
     fusion: dict[str, Fusion]  # IR layer name -> the node of the deployed graph computing it
@@ -72,6 +83,15 @@ class _Diff:
         self.verdicts: dict[str, set[bool]] = {}  # layer name -> beyond or not, in the compilations that exposed it
         self.fusion_dependent: list[str] = []  # layers that depart only while their inputs stay unexposed
         self.unexposable: list[str] = []  # layers the other side fails to run with as outputs, and why
+        self.no_counterpart: Mapping[str, str] = getattr(other, "no_counterpart", {})
+        self.other_is_reference = bool(getattr(other, "is_reference", False))
+        self.groups: dict[str, list[str]] = {}  # layer name -> the layers without counterpart re-run with it
+
+    def figures(self, other: np.ndarray, ref: np.ndarray, stated: StatedAccuracy, budget: float | None = None
+                ) -> Figures:
+        """The figures of the two sides' tensors, measured against whichever side is the reference."""
+        return tensor_figures(ref, other, stated, budget) if self.other_is_reference else \
+            tensor_figures(other, ref, stated, budget)
 
     def ports(self, layers: Sequence[Layer]) -> list[Port]:
         return [(layer.name, i) for layer in layers for i in range(len(layer.outputs)) if layer.id in self.shapes]
@@ -131,21 +151,49 @@ class _Diff:
         budget = self.budget.get(layer.id, 0.0)
         with self.ref.memory.temporaries(FIGURE_BYTES_PER_ELEMENT * int(ref_out.size),
                                          f"comparing {layer.display} layer {layer.name!r}"):
-            figures = tensor_figures(other, ref_out, stated, budget)
+            figures = self.figures(other, ref_out, stated, budget)
         inputs = [p.name for p, _ in self._producers(layer) if p.id in self.candidate_ids]
         r = LayerResult(layer.name, layer.id, layer.display or layer.type, layer.type, self.ref.position[layer.id],
                         self.ref.depth[layer.id], port, str(ref_out.dtype), list(ref_out.shape), stated, figures,
                         list(dict.fromkeys(inputs)), fusion=self.other.fusion.get(layer.name), budget=budget)
         if exposed is not None and not figures.within:
-            r.local = self._local(layer, port, other, exposed, stated)
+            group: list[str] = []
+            r.local = self._local(layer, port, other, exposed, stated, group)
+            if r.local is not None and group:
+                self.groups[layer.name] = group
         return r
+
+    def _feeding(self, layer: Layer) -> list[Layer]:
+        """The candidate layers whose tensors its re-run needs: its producers, and through a producer
+        with no counterpart on the other side (re-run too), that one's, up to those with one."""
+        out: list[Layer] = []
+        stack, seen = [layer], {layer.id}
+        while stack and len(seen) < 64:
+            for p, _ in self._producers(stack.pop()):
+                if p.id in self.candidate_ids and p.id not in seen:
+                    seen.add(p.id)
+                    out.append(p)
+                    if p.name in self.no_counterpart:
+                        stack.append(p)
+        return out
 
     def _producers(self, layer: Layer) -> list[tuple[Layer, int]]:
         return [p for p in self.ref.producers(layer) if p is not None and p[0].id in self.shapes]
 
-    def _local(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed, stated: StatedAccuracy
-               ) -> Figures | None:
-        """The layer's own error: re-run by the reference on the other side's input tensors."""
+    def _local(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed, stated: StatedAccuracy,
+               group: list[str]) -> Figures | None:
+        """The layer's own error: re-run by the reference on the other side's input tensors.  An input
+        the other side has no counterpart for is re-run too, from the nearest tensors it gives (those
+        layers are listed in ``group``: the error is then the group's, as one conversion of one op is)."""
+        outs = self._replayed(layer, exposed, group, {})
+        if outs is None or port >= len(outs):
+            return None
+        with self.ref.memory.temporaries(FIGURE_BYTES_PER_ELEMENT * int(outs[port].size) + held_bytes(outs),
+                                         f"comparing {layer.display} layer {layer.name!r} re-run"):
+            return self.figures(other, outs[port], stated)
+
+    def _replayed(self, layer: Layer, exposed: Exposed, group: list[str], done: dict[int, list[np.ndarray] | None]
+                  ) -> list[np.ndarray] | None:
         inputs = []
         for src in self.ref.producers(layer):
             if src is None:
@@ -156,15 +204,19 @@ class _Diff:
                 continue
             given = exposed.layers.get(p.name)
             tensor = given[i] if given is not None and i < len(given) else None
+            if tensor is None and p.id not in self.ref.varying and p.id in self.kept:  # a constant sub-graph
+                tensor = self.kept[p.id][i]
+            if tensor is None and p.name in self.no_counterpart and len(done) < 64:
+                if p.id not in done:
+                    done[p.id] = None
+                    done[p.id] = self._replayed(p, exposed, group, done)
+                    group.append(p.name)
+                outs = done[p.id]
+                tensor = outs[i] if outs is not None and i < len(outs) else None
             if tensor is None:
                 return None
             inputs.append(tensor)
-        outs = self.ref.replay(layer, inputs)
-        if outs is None or port >= len(outs):
-            return None
-        with self.ref.memory.temporaries(FIGURE_BYTES_PER_ELEMENT * int(outs[port].size) + held_bytes(outs),
-                                         f"comparing {layer.display} layer {layer.name!r} re-run"):
-            return tensor_figures(other, outs[port], stated)
+        return self.ref.replay(layer, inputs)
 
     def record(self, r: LayerResult) -> None:
         self.results[(r.name, r.port)] = r
@@ -190,12 +242,15 @@ class _Diff:
             probes = [unknown[min(len(unknown) - 1, round((j + 1) * len(unknown) / (k + 1)))] for j in range(k)]
             probes = list({layer.id: layer for layer in probes}.values())
             self.expose(probes, local=False)
-            cleared = self.ref.ancestors([p for p in probes if not self.beyond(p)])
+            # a probe the other side gave no tensor for (no counterpart) is unknown: it clears nothing
+            given = [p for p in probes if p.name in self.beyond_ports]
+            cleared = self.ref.ancestors([p for p in given if not self.beyond(p)])
             beyond = [p for p in probes if self.beyond(p)]
             if beyond:
                 first = min(beyond, key=lambda layer: position[layer.id])
             limit = len(candidates) if first is None else position[first.id]
-            unknown = [c for c in unknown if position[c.id] < limit and c.id not in cleared]
+            unknown = [c for c in unknown if position[c.id] < limit and c.id not in cleared
+                       and not (c in probes and c.name not in self.beyond_ports)]
         if unknown:
             self.expose(unknown, local=False)
             found = [c for c in unknown if self.beyond(c)]
@@ -206,7 +261,7 @@ class _Diff:
         for _ in range(len(candidates)):
             after = self.ref.descendants(first)
             downstream = [layer for layer in candidates if layer.id in after and layer is not first][:k]
-            around = [p for p, _ in self._producers(first) if p.id in self.candidate_ids]
+            around = self._feeding(first)
             feeding = [p for layer in downstream for p, _ in self._producers(layer) if p.id in self.candidate_ids]
             chosen = {layer.id for layer in (*around, first, *downstream, *feeding)}
             seen = {(first.name, i): self.results[(first.name, i)] for i in range(len(first.outputs))
@@ -264,6 +319,12 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     does).  ``logits``: a causal LM's logits output, whose greedy tokens are compared."""
     started = time.perf_counter()
     report = DiffReport(model, other.description, mode, inputs, dict(other.properties), dict(config or {}))
+    kind = kind_of(other)
+    words = kind.words
+    reference_is_other = bool(getattr(other, "is_reference", False))
+    report.sides = [IREXEC.as_dict("compared" if reference_is_other else "reference", f"irexec on {model}"),
+                    kind.as_dict("reference" if reference_is_other else "compared", other.description)]
+    report.words = {"graph": words.graph, "runs": words.runs, "removed": words.removed}
     ports = ref.output_ports()
     ref_history, _ = ref.run(steps)
     ref.memory.hold(a for outs in ref_history for a in outs.values())
@@ -272,15 +333,15 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     missing = [f"{layer.name}:{port}" for layer, port, _ in ports if (layer.name, port) not in deployed.history[0]]
     if missing:
         raise ModelError(f"{other.description} gives no output for {', '.join(missing)}: its model's outputs do not "
-                         "match the IR's Results", code="device-error", file=model or None)
+                         "match the IR's Results", code=words.error_code, file=model or None)
     budget = budgets(ref, other.slack_units)
     for s, (mine, theirs) in enumerate(zip(ref_history, deployed.history)):
         figs = {}
         for layer, port, key in ports:
             stated = stated_accuracy(layer.type, mine[key].dtype, _declared_n(ref, layer, mine[key].shape),
                                      other.slack_units)
-            figs[key] = tensor_figures(theirs[(layer.name, port)], mine[key], stated,
-                                       budget.get(layer.id, 0.0))
+            pair = (mine[key], theirs[(layer.name, port)]) if reference_is_other else (theirs[(layer.name, port)], mine[key])
+            figs[key] = tensor_figures(*pair, stated, budget.get(layer.id, 0.0))
         step = StepResult(s, figs)
         if logits is not None:
             producer = next((layer.name, port) for layer, port, key in ports if key == logits)
@@ -298,14 +359,16 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
         diff.stream([c for c in candidates if c.id in ref.varying])
     report.outputs = [diff.result(layer, port, deployed.history[analysed][(layer.name, port)], None)
                       for layer, port, _ in ports]
-    report.fused = {c.name: other.fusion[c.name] for c in candidates if c.name in other.fusion and other.fusion[c.name].fused}
-    report.removed = [c.name for c in candidates if c.name not in other.fusion]
+    if words.graph:  # the side's own graph: what it fused, what no node of it computes
+        report.fused = {c.name: other.fusion[c.name] for c in candidates
+                        if c.name in other.fusion and other.fusion[c.name].fused}
+        report.removed = [c.name for c in candidates if c.name not in other.fusion]
+    report.no_counterpart = {c.name: diff.no_counterpart[c.name] for c in candidates if c.name in diff.no_counterpart}
     if mode == "all":
         if not stream:
             diff.expose(candidates, local=True)
-        report.notes.append(f"all {len(candidates)} layers were added as model outputs: the plugin cannot fuse across "
-                            f"an exposed output, so it ran a less fused graph than the deployed one "
-                            f"({len(report.fused)} layers are fused there)")
+        if words.expose_all:
+            report.notes.append(words.expose_all.format(n=len(candidates), fused=len(report.fused)))
     elif not report.outputs_within:
         divergent = [ref.by_name[r.name] for r in report.outputs if not r.figures.within]
         wanted = ref.ancestors(divergent)
@@ -316,6 +379,10 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     else:
         report.notes.append("every output is within its stated accuracy: no layer was exposed")
     report.layers = sorted(diff.results.values(), key=lambda r: (r.index, r.port))
+    if not kind.own_constants:  # it was given the reference's constants: only what depends on the inputs differs
+        report.layers = [r for r in report.layers if r.layer_id in ref.varying]
+    for r in report.layers:
+        r.replayed_with = diff.groups.get(r.name, [])
     classify(report.layers)
     for r in report.layers:
         if r.name in diff.fusion_dependent and r.status != MATCH:
@@ -332,6 +399,7 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
         report.notes.append(f"{len(flipped)} layer(s) departed in some compilations and not in others (exposing "
                             f"layers changes what the plugin fuses): {', '.join(flipped[:5])}"
                             + (", ..." if len(flipped) > 5 else ""))
+    report.notes.extend(_trail_cold(ref, report, diff.no_counterpart))
     out_by_port = {(r.name, r.port): r for r in report.layers}
     for r in report.outputs:
         known = out_by_port.get((r.name, r.port))
@@ -341,6 +409,29 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     report.compiles = other.compiles
     report.timings["total_seconds"] = time.perf_counter() - started
     return report
+
+
+def kind_of(other: OtherSide) -> SideKind:
+    kind = getattr(other, "kind", None)
+    return kind if isinstance(kind, SideKind) else OPENVINO_DEVICE
+
+
+def _trail_cold(ref: ReferenceSide, report: DiffReport, no_counterpart: Mapping[str, str]) -> list[str]:
+    """Where the search for an origin stops at layers the other side has no tensor for."""
+    notes = []
+    for r in report.layers:
+        if r.status != UNRESOLVED:
+            continue
+        missing = [name for name in r.inputs if name in no_counterpart]
+        if missing:
+            notes.append(f"the trail goes cold at {r.name}: it departs, but its input(s) "
+                         f"{', '.join(missing[:3])} have no counterpart on the other side "
+                         f"({no_counterpart[missing[0]]}) and it could not be re-run from the tensors the other side gives")
+    if not report.outputs_within and not report.origins and no_counterpart and not notes:
+        notes.append(f"the outputs depart but no origin is named: {len(no_counterpart)} layer(s) have no counterpart "
+                     f"on the other side (e.g. {next(iter(no_counterpart))}: {next(iter(no_counterpart.values()))}), "
+                     "so the search cannot look inside them")
+    return notes
 
 
 __all__ = ["Exposed", "OtherSide", "run_diff"]

@@ -21,6 +21,7 @@ from ...base.extras import install_hint
 from .accuracy import DEVICE_SLACK
 from .core import Exposed, ExposeError
 from .report import Fusion
+from .sides import OPENVINO_DEVICE
 
 INSTALL_HINT = install_hint("openvino")
 
@@ -37,6 +38,8 @@ def import_openvino() -> Any:
 
 class DeviceSide:
     """A model compiled by an OpenVINO device plugin."""
+
+    kind = OPENVINO_DEVICE
 
     def __init__(self, xml: str, weights: str | None, device: str, config: Mapping[str, str]):
         self.ov = import_openvino()

@@ -22,13 +22,17 @@ from .matching import Matching, match
 from .memory import DiffMemory, kept_arrays
 from .reference import ReferenceSide
 from .report import DiffReport, Fusion
+from .sides import IREXEC
 
 
 class IRSide:
     """B, run by irexec; tensors given under A's layer names."""
 
+    kind = IREXEC
+
     def __init__(self, ref: ReferenceSide, other: ReferenceSide, matching: Matching, label: str):
         self.ref, self.other, self.matching = ref, other, matching
+        self.no_counterpart = dict(matching.unmatched_a)
         self.description = f"irexec on {label}"
         self.properties: dict[str, str] = {}
         self.compiles = 0
@@ -157,10 +161,6 @@ def run_ir_diff(a: Session, b: Session, steps: Sequence[Feeds], *, model: str, o
     memory.hold(kept_arrays(kept_a))
     side.constants = {lid: outs for lid, outs in kept_a.items() if lid not in ref.varying}
     report = run_diff(ref, side, steps, mode="all", model=model, inputs=inputs, logits=logits)
-    report.layers = [r for r in report.layers if r.layer_id in ref.varying]
-    report.notes = [n for n in report.notes if not n.startswith("all ")]
-    report.removed = sorted(matching.unmatched_a)
-    report.fused = {}
     report.matching = matching.as_dict()
     counts = matching.counts()
     found, total = matched_share(ref, matching)

@@ -145,6 +145,21 @@ def _steps(report: DiffReport) -> str:
             f"<th>other token</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
+def _roles(report: DiffReport) -> str:
+    """Which side is the reference: irexec, or the other side (a source model)."""
+    other_is_reference = any(x.get("role") == "reference" and x.get("name") != "irexec" for x in report.sides)
+    return "irexec against the reference," if other_is_reference else "irexec (reference) against"
+
+
+def _graph(report: DiffReport) -> str:
+    """What the other side's own graph did, in its words (a plugin's deployed graph); nothing for a side without one."""
+    words = report.words or {"graph": "deployed graph", "removed": "removed", "runs": "compilation(s)"}
+    if not words.get("graph"):
+        return f"{len(report.no_counterpart)} layer(s) with no counterpart on the other side."
+    return (f"{words['graph'].capitalize()}: {len(report.fused)} layers fused with others, {len(report.removed)} "
+            f"{words['removed']}. {report.compiles} {words['runs']}.")
+
+
 def render_html(report: DiffReport) -> str:
     from .render_ab import html_weights
 
@@ -160,10 +175,9 @@ def render_html(report: DiffReport) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>irexec diff: {html.escape(report.model)}</title>
 <style>{_STYLE}</style></head><body>
 <h1>irexec diff</h1>
-<p><code>{html.escape(report.model)}</code>: irexec (reference) against {html.escape(report.other)},
+<p><code>{html.escape(report.model)}</code>: {_roles(report)} {html.escape(report.other)},
 mode {html.escape(report.mode)}, inputs {html.escape(report.inputs)}.</p>
-<p>Properties used: {props or "-"}. Deployed graph: {len(report.fused)} layers fused with others,
-{len(report.removed)} removed. {report.compiles} compilation(s).</p>
+<p>Properties used: {props or "-"}. {_graph(report)}</p>
 {summary}<ul>{notes}</ul>
 {_steps(report)}
 {_figure(report)}

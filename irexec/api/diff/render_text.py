@@ -32,8 +32,15 @@ HEADER = ["layer", "op", "status", "max abs err", "units", "budget", "stated", "
 
 
 def render_text(report: DiffReport, top: int = 10) -> str:
-    lines = [f"diff {report.model}: irexec (reference) against {report.other}, mode {report.mode}",
-             f"inputs: {report.inputs}"]
+    reference = next((s for s in report.sides if s.get("role") == "reference"), None)
+    if reference is not None and reference.get("name") != "irexec":  # the other side is the reference
+        lines = [f"diff {report.model}: irexec against {report.other} ({reference['kind']}, the reference), "
+                 f"mode {report.mode}", f"inputs: {report.inputs}"]
+    else:
+        lines = [f"diff {report.model}: irexec (reference) against {report.other}, mode {report.mode}",
+                 f"inputs: {report.inputs}"]
+    if report.tolerance:
+        lines.append(f"tolerance: {report.tolerance}")
     if report.config:
         lines.append("config: " + ", ".join(f"{k}={v}" for k, v in report.config.items()))
     used = {k: report.properties[k] for k in ("INFERENCE_PRECISION_HINT", "EXECUTION_MODE_HINT",
@@ -58,6 +65,9 @@ def render_text(report: DiffReport, top: int = 10) -> str:
             where = "" if r.fusion is None else f", runtime {r.fusion.node_type} in {r.fusion.precision}"
             lines.append(f"  {r.name} ({r.op}{where}): {r.figures.beyond} of {r.figures.size} elements beyond "
                          f"{r.stated.describe()}; max abs err {_g(r.figures.max_abs_error)}, rel L2 {_short(r.figures.rel_l2)}")
+            if r.replayed_with:
+                lines.append(f"    re-run with {', '.join(r.replayed_with)} (no counterpart on the other side): "
+                             "the origin is in this group")
         if top and len(origins) > top:
             lines.append(f"  ... and {len(origins) - top} more")
     elif report.layers:
@@ -71,9 +81,9 @@ def render_text(report: DiffReport, top: int = 10) -> str:
         lines.append(f"compared {len(report.layers)} layer output(s); top {len(shown)}, origins first, then by "
                      "relative L2 error:")
         lines.extend(table_lines(HEADER, [_row(r) for r in shown]))
-    if report.matching is None:  # a second IR has no deployed graph; render_ab says what matched
-        lines.append(f"deployed graph: {len(report.fused)} layer(s) fused with others, {len(report.removed)} removed "
-                     f"(folded or optimised away); {report.compiles} compilation(s)")
+    if report.words.get("graph"):  # a side with a graph of its own (a plugin's); render_ab says what matched
+        lines.append(f"{report.words['graph']}: {len(report.fused)} layer(s) fused with others, {len(report.removed)} "
+                     f"{report.words['removed']}; {report.compiles} {report.words['runs']}")
     groups: dict[str, list[str]] = {}
     for name, fusion in report.fused.items():
         groups.setdefault(f"{fusion.node} ({fusion.node_type}, {fusion.precision})", []).append(name)
@@ -81,6 +91,17 @@ def render_text(report: DiffReport, top: int = 10) -> str:
         lines.append(f"  fused in {node}: {', '.join(names)}")
     if top and len(groups) > top:
         lines.append(f"  ... and {len(groups) - top} more fused nodes " + spelled("(`top=0` lists all; `json` has every layer)"))
+    if report.no_counterpart and any(x.get("kind") != "ir" for x in report.sides):  # render_ab lists a second IR's
+        shown_nc = list(report.no_counterpart.items())[:top or None]
+        lines.append(f"{len(report.no_counterpart)} layer(s) with no counterpart on the other side (not compared):")
+        lines.extend(f"  {name}: {why}" for name, why in shown_nc)
+        if top and len(report.no_counterpart) > top:
+            lines.append(f"  ... and {len(report.no_counterpart) - top} more")
+    unmatched_source = (report.matching or {}).get("unmatched_b", {}) if any(
+        x.get("kind") == "source" for x in report.sides) else {}
+    if unmatched_source:
+        lines.append(f"{len(unmatched_source)} source tensor(s) with no counterpart in the IR (not compared):")
+        lines.extend(f"  {name}: {why}" for name, why in list(unmatched_source.items())[:top or None])
     lines.extend(f"note: {n}" for n in report.notes)
     verdict = "ORIGIN FOUND" if any(r.status == ORIGIN for r in report.layers) else \
         "outputs within stated accuracy" if report.outputs_within else "outputs beyond stated accuracy"

@@ -55,6 +55,7 @@ class LayerResult:
     amplification: float | None = None  # rel L2 error growth over its inputs', when large
     fusion: Fusion | None = None
     budget: float = 0.0  # units the output may carry with every layer before it within its stated accuracy
+    replayed_with: list[str] = field(default_factory=list)  # layers without counterpart re-run with it (its group)
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "layer_id": self.layer_id, "op": self.op, "index": self.index, "depth": self.depth,
@@ -64,7 +65,8 @@ class LayerResult:
                 "local": None if self.local is None else self.local.as_dict(),
                 "status": self.status,
                 "amplification": None if self.amplification is None else _num(self.amplification), "inputs": self.inputs,
-                "runtime": None if self.fusion is None else self.fusion.as_dict()}
+                "runtime": None if self.fusion is None else self.fusion.as_dict(),
+                **({"replayed_with": self.replayed_with} if self.replayed_with else {})}
 
 
 @dataclass
@@ -105,6 +107,10 @@ class DiffReport:
     timings: dict[str, float] = field(default_factory=dict)
     matching: dict[str, Any] | None = None  # a second IR as the other side: which layer is which (matching.py)
     weights: list[Any] = field(default_factory=list)  # its compressed weights, ranked (weights.py)
+    sides: list[dict[str, str]] = field(default_factory=list)  # each side: name, kind, role, description, precision
+    words: dict[str, str] = field(default_factory=dict)  # how the report speaks of the other side (sides.SideWords)
+    no_counterpart: dict[str, str] = field(default_factory=dict)  # IR layer name -> why the other side has none
+    tolerance: str = ""  # the other side's own accuracy, stated (a source framework's fused kernels)
 
     @property
     def origins(self) -> list[LayerResult]:
@@ -132,6 +138,8 @@ class DiffReport:
             "steps": [s.as_dict() for s in self.steps],
             "analysed_step": self.analysed_step, "first_token_step": self.first_token_step,
             "notes": self.notes, "compiles": self.compiles, "timings": self.timings,
+            "sides": self.sides, "no_counterpart": self.no_counterpart,
+            **({"tolerance": self.tolerance} if self.tolerance else {}),
             **({"matching": self.matching} if self.matching is not None else {}),
             **({"weights": [w.as_dict() for w in self.weights]} if self.matching is not None else {}),
         }
