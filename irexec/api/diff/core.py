@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -19,11 +19,13 @@ import numpy as np
 from ...base.errors import IRExecError, ModelError, spelled
 from ...ir.records import Layer
 from .accuracy import StatedAccuracy, reduction_length, stated_accuracy
+from .emulate import emulate_layer
 from .figures import Figures, tensor_figures
 from .memory import FIGURE_BYTES_PER_ELEMENT, held_bytes, kept_arrays
 from .origins import classify
 from .reference import ReferenceSide
 from .report import MATCH, ORIGIN, UNRESOLVED, DiffReport, Fusion, LayerResult, StepResult
+from .search import first_kernel_origin, lowered
 
 Feeds = Mapping[str, np.ndarray]
 Port = tuple[str, int]  # (layer name, output index)
@@ -37,6 +39,7 @@ class Exposed:
 
     layers: dict[str, list[np.ndarray | None]]
     history: list[dict[Port, np.ndarray]]
+    fusion: dict[str, Fusion] = field(default_factory=dict)  # the runtime graph of this run, where it differs
 
 
 class ExposeError(IRExecError):
@@ -137,15 +140,16 @@ class _Diff:
                         self.ref.depth[layer.id], port, str(ref_out.dtype), list(ref_out.shape), stated, figures,
                         list(dict.fromkeys(inputs)), fusion=self.other.fusion.get(layer.name), budget=budget)
         if exposed is not None and not figures.within:
-            r.local = self._local(layer, port, other, exposed, stated)
+            r.local = self._local(layer, port, other, exposed, stated, r)
         return r
 
     def _producers(self, layer: Layer) -> list[tuple[Layer, int]]:
         return [p for p in self.ref.producers(layer) if p is not None and p[0].id in self.shapes]
 
-    def _local(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed, stated: StatedAccuracy
-               ) -> Figures | None:
-        """The layer's own error: re-run by the reference on the other side's input tensors."""
+    def _local(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed, stated: StatedAccuracy,
+               result: LayerResult | None = None) -> Figures | None:
+        """The layer's own error: re-run by the reference on the other side's input tensors
+        (and, where the other side computed it in a lower precision, at that precision: emulate.py)."""
         inputs = []
         for src in self.ref.producers(layer):
             if src is None:
@@ -164,7 +168,10 @@ class _Diff:
             return None
         with self.ref.memory.temporaries(FIGURE_BYTES_PER_ELEMENT * int(outs[port].size) + held_bytes(outs),
                                          f"comparing {layer.display} layer {layer.name!r} re-run"):
-            return tensor_figures(other, outs[port], stated)
+            local = tensor_figures(other, outs[port], stated)
+        if result is not None and not local.within:
+            emulate_layer(self.ref, layer, port, other, inputs, stated, result, exposed.fusion.get(layer.name))
+        return local
 
     def record(self, r: LayerResult) -> None:
         self.results[(r.name, r.port)] = r
@@ -309,7 +316,8 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     elif not report.outputs_within:
         divergent = [ref.by_name[r.name] for r in report.outputs if not r.figures.within]
         wanted = ref.ancestors(divergent)
-        first = diff.bisect([c for c in candidates if c.id in wanted and c.id in diff.kept and c.id in ref.varying], k)
+        searched = [c for c in candidates if c.id in wanted and c.id in diff.kept and c.id in ref.varying]
+        first = first_kernel_origin(diff, searched, k) if lowered(diff, searched) else diff.bisect(searched, k)
         if first is None:
             report.notes.append(spelled("the outputs depart but no exposed layer does: exposing a layer changes what the "
                                         "plugin fuses; try `layers=all`"))

@@ -20,6 +20,7 @@ from ...base.errors import IRExecError
 from ...base.extras import install_hint
 from .accuracy import DEVICE_SLACK
 from .core import Exposed, ExposeError
+from .precision import node_precision
 from .report import Fusion
 
 INSTALL_HINT = install_hint("openvino")
@@ -91,7 +92,7 @@ class DeviceSide:
             slots = layers.setdefault(name, [])
             slots.extend([None] * (port + 1 - len(slots)))
             slots[port] = outs.get((name, port))
-        return Exposed(layers, history)
+        return Exposed(layers, history, _fusion(compiled) if expose else {})
 
 
 def _first_line(e: Exception) -> str:
@@ -149,14 +150,19 @@ def _info(info: Any, key: str) -> str:
 
 
 def _fusion(compiled: Any) -> dict[str, Fusion]:
-    """IR layer name -> the runtime node computing it, from the runtime graph."""
+    """IR layer name -> the runtime node computing it, from the runtime graph, with the
+    precision its arithmetic used (precision.py: not always the one rt_info states)."""
     out: dict[str, Fusion] = {}
     for node in compiled.get_runtime_model().get_ordered_ops():
         info = node.get_rt_info()
         names = [n for n in _info(info, "originalLayersNames").split(",") if n]
+        if not names:
+            continue
+        p = node_precision(node, info)
         for name in names:
-            out.setdefault(name, Fusion(node.get_friendly_name(), _info(info, "layerType"),
-                                        _info(info, "runtimePrecision"), tuple(n for n in names if n != name)))
+            out.setdefault(name, Fusion(node.get_friendly_name(), _info(info, "layerType"), p.compute,
+                                        tuple(n for n in names if n != name),
+                                        p.reported if p.reported != p.compute else "", p.outputs))
     return out
 
 

@@ -1,0 +1,83 @@
+"""The search for the first kernel origin when the other side computes in a lower
+precision than the reference (bf16 or f16 inference, the plugin's defaults on many
+hosts).
+
+Bisection asks of a layer "is it beyond its accuracy?", and an error reaches a layer
+only through its inputs, so a layer within clears its ancestors.  Once a plugin runs
+in bf16, almost every layer after the first one is beyond the reference's accuracy,
+and a bisection on that question stops at the first bf16 layer: a precision origin,
+not a fault.  Whether a layer's *own* computation departs beyond its precision is
+known only from its inputs as the plugin gave them (emulate.py), and that question
+does not clear ancestors.  So the search walks the candidates in topological order,
+exposing a window of them with their producers per compilation, and stops at the
+first kernel origin whose departure is carried on by a consumer; precision origins,
+inherited layers and masked departures never stop it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ...ir.records import Layer
+from .origins import is_kernel_origin
+from .precision import lower_than
+
+if TYPE_CHECKING:
+    from .core import _Diff
+
+WINDOW = 4  # a window is this many times ``--expose K`` layers
+
+
+def lowered(diff: _Diff, candidates: Sequence[Layer]) -> bool:
+    """Whether the other side computes any of ``candidates`` in a lower precision than the reference."""
+    for layer in candidates:
+        fusion = diff.other.fusion.get(layer.name)
+        outs = diff.kept.get(layer.id)
+        if fusion is None or not outs:
+            continue
+        dtype = np.asarray(outs[0]).dtype
+        if lower_than(fusion.precision, dtype):
+            return True
+    return False
+
+
+def first_kernel_origin(diff: _Diff, candidates: list[Layer], k: int) -> Layer | None:
+    """The first of ``candidates`` (in topological order) whose own computation departs beyond
+    what its runtime precision explains and whose departure a consumer carries on."""
+    position = {layer.id: i for i, layer in enumerate(diff.ref.candidates)}
+    ordered = sorted(candidates, key=lambda layer: position[layer.id])
+    size = max(1, WINDOW * k)
+    for start in range(0, len(ordered), size):
+        window = ordered[start:start + size]
+        around = [p for layer in window for p, _ in diff._producers(layer) if p.id in diff.candidate_ids]
+        chosen = {layer.id for layer in (*window, *around)}
+        diff.expose([layer for layer in diff.ref.candidates if layer.id in chosen], local=True)
+        for layer in window:
+            if not _kernel(diff, layer):
+                continue
+            if not _masked(diff, layer, k):
+                return layer
+    return None
+
+
+def _kernel(diff: _Diff, layer: Layer) -> bool:
+    return any(is_kernel_origin(diff.results[(layer.name, i)]) for i in range(len(layer.outputs))
+               if (layer.name, i) in diff.results)
+
+
+def _masked(diff: _Diff, layer: Layer, k: int) -> bool:
+    """Expose the layer with its consumers and a few layers after it: masked when every
+    compared consumer is within its accuracy (the departure goes no further)."""
+    after = diff.ref.descendants(layer)
+    downstream = [c for c in diff.ref.candidates if c.id in after and c is not layer][:k]
+    around = [p for p, _ in diff._producers(layer) if p.id in diff.candidate_ids]
+    feeding = [p for c in downstream for p, _ in diff._producers(c) if p.id in diff.candidate_ids]
+    chosen = {c.id for c in (*around, layer, *downstream, *feeding)}
+    diff.expose([c for c in diff.ref.candidates if c.id in chosen], local=True)
+    consumers = [r for r in diff.results.values() if layer.name in r.inputs]
+    return bool(consumers) and all(r.figures.within for r in consumers)
+
+
+__all__ = ["WINDOW", "first_kernel_origin", "lowered"]
