@@ -16,16 +16,29 @@ inherited layers and masked departures never stop it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
 from ...ir.records import Layer
 from .origins import is_kernel_origin
 from .precision import lower_than
+from .reference import ReferenceSide
+from .report import LayerResult
 
-if TYPE_CHECKING:
-    from .core import _Diff
+
+class _Diff(Protocol):
+    """What the search needs of a diff in progress (core.py's)."""
+
+    ref: ReferenceSide
+    other: Any
+    kept: dict[int, list[np.ndarray]]
+    candidate_ids: set[int]
+    results: dict[tuple[str, int], LayerResult]
+
+    def _producers(self, layer: Layer) -> list[tuple[Layer, int]]: ...
+
+    def expose(self, layers: Sequence[Layer], local: bool) -> Any: ...
 
 WINDOW = 4  # a window is this many times ``--expose K`` layers
 

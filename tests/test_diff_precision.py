@@ -1,0 +1,125 @@
+"""irexec diff --device at the plugin's lower inference precisions (bf16, f16): the
+precision each layer really ran in, read from the runtime graph; a layer re-run at that
+precision tells a precision origin from a kernel origin; a plugin-side bug planted deep
+in a real model is the first kernel origin, found by the default search, and unplanted
+models show none."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ov = pytest.importorskip("openvino")
+jsonschema = pytest.importorskip("jsonschema")
+
+SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "diff-report.schema.json"
+MODELS = Path(os.environ.get("IREXEC_REAL_MODELS") or Path(__file__).resolve().parents[1].parent / "shared" / "models")
+SQUEEZENET = MODELS / "squeezenet1_1"
+needs_models = pytest.mark.skipif(not SQUEEZENET.is_dir(), reason="the shared models are not here")
+
+
+def _low_precision() -> str | None:
+    """A precision below f32 the CPU plugin computes in on this host (bf16 first), or None."""
+    caps = ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+    return "bf16" if "BF16" in caps else "f16" if "FP16" in caps else None
+
+
+def _low_config() -> list[str]:
+    low = _low_precision()
+    if low is None:
+        pytest.skip("the CPU plugin computes in neither bf16 nor f16 on this host")
+    return ["--config", f"INFERENCE_PRECISION_HINT={low}"]
+
+
+def _report(path: Path) -> dict:
+    doc = json.loads(path.read_text())
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(doc)
+    return doc
+
+
+def _plant(tmp_path: Path, kind: str) -> Path:
+    """squeezenet1_1 with a plugin-side bug inserted two thirds of the way down (after a
+    fire module's Concat, so every later layer carries it): ``interpolate``: an
+    Interpolate-11 bicubic_pillow with cube_coeff -0.75, which OpenVINO CPU ignores (it
+    uses -0.5); ``divide``: an integer Divide with m_pythondiv on negative operands, which
+    it truncates towards zero instead of flooring."""
+    from openvino import opset11 as ops
+
+    model = ov.Core().read_model(SQUEEZENET / "model.xml")
+    concats = [n for n in model.get_ordered_ops() if n.get_type_name() == "Concat"]
+    x = concats[len(concats) * 2 // 3].output(0)
+    consumers = list(x.get_target_inputs())
+    if kind == "interpolate":
+        h, w = (x.get_partial_shape()[i].get_length() for i in (2, 3))
+        axes = ops.constant(np.array([2, 3], np.int64))
+        down = ops.interpolate(x, ops.constant(np.array([h // 2, w // 2], np.int64)), "bicubic_pillow", "sizes",
+                               axes=axes, cube_coeff=-0.75, name="planted")
+        back = ops.interpolate(down, ops.constant(np.array([h, w], np.int64)), "nearest", "sizes", axes=axes)
+    else:
+        q = ops.convert(ops.multiply(x, ops.constant(np.float32(-8.0))), "i32")  # x >= 0 after ReLU: negative
+        back = ops.multiply(ops.convert(ops.divide(q, ops.constant(np.int32(3)), name="planted"), "f32"),
+                            ops.constant(np.float32(0.01)))
+    added = ops.add(x, back)
+    for c in consumers:
+        c.replace_source_output(added.output(0))
+    xml = tmp_path / f"{kind}.xml"
+    ov.save_model(model, str(xml), compress_to_fp16=False)
+    return xml
+
+
+@needs_models
+@pytest.mark.parametrize("kind", ["interpolate", "divide"])
+def test_a_planted_bug_is_the_first_kernel_origin_at_low_precision(tmp_path: Path, run_cli, kind: str) -> None:
+    xml = _plant(tmp_path, kind)
+    out = tmp_path / "r.json"
+    r = run_cli("diff", xml, "--device", "CPU", "--inputs", SQUEEZENET / "inputs.npz", *_low_config(), "--json", out,
+                "--fail-on", "origin")
+    assert r.exit_code == 1, r.output
+    assert "FINDING: planted" in r.output and "PRECISION ORIGINS" in r.output
+    doc = _report(out)
+    assert doc["finding"] == "planted" and doc["origins"] == ["planted"]
+    assert [o["name"] for o in doc["kernel_origins"]] == ["planted"] and doc["kernel_origins"][0]["ports"] == [0]
+    # the Convolutions before it ran in the low precision and agree with a re-run at that precision
+    groups = {(g["op"], g["precision"]): g["layers"] for g in doc["precision_origins"]}
+    low = _low_precision()
+    assert len(groups[("Convolution", low)]) >= 10
+    layers = {(x["name"], x["port"]): x for x in doc["layers"]}
+    conv = layers[(groups[("Convolution", low)][0], 0)]
+    assert conv["status"] == "precision" and conv["precision"] == low and conv["runtime"]["precision"] == low
+    assert conv["local"]["beyond"] > 0 and conv["emulated"]["beyond"] == 0 and conv["beyond_precision"] < 1
+    planted = layers[("planted", 0)]
+    assert planted["status"] == "origin" and planted["local"]["beyond"] > 0
+    if kind == "interpolate":  # computed in the low precision, and far beyond what that precision explains
+        assert planted["precision"] == low and planted["beyond_precision"] > 20
+        assert all(c["beyond_precision"] < 1 for c in (layers[(n, 0)] for n in groups[("Convolution", low)]))
+
+
+@needs_models
+def test_an_unplanted_model_has_no_kernel_origin_at_low_precision(tmp_path: Path, run_cli) -> None:
+    out = tmp_path / "r.json"
+    r = run_cli("diff", SQUEEZENET / "model.xml", "--device", "CPU", "--inputs", SQUEEZENET / "inputs.npz",
+                *_low_config(), "--json", out, "--fail-on", "origin")
+    assert r.exit_code == 0, r.output
+    assert "no kernel origin found" in r.output and "explained by the runtime precision" in r.output
+    doc = _report(out)
+    assert not doc["outputs_within"] and doc["origins"] == [] and doc["finding"] is None and doc["masked"] == []
+    assert doc["precision_origins"]
+
+
+@needs_models
+def test_the_precision_read_is_what_the_arithmetic_used(tmp_path: Path, run_cli) -> None:
+    """Under the f32 hint the runtime graph says f16 for a Convolution whose IR weights are
+    f16 (runtimePrecision follows the weights' type); it computes in f32, and irexec says so."""
+    out = tmp_path / "r.json"
+    r = run_cli("diff", SQUEEZENET / "model.xml", "--device", "CPU", "--inputs", SQUEEZENET / "inputs.npz",
+                "--config", "INFERENCE_PRECISION_HINT=f32", "--layers", "all", "--json", out)
+    assert r.exit_code == 0, r.output
+    doc = _report(out)
+    convs = [x for x in doc["layers"] if x["op"].startswith("Convolution")]
+    assert convs and all(c["runtime"]["precision"] == "f32" for c in convs)
+    assert all(c["runtime"]["reported_precision"] == "f16" for c in convs)  # what rt_info states
+    assert doc["origins"] == [] and doc["precision_origins"] == []
