@@ -123,3 +123,39 @@ def test_the_precision_read_is_what_the_arithmetic_used(tmp_path: Path, run_cli)
     assert convs and all(c["runtime"]["precision"] == "f32" for c in convs)
     assert all(c["runtime"]["reported_precision"] == "f16" for c in convs)  # what rt_info states
     assert doc["origins"] == [] and doc["precision_origins"] == []
+
+
+def _masked_then_real(tmp_path: Path) -> tuple[str, str]:
+    """Two integer Divides with m_pythondiv on negative operands (OpenVINO CPU truncates
+    where the spec floors): the first one's departure a Maximum with 0 removes (every
+    quotient is negative), the second one's reaches the output."""
+    from irexec.model.builder import IRBuilder
+
+    b = IRBuilder()
+    x, y = b.parameter("x", [2, 4], "i32"), b.parameter("y", [2, 4], "i32")
+    hidden = b.layer("Divide", "opset1", [x, b.const(np.full([2, 4], 3, np.int32))], {"m_pythondiv": "true"},
+                     name="masked_div")
+    clipped = b.layer("Maximum", "opset1", [hidden, b.const(np.zeros([2, 4], np.int32))], name="clip")
+    shown = b.layer("Divide", "opset1", [b.layer("Add", "opset1", [x, clipped], name="pre"), y],
+                    {"m_pythondiv": "true"}, name="real_div")
+    b.result(b.layer("Multiply", "opset1", [shown, y], name="after"), "out")
+    xml, _ = b.write(tmp_path / "model.xml")
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, x=np.array([[-7, -8, -10, -5], [-1, -4, -11, -13]], np.int32),
+             y=np.array([[2, 3, 4, -3], [5, 2, 3, 4]], np.int32))
+    return xml, str(inputs)
+
+
+@pytest.mark.parametrize("mode", ["bisect", "all"])
+def test_a_masked_departure_is_apart_and_does_not_stop_the_search(tmp_path: Path, run_cli, mode: str) -> None:
+    xml, inputs = _masked_then_real(tmp_path)
+    out = tmp_path / "r.json"
+    r = run_cli("diff", xml, "--device", "CPU", "--inputs", inputs, "--layers", mode, "--json", out)
+    assert r.exit_code == 0, r.output
+    assert "FINDING: real_div" in r.output and "MASKED (1)" in r.output
+    assert r.output.index("FINDING") < r.output.index("MASKED")
+    doc = _report(out)
+    assert doc["finding"] == "real_div" and doc["origins"] == ["real_div"]
+    assert [m["name"] for m in doc["masked"]] == ["masked_div"]
+    status = {x["name"]: x["status"] for x in doc["layers"]}
+    assert status["masked_div"] == "masked" and status["clip"] == "match" and status["after"] == "inherited"

@@ -25,7 +25,7 @@ from .memory import FIGURE_BYTES_PER_ELEMENT, held_bytes, kept_arrays
 from .origins import classify
 from .reference import ReferenceSide
 from .report import MATCH, ORIGIN, UNRESOLVED, DiffReport, Fusion, LayerResult, StepResult
-from .search import first_kernel_origin, lowered
+from .search import find_origin
 
 Feeds = Mapping[str, np.ndarray]
 Port = tuple[str, int]  # (layer name, output index)
@@ -317,7 +317,7 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
         divergent = [ref.by_name[r.name] for r in report.outputs if not r.figures.within]
         wanted = ref.ancestors(divergent)
         searched = [c for c in candidates if c.id in wanted and c.id in diff.kept and c.id in ref.varying]
-        first = first_kernel_origin(diff, searched, k) if lowered(diff, searched) else diff.bisect(searched, k)
+        first = find_origin(diff, searched, k)
         if first is None:
             report.notes.append(spelled("the outputs depart but no exposed layer does: exposing a layer changes what the "
                                         "plugin fuses; try `layers=all`"))

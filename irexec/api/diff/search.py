@@ -40,6 +40,8 @@ class _Diff(Protocol):
 
     def expose(self, layers: Sequence[Layer], local: bool) -> Any: ...
 
+    def bisect(self, candidates: list[Layer], k: int, depth: int = 0) -> Layer | None: ...
+
 WINDOW = 4  # a window is this many times ``--expose K`` layers
 
 
@@ -75,6 +77,21 @@ def first_kernel_origin(diff: _Diff, candidates: list[Layer], k: int) -> Layer |
     return None
 
 
+def find_origin(diff: _Diff, candidates: list[Layer], k: int) -> Layer | None:
+    """The first origin whose departure reaches further than its consumers: the walk above
+    where the other side computes in a lower precision, else bisection, started again
+    without each masked departure it stops at."""
+    if lowered(diff, candidates):
+        return first_kernel_origin(diff, candidates, k)
+    left = list(candidates)
+    for _ in range(len(candidates)):
+        first = diff.bisect(left, k)
+        if first is None or not _kernel(diff, first) or not _masked(diff, first, k):
+            return first
+        left = [c for c in left if c is not first]
+    return None
+
+
 def _kernel(diff: _Diff, layer: Layer) -> bool:
     return any(is_kernel_origin(diff.results[(layer.name, i)]) for i in range(len(layer.outputs))
                if (layer.name, i) in diff.results)
@@ -93,4 +110,4 @@ def _masked(diff: _Diff, layer: Layer, k: int) -> bool:
     return bool(consumers) and all(r.figures.within for r in consumers)
 
 
-__all__ = ["WINDOW", "first_kernel_origin", "lowered"]
+__all__ = ["WINDOW", "find_origin", "first_kernel_origin", "lowered"]
