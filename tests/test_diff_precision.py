@@ -76,8 +76,9 @@ def _plant(tmp_path: Path, kind: str) -> Path:
 def test_a_planted_bug_is_the_first_kernel_origin_at_low_precision(tmp_path: Path, run_cli, kind: str) -> None:
     xml = _plant(tmp_path, kind)
     out = tmp_path / "r.json"
+    folder = tmp_path / "repro"
     r = run_cli("diff", xml, "--device", "CPU", "--inputs", SQUEEZENET / "inputs.npz", *_low_config(), "--json", out,
-                "--fail-on", "origin")
+                "--fail-on", "origin", "--extract", folder)
     assert r.exit_code == 1, r.output
     assert "FINDING: planted" in r.output and "PRECISION ORIGINS" in r.output
     doc = _report(out)
@@ -96,14 +97,40 @@ def test_a_planted_bug_is_the_first_kernel_origin_at_low_precision(tmp_path: Pat
     if kind == "interpolate":  # computed in the low precision, and far beyond what that precision explains
         assert planted["precision"] == low and planted["beyond_precision"] > 20
         assert all(c["beyond_precision"] < 1 for c in (layers[(n, 0)] for n in groups[("Convolution", low)]))
+    _check_reproducer(folder, run_cli, kind)
+
+
+def _check_reproducer(folder: Path, run_cli, kind: str) -> None:
+    """The extracted folder: the layer alone, which OpenVINO alone (the README's snippet) and
+    irexec both show departing from the specification's value."""
+    import subprocess
+    import sys
+
+    assert sorted(p.name for p in folder.iterdir()) == ["README.md", "expected.npz", "inputs.npz", "model.bin", "model.xml"]
+    model = ov.Core().read_model(folder / "model.xml")
+    assert [op.get_type_name() for op in model.get_ordered_ops() if op.get_type_name() not in
+            ("Parameter", "Constant", "Result")] == ["Interpolate" if kind == "interpolate" else "Divide"]
+    readme = (folder / "README.md").read_text()
+    snippet = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    done = subprocess.run([sys.executable, "-c", snippet], cwd=folder, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    words = done.stdout.split()
+    relative, differing = float(words[words.index("value") + 1]), int(words[words.index("differing") + 1])
+    assert differing > 100 and relative > (1e-3 if kind == "interpolate" else 0)
+    out = folder.parent / "again.json"
+    r = run_cli("diff", folder / "model.xml", "--device", "CPU", "--inputs", folder / "inputs.npz", *_low_config(),
+                "--json", out, "--fail-on", "origin")
+    assert r.exit_code == 1, r.output
+    assert _report(out)["finding"] == "planted"
 
 
 @needs_models
 def test_an_unplanted_model_has_no_kernel_origin_at_low_precision(tmp_path: Path, run_cli) -> None:
     out = tmp_path / "r.json"
     r = run_cli("diff", SQUEEZENET / "model.xml", "--device", "CPU", "--inputs", SQUEEZENET / "inputs.npz",
-                *_low_config(), "--json", out, "--fail-on", "origin")
+                *_low_config(), "--json", out, "--fail-on", "origin", "--extract", tmp_path / "repro")
     assert r.exit_code == 0, r.output
+    assert not (tmp_path / "repro").exists() and "nothing was extracted" in r.output
     assert "no kernel origin found" in r.output and "explained by the runtime precision" in r.output
     doc = _report(out)
     assert not doc["outputs_within"] and doc["origins"] == [] and doc["finding"] is None and doc["masked"] == []

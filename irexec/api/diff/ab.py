@@ -50,8 +50,10 @@ def diff_dataset(a: str, b: str, a_weights: str | None, b_weights: str | None, d
 
 
 def device_diff(model: str, weights: str | None, device: str, config: dict[str, str], inputs_path: str | None,
-                seed: int, shapes: dict, layers: str, k: int, steps: int, max_memory: int | None = None) -> Any:
-    """``irexec diff MODEL --device DEVICE`` as a call (what the command line runs)."""
+                seed: int, shapes: dict, layers: str, k: int, steps: int, max_memory: int | None = None,
+                extract: str | None = None) -> Any:
+    """``irexec diff MODEL --device DEVICE`` as a call (what the command line runs); ``extract``: a folder
+    to write the first kernel origin's reproducer to (extract.py)."""
     from ...system.tensorfile import load_npz
     from ..inputs import plan_inputs, random_inputs
     from ..session import Session
@@ -73,8 +75,15 @@ def device_diff(model: str, weights: str | None, device: str, config: dict[str, 
             raise UsageError(f"`steps` needs a stateful model; {model} has no ReadValue/Assign variables",
                              code="not-stateful", file=model)
         all_feeds, _, _, logits = greedy_steps(session, feeds, steps)
-    return run_diff(ReferenceSide(session), DeviceSide(model, weights, device, config), all_feeds, mode=layers, k=k,
-                    model=model, inputs=where, config=config, logits=logits)
+    ref, other = ReferenceSide(session), DeviceSide(model, weights, device, config)
+    report = run_diff(ref, other, all_feeds, mode=layers, k=k, model=model, inputs=where, config=config, logits=logits)
+    if extract:
+        from .extract import extract_reproducer
+
+        written = extract_reproducer(report, ref, other, all_feeds, extract)
+        report.notes.append(f"the reproducer of {report.finding.name} is in {written}" if written and report.finding
+                            else f"no kernel origin: nothing was extracted to {extract}")
+    return report
 
 
 def by_parameter(session: Any, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
