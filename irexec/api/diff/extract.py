@@ -20,6 +20,7 @@ import numpy as np
 
 from ...base.errors import IRExecError
 from ...system.atomic import cannot_write
+from ...system.tensorfile import save_npz
 from ..session import Session
 from .device import DeviceSide
 from .reference import ReferenceSide
@@ -70,9 +71,9 @@ def extract_reproducer(report: DiffReport, ref: ReferenceSide, other: DeviceSide
         raise cannot_write(directory, e) from None
     try:
         ov.save_model(small, os.path.join(work, "model.xml"), compress_to_fp16=False)
-        np.savez(os.path.join(work, "inputs.npz"), **feeds)
+        save_npz(os.path.join(work, "inputs.npz"), feeds)
         expected = Session(os.path.join(work, "model.xml")).run(dict(feeds)).outputs
-        np.savez(os.path.join(work, "expected.npz"), **{k: np.asarray(v) for k, v in expected.items()})
+        save_npz(os.path.join(work, "expected.npz"), {k: np.asarray(v) for k, v in expected.items()})
         with open(os.path.join(work, "README.md"), "w", encoding="utf-8") as f:
             f.write(_readme(report, layer.type, layer.name, other.device, dict(other.config), list(expected)))
         if os.path.isdir(directory) and not os.listdir(directory):
