@@ -186,3 +186,17 @@ def test_a_masked_departure_is_apart_and_does_not_stop_the_search(tmp_path: Path
     assert [m["name"] for m in doc["masked"]] == ["masked_div"]
     status = {x["name"]: x["status"] for x in doc["layers"]}
     assert status["masked_div"] == "masked" and status["clip"] == "match" and status["after"] == "inherited"
+
+
+@pytest.mark.parametrize("device", ["GPU", "NPU", "NOPE", "AUTO:NOPE,CPU"])
+def test_an_absent_device_is_one_coded_error_naming_the_devices_listed(tmp_path: Path, run_cli, device: str) -> None:
+    listed = ov.Core().available_devices
+    wanted = device.split(":")[-1].split(",")[0]
+    if any(d.split(".")[0] == wanted for d in listed):
+        pytest.skip(f"this machine has a {wanted} device")
+    xml, inputs = _masked_then_real(tmp_path)
+    r = run_cli("diff", xml, "--device", device, "--inputs", inputs)
+    assert r.exit_code == 1, r.output
+    assert r.output.count("error[") == 1 and "error[device-unavailable]" in r.output and "Traceback" not in r.output
+    assert f"no {wanted} device" in r.output and f"it lists: {', '.join(listed)}" in r.output
+    assert "Exception from" not in r.output and not r.output.rstrip().endswith(":")

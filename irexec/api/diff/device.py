@@ -11,6 +11,7 @@ runtime node's rt_info ``originalLayersNames`` lists the IR layers it computes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -45,11 +46,14 @@ class DeviceSide:
         self.core = self.ov.Core()
         self.compiles = 0
         self.slack_units = DEVICE_SLACK
+        listed = _listed(self.core)
+        _require_present(self.core, device, listed)
         try:
             deployed = self._compile(())
         except RuntimeError as e:
             raise IRExecError(f"OpenVINO cannot compile {xml} for {device} with {self.config or 'its defaults'}: "
-                              f"{_first_line(e)}", code="device-error", file=xml) from None
+                              f"{_first_line(e)} (devices OpenVINO lists: {', '.join(listed) or 'none'})",
+                              code="device-error", file=xml) from None
         self.properties = _properties(deployed[0])
         self.fusion = _fusion(deployed[0])
         self.description = f"OpenVINO {self.ov.get_version().split('-')[0]} {device}"
@@ -95,10 +99,42 @@ class DeviceSide:
         return Exposed(layers, history, _fusion(compiled) if expose else {})
 
 
+_LOCATION = re.compile(r"Exception from \S+:\d+:\s*")
+_VIRTUAL = ("AUTO", "MULTI", "HETERO", "BATCH")  # devices that run on others, listed after a colon
+
+
 def _first_line(e: Exception) -> str:
-    """OpenVINO's message without its "Exception from src/..." location lines."""
-    lines = [line.strip() for line in str(e).splitlines() if line.strip() and not line.startswith("Exception from")]
-    return lines[0] if lines else type(e).__name__
+    """OpenVINO's message without its "Exception from src/...:N:" locations, which it also puts
+    in the middle of a line before the reason ("... Error: Exception from ...:22:" then the reason)."""
+    lines = [_LOCATION.sub("", line).strip() for line in str(e).splitlines()]
+    text = " ".join(line for line in lines if line)
+    return text or type(e).__name__
+
+
+def _listed(core: Any) -> list[str]:
+    try:
+        return list(core.available_devices)
+    except RuntimeError:
+        return []
+
+
+def _require_present(core: Any, device: str, listed: list[str]) -> None:
+    """One coded error for a device OpenVINO does not list, with the reason its plugin gives
+    (a GPU plugin without an OpenCL runtime, an NPU without its driver) and the devices it lists."""
+    base, _, targets = device.partition(":")
+    wanted = [t for t in targets.split(",") if t] if base.upper() in _VIRTUAL else [device]
+    names = set(listed) | {d.split(".")[0] for d in listed}
+    for target in wanted:
+        name = target.split("(")[0]  # HETERO/AUTO may give a batch size or priority in brackets
+        if name in names or name.split(".")[0] in names:
+            continue
+        try:
+            found = core.get_property(name.split(".")[0], "AVAILABLE_DEVICES")
+            reason = "" if found else f"; its {name.split('.')[0]} plugin loads but finds no device"
+        except (RuntimeError, TypeError) as e:
+            reason = f"; OpenVINO says: {_first_line(e)}"
+        raise IRExecError(f"OpenVINO lists no {name} device on this machine (it lists: {', '.join(listed) or 'none'})"
+                          f"{reason}", code="device-unavailable") from None
 
 
 def _tensor(ov: Any, arr: np.ndarray) -> Any:
