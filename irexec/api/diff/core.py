@@ -170,7 +170,8 @@ class _Diff:
                                          f"comparing {layer.display} layer {layer.name!r} re-run"):
             local = tensor_figures(other, outs[port], stated)
         if result is not None and not local.within:
-            emulate_layer(self.ref, layer, port, other, inputs, stated, result, exposed.fusion.get(layer.name))
+            emulate_layer(self.ref, layer, port, other, inputs, stated, result, exposed.fusion.get(layer.name),
+                          self.other.fusion)
         return local
 
     def record(self, r: LayerResult) -> None:

@@ -5,7 +5,7 @@ gives rather than against the reference's own precision."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -24,7 +24,8 @@ ROUNDS_INTERMEDIATES = frozenset({"ScaledDotProductAttention"})
 
 
 def emulate_layer(ref: ReferenceSide, layer: Layer, port: int, other: np.ndarray, inputs: Sequence[np.ndarray],
-                  stated: StatedAccuracy, result: LayerResult, fusion: Fusion | None) -> None:
+                  stated: StatedAccuracy, result: LayerResult, fusion: Fusion | None,
+                  deployed: Mapping[str, Fusion] | None = None) -> None:
     """Set ``result.precision`` and ``result.emulated`` when the other side computed
     ``layer`` in a precision lower than the reference's output type."""
     fusion = fusion or result.fusion
@@ -51,13 +52,24 @@ def emulate_layer(ref: ReferenceSide, layer: Layer, port: int, other: np.ndarray
                                 f"comparing {layer.display} layer {layer.name!r} re-run in {fusion.precision}"):
         figures = tensor_figures(other, expected, stated)
         allowed = _allowance(expected, stated, low,
-                             numpy_type(fusion.precision) if layer.type in ROUNDS_INTERMEDIATES else None)
+                             numpy_type(fusion.precision) if _inner(layer, result, deployed) else None)
         with np.errstate(invalid="ignore", divide="ignore"):
             diff = np.abs(np.asarray(other, np.float64) - expected.astype(np.float64)).reshape(-1)
             ratio = np.where(diff == 0, 0.0, diff / allowed.reshape(-1))
         ratio[np.isnan(ratio)] = np.inf
     figures.beyond = int(np.count_nonzero(ratio > 1.0))
     result.emulated, result.excess = figures, float(ratio.max()) if ratio.size else 0.0
+
+
+def _inner(layer: Layer, result: LayerResult, deployed: Mapping[str, Fusion] | None) -> bool:
+    """Whether the kernel computing ``layer`` keeps values the re-run cannot see at their
+    precision: an op that rounds an intermediate, or a layer the deployed graph fuses with
+    others or whose inputs no runtime node of its own computes (a RoPE kernel computing the
+    products its Add sums): those inputs were never rounded there, while the exposed ones
+    the re-run gets were."""
+    if layer.type in ROUNDS_INTERMEDIATES or (result.fusion is not None and result.fusion.fused):
+        return True
+    return deployed is not None and any(name not in deployed for name in result.inputs)
 
 
 def _allowance(expected: np.ndarray, stated: StatedAccuracy, stored: np.dtype | None, inner: np.dtype | None
