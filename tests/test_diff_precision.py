@@ -6,6 +6,7 @@ models show none."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -18,6 +19,7 @@ jsonschema = pytest.importorskip("jsonschema")
 
 SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "diff-report.schema.json"
 MODELS = Path(os.environ.get("IREXEC_REAL_MODELS") or Path(__file__).resolve().parents[1].parent / "shared" / "models")
+HAS_PLOTLY = importlib.util.find_spec("plotly") is not None
 SQUEEZENET = MODELS / "squeezenet1_1"
 needs_models = pytest.mark.skipif(not SQUEEZENET.is_dir(), reason="the shared models are not here")
 
@@ -138,6 +140,24 @@ def test_an_unplanted_model_has_no_kernel_origin_at_low_precision(tmp_path: Path
 
 
 @needs_models
+def test_suggest_names_the_setting_that_brings_the_outputs_within(tmp_path: Path, run_cli) -> None:
+    out = tmp_path / "r.json"
+    r = run_cli("diff", SQUEEZENET / "model.xml", "--device", "CPU", "--inputs", SQUEEZENET / "inputs.npz",
+                *_low_config(), "--suggest", "--json", out)
+    assert r.exit_code == 0, r.output
+    doc = _report(out)
+    s = doc["suggestion"]
+    assert not s["baseline"]["within"] and s["baseline"]["seconds"] > 0
+    assert "INFERENCE_PRECISION_HINT" in s["tried"]
+    hint = next(t for t in s["trials"] if t["settings"] == {"INFERENCE_PRECISION_HINT": "f32"})
+    assert hint["within"] and hint["worst_rel_l2"] < 1e-5 and hint["seconds"] > 0
+    best = s["best"]
+    assert best is not None and len(best["settings"]) == 1 and best["within"]  # one setting is enough: the smallest set
+    assert all(len(t["settings"]) == 1 for t in s["trials"])  # no larger set tried once one size suffices
+    assert "SUGGESTION: " in r.output and "times the latency" in r.output
+
+
+@needs_models
 def test_the_precision_read_is_what_the_arithmetic_used(tmp_path: Path, run_cli) -> None:
     """Under the f32 hint the runtime graph says f16 for a Convolution whose IR weights are
     f16 (runtimePrecision follows the weights' type); it computes in f32, and irexec says so."""
@@ -177,9 +197,15 @@ def _masked_then_real(tmp_path: Path) -> tuple[str, str]:
 def test_a_masked_departure_is_apart_and_does_not_stop_the_search(tmp_path: Path, run_cli, mode: str) -> None:
     xml, inputs = _masked_then_real(tmp_path)
     out = tmp_path / "r.json"
-    r = run_cli("diff", xml, "--device", "CPU", "--inputs", inputs, "--layers", mode, "--json", out)
+    page = tmp_path / "r.html"
+    r = run_cli("diff", xml, "--device", "CPU", "--inputs", inputs, "--layers", mode, "--json", out,
+                *(["--html", page] if HAS_PLOTLY else []))
     assert r.exit_code == 0, r.output
     assert "FINDING: real_div" in r.output and "MASKED (1)" in r.output
+    if HAS_PLOTLY:
+        text = page.read_text()
+        assert "<b>Finding: <code>real_div</code></b>" in text and "<b>Masked</b>" in text
+        assert text.index("Finding") < text.index("Masked")
     assert r.output.index("FINDING") < r.output.index("MASKED")
     doc = _report(out)
     assert doc["finding"] == "real_div" and doc["origins"] == ["real_div"]

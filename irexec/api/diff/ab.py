@@ -51,9 +51,10 @@ def diff_dataset(a: str, b: str, a_weights: str | None, b_weights: str | None, d
 
 def device_diff(model: str, weights: str | None, device: str, config: dict[str, str], inputs_path: str | None,
                 seed: int, shapes: dict, layers: str, k: int, steps: int, max_memory: int | None = None,
-                extract: str | None = None) -> Any:
+                extract: str | None = None, suggest: bool = False) -> Any:
     """``irexec diff MODEL --device DEVICE`` as a call (what the command line runs); ``extract``: a folder
-    to write the first kernel origin's reproducer to (extract.py)."""
+    to write the first kernel origin's reproducer to (extract.py); ``suggest``: try the settings that change
+    numbers (suggest.py)."""
     from ...system.tensorfile import load_npz
     from ..inputs import plan_inputs, random_inputs
     from ..session import Session
@@ -77,6 +78,12 @@ def device_diff(model: str, weights: str | None, device: str, config: dict[str, 
         all_feeds, _, _, logits = greedy_steps(session, feeds, steps)
     ref, other = ReferenceSide(session), DeviceSide(model, weights, device, config)
     report = run_diff(ref, other, all_feeds, mode=layers, k=k, model=model, inputs=where, config=config, logits=logits)
+    if suggest:
+        from .core import budgets
+        from .suggest import suggest_settings
+
+        ref_history, _ = ref.run(all_feeds)
+        report.suggestion = suggest_settings(ref, other, all_feeds, ref_history, budgets(ref, other.slack_units))
     if extract:
         from .extract import extract_reproducer
 

@@ -25,7 +25,7 @@ from .memory import FIGURE_BYTES_PER_ELEMENT, held_bytes, kept_arrays
 from .origins import classify
 from .reference import ReferenceSide
 from .report import MATCH, ORIGIN, UNRESOLVED, DiffReport, Fusion, LayerResult, StepResult
-from .search import find_origin
+from .search import find_origin, lowered
 
 Feeds = Mapping[str, np.ndarray]
 Port = tuple[str, int]  # (layer name, output index)
@@ -319,7 +319,9 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
         wanted = ref.ancestors(divergent)
         searched = [c for c in candidates if c.id in wanted and c.id in diff.kept and c.id in ref.varying]
         first = find_origin(diff, searched, k)
-        if first is None:
+        if first is None and lowered(diff, searched):
+            report.notes.append("no layer departs beyond what the precision the plugin computed it in explains")
+        elif first is None:
             report.notes.append(spelled("the outputs depart but no exposed layer does: exposing a layer changes what the "
                                         "plugin fuses; try `layers=all`"))
     else:

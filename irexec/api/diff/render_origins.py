@@ -4,6 +4,9 @@ precision origins grouped by op and precision, and the masked departures."""
 
 from __future__ import annotations
 
+import html
+
+from ...base.table_text import table_lines
 from ..comparison import format_number
 from .report import MASKED, ORIGIN, DiffReport, LayerResult
 
@@ -57,4 +60,55 @@ def origin_lines(report: DiffReport, top: int) -> list[str]:
     return lines
 
 
-__all__ = ["origin_lines"]
+def suggestion_lines(report: DiffReport) -> list[str]:
+    """--suggest: each set of settings tried, its outputs' worst error and its latency against the diff's own."""
+    s = report.suggestion
+    if s is None:
+        return []
+    base = s.baseline.seconds
+    rows = []
+    for t in [s.baseline, *s.trials]:
+        name = ", ".join(f"{k}={v}" for k, v in t.settings.items()) or "as the diff ran"
+        cost = "-" if t.error or base != base or not base else f"{t.seconds * 1e3:.1f} ms (x{t.seconds / base:.2f})"
+        verdict = f"refused: {t.error}" if t.error else "within" if t.within else "beyond"
+        rows.append([name, verdict, _short(t.worst_rel_l2), cost])
+    lines = [f"settings that change numbers, tried ({', '.join(s.tried) or 'none the device supports'}):"]
+    lines.extend(table_lines(["settings", "outputs", "worst rel L2", "latency"], rows))
+    if s.best is not None:
+        lines.append("SUGGESTION: " + ", ".join(f"{k}={v}" for k, v in s.best.settings.items())
+                     + f" brings every output within its accuracy, at {s.best.seconds / base:.2f} times the latency"
+                     if base else "")
+    elif not s.baseline.within:
+        lines.append("no setting tried brings the outputs within their accuracy")
+    return lines
+
+
+def origins_html(report: DiffReport) -> str:
+    """The finding, the kernel origins ranked, the precision origins grouped and the masked departures, as HTML."""
+    def code(name: str) -> str:
+        return f"<code>{html.escape(name)}</code>"
+
+    parts = []
+    first = report.finding
+    if first is not None:
+        parts.append(f'<p class="finding"><b>Finding: {code(first.name)}</b> ({html.escape(first.op)}'
+                     f'{"" if first.fusion is None else ", runtime " + html.escape(first.fusion.precision)}), '
+                     "the first kernel origin: beyond its stated accuracy and beyond what its runtime precision explains.</p>")
+        kernel = report.grouped(ORIGIN)
+        parts.append(f"<p><b>{len(kernel)} kernel origin(s)</b>, the furthest beyond their precision first: " + ", ".join(
+            f"{code(row['name'])} ({html.escape(row['op'])}, x{_short(float(row['beyond_precision']))})" for row in kernel)
+            + "</p>")
+    else:
+        parts.append("<p>No kernel origin found among the compared layers.</p>")
+    groups = report.precision_groups()
+    if groups:
+        parts.append("<p><b>Precision origins</b> (within what their runtime precision explains): " + "; ".join(
+            f"{html.escape(g['op'])} in {html.escape(g['precision'])}: {len(g['layers'])}" for g in groups) + "</p>")
+    masked = report.grouped(MASKED)
+    if masked:
+        parts.append("<p><b>Masked</b> (no compared consumer carries them on): "
+                     + ", ".join(code(row["name"]) for row in masked) + "</p>")
+    return "".join(parts)
+
+
+__all__ = ["origin_lines", "origins_html", "suggestion_lines"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...base.errors import spelled
 from ...base.table_text import safe_text, table_lines
 from ..comparison import format_number
-from .render_origins import origin_lines
+from .render_origins import origin_lines, suggestion_lines
 from .report import ORIGIN, DiffReport, LayerResult
 
 
@@ -71,6 +71,7 @@ def render_text(report: DiffReport, top: int = 10) -> str:
         lines.append(f"  fused in {node}: {', '.join(names)}")
     if top and len(groups) > top:
         lines.append(f"  ... and {len(groups) - top} more fused nodes " + spelled("(`top=0` lists all; `json` has every layer)"))
+    lines.extend(suggestion_lines(report))
     lines.extend(f"note: {n}" for n in report.notes)
     verdict = "ORIGIN FOUND" if any(r.status == ORIGIN for r in report.layers) else \
         "outputs within stated accuracy" if report.outputs_within else \

@@ -126,6 +126,7 @@ class DiffReport:
     timings: dict[str, float] = field(default_factory=dict)
     matching: dict[str, Any] | None = None  # a second IR as the other side: which layer is which (matching.py)
     weights: list[Any] = field(default_factory=list)  # its compressed weights, ranked (weights.py)
+    suggestion: Any = None  # --suggest: the settings that bring the outputs within (suggest.py)
 
     @property
     def origins(self) -> list[LayerResult]:
@@ -186,6 +187,7 @@ class DiffReport:
             "analysed_step": self.analysed_step, "first_token_step": self.first_token_step,
             "notes": self.notes, "compiles": self.compiles, "timings": self.timings,
             **({"matching": self.matching} if self.matching is not None else {}),
+            **({"suggestion": self.suggestion.as_dict()} if self.suggestion is not None else {}),
             **({"weights": [w.as_dict() for w in self.weights]} if self.matching is not None else {}),
         }
 
