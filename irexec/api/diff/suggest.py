@@ -44,7 +44,7 @@ class Trial:
 
     def as_dict(self) -> dict[str, Any]:
         return {"settings": self.settings, "within": self.within, "worst_rel_l2": _finite(self.worst_rel_l2),
-                "seconds": self.seconds, "error": self.error or None}
+                "seconds": _finite(self.seconds), "error": self.error or None}
 
 
 @dataclass
