@@ -169,6 +169,7 @@ def test_the_precision_read_is_what_the_arithmetic_used(tmp_path: Path, run_cli)
     convs = [x for x in doc["layers"] if x["op"].startswith("Convolution")]
     assert convs and all(c["runtime"]["precision"] == "f32" for c in convs)
     assert all(c["runtime"]["reported_precision"] == "f16" for c in convs)  # what rt_info states
+    assert any("states runtimePrecision f16" in n and "compute in f32" in n for n in doc["notes"])
     assert doc["origins"] == [] and doc["precision_origins"] == []
 
 

@@ -23,6 +23,7 @@ from .emulate import emulate_layer
 from .figures import Figures, tensor_figures
 from .memory import FIGURE_BYTES_PER_ELEMENT, held_bytes, kept_arrays
 from .origins import classify
+from .precision import precision_notes
 from .reference import ReferenceSide
 from .report import MATCH, ORIGIN, UNRESOLVED, DiffReport, Fusion, LayerResult, StepResult
 from .search import find_origin, lowered
@@ -334,6 +335,7 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
             report.notes.append(f"{r.name} departs while its inputs are fused into its kernel and matches once they "
                                 "are exposed as outputs: the origin is the fused kernel (its runtime node: "
                                 f"{'-' if r.fusion is None else r.fusion.node_type + ' in ' + r.fusion.precision})")
+    report.notes.extend(precision_notes(other.properties, other.fusion))
     if diff.unexposable:
         report.notes.append(f"the other side failed to run with {len(diff.unexposable)} layer(s) exposed on their own "
                             f"(each is compared only where another compilation gave it): "

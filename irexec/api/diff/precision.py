@@ -22,7 +22,7 @@ stated accuracy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,5 +126,25 @@ def hint_disagreement(hint: str, compute: str) -> bool:
     return is_float(h) and is_float(compute) and _RANK[normalise(compute)] < _RANK[h]
 
 
-__all__ = ["NodePrecision", "hint_disagreement", "is_float", "lower_than", "lowest", "node_precision", "normalise",
+def precision_notes(properties: Mapping[str, str], fusion: Mapping[str, Any]) -> list[str]:
+    """Where the runtime graph and the properties read back disagree: layers computed below the
+    inference precision the plugin reports, and runtimePrecision stated other than the arithmetic's."""
+    notes = []
+    hint = properties.get("INFERENCE_PRECISION_HINT", "")
+    computed = {name: f for name, f in fusion.items() if f.node_type not in ("Const", "Input", "Output")}
+    below = sorted({name for name, f in computed.items() if hint_disagreement(hint, f.precision)})
+    if below:
+        notes.append(f"{len(below)} layer(s) computed in a lower precision than INFERENCE_PRECISION_HINT={hint} read back "
+                     f"(e.g. {below[0]} in {fusion[below[0]].precision})")
+    stated: dict[tuple[str, str], list[str]] = {}
+    for name, f in computed.items():
+        if f.reported and f.reported != f.precision:
+            stated.setdefault((f.reported, f.precision), []).append(name)
+    for (reported, compute), names in sorted(stated.items()):
+        notes.append(f"the runtime graph states runtimePrecision {reported} for {len(names)} layer(s) that compute in "
+                     f"{compute} (their activations and outputs are {compute}; e.g. {names[0]}): the column shows {compute}")
+    return notes
+
+
+__all__ = ["NodePrecision", "hint_disagreement", "precision_notes", "is_float", "lower_than", "lowest", "node_precision", "normalise",
            "numpy_type", "output_ulp_units", "rounded"]
