@@ -227,3 +227,21 @@ def test_an_absent_device_is_one_coded_error_naming_the_devices_listed(tmp_path:
     assert r.output.count("error[") == 1 and "error[device-unavailable]" in r.output and "Traceback" not in r.output
     assert f"no {wanted} device" in r.output and f"it lists: {', '.join(listed)}" in r.output
     assert "Exception from" not in r.output and not r.output.rstrip().endswith(":")
+
+
+@pytest.mark.skipif(not (MODELS / "smollm_int4_stateful").is_dir(), reason="the shared models are not here")
+def test_an_f16_kv_cache_is_a_precision_origin(tmp_path: Path, run_cli) -> None:
+    """With f32 inference and no dynamic quantization, the stateful LLM's only departure is its
+    KV cache, stored in f16 (KV_CACHE_PRECISION): each ReadValue is a precision origin, not a kernel one."""
+    model = MODELS / "smollm_int4_stateful"
+    out = tmp_path / "r.json"
+    r = run_cli("diff", model / "model.xml", "--device", "CPU", "--inputs", model / "inputs_step0.npz", "--steps", "1",
+                "--config", "INFERENCE_PRECISION_HINT=f32", "--config", "DYNAMIC_QUANTIZATION_GROUP_SIZE=0",
+                "--config", "KV_CACHE_PRECISION=f16", "--json", out, "--fail-on", "origin")
+    assert r.exit_code == 0, r.output
+    doc = _report(out)
+    assert doc["analysed_step"] == 1 and doc["origins"] == [] and doc["finding"] is None
+    groups = {(g["op"], g["precision"]): g["layers"] for g in doc["precision_origins"]}
+    assert groups.get(("ReadValue", "f16"))
+    read = next(x for x in doc["layers"] if x["name"] == groups[("ReadValue", "f16")][0])
+    assert read["status"] == "precision" and read["runtime"]["node"] == "KV cache state"

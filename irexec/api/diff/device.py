@@ -21,7 +21,7 @@ from ...base.errors import IRExecError
 from ...base.extras import install_hint
 from .accuracy import DEVICE_SLACK
 from .core import Exposed, ExposeError
-from .precision import node_precision
+from .precision import node_precision, state_precisions
 from .report import Fusion
 
 INSTALL_HINT = install_hint("openvino")
@@ -56,6 +56,8 @@ class DeviceSide:
                               code="device-error", file=xml) from None
         self.properties = _properties(deployed[0])
         self.fusion = _fusion(deployed[0])
+        for name, (node, precision) in state_precisions(self._read(), self.fusion, self.properties).items():
+            self.fusion[name] = Fusion(node, "ReadValue", precision)
         self.description = f"OpenVINO {self.ov.get_version().split('-')[0]} {device}"
         self._deployed = deployed
 

@@ -67,8 +67,14 @@ def numpy_type(precision: str) -> np.dtype | None:
     return np.dtype(getattr(ml_dtypes, name))
 
 
+_QUANTISED = ("u8", "i8", "u4", "i4")  # a KV cache stored quantised (KV_CACHE_PRECISION=u8)
+
+
 def lower_than(precision: str, dtype: np.dtype) -> bool:
-    """Whether ``precision`` holds fewer bits of mantissa than the reference's float ``dtype``."""
+    """Whether ``precision`` holds fewer bits of mantissa than the reference's float ``dtype``
+    (a quantised integer storage of float values does)."""
+    if normalise(precision) in _QUANTISED:
+        return np.dtype(dtype).kind == "f"
     low = numpy_type(precision)
     return low is not None and np.dtype(dtype).kind == "f" and epsilon(low) > epsilon(np.dtype(dtype))
 
@@ -126,6 +132,41 @@ def hint_disagreement(hint: str, compute: str) -> bool:
     return is_float(h) and is_float(compute) and _RANK[normalise(compute)] < _RANK[h]
 
 
+def state_precisions(model: Any, fusion: Mapping[str, Any], properties: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+    """IR ReadValue layers no runtime node of their own computes, whose state the plugin keeps
+    inside its attention kernels at KV_CACHE_PRECISION: layer name -> (node description, precision)."""
+    kv = normalise(properties.get("KV_CACHE_PRECISION", ""))
+    if not kv or kv in ("f32", "f64", "undefined", "dynamic"):
+        return {}
+    kv = {"uint8_t": "u8", "int8_t": "i8"}.get(kv, kv)
+    out = {}
+    for op in model.get_ordered_ops():
+        name = op.get_friendly_name()
+        if op.get_type_name() == "ReadValue" and name not in fusion and any(
+                "ScaledDotProductAttention" in c.get_node().get_type_name()
+                for c in _consumers_through_movement(op)):
+            out[name] = ("KV cache state", kv)
+    return out
+
+
+_MOVEMENT = ("Gather", "Concat", "Convert", "Reshape", "Transpose", "Unsqueeze", "Broadcast", "Squeeze")
+
+
+def _consumers_through_movement(op: Any, depth: int = 8) -> list[Any]:
+    """The inputs ``op``'s value reaches through data-movement ops (Gather by beam, Concat with the new keys)."""
+    found, frontier = [], [op]
+    for _ in range(depth):
+        nxt = []
+        for node in frontier:
+            for out in node.outputs():
+                for target in out.get_target_inputs():
+                    found.append(target)
+                    if target.get_node().get_type_name() in _MOVEMENT:
+                        nxt.append(target.get_node())
+        frontier = nxt
+    return found
+
+
 def precision_notes(properties: Mapping[str, str], fusion: Mapping[str, Any]) -> list[str]:
     """Where the runtime graph and the properties read back disagree: layers computed below the
     inference precision the plugin reports, and runtimePrecision stated other than the arithmetic's."""
@@ -146,5 +187,5 @@ def precision_notes(properties: Mapping[str, str], fusion: Mapping[str, Any]) ->
     return notes
 
 
-__all__ = ["NodePrecision", "hint_disagreement", "precision_notes", "is_float", "lower_than", "lowest", "node_precision", "normalise",
-           "numpy_type", "output_ulp_units", "rounded"]
+__all__ = ["NodePrecision", "hint_disagreement", "is_float", "lower_than", "lowest", "node_precision", "normalise",
+           "numpy_type", "output_ulp_units", "precision_notes", "rounded", "state_precisions"]

@@ -46,8 +46,8 @@ def origin_lines(report: DiffReport, top: int) -> list[str]:
     groups = report.precision_groups()
     if groups:
         count = sum(len(g["layers"]) for g in groups)
-        lines.append(f"PRECISION ORIGINS ({count}): departures within what the precision the plugin computed in explains "
-                     "(re-run at that precision, they agree)")
+        lines.append(f"PRECISION ORIGINS ({count}): departures within what the precision the plugin computed or stored them "
+                     "in explains (re-run at that precision they agree, or they cannot be re-run: a KV cache state)")
         for g in groups[:top] if top else groups:
             names = g["layers"]
             shown = ", ".join(names[:3]) + (f", ... ({len(names) - 3} more)" if len(names) > 3 else "")

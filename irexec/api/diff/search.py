@@ -40,6 +40,8 @@ class _Diff(Protocol):
 
     def expose(self, layers: Sequence[Layer], local: bool) -> Any: ...
 
+    def record(self, r: LayerResult) -> None: ...
+
     def bisect(self, candidates: list[Layer], k: int, depth: int = 0) -> Layer | None: ...
 
 WINDOW = 4  # a window is this many times ``--expose K`` layers
@@ -68,7 +70,12 @@ def first_kernel_origin(diff: _Diff, candidates: list[Layer], k: int) -> Layer |
         window = ordered[start:start + size]
         around = [p for layer in window for p, _ in diff._producers(layer) if p.id in diff.candidate_ids]
         chosen = {layer.id for layer in (*window, *around)}
+        judged = {key: r for key, r in diff.results.items() if r.local is not None or r.figures.within}
         diff.expose([layer for layer in diff.ref.candidates if layer.id in chosen], local=True)
+        inside = {layer.name for layer in window}
+        for key, r in judged.items():  # a producer exposed only to feed a re-run keeps the verdict it had with its own inputs
+            if key[0] not in inside:
+                diff.record(r)
         for layer in window:
             if not _kernel(diff, layer):
                 continue
