@@ -135,10 +135,9 @@ def test_bert_tiny_with_the_plugin_defaults(tmp_path: Path, run_cli) -> None:
     doc = _report(out)
     if doc["properties"]["INFERENCE_PRECISION_HINT"] in ("f32", "float32"):
         assert doc["outputs_within"]
-    else:  # bf16 or f16 inference: the outputs depart, and the origin is a layer the plugin ran in that precision
-        assert not doc["outputs_within"] and doc["origins"]
-        origin = next(layer for layer in doc["layers"] if layer["status"] == "origin")
-        assert origin["runtime"]["precision"] in ("bf16", "f16")
+    else:  # bf16 or f16 inference: the outputs depart, explained by layers the plugin ran in that precision
+        assert not doc["outputs_within"] and doc["origins"] == [] and doc["finding"] is None
+        assert doc["precision_origins"] and {g["precision"] for g in doc["precision_origins"]} <= {"bf16", "f16"}
         for o in doc["outputs"]:
             assert o["figures"]["cosine"] > 0.99  # lower precision, not a wrong result
 
@@ -159,8 +158,8 @@ def test_stateful_steps_compare_every_step(tmp_path: Path, run_cli) -> None:
     first = next((s["step"] for s in steps if s["reference_token"] != s["other_token"]), None)
     assert doc["first_token_step"] == first
     assert doc["analysed_step"] == next((s["step"] for s in steps if not s["within"]), 2)
-    if not all(s["within"] for s in steps):
-        assert doc["origins"]  # the layers are compared at the first step that departs
+    if not all(s["within"] for s in steps):  # the layers are compared at the first step that departs
+        assert doc["origins"] or doc["precision_origins"]
 
 
 def test_steps_need_a_stateful_model(tmp_path: Path, run_cli) -> None:

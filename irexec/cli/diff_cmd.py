@@ -75,6 +75,13 @@ _ONE_INPUT = [*_ONE_RUN, "source"]  # and a source model against its IR
              "departs; all: expose every layer at once (the plugin then fuses less).")
 @option("--expose", "k", type=click.IntRange(min=1), default=8, show_default=True, metavar="K", modes=["device"],
         help="With --layers bisect: layers exposed per compilation.")
+@option("--extract", "extract_dir", metavar="DIR", modes=["device"],
+        help="Write the first kernel origin as a reproducer to DIR: the layer alone as an IR, the plugin's own "
+             "input tensors, and a README with the commands that show the departure with OpenVINO alone.")
+@option("--suggest", is_flag=True, modes=["device"],
+        help="Try the plugin's settings that change numbers (INFERENCE_PRECISION_HINT, KV_CACHE_PRECISION, "
+             "DYNAMIC_QUANTIZATION_GROUP_SIZE, EXECUTION_MODE_HINT) alone and combined; report the smallest set "
+             "that brings the outputs within their accuracy, with the latency each costs.")
 @option("--steps", type=click.IntRange(min=0), default=0, show_default=True, metavar="N", modes=_ONE_RUN,
         help="A stateful causal LM: the prefill, then N decode steps fed irexec's greedy token.")
 @option("--ablate", type=click.IntRange(min=0), default=32, show_default=True, metavar="K", modes=["ab", "dataset"],
@@ -93,7 +100,8 @@ _ONE_INPUT = [*_ONE_RUN, "source"]  # and a source model against its IR
 def diff(model: str, other_model: str | None, device: str | None, configs: tuple[str, ...], inputs_path: str | None,
          weights: str | None, inputs_dir: str | None, jobs: int, scheduler: str | None, scheduler_timeout: float, seed: int,
          input_shapes: tuple[str, ...], layers: str, k: int, steps: int, ablate: int, top: int, json_path: str | None,
-         html_path: str | None, fail_on: str, max_memory: int | None) -> None:
+         html_path: str | None, fail_on: str, max_memory: int | None, extract_dir: str | None,
+         suggest: bool) -> None:
     """Find the first layer where an OpenVINO device plugin's result, a second IR's, or the source model's
     (MODEL is then an .onnx file, run by ONNX Runtime as the reference, and B the IR converted from it)
     departs from irexec.
@@ -154,7 +162,7 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
             from ..api.diff.ab import device_diff
 
             report = device_diff(model, weights, str(device), config, inputs_path, seed, shapes, layers, k, steps,
-                                 max_memory=max_memory)
+                                 max_memory=max_memory, extract=extract_dir, suggest=suggest)
         _write_reports(report, json_path, html_path)
     except IRExecError as e:
         fail(e)

@@ -206,6 +206,9 @@ RULES: dict[str, Rule] = {
                               "properties; usage error, exit 2."),
     "device-error": Rule("Device plugin refused the model",
                          "irexec diff: the OpenVINO device plugin refuses to compile the model with the properties given."),
+    "device-unavailable": Rule("Device absent",
+                               "irexec diff --device names a device OpenVINO does not list on this machine; the message "
+                               "names the devices it lists and the plugin's own reason."),
     "not-a-copy": Rule("B is not a copy of A",
                        "irexec diff A.xml B.xml: an input of B that no input of A feeds, or an output of A that no "
                        "output of B gives; the message says what share of A's layers has a counterpart in B."),

@@ -46,8 +46,11 @@ def diff_dataset(a: str, b: str, a_weights: str | None, b_weights: str | None, d
 
 
 def device_diff(model: str, weights: str | None, device: str, config: dict[str, str], inputs_path: str | None,
-                seed: int, shapes: dict, layers: str, k: int, steps: int, max_memory: int | None = None) -> Any:
-    """``irexec diff MODEL --device DEVICE`` as a call (what the command line runs)."""
+                seed: int, shapes: dict, layers: str, k: int, steps: int, max_memory: int | None = None,
+                extract: str | None = None, suggest: bool = False) -> Any:
+    """``irexec diff MODEL --device DEVICE`` as a call (what the command line runs); ``extract``: a folder
+    to write the first kernel origin's reproducer to (extract.py); ``suggest``: try the settings that change
+    numbers (suggest.py)."""
     from ..session import Session
     from .core import run_diff
     from .device import DeviceSide, import_openvino
@@ -64,8 +67,21 @@ def device_diff(model: str, weights: str | None, device: str, config: dict[str, 
             raise UsageError(f"`steps` needs a stateful model; {model} has no ReadValue/Assign variables",
                              code="not-stateful", file=model)
         all_feeds, _, _, logits = greedy_steps(session, feeds, steps)
-    return run_diff(ReferenceSide(session), DeviceSide(model, weights, device, config), all_feeds, mode=layers, k=k,
-                    model=model, inputs=where, config=config, logits=logits)
+    ref, other = ReferenceSide(session), DeviceSide(model, weights, device, config)
+    report = run_diff(ref, other, all_feeds, mode=layers, k=k, model=model, inputs=where, config=config, logits=logits)
+    if suggest:
+        from .core import budgets
+        from .suggest import suggest_settings
+
+        ref_history, _ = ref.run(all_feeds)
+        report.suggestion = suggest_settings(ref, other, all_feeds, ref_history, budgets(ref, other.slack_units))
+    if extract:
+        from .extract import extract_reproducer
+
+        written = extract_reproducer(report, ref, other, all_feeds, extract)
+        report.notes.append(f"the reproducer of {report.finding.name} is in {written}" if written and report.finding
+                            else f"no kernel origin: nothing was extracted to {extract}")
+    return report
 
 
 __all__ = ["by_parameter", "device_diff", "diff_ab", "diff_dataset"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -24,11 +24,14 @@ import numpy as np
 from ...base.errors import IRExecError, ModelError, spelled
 from ...ir.records import Layer
 from .accuracy import StatedAccuracy, reduction_length, stated_accuracy
+from .emulate import emulate_layer
 from .figures import Figures, tensor_figures
 from .memory import FIGURE_BYTES_PER_ELEMENT, held_bytes, kept_arrays
 from .origins import classify
+from .precision import precision_notes
 from .reference import ReferenceSide
 from .report import MATCH, ORIGIN, UNRESOLVED, DiffReport, Fusion, LayerResult, StepResult
+from .search import find_origin, lowered
 from .sides import IREXEC, OPENVINO_DEVICE, SideKind
 
 Feeds = Mapping[str, np.ndarray]
@@ -43,6 +46,7 @@ class Exposed:
 
     layers: dict[str, list[np.ndarray | None]]
     history: list[dict[Port, np.ndarray]]
+    fusion: dict[str, Fusion] = field(default_factory=dict)  # the runtime graph of this run, where it differs
 
 
 class ExposeError(IRExecError):
@@ -158,7 +162,7 @@ class _Diff:
                         list(dict.fromkeys(inputs)), fusion=self.other.fusion.get(layer.name), budget=budget)
         if exposed is not None and not figures.within:
             group: list[str] = []
-            r.local = self._local(layer, port, other, exposed, stated, group)
+            r.local = self._local(layer, port, other, exposed, stated, group, r)
             if r.local is not None and group:
                 self.groups[layer.name] = group
         return r
@@ -181,20 +185,27 @@ class _Diff:
         return [p for p in self.ref.producers(layer) if p is not None and p[0].id in self.shapes]
 
     def _local(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed, stated: StatedAccuracy,
-               group: list[str]) -> Figures | None:
-        """The layer's own error: re-run by the reference on the other side's input tensors.  An input
-        the other side has no counterpart for is re-run too, from the nearest tensors it gives (those
-        layers are listed in ``group``: the error is then the group's, as one conversion of one op is)."""
-        outs = self._replayed(layer, exposed, group, {})
+               group: list[str], result: LayerResult | None = None) -> Figures | None:
+        """The layer's own error: re-run by the reference on the other side's input tensors (and, where
+        the other side computed it in a lower precision, at that precision: emulate.py).  An input the
+        other side has no counterpart for is re-run too, from the nearest tensors it gives (those layers
+        are listed in ``group``: the error is then the group's, as one conversion of one op is)."""
+        inputs: list[np.ndarray] = []
+        outs = self._replayed(layer, exposed, group, {}, inputs)
         if outs is None or port >= len(outs):
             return None
         with self.ref.memory.temporaries(FIGURE_BYTES_PER_ELEMENT * int(outs[port].size) + held_bytes(outs),
                                          f"comparing {layer.display} layer {layer.name!r} re-run"):
-            return self.figures(other, outs[port], stated)
+            local = self.figures(other, outs[port], stated)
+        if result is not None and not local.within and not group:  # the emulation re-runs one layer, not a group
+            emulate_layer(self.ref, layer, port, other, inputs, stated, result, exposed.fusion.get(layer.name),
+                          self.other.fusion)
+        return local
 
-    def _replayed(self, layer: Layer, exposed: Exposed, group: list[str], done: dict[int, list[np.ndarray] | None]
-                  ) -> list[np.ndarray] | None:
-        inputs = []
+    def _replayed(self, layer: Layer, exposed: Exposed, group: list[str], done: dict[int, list[np.ndarray] | None],
+                  used: list[np.ndarray] | None = None) -> list[np.ndarray] | None:
+        """The layer re-run by the reference on the other side's tensors (``used``: the inputs it was given)."""
+        inputs = [] if used is None else used
         for src in self.ref.producers(layer):
             if src is None:
                 return None
@@ -372,8 +383,11 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
     elif not report.outputs_within:
         divergent = [ref.by_name[r.name] for r in report.outputs if not r.figures.within]
         wanted = ref.ancestors(divergent)
-        first = diff.bisect([c for c in candidates if c.id in wanted and c.id in diff.kept and c.id in ref.varying], k)
-        if first is None:
+        searched = [c for c in candidates if c.id in wanted and c.id in diff.kept and c.id in ref.varying]
+        first = find_origin(diff, searched, k)
+        if first is None and lowered(diff, searched):
+            report.notes.append("no layer departs beyond what the precision the plugin computed it in explains")
+        elif first is None:
             report.notes.append(spelled("the outputs depart but no exposed layer does: exposing a layer changes what the "
                                         "plugin fuses; try `layers=all`"))
     else:
@@ -390,6 +404,7 @@ def run_diff(ref: ReferenceSide, other: OtherSide, steps: Sequence[Feeds], *, mo
             report.notes.append(f"{r.name} departs while its inputs are fused into its kernel and matches once they "
                                 "are exposed as outputs: the origin is the fused kernel (its runtime node: "
                                 f"{'-' if r.fusion is None else r.fusion.node_type + ' in ' + r.fusion.precision})")
+    report.notes.extend(precision_notes(other.properties, other.fusion))
     if diff.unexposable:
         report.notes.append(f"the other side failed to run with {len(diff.unexposable)} layer(s) exposed on their own "
                             f"(each is compared only where another compilation gave it): "

@@ -11,6 +11,7 @@ runtime node's rt_info ``originalLayersNames`` lists the IR layers it computes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,6 +21,7 @@ from ...base.errors import IRExecError
 from ...base.extras import install_hint
 from .accuracy import DEVICE_SLACK
 from .core import Exposed, ExposeError
+from .precision import node_precision, state_precisions
 from .report import Fusion
 from .sides import OPENVINO_DEVICE
 
@@ -47,13 +49,18 @@ class DeviceSide:
         self.core = self.ov.Core()
         self.compiles = 0
         self.slack_units = DEVICE_SLACK
+        listed = _listed(self.core)
+        _require_present(self.core, device, listed)
         try:
             deployed = self._compile(())
         except RuntimeError as e:
             raise IRExecError(f"OpenVINO cannot compile {xml} for {device} with {self.config or 'its defaults'}: "
-                              f"{_first_line(e)}", code="device-error", file=xml) from None
+                              f"{_first_line(e)} (devices OpenVINO lists: {', '.join(listed) or 'none'})",
+                              code="device-error", file=xml) from None
         self.properties = _properties(deployed[0])
         self.fusion = _fusion(deployed[0])
+        for name, (node, precision) in state_precisions(self._read(), self.fusion, self.properties).items():
+            self.fusion[name] = Fusion(node, "ReadValue", precision)
         self.description = f"OpenVINO {self.ov.get_version().split('-')[0]} {device}"
         self._deployed = deployed
 
@@ -94,13 +101,45 @@ class DeviceSide:
             slots = layers.setdefault(name, [])
             slots.extend([None] * (port + 1 - len(slots)))
             slots[port] = outs.get((name, port))
-        return Exposed(layers, history)
+        return Exposed(layers, history, _fusion(compiled) if expose else {})
+
+
+_LOCATION = re.compile(r"Exception from \S+:\d+:\s*")
+_VIRTUAL = ("AUTO", "MULTI", "HETERO", "BATCH")  # devices that run on others, listed after a colon
 
 
 def _first_line(e: Exception) -> str:
-    """OpenVINO's message without its "Exception from src/..." location lines."""
-    lines = [line.strip() for line in str(e).splitlines() if line.strip() and not line.startswith("Exception from")]
-    return lines[0] if lines else type(e).__name__
+    """OpenVINO's message without its "Exception from src/...:N:" locations, which it also puts
+    in the middle of a line before the reason ("... Error: Exception from ...:22:" then the reason)."""
+    lines = [_LOCATION.sub("", line).strip() for line in str(e).splitlines()]
+    text = " ".join(line for line in lines if line)
+    return text or type(e).__name__
+
+
+def _listed(core: Any) -> list[str]:
+    try:
+        return list(core.available_devices)
+    except RuntimeError:
+        return []
+
+
+def _require_present(core: Any, device: str, listed: list[str]) -> None:
+    """One coded error for a device OpenVINO does not list, with the reason its plugin gives
+    (a GPU plugin without an OpenCL runtime, an NPU without its driver) and the devices it lists."""
+    base, _, targets = device.partition(":")
+    wanted = [t for t in targets.split(",") if t] if base.upper() in _VIRTUAL else [device]
+    names = set(listed) | {d.split(".")[0] for d in listed}
+    for target in wanted:
+        name = target.split("(")[0]  # HETERO/AUTO may give a batch size or priority in brackets
+        if name in names or name.split(".")[0] in names:
+            continue
+        try:
+            found = core.get_property(name.split(".")[0], "AVAILABLE_DEVICES")
+            reason = "" if found else f"; its {name.split('.')[0]} plugin loads but finds no device"
+        except (RuntimeError, TypeError) as e:
+            reason = f"; OpenVINO says: {_first_line(e)}"
+        raise IRExecError(f"OpenVINO lists no {name} device on this machine (it lists: {', '.join(listed) or 'none'})"
+                          f"{reason}", code="device-unavailable") from None
 
 
 def _tensor(ov: Any, arr: np.ndarray) -> Any:
@@ -152,14 +191,19 @@ def _info(info: Any, key: str) -> str:
 
 
 def _fusion(compiled: Any) -> dict[str, Fusion]:
-    """IR layer name -> the runtime node computing it, from the runtime graph."""
+    """IR layer name -> the runtime node computing it, from the runtime graph, with the
+    precision its arithmetic used (precision.py: not always the one rt_info states)."""
     out: dict[str, Fusion] = {}
     for node in compiled.get_runtime_model().get_ordered_ops():
         info = node.get_rt_info()
         names = [n for n in _info(info, "originalLayersNames").split(",") if n]
+        if not names:
+            continue
+        p = node_precision(node, info)
         for name in names:
-            out.setdefault(name, Fusion(node.get_friendly_name(), _info(info, "layerType"),
-                                        _info(info, "runtimePrecision"), tuple(n for n in names if n != name)))
+            out.setdefault(name, Fusion(node.get_friendly_name(), _info(info, "layerType"), p.compute,
+                                        tuple(n for n in names if n != name),
+                                        p.reported if p.reported != p.compute else "", p.outputs))
     return out
 
 

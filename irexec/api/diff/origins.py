@@ -9,13 +9,23 @@ other layer beyond its accuracy only carries what reached it: **inherited**;
 "beyond" when an input was not compared (bisection exposes a few layers).
 A beyond layer whose relative L2 error is at least ``AMPLIFY`` times the largest
 of its inputs that are beyond theirs is flagged as amplifying (a subtraction that cancels, a
-division by a small value, an exponent)."""
+division by a small value, an exponent).
+
+An origin the other side computed in a lower precision than the reference's is a
+**precision** origin when re-run at that precision (``LayerResult.emulated``,
+emulate.py) it is within; one that cannot be re-run is a precision origin too (a
+ReadValue reading an f16 or u8 KV cache: its precision explains a departure no re-run
+can check).  The other origins are **kernel** origins.  A kernel origin whose compared
+consumers are all within their accuracy is **masked**: its departure reaches no output."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .report import INHERITED, MATCH, ORIGIN, UNRESOLVED, LayerResult
+import numpy as np
+
+from .precision import lower_than
+from .report import INHERITED, MASKED, MATCH, ORIGIN, PRECISION, UNRESOLVED, LayerResult
 
 AMPLIFY = 10.0
 
@@ -38,9 +48,38 @@ def classify(layers: Iterable[LayerResult]) -> None:
             r.status = UNRESOLVED
         else:
             r.status = ORIGIN if all(x.figures.within for x in inputs) else INHERITED
+        if r.status == ORIGIN and _explained(r):
+            r.status = PRECISION
         worst_in = max((x.figures.rel_l2 for x in inputs if not x.figures.within), default=0.0)
         if worst_in > 0 and r.figures.rel_l2 >= AMPLIFY * worst_in:
             r.amplification = r.figures.rel_l2 / worst_in
+    consumers: dict[str, list[LayerResult]] = {}
+    for r in ordered:
+        for name in set(r.inputs):
+            consumers.setdefault(name, []).append(r)
+    for r in ordered:
+        after = consumers.get(r.name, [])
+        if r.status == ORIGIN and after and all(x.figures.within for x in after):
+            r.status = MASKED
 
 
-__all__ = ["AMPLIFY", "classify"]
+def _explained(r: LayerResult) -> bool:
+    """A departure its runtime precision explains: within the re-run at that precision, or
+    not re-runnable at all while computed in a lower precision than the reference's."""
+    if r.emulated is not None:
+        return r.emulated.within
+    precision = r.fusion.precision if r.fusion is not None else ""
+    if r.local is None and r.dtype in np.sctypeDict and lower_than(precision, np.dtype(r.dtype)):
+        r.precision = precision
+        return True
+    return False
+
+
+def is_kernel_origin(r: LayerResult) -> bool:
+    """Whether one result, as it stands, departs beyond what its precision explains by its own computation."""
+    if r.figures.within or r.local is None or r.local.within:
+        return False
+    return not _explained(r)
+
+
+__all__ = ["AMPLIFY", "classify", "is_kernel_origin"]

@@ -92,7 +92,7 @@ def _figure(report: DiffReport) -> str:
     if report.origins:  # the first one named; every origin is a star
         first = report.origins[0]
         more = f" (+{len(report.origins) - 1} more, starred)" if len(report.origins) > 1 else ""
-        fig.add_annotation(x=first.depth, y=math.log10(_y(first)), text=f"first origin: {first.op}{more}",
+        fig.add_annotation(x=first.depth, y=math.log10(_y(first)), text=f"first kernel origin: {first.op}{more}",
                            showarrow=True, arrowhead=2, ay=-40)
     fig.update_layout(title="Relative L2 error along graph depth (irexec is the reference)",
                       xaxis_title="graph depth (longest path from an input)", yaxis_title="relative L2 error (0 drawn at 1e-12)",
@@ -162,11 +162,9 @@ def _graph(report: DiffReport) -> str:
 
 def render_html(report: DiffReport) -> str:
     from .render_ab import html_weights
+    from .render_origins import origins_html
 
-    origins = report.origins
-    summary = (f"<p><b>{len(origins)} origin(s)</b>: " + ", ".join(f"<code>{html.escape(r.name)}</code> ({html.escape(r.op)})"
-                                                                  for r in origins) + "</p>") if origins else \
-        "<p>No origin found among the compared layers.</p>"
+    summary = origins_html(report)
     props = ", ".join(f"{html.escape(k)}={html.escape(v)}" for k, v in report.properties.items()
                       if k in ("INFERENCE_PRECISION_HINT", "EXECUTION_MODE_HINT", "KV_CACHE_PRECISION"))
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in report.notes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...base.errors import spelled
 from ...base.table_text import safe_text, table_lines
 from ..comparison import format_number
+from .render_origins import origin_lines, suggestion_lines
 from .report import ORIGIN, DiffReport, LayerResult
 
 
@@ -57,21 +58,7 @@ def render_text(report: DiffReport, top: int = 10) -> str:
         lines.append("greedy tokens agree on every step" if first is None else f"first step whose greedy token differs: {first}")
         lines.append(f"layers compared at step {report.analysed_step}")
     lines.extend(table_lines(HEADER, [_row(r) for r in report.outputs]))
-    origins = report.origins
-    if origins:
-        lines.append(f"ORIGIN{'S' if len(origins) > 1 else ''} ({len(origins)}): first departure beyond the stated "
-                     "accuracy while the inputs are within theirs")
-        for r in origins[:top] if top else origins:
-            where = "" if r.fusion is None else f", runtime {r.fusion.node_type} in {r.fusion.precision}"
-            lines.append(f"  {r.name} ({r.op}{where}): {r.figures.beyond} of {r.figures.size} elements beyond "
-                         f"{r.stated.describe()}; max abs err {_g(r.figures.max_abs_error)}, rel L2 {_short(r.figures.rel_l2)}")
-            if r.replayed_with:
-                lines.append(f"    re-run with {', '.join(r.replayed_with)} (no counterpart on the other side): "
-                             "the origin is in this group")
-        if top and len(origins) > top:
-            lines.append(f"  ... and {len(origins) - top} more")
-    elif report.layers:
-        lines.append("no origin found among the compared layers")
+    lines.extend(origin_lines(report, top))
     amplifiers = report.amplifiers
     if amplifiers:
         lines.append("amplifying: " + ", ".join(f"{r.name} (x{_short(r.amplification or 0)})" for r in amplifiers[:top]))
@@ -102,9 +89,12 @@ def render_text(report: DiffReport, top: int = 10) -> str:
     if unmatched_source:
         lines.append(f"{len(unmatched_source)} source tensor(s) with no counterpart in the IR (not compared):")
         lines.extend(f"  {name}: {why}" for name, why in list(unmatched_source.items())[:top or None])
+    lines.extend(suggestion_lines(report))
     lines.extend(f"note: {n}" for n in report.notes)
     verdict = "ORIGIN FOUND" if any(r.status == ORIGIN for r in report.layers) else \
-        "outputs within stated accuracy" if report.outputs_within else "outputs beyond stated accuracy"
+        "outputs within stated accuracy" if report.outputs_within else \
+        "outputs beyond stated accuracy, explained by the runtime precision" if report.precision_groups() else \
+        "outputs beyond stated accuracy"
     lines.append(verdict)
     return safe_text(lines)
 

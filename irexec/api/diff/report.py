@@ -14,6 +14,9 @@ from .figures import Figures, _num
 # (the other side's own) are within theirs; inherited: beyond only by what reached it;
 # beyond: beyond, but neither re-run nor its inputs compared, so its origin is not known.
 MATCH, ORIGIN, INHERITED, UNRESOLVED = "match", "origin", "inherited", "beyond"
+# precision: an origin within what its runtime precision explains (emulate.py); an ORIGIN beyond it is a
+# kernel origin.  masked: an origin whose departure none of its compared consumers carries on.
+PRECISION, MASKED = "precision", "masked"
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,8 @@ class Fusion:
     node_type: str
     precision: str  # the runtime precision it ran in
     with_layers: tuple[str, ...] = ()  # the other IR layers the same node computes
+    reported: str = ""  # the precision the runtime graph states (rt_info runtimePrecision), when it differs
+    output_precision: str = ""  # the precision its outputs are stored in (rt_info outputPrecisions)
 
     @property
     def fused(self) -> bool:
@@ -31,7 +36,8 @@ class Fusion:
 
     def as_dict(self) -> dict[str, Any]:
         return {"node": self.node, "node_type": self.node_type, "precision": self.precision,
-                "fused_with": list(self.with_layers)}
+                "fused_with": list(self.with_layers), "reported_precision": self.reported or None,
+                "output_precision": self.output_precision or None}
 
 
 @dataclass
@@ -56,6 +62,9 @@ class LayerResult:
     fusion: Fusion | None = None
     budget: float = 0.0  # units the output may carry with every layer before it within its stated accuracy
     replayed_with: list[str] = field(default_factory=list)  # layers without counterpart re-run with it (its group)
+    precision: str = ""  # the precision the other side computed it in, where lower than the reference's
+    emulated: Figures | None = None  # against the re-run at that precision (emulate.py)
+    excess: float = 0.0  # the largest emulated error over what a correct kernel at that precision may give
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "layer_id": self.layer_id, "op": self.op, "index": self.index, "depth": self.depth,
@@ -66,7 +75,19 @@ class LayerResult:
                 "status": self.status,
                 "amplification": None if self.amplification is None else _num(self.amplification), "inputs": self.inputs,
                 "runtime": None if self.fusion is None else self.fusion.as_dict(),
+                "precision": self.precision or None,
+                "emulated": None if self.emulated is None else self.emulated.as_dict(),
+                "beyond_precision": None if self.emulated is None else _num(self.beyond_precision),
                 **({"replayed_with": self.replayed_with} if self.replayed_with else {})}
+
+    @property
+    def beyond_precision(self) -> float:
+        """How many times its precision's allowance the emulated error is (ranks kernel origins);
+        for a layer with no emulation, its error over its stated tolerance."""
+        if self.emulated is not None:
+            return self.excess
+        f = self.local or self.figures
+        return f.max_units / self.stated.units if self.stated.units else f.max_units
 
 
 @dataclass
@@ -111,10 +132,40 @@ class DiffReport:
     words: dict[str, str] = field(default_factory=dict)  # how the report speaks of the other side (sides.SideWords)
     no_counterpart: dict[str, str] = field(default_factory=dict)  # IR layer name -> why the other side has none
     tolerance: str = ""  # the other side's own accuracy, stated (a source framework's fused kernels)
+    suggestion: Any = None  # --suggest: the settings that bring the outputs within (suggest.py)
 
     @property
     def origins(self) -> list[LayerResult]:
         return [r for r in self.layers if r.status == ORIGIN]
+
+    def grouped(self, status: str) -> list[dict[str, Any]]:
+        """The layers of one status, each once with its ports, ranked by how far beyond their precision."""
+        by_name: dict[str, list[LayerResult]] = {}
+        for r in self.layers:
+            if r.status == status:
+                by_name.setdefault(r.name, []).append(r)
+        rows = [{"name": name, "op": rs[0].op, "ports": [r.port for r in rs], "precision": rs[0].precision or None,
+                 "beyond_precision": _num(max(r.beyond_precision for r in rs)), "index": rs[0].index}
+                for name, rs in by_name.items()]
+        rows.sort(key=lambda row: (-_rank(row["beyond_precision"]), row["index"]))
+        for row in rows:
+            del row["index"]
+        return rows
+
+    @property
+    def finding(self) -> LayerResult | None:
+        """The first kernel origin in the graph's order."""
+        return next((r for r in self.layers if r.status == ORIGIN), None)
+
+    def precision_groups(self) -> list[dict[str, Any]]:
+        """Precision origins grouped by op type and the precision they ran in."""
+        groups: dict[tuple[str, str], list[str]] = {}
+        for r in self.layers:
+            if r.status == PRECISION:
+                names = groups.setdefault((r.op_type, r.precision or (r.fusion.precision if r.fusion else "")), [])
+                if r.name not in names:
+                    names.append(r.name)
+        return [{"op": op, "precision": p, "layers": names} for (op, p), names in groups.items()]
 
     @property
     def amplifiers(self) -> list[LayerResult]:
@@ -129,7 +180,10 @@ class DiffReport:
             "format": 1, "model": self.model, "other": self.other, "mode": self.mode, "inputs": self.inputs,
             "config": self.config, "properties": self.properties,
             "outputs_within": self.outputs_within,
-            "origins": [r.name for r in self.origins],
+            "origins": [row["name"] for row in self.grouped(ORIGIN)],
+            "finding": None if self.finding is None else self.finding.name,
+            "kernel_origins": self.grouped(ORIGIN), "precision_origins": self.precision_groups(),
+            "masked": self.grouped(MASKED),
             "amplifiers": [r.name for r in self.amplifiers],
             "outputs": [r.as_dict() for r in self.outputs],
             "layers": [r.as_dict() for r in self.layers],
@@ -141,6 +195,7 @@ class DiffReport:
             "sides": self.sides, "no_counterpart": self.no_counterpart,
             **({"tolerance": self.tolerance} if self.tolerance else {}),
             **({"matching": self.matching} if self.matching is not None else {}),
+            **({"suggestion": self.suggestion.as_dict()} if self.suggestion is not None else {}),
             **({"weights": [w.as_dict() for w in self.weights]} if self.matching is not None else {}),
         }
 
@@ -154,4 +209,8 @@ class DiffReport:
                              for r in self.layers])
 
 
-__all__ = ["DiffReport", "Fusion", "INHERITED", "LayerResult", "MATCH", "ORIGIN", "StepResult", "UNRESOLVED"]
+def _rank(x: object) -> float:
+    return float(x) if isinstance(x, (int, float, str)) else 0.0
+
+
+__all__ = ["DiffReport", "Fusion", "INHERITED", "LayerResult", "MASKED", "MATCH", "ORIGIN", "PRECISION", "StepResult", "UNRESOLVED"]
