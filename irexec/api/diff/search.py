@@ -68,7 +68,7 @@ def first_kernel_origin(diff: _Diff, candidates: list[Layer], k: int) -> Layer |
     size = max(1, WINDOW * k)
     for start in range(0, len(ordered), size):
         window = ordered[start:start + size]
-        around = [p for layer in window for p, _ in diff._producers(layer) if p.id in diff.candidate_ids]
+        around = [p for layer in window for p in _feeders(diff, layer)]
         chosen = {layer.id for layer in (*window, *around)}
         judged = {key: r for key, r in diff.results.items() if r.local is not None or r.figures.within}
         diff.expose([layer for layer in diff.ref.candidates if layer.id in chosen], local=True)
@@ -99,6 +99,23 @@ def find_origin(diff: _Diff, candidates: list[Layer], k: int) -> Layer | None:
     return None
 
 
+def _feeders(diff: _Diff, layer: Layer) -> list[Layer]:
+    """The layer's producers among the candidates, and through a producer the other side has no
+    counterpart for, that one's too: a re-run reaches through it to the tensors the other side gives."""
+    hidden = getattr(diff, "no_counterpart", {})
+    found: list[Layer] = []
+    seen: set[int] = set()
+    todo = [layer]
+    while todo:
+        for p, _ in diff._producers(todo.pop()):
+            if p.id in diff.candidate_ids and p.id not in seen:
+                seen.add(p.id)
+                found.append(p)
+                if p.name in hidden:
+                    todo.append(p)
+    return found
+
+
 def _kernel(diff: _Diff, layer: Layer) -> bool:
     return any(is_kernel_origin(diff.results[(layer.name, i)]) for i in range(len(layer.outputs))
                if (layer.name, i) in diff.results)
@@ -109,8 +126,8 @@ def _masked(diff: _Diff, layer: Layer, k: int) -> bool:
     compared consumer is within its accuracy (the departure goes no further)."""
     after = diff.ref.descendants(layer)
     downstream = [c for c in diff.ref.candidates if c.id in after and c is not layer][:k]
-    around = [p for p, _ in diff._producers(layer) if p.id in diff.candidate_ids]
-    feeding = [p for c in downstream for p, _ in diff._producers(c) if p.id in diff.candidate_ids]
+    around = _feeders(diff, layer)
+    feeding = [p for c in downstream for p in _feeders(diff, c)]
     chosen = {c.id for c in (*around, layer, *downstream, *feeding)}
     diff.expose([c for c in diff.ref.candidates if c.id in chosen], local=True)
     consumers = [r for r in diff.results.values() if layer.name in r.inputs]
