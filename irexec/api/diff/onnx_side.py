@@ -25,7 +25,7 @@ from .matching import Matching
 from .reference import ReferenceSide
 from .report import DiffReport
 from .sides import ONNXRUNTIME
-from .source_matching import SourceGraph, SourceNode, diff_against_source, feed_names, match_source
+from .source_matching import SourceGraph, SourceNode, diff_against_source, exposed_source_values, feed_names, match_source
 
 # Units ONNX Runtime's CPU kernels may add to an inexact op's stated accuracy: as a plugin's do
 # (the same kinds of vectorised polynomial and reordered sums).
@@ -119,13 +119,7 @@ class OnnxSide:
                     history[(layer.name, port)] = values[tensor[0]]
             self._cache = (key, values, [history])
         _, values, history_list = self._cache
-        layers: dict[str, list[np.ndarray | None]] = {}
-        for name, port in expose:
-            slots = layers.setdefault(name, [])
-            slots.extend([None] * (port + 1 - len(slots)))
-            tensor = self.matching.ports.get((name, port))
-            slots[port] = None if tensor is None else values.get(tensor[0])
-        return Exposed(layers, history_list)
+        return Exposed(exposed_source_values(expose, self.matching, values), history_list)
 
 
 def _first_line(e: Exception) -> str:

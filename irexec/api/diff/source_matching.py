@@ -19,7 +19,7 @@ source tensor left unmatched is listed with why.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,6 +185,20 @@ def feed_names(ir: ReferenceSide, source_inputs: Sequence[str]) -> dict[str, str
 
 
 __all__ = ["IR_TYPES", "SourceGraph", "SourceNode", "feed_names", "match_source"]
+
+
+def exposed_source_values(expose: Sequence[Port], matching: Matching, values: Mapping[str, np.ndarray],
+                          fits: Callable[[str, int, np.ndarray], bool] | None = None) -> dict[str, list[np.ndarray | None]]:
+    """Per exposed IR layer, by port, the source tensor matched to it (None where there is none,
+    or where ``fits`` refuses it)."""
+    layers: dict[str, list[np.ndarray | None]] = {}
+    for name, port in expose:
+        slots = layers.setdefault(name, [])
+        slots.extend([None] * (port + 1 - len(slots)))
+        tensor = matching.ports.get((name, port))
+        arr = None if tensor is None else values.get(tensor[0])
+        slots[port] = arr if arr is not None and (fits is None or fits(name, port, arr)) else None
+    return layers
 
 
 def diff_against_source(ref: ReferenceSide, side: Any, feeds: Mapping[str, np.ndarray], *, model: str, where: str,

@@ -34,7 +34,7 @@ from .matching import Matching
 from .reference import ReferenceSide
 from .report import DiffReport
 from .sides import TORCH
-from .source_matching import SourceGraph, SourceNode, _explain_unmatched_ir, diff_against_source, match_source
+from .source_matching import SourceGraph, SourceNode, _explain_unmatched_ir, diff_against_source, exposed_source_values, match_source
 
 TORCH_SLACK = DEVICE_SLACK  # units PyTorch's CPU kernels (oneDNN, MKL, its SDPA backends) may add
 INSTALL_HINT = install_hint("torch")
@@ -183,13 +183,8 @@ class TorchSide:
                     history[(layer.name, port)] = given
             self._cache = (key, values, [history])
         _, values, history_list = self._cache
-        layers: dict[str, list[np.ndarray | None]] = {}
-        for name, port in expose:
-            slots = layers.setdefault(name, [])
-            slots.extend([None] * (port + 1 - len(slots)))
-            tensor = self.matching.ports.get((name, port))
-            arr = None if tensor is None else values.get(tensor[0])
-            slots[port] = arr if arr is not None and arr.shape == tuple(self._dims(name, port) or arr.shape) else None
+        layers = exposed_source_values(expose, self.matching, values,
+                                       lambda name, port, arr: arr.shape == tuple(self._dims(name, port) or arr.shape))
         return Exposed(layers, history_list)
 
     def _dims(self, name: str, port: int) -> list[int] | None:
