@@ -21,7 +21,6 @@ from pathlib import Path
 import numpy as np
 
 VOCAB, HIDDEN, HEADS, GROUP, MAX_POS, NEW_TOKENS = 48, 16, 2, 8, 64, 8
-HEAD = HIDDEN // HEADS
 OUT = Path(__file__).resolve().parent / "tiny-llm"
 CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0", "KV_CACHE_PRECISION": "f32"}
 
@@ -29,7 +28,6 @@ CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": 
 def build(rng: np.random.Generator):
     import openvino as ov
     import openvino.opset13 as op
-    from openvino.op.util import Variable, VariableInfo
 
     def const(value, dtype=None):
         return op.constant(np.asarray(value, dtype=dtype))
@@ -55,34 +53,63 @@ def build(rng: np.random.Generator):
         w = op.reshape(w, const([out, inp], np.int64), False)
         return op.convert(w, "f32")
 
-    input_ids = op.parameter([-1, -1], np.int64, name="input_ids")
-    attention_mask = op.parameter([-1, -1], np.int64, name="attention_mask")
-    position_ids = op.parameter([-1, -1], np.int64, name="position_ids")
-    beam_idx = op.parameter([-1], np.int32, name="beam_idx")
-    for p in (input_ids, attention_mask, position_ids, beam_idx):
-        p.output(0).set_names({p.get_friendly_name()})
+    input_ids, attention_mask, position_ids, beam_idx = decoder_parameters(op)
 
     embedding = u8_rows(rng.normal(0, 1.0, (VOCAB, HIDDEN)).astype(np.float32))
     x = op.gather(embedding, input_ids, const(0, np.int64))
     x = op.add(x, op.gather(const(rng.normal(0, 0.5, (MAX_POS, HIDDEN)), np.float32), position_ids, const(0, np.int64)))
     batch = op.gather(op.shape_of(input_ids), const([0], np.int64), const(0, np.int64))
 
-    def heads(t):  # [B, T, H] -> [B, heads, T, head]
-        t = op.reshape(t, const([0, 0, HEADS, HEAD], np.int64), True)
-        return op.transpose(t, const([0, 2, 1, 3], np.int64))
-
     def project(t, scale):
         return op.matmul(t, u4_groups(rng.normal(0, scale, (HIDDEN, HIDDEN)).astype(np.float32)), False, True)
 
-    q, k, v = (heads(project(x, 0.6)) for _ in range(3))
+    q, k, v = (split_heads(op, project(x, 0.6), HEADS) for _ in range(3))
+    attn, sinks = cached_attention(op, q, k, v, batch, beam_idx, position_ids, attention_mask, HEADS)
+    # no residual from the token itself: with tied embeddings it would make every token predict itself
+    x = op.matmul(attn, const(rng.normal(0, 0.6, (HIDDEN, HIDDEN)), np.float32), False, False)
+    logits = op.matmul(x, embedding, False, True)
+    logits.output(0).set_names({"logits"})
+    result = op.result(logits)
+    return ov.Model([result], sinks, [input_ids, attention_mask, position_ids, beam_idx], "tiny-llm")
+
+
+def decoder_parameters(op):
+    """input_ids, attention_mask, position_ids and beam_idx, each with its name as its tensor name."""
+    input_ids = op.parameter([-1, -1], np.int64, name="input_ids")
+    attention_mask = op.parameter([-1, -1], np.int64, name="attention_mask")
+    position_ids = op.parameter([-1, -1], np.int64, name="position_ids")
+    beam_idx = op.parameter([-1], np.int32, name="beam_idx")
+    for p in (input_ids, attention_mask, position_ids, beam_idx):
+        p.output(0).set_names({p.get_friendly_name()})
+    return input_ids, attention_mask, position_ids, beam_idx
+
+
+def split_heads(op, t, heads: int):
+    """[B, T, H] -> [B, heads, T, H // heads] (H known)."""
+    head = t.get_output_partial_shape(0)[2].get_length() // heads
+    t = op.reshape(t, op.constant(np.asarray([0, 0, heads, head], np.int64)), True)
+    return op.transpose(t, op.constant(np.asarray([0, 2, 1, 3], np.int64)))
+
+
+def cached_attention(op, q, k, v, batch, beam_idx, position_ids, attention_mask, heads: int):
+    """Attention of q ([B, heads, T, head]) over the KV cache with k and v appended: each cache a
+    ReadValue-6 variable (named as optimum-intel names them) that beam_idx reorders and an Assign-6
+    sink; causal by position_ids, padding by attention_mask.  ([B, T, heads * head], the sinks)."""
+    import openvino as ov
+    from openvino.op.util import Variable, VariableInfo
+
+    def const(value, dtype=None):
+        return op.constant(np.asarray(value, dtype=dtype))
+
+    head = q.get_output_partial_shape(0)[3].get_length()
     sinks, caches = [], {}
     for name, new in (("key", k), ("value", v)):
         info = VariableInfo()
         info.variable_id = f"past_key_values.0.{name}present.0.{name}"
-        info.data_shape = ov.PartialShape([-1, HEADS, -1, HEAD])
+        info.data_shape = ov.PartialShape([-1, heads, -1, head])
         info.data_type = ov.Type.f32
         variable = Variable(info)
-        init = op.broadcast(const(0.0, np.float32), op.concat([batch, const([HEADS, 0, HEAD], np.int64)], 0))
+        init = op.broadcast(const(0.0, np.float32), op.concat([batch, const([heads, 0, head], np.int64)], 0))
         past = op.gather(op.read_value(init, variable), beam_idx, const(0, np.int64))
         caches[name] = op.concat([past, new], 2)
         sinks.append(ov.op.assign(caches[name], variable))
@@ -93,13 +120,8 @@ def build(rng: np.random.Generator):
     padding = op.unsqueeze(op.convert(attention_mask, "boolean"), const([1, 2], np.int64))
     mask = op.logical_and(causal, padding)
     attn = op.scaled_dot_product_attention(q, caches["key"], caches["value"], mask)
-    attn = op.reshape(op.transpose(attn, const([0, 2, 1, 3], np.int64)), const([0, 0, HIDDEN], np.int64), True)
-    # no residual from the token itself: with tied embeddings it would make every token predict itself
-    x = op.matmul(attn, const(rng.normal(0, 0.6, (HIDDEN, HIDDEN)), np.float32), False, False)
-    logits = op.matmul(x, embedding, False, True)
-    logits.output(0).set_names({"logits"})
-    result = op.result(logits)
-    return ov.Model([result], sinks, [input_ids, attention_mask, position_ids, beam_idx], "tiny-llm")
+    attn = op.reshape(op.transpose(attn, const([0, 2, 1, 3], np.int64)), const([0, 0, heads * head], np.int64), True)
+    return attn, sinks
 
 
 def _u4(ov, values: np.ndarray):

@@ -31,6 +31,20 @@ def _weight(rng: np.random.Generator, n: int, k: int, groups: int, dtype: object
     return (q if groups > 1 else q.reshape(n, k)), zero, scale, weight
 
 
+def _assert_scaled_one_hot_rows(packed: CompressedWeight, weight: np.ndarray) -> None:
+    """One-hot rows scaled by c (one row, a few and many): each output is the weight column
+    the row picks, times c in one f32 rounding."""
+    c = np.float32(0.7071)
+    for rows, any_rows in ((1, False), (3, False), (7, True)):
+        for k in (0, 63, 64, 575):
+            one_hot = np.zeros((rows, 576), np.float32)
+            one_hot[:, k] = c
+            got = packed.product(one_hot, any_rows=any_rows)
+            assert got is not None
+            for row in got:
+                np.testing.assert_array_equal(row, c * weight[:, k])
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.int8, ml_dtypes.uint4, ml_dtypes.int4], ids=["u8", "i8", "u4", "i4"])
 @pytest.mark.parametrize("groups", [1, 9])
 def test_the_product_reads_the_chains_exact_values(dtype, groups):
@@ -48,15 +62,7 @@ def test_the_product_reads_the_chains_exact_values(dtype, groups):
     # scaled one-hot rows: each output is one weight, as the chain computes it, times
     # c in one f32 rounding (a kernel that folded c or the activation into the
     # weight's own arithmetic would round differently); one row, a few and many
-    c = np.float32(0.7071)
-    for rows, any_rows in ((1, False), (3, False), (7, True)):
-        for k in (0, 63, 64, 575):
-            one_hot = np.zeros((rows, 576), np.float32)
-            one_hot[:, k] = c
-            got = packed.product(one_hot, any_rows=any_rows)
-            assert got is not None
-            for row in got:
-                np.testing.assert_array_equal(row, c * weight[:, k])
+    _assert_scaled_one_hot_rows(packed, weight)
     for rows in (1, 2, compressed_linear.MAX_ROWS):
         a = rng.standard_normal((1, rows, 576)).astype(np.float32)
         got = packed.product(a)
@@ -257,15 +263,7 @@ def test_a_tabled_product_reads_the_chains_exact_values(entries, groups):
     assert packed is not None and packed.shape == weight.shape and packed.table is table
     index = np.array([[0, 299], [5, 17]])
     assert packed.rows(index).tobytes() == weight[index].tobytes()  # -0.0 kept
-    c = np.float32(0.7071)
-    for rows, any_rows in ((1, False), (3, False), (7, True)):
-        for k in (0, 63, 64, 575):
-            one_hot = np.zeros((rows, 576), np.float32)
-            one_hot[:, k] = c
-            got = packed.product(one_hot, any_rows=any_rows)
-            assert got is not None
-            for row in got:
-                np.testing.assert_array_equal(row, c * weight[:, k])
+    _assert_scaled_one_hot_rows(packed, weight)
     a = rng.standard_normal((1, 2, 576)).astype(np.float32)
     got = packed.product(a)
     exact = a.astype(np.float64) @ weight.astype(np.float64).T

@@ -6,21 +6,15 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
-from lxml import etree
+from bert_tiny_pairs import BERT, DAMAGED, DATA, MODELS, damaged_copy, write_samples
 
 import irexec
 
-MODELS = Path("/work/shared/models")
-DATA = Path(__file__).resolve().parent / "data" / "diff_ab"
 SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "diff-report.schema.json"
-BERT = MODELS / "bert_tiny"
-DAMAGED = "__module.m.encoder.layer.1.intermediate.dense/aten::linear/MatMul"
-SCALE = "self.m.encoder.layer.1.intermediate.dense.weight_compressed/scale"
 
 pytestmark = pytest.mark.skipif(not BERT.is_dir(), reason="the shared models are not here")
 
@@ -28,23 +22,6 @@ pytestmark = pytest.mark.skipif(not BERT.is_dir(), reason="the shared models are
 def _validate(doc: dict) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(doc)
-
-
-def _damage(tmp_path: Path, kind: str = "int8", group: int = 7, factor: float = 1.5) -> Path:
-    """A copy of a compressed model with one group's scale (INT8: an output channel; INT4: 32
-    weights) times ``factor``."""
-    xml, binary = tmp_path / "damaged.xml", tmp_path / "damaged.bin"
-    shutil.copy(DATA / f"bert_tiny_{kind}.xml", xml)
-    data = bytearray((DATA / f"bert_tiny_{kind}.bin").read_bytes())
-    layer = etree.parse(str(xml)).find(f".//layer[@name='{SCALE}']")
-    attrs = layer.find("data").attrib
-    dtype = {"f32": np.float32, "f16": np.float16}[attrs["element_type"]]
-    offset, size = int(attrs["offset"]), int(attrs["size"])
-    scale = np.frombuffer(bytes(data[offset:offset + size]), dtype).copy()
-    scale[group] *= factor
-    data[offset:offset + size] = scale.tobytes()
-    binary.write_bytes(bytes(data))
-    return xml
 
 
 def test_int8_copy_matches_every_layer_and_reports_each_weight(tmp_path: Path, run_cli) -> None:
@@ -88,7 +65,7 @@ def test_int4_groups_of_32(tmp_path: Path, run_cli) -> None:
 
 @pytest.mark.parametrize("kind", ["int8", "int4"])
 def test_a_damaged_scale_is_the_origin_and_its_weight_ranks_first(tmp_path: Path, run_cli, kind: str) -> None:
-    damaged, out = _damage(tmp_path, kind), tmp_path / "r.json"
+    damaged, out = damaged_copy(tmp_path, kind), tmp_path / "r.json"
     r = run_cli("diff", BERT / "model.xml", damaged, "--inputs", BERT / "inputs.npz", "--json", out)
     assert r.exit_code == 0, r.output
     doc = json.loads(out.read_text())
@@ -110,7 +87,7 @@ def test_python_api_returns_the_report(tmp_path: Path) -> None:
     with pytest.raises(irexec.UsageError) as e:
         irexec.api.diff(str(BERT / "model.xml"))
     assert e.value.diagnostics[0].code == "diff-usage"
-    report = irexec.api.diff(str(BERT / "model.xml"), str(_damage(tmp_path)), inputs=str(BERT / "inputs.npz"))
+    report = irexec.api.diff(str(BERT / "model.xml"), str(damaged_copy(tmp_path)), inputs=str(BERT / "inputs.npz"))
     assert [r.name for r in report.origins] == [DAMAGED] and report.weights[0].layer == DAMAGED
     try:
         import pandas  # noqa: F401
@@ -123,14 +100,7 @@ def test_python_api_returns_the_report(tmp_path: Path) -> None:
 
 
 def _samples(folder: Path, n: int = 3) -> Path:
-    folder.mkdir()
-    base = dict(np.load(BERT / "inputs.npz"))
-    rng = np.random.default_rng(0)
-    for i in range(n):
-        ids = base["input_ids"].copy()
-        ids[:, 1:-1] = rng.integers(1, ids.max() + 1, ids[:, 1:-1].shape)  # ids the vocabulary has
-        np.savez(folder / f"s{i}.npz", input_ids=ids, attention_mask=base["attention_mask"])
-    return folder
+    return write_samples(folder, n, seed=0)
 
 
 def _dataset(run_cli, tmp_path: Path, name: str, *args: str) -> dict:

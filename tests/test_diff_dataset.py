@@ -13,43 +13,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bert_tiny_pairs import BERT, DAMAGED, DATA, damaged_copy, write_samples
 from lxml import etree
 
-MODELS = Path("/work/shared/models")
-DATA = Path(__file__).resolve().parent / "data" / "diff_ab"
 SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "diff-dataset.schema.json"
-BERT = MODELS / "bert_tiny"
-DAMAGED = "__module.m.encoder.layer.1.intermediate.dense/aten::linear/MatMul"
-SCALE = "self.m.encoder.layer.1.intermediate.dense.weight_compressed/scale"
 BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
 
 pytestmark = pytest.mark.skipif(not BERT.is_dir(), reason="the shared models are not here")
 
 
 def _samples(folder: Path, n: int = 3) -> Path:
-    folder.mkdir()
-    base = dict(np.load(BERT / "inputs.npz"))
-    rng = np.random.default_rng(1)
-    for i in range(n):
-        ids = base["input_ids"].copy()
-        ids[:, 1:-1] = rng.integers(1, ids.max() + 1, ids[:, 1:-1].shape)
-        np.savez(folder / f"s{i}.npz", input_ids=ids, attention_mask=base["attention_mask"])
-    return folder
-
-
-def _damaged(tmp_path: Path, factor: float) -> Path:
-    """The INT8 copy with one output channel's scale of one MatMul times ``factor``."""
-    xml, binary = tmp_path / "damaged.xml", tmp_path / "damaged.bin"
-    shutil.copy(DATA / "bert_tiny_int8.xml", xml)
-    data = bytearray((DATA / "bert_tiny_int8.bin").read_bytes())
-    attrs = etree.parse(str(xml)).find(f".//layer[@name='{SCALE}']").find("data").attrib
-    dtype = {"f32": np.float32, "f16": np.float16}[attrs["element_type"]]
-    offset, size = int(attrs["offset"]), int(attrs["size"])
-    scale = np.frombuffer(bytes(data[offset:offset + size]), dtype).copy()
-    scale[7] *= factor
-    data[offset:offset + size] = scale.tobytes()
-    binary.write_bytes(bytes(data))
-    return xml
+    return write_samples(folder, n, seed=1)
 
 
 def _dataset(run_cli, b: Path, folder: Path, out: Path, *args: object, a: Path = BERT / "model.xml") -> dict:
@@ -62,7 +36,7 @@ def _dataset(run_cli, b: Path, folder: Path, out: Path, *args: object, a: Path =
 
 
 def test_a_planted_damage_is_an_origin_exactly_where_each_sample_says(tmp_path: Path, run_cli) -> None:
-    folder, b = _samples(tmp_path / "in"), _damaged(tmp_path, 1.5)
+    folder, b = _samples(tmp_path / "in"), damaged_copy(tmp_path, "int8", 7, 1.5)
     doc = _dataset(run_cli, b, folder, tmp_path / "ds.json", "--ablate", "0")
     named: dict[str, int] = {}
     for sample in sorted(folder.iterdir()):

@@ -19,8 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))  # the tiny LLM's building blocks
+from make_tiny_llm import cached_attention, decoder_parameters, split_heads, step_inputs  # noqa: E402
+
 VOCAB, HIDDEN, HEADS, INTER, MAX_POS = 48, 32, 2, 64, 32
-HEAD = HIDDEN // HEADS
 OUT = Path(__file__).resolve().parent / "nncf_formats"
 
 # name -> compress_weights arguments (mode, and group_size / backup_mode / all_layers where they apply)
@@ -69,7 +71,6 @@ def build(rng: np.random.Generator):
     """The f32 model: one attention layer with a KV cache, a gated MLP, untied logits."""
     import openvino as ov
     import openvino.opset13 as op
-    from openvino.op.util import Variable, VariableInfo
 
     def const(value, dtype=None):
         return op.constant(np.asarray(value, dtype=dtype))
@@ -80,51 +81,20 @@ def build(rng: np.random.Generator):
     def linear(t, rows: int, cols: int, scale: float = 1.0):
         return op.matmul(t, weight(rows, cols, scale), False, True)
 
-    input_ids = op.parameter([-1, -1], np.int64, name="input_ids")
-    attention_mask = op.parameter([-1, -1], np.int64, name="attention_mask")
-    position_ids = op.parameter([-1, -1], np.int64, name="position_ids")
-    beam_idx = op.parameter([-1], np.int32, name="beam_idx")
-    for p in (input_ids, attention_mask, position_ids, beam_idx):
-        p.output(0).set_names({p.get_friendly_name()})
+    input_ids, attention_mask, position_ids, beam_idx = decoder_parameters(op)
 
     x = op.gather(const(rng.normal(0, 1.0, (VOCAB, HIDDEN)), np.float32), input_ids, const(0, np.int64))
     x = op.add(x, op.gather(const(rng.normal(0, 0.3, (MAX_POS, HIDDEN)), np.float32), position_ids, const(0, np.int64)))
     batch = op.gather(op.shape_of(input_ids), const([0], np.int64), const(0, np.int64))
 
-    def heads(t):  # [B, T, H] -> [B, heads, T, head]
-        return op.transpose(op.reshape(t, const([0, 0, HEADS, HEAD], np.int64), True), const([0, 2, 1, 3], np.int64))
-
-    q, k, v = (heads(linear(x, HIDDEN, HIDDEN, 1.5)) for _ in range(3))
-    sinks, caches = [], {}
-    for name, new in (("key", k), ("value", v)):
-        info = VariableInfo()
-        info.variable_id = f"past_key_values.0.{name}present.0.{name}"
-        info.data_shape = ov.PartialShape([-1, HEADS, -1, HEAD])
-        info.data_type = ov.Type.f32
-        variable = Variable(info)
-        init = op.broadcast(const(0.0, np.float32), op.concat([batch, const([HEADS, 0, HEAD], np.int64)], 0))
-        past = op.gather(op.read_value(init, variable), beam_idx, const(0, np.int64))
-        caches[name] = op.concat([past, new], 2)
-        sinks.append(ov.op.assign(caches[name], variable))
-    total = op.gather(op.shape_of(caches["key"]), const([2], np.int64), const(0, np.int64))
-    key_pos = op.range(const(0, np.int64), op.squeeze(total, const(0, np.int64)), const(1, np.int64), "i64")
-    causal = op.less_equal(op.unsqueeze(key_pos, const([0, 1, 2], np.int64)), op.unsqueeze(position_ids, const([1, 3], np.int64)))
-    mask = op.logical_and(causal, op.unsqueeze(op.convert(attention_mask, "boolean"), const([1, 2], np.int64)))
-    attn = op.scaled_dot_product_attention(q, caches["key"], caches["value"], mask)
-    attn = op.reshape(op.transpose(attn, const([0, 2, 1, 3], np.int64)), const([0, 0, HIDDEN], np.int64), True)
+    q, k, v = (split_heads(op, linear(x, HIDDEN, HIDDEN, 1.5), HEADS) for _ in range(3))
+    attn, sinks = cached_attention(op, q, k, v, batch, beam_idx, position_ids, attention_mask, HEADS)
     x = op.add(x, linear(attn, HIDDEN, HIDDEN))
     gate = op.swish(linear(x, INTER, HIDDEN, 2.0))
     x = op.add(x, linear(op.multiply(gate, linear(x, INTER, HIDDEN, 2.0)), HIDDEN, INTER))
     logits = linear(x, VOCAB, HIDDEN, 3.0)
     logits.output(0).set_names({"logits"})
     return ov.Model([op.result(logits)], sinks, [input_ids, attention_mask, position_ids, beam_idx], "tiny-f32-llm")
-
-
-def step_inputs(ids: np.ndarray, past: int) -> dict[str, np.ndarray]:
-    batch, new = ids.shape
-    return {"input_ids": ids.astype(np.int64), "attention_mask": np.ones((batch, past + new), np.int64),
-            "position_ids": np.broadcast_to(np.arange(past, past + new, dtype=np.int64), (batch, new)).copy(),
-            "beam_idx": np.arange(batch, dtype=np.int32)}
 
 
 def chains(xml: Path) -> list[str]:

@@ -7,11 +7,11 @@ and the cheapest of each is kept, so a burst of cache contention hits both."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from cpu_time import assert_linear
 
 import irexec
 from irexec.base.errors import InputError
@@ -22,23 +22,8 @@ SCALE = 10
 MAX_RATIO = 30
 
 
-def _cpu_seconds(fn: Callable[[], object]) -> float:
-    start = time.process_time()  # this process's CPU time, all its threads: not the wall clock
-    fn()
-    return time.process_time() - start
-
-
 def _assert_linear(make: Callable[[int], Callable[[], object]], small: int) -> None:
-    run_small, run_large = make(small), make(small * SCALE)
-    run_small()  # warm up imports and caches
-    run_large()
-    t_small = t_large = float("inf")
-    for _ in range(3):
-        t_small = min(t_small, _cpu_seconds(run_small), _cpu_seconds(run_small))
-        t_large = min(t_large, _cpu_seconds(run_large))
-    t_small = max(t_small, 1e-3)
-    assert t_large < MAX_RATIO * t_small, (f"{SCALE}x the size took {t_large / t_small:.0f}x the CPU time "
-                                           f"({t_small:.3f} s -> {t_large:.3f} s)")
+    assert_linear(make, small, scale=SCALE, max_ratio=MAX_RATIO, floor=1e-3, what="size")
 
 
 def _one_layer(tmp_path: Path, name: str) -> Path:

@@ -14,18 +14,17 @@ inference cannot size from static input shapes and shows the limit holds for it.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from capped_child import run_capped
 
 from irexec.model.builder import IRBuilder
 
-resource = pytest.importorskip("resource")
+pytest.importorskip("resource")
 
 ROOT = Path(__file__).resolve().parents[2]
 MiB = 1 << 20
@@ -34,17 +33,8 @@ MiB = 1 << 20
 CAP = 1000 * MiB
 
 
-def _capped() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (CAP, CAP))
-
-
 def irexec(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    if sys.platform != "linux":
-        pytest.skip("caps the child's address space with RLIMIT_AS")
-    full = dict(os.environ, PYTHONPATH=str(ROOT), IREXEC_RETAIN_MEMORY="0", OPENBLAS_NUM_THREADS="1",
-                OMP_NUM_THREADS="1", IREXEC_THREADS="1", **(env or {}))
-    return subprocess.run([sys.executable, "-m", "irexec", *map(str, args)], capture_output=True, text=True,
-                          timeout=600, env=full, preexec_fn=_capped)
+    return run_capped(CAP, *args, env=env)
 
 
 def refused(proc: subprocess.CompletedProcess[str], *what: str) -> None:

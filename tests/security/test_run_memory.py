@@ -13,37 +13,26 @@ the cap."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from capped_child import run_capped
 
 ov = pytest.importorskip("openvino")
-resource = pytest.importorskip("resource")
+pytest.importorskip("resource")
 from openvino import opset8 as ops  # noqa: E402
 from openvino import opset9  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 MiB = 1 << 20
 # The child's address space: the interpreter, NumPy and one BLAS thread take
 # about 300 MiB of it; the models below used to need 0.3 to 1.6 GiB more.
 CAP = 900 * MiB
 
 
-def _capped() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (CAP, CAP))
-
-
 def irexec(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    if sys.platform != "linux":
-        pytest.skip("caps the child's address space with RLIMIT_AS")
-    env = dict(os.environ, PYTHONPATH=str(ROOT), IREXEC_RETAIN_MEMORY="0", OPENBLAS_NUM_THREADS="1",
-               OMP_NUM_THREADS="1", IREXEC_THREADS="1")
-    return subprocess.run([sys.executable, "-m", "irexec", *map(str, args)], capture_output=True, text=True,
-                          timeout=600, env=env, preexec_fn=_capped)
+    return run_capped(CAP, *args)
 
 
 def refused(proc: subprocess.CompletedProcess[str], what: str) -> None:

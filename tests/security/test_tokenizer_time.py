@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cpu_time import assert_linear
 
 import irexec
 from irexec.model.builder import IRBuilder, Out
@@ -23,23 +24,8 @@ SCALE = 10
 MAX_RATIO = 30
 
 
-def _cpu_seconds(fn: Callable[[], object]) -> float:
-    start = time.process_time()
-    fn()
-    return time.process_time() - start
-
-
 def _assert_linear(make: Callable[[int], Callable[[], object]], small: int) -> None:
-    run_small, run_large = make(small), make(small * SCALE)
-    run_small()  # warm up: compiled patterns, the automaton, imports
-    run_large()
-    t_small = t_large = float("inf")
-    for _ in range(3):
-        t_small = min(t_small, _cpu_seconds(run_small), _cpu_seconds(run_small))
-        t_large = min(t_large, _cpu_seconds(run_large))
-    t_small = max(t_small, 2e-3)
-    assert t_large < MAX_RATIO * t_small, (f"{SCALE}x the text took {t_large / t_small:.0f}x the CPU time "
-                                           f"({t_small:.3f} s -> {t_large:.3f} s)")
+    assert_linear(make, small, scale=SCALE, max_ratio=MAX_RATIO, floor=2e-3, what="text")
 
 
 def _u8(text: bytes) -> np.ndarray:

@@ -19,13 +19,13 @@ import numpy as np
 from ...base.errors import IRExecError, ModelError
 from ...base.extras import install_hint
 from .accuracy import DEVICE_SLACK
-from .core import Exposed, run_diff
+from .core import Exposed
 from .feeds import prepared_feeds
 from .matching import Matching
 from .reference import ReferenceSide
 from .report import DiffReport
 from .sides import ONNXRUNTIME
-from .source_matching import SourceGraph, SourceNode, feed_names, match_source
+from .source_matching import SourceGraph, SourceNode, diff_against_source, exposed_source_values, feed_names, match_source
 
 # Units ONNX Runtime's CPU kernels may add to an inexact op's stated accuracy: as a plugin's do
 # (the same kinds of vectorised polynomial and reordered sums).
@@ -119,13 +119,7 @@ class OnnxSide:
                     history[(layer.name, port)] = values[tensor[0]]
             self._cache = (key, values, [history])
         _, values, history_list = self._cache
-        layers: dict[str, list[np.ndarray | None]] = {}
-        for name, port in expose:
-            slots = layers.setdefault(name, [])
-            slots.extend([None] * (port + 1 - len(slots)))
-            tensor = self.matching.ports.get((name, port))
-            slots[port] = None if tensor is None else values.get(tensor[0])
-        return Exposed(layers, history_list)
+        return Exposed(exposed_source_values(expose, self.matching, values), history_list)
 
 
 def _first_line(e: Exception) -> str:
@@ -148,17 +142,9 @@ def diff_onnx(source: str, model: str, *, weights: str | None = None, inputs: st
         raise ModelError(f"{model} is not a conversion of {source}: the source's input(s) "
                          f"{', '.join(repr(n) for n in unfed[:5])} match no Parameter of the IR by name or tensor name",
                          code="not-a-copy", file=model)
-    report = run_diff(ref, side, [feeds], mode="all", model=model, inputs=where)
-    report.matching = side.matching.as_dict()
-    report.tolerance = (f"{side.description} is the reference; its CPU kernels (MLAS, with fused Gelu, "
-                        f"LayerNormalization and attention where it optimises the graph) may depart from the exact "
-                        f"result by up to {SOURCE_SLACK:g} units beyond each op's stated accuracy: counted as within")
-    counts = side.matching.counts()
-    report.notes.insert(0, f"source: {source}; {len(side.matching.layer)} IR layer(s) matched to its tensors ("
-                        + ", ".join(f"{n} by {how}" for how, n in counts.items())
-                        + f"), {len(side.matching.unmatched_a)} IR layer(s) and {len(side.matching.unmatched_b)} "
-                        "source tensor(s) without counterpart")
-    return report
+    return diff_against_source(ref, side, feeds, model=model, where=where, label=source, matched_to=" to its tensors",
+                               kernels="MLAS, with fused Gelu, LayerNormalization and attention where it optimises "
+                                       "the graph", slack=SOURCE_SLACK)
 
 
 __all__ = ["INSTALL_HINT", "OnnxSide", "SOURCE_SLACK", "diff_onnx", "import_onnxruntime"]

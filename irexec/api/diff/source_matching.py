@@ -19,12 +19,17 @@ source tensor left unmatched is listed with why.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from ...ir.records import Layer
+from .core import run_diff
 from .matching import Matching
 from .reference import ReferenceSide
+from .report import DiffReport
 
 Port = tuple[str, int]
 
@@ -180,3 +185,33 @@ def feed_names(ir: ReferenceSide, source_inputs: Sequence[str]) -> dict[str, str
 
 
 __all__ = ["IR_TYPES", "SourceGraph", "SourceNode", "feed_names", "match_source"]
+
+
+def exposed_source_values(expose: Sequence[Port], matching: Matching, values: Mapping[str, np.ndarray],
+                          fits: Callable[[str, int, np.ndarray], bool] | None = None) -> dict[str, list[np.ndarray | None]]:
+    """Per exposed IR layer, by port, the source tensor matched to it (None where there is none,
+    or where ``fits`` refuses it)."""
+    layers: dict[str, list[np.ndarray | None]] = {}
+    for name, port in expose:
+        slots = layers.setdefault(name, [])
+        slots.extend([None] * (port + 1 - len(slots)))
+        tensor = matching.ports.get((name, port))
+        arr = None if tensor is None else values.get(tensor[0])
+        slots[port] = arr if arr is not None and (fits is None or fits(name, port, arr)) else None
+    return layers
+
+
+def diff_against_source(ref: ReferenceSide, side: Any, feeds: Mapping[str, np.ndarray], *, model: str, where: str,
+                        label: str, matched_to: str, kernels: str, slack: float) -> DiffReport:
+    """The IR against its source on one set of inputs, with the source's tolerance (its CPU
+    ``kernels`` may depart by up to ``slack`` units) and a first note counting the matching."""
+    report = run_diff(ref, side, [feeds], mode="all", model=model, inputs=where)
+    report.matching = side.matching.as_dict()
+    report.tolerance = (f"{side.description} is the reference; its CPU kernels ({kernels}) may depart from the exact "
+                        f"result by up to {slack:g} units beyond each op's stated accuracy: counted as within")
+    counts = side.matching.counts()
+    report.notes.insert(0, f"source: {label}; {len(side.matching.layer)} IR layer(s) matched{matched_to} ("
+                        + ", ".join(f"{n} by {how}" for how, n in counts.items())
+                        + f"), {len(side.matching.unmatched_a)} IR layer(s) and {len(side.matching.unmatched_b)} "
+                        "source tensor(s) without counterpart")
+    return report

@@ -25,28 +25,23 @@ from typing import Any
 
 import numpy as np
 
-from ...base.errors import IRExecError, ModelError
-from ...base.extras import install_hint
+from ...base.errors import ModelError
+from ...base.extras import import_extra, install_hint
 from .accuracy import DEVICE_SLACK
-from .core import Exposed, run_diff
+from .core import Exposed
 from .feeds import prepared_feeds
 from .matching import Matching
 from .reference import ReferenceSide
 from .report import DiffReport
 from .sides import TORCH
-from .source_matching import SourceGraph, SourceNode, _explain_unmatched_ir, match_source
+from .source_matching import SourceGraph, SourceNode, _explain_unmatched_ir, diff_against_source, exposed_source_values, match_source
 
 TORCH_SLACK = DEVICE_SLACK  # units PyTorch's CPU kernels (oneDNN, MKL, its SDPA backends) may add
 INSTALL_HINT = install_hint("torch")
 
 
 def import_torch() -> Any:
-    try:
-        import torch
-    except ImportError as e:
-        raise IRExecError(f"comparing with a PyTorch model needs torch, which is not installed ({e}); {INSTALL_HINT}",
-                          code="missing-extra") from None
-    return torch
+    return import_extra("torch", "comparing with a PyTorch model", "torch")
 
 
 def _numpy(value: Any) -> np.ndarray | None:
@@ -188,13 +183,8 @@ class TorchSide:
                     history[(layer.name, port)] = given
             self._cache = (key, values, [history])
         _, values, history_list = self._cache
-        layers: dict[str, list[np.ndarray | None]] = {}
-        for name, port in expose:
-            slots = layers.setdefault(name, [])
-            slots.extend([None] * (port + 1 - len(slots)))
-            tensor = self.matching.ports.get((name, port))
-            arr = None if tensor is None else values.get(tensor[0])
-            slots[port] = arr if arr is not None and arr.shape == tuple(self._dims(name, port) or arr.shape) else None
+        layers = exposed_source_values(expose, self.matching, values,
+                                       lambda name, port, arr: arr.shape == tuple(self._dims(name, port) or arr.shape))
         return Exposed(layers, history_list)
 
     def _dims(self, name: str, port: int) -> list[int] | None:
@@ -236,17 +226,9 @@ def diff_torch(source: Any, model: str, *, weights: str | None = None, inputs: s
         feeds, where = prepared_feeds(session, inputs, seed, dict(shapes or {}), max_memory)
     ref = ReferenceSide(session)
     side = TorchSide(ref, program, label)
-    report = run_diff(ref, side, [feeds], mode="all", model=model, inputs=where)
-    report.matching = side.matching.as_dict()
-    report.tolerance = (f"{side.description} is the reference; its CPU kernels (oneDNN and MKL, and a fused "
-                        f"scaled-dot-product attention backend where the model calls one) may depart from the exact "
-                        f"result by up to {TORCH_SLACK:g} units beyond each op's stated accuracy: counted as within")
-    counts = side.matching.counts()
-    report.notes.insert(0, f"source: {label}; {len(side.matching.layer)} IR layer(s) matched ("
-                        + ", ".join(f"{n} by {how}" for how, n in counts.items())
-                        + f"), {len(side.matching.unmatched_a)} IR layer(s) and {len(side.matching.unmatched_b)} "
-                        "source tensor(s) without counterpart")
-    return report
+    return diff_against_source(ref, side, feeds, model=model, where=where, label=label, matched_to="",
+                               kernels="oneDNN and MKL, and a fused scaled-dot-product attention backend where the "
+                                       "model calls one", slack=TORCH_SLACK)
 
 
 __all__ = ["INSTALL_HINT", "TorchSide", "diff_torch", "import_torch"]
