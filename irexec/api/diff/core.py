@@ -186,10 +186,8 @@ class _Diff:
 
     def _local(self, layer: Layer, port: int, other: np.ndarray, exposed: Exposed, stated: StatedAccuracy,
                group: list[str], result: LayerResult | None = None) -> Figures | None:
-        """The layer's own error: re-run by the reference on the other side's input tensors (and, where
-        the other side computed it in a lower precision, at that precision: emulate.py).  An input the
-        other side has no counterpart for is re-run too, from the nearest tensors it gives (those layers
-        are listed in ``group``: the error is then the group's, as one conversion of one op is)."""
+        """The layer's own error: re-run on the other side's inputs (at its lower precision too: emulate.py); an
+        input with no counterpart is re-run from the nearest tensors given, listed in ``group`` (the group's error)."""
         inputs: list[np.ndarray] = []
         outs = self._replayed(layer, exposed, group, {}, inputs)
         if outs is None or port >= len(outs):
@@ -204,8 +202,7 @@ class _Diff:
 
     def _replayed(self, layer: Layer, exposed: Exposed, group: list[str], done: dict[int, list[np.ndarray] | None],
                   used: list[np.ndarray] | None = None) -> list[np.ndarray] | None:
-        """The layer re-run by the reference on the other side's tensors (``used``: the inputs it was given)."""
-        inputs = [] if used is None else used
+        inputs = [] if used is None else used  # the inputs it was given
         for src in self.ref.producers(layer):
             if src is None:
                 return None
