@@ -43,7 +43,7 @@ def test_a_model_file_generates_in_one_call_as_the_cli_does(run_cli, tmp_path: P
 
 
 def test_an_export_folder_generates_text_in_one_call_as_the_cli_does(run_cli, tmp_path: Path) -> None:
-    pytest.importorskip("re2")
+    pytest.importorskip("pcre2")
     pipe = irexec.open_pipeline(TINY_EXPORT)
     assert isinstance(pipe, irexec.LLMPipeline)
     result = pipe.generate(PROMPT, max_new_tokens=8)
@@ -55,7 +55,7 @@ def test_an_export_folder_generates_text_in_one_call_as_the_cli_does(run_cli, tm
 
 
 def test_a_whisper_folder_transcribes_in_one_call_as_the_cli_does(run_cli, tmp_path: Path) -> None:
-    pytest.importorskip("re2")
+    pytest.importorskip("pcre2")
     features = np.load(WHISPER / "features.npz")
     pipe = irexec.open_pipeline(WHISPER)
     assert isinstance(pipe, irexec.WhisperPipeline)
@@ -73,7 +73,7 @@ def test_a_whisper_folder_transcribes_in_one_call_as_the_cli_does(run_cli, tmp_p
 
 
 def test_a_vlm_folder_generates_in_one_call_as_the_cli_does(run_cli, tmp_path: Path) -> None:
-    pytest.importorskip("re2")
+    pytest.importorskip("pcre2")
     pixels = np.load(LLAVA / "pixel_values.npy")
     pipe = irexec.open_pipeline(LLAVA)
     assert isinstance(pipe, irexec.VLMPipeline)
@@ -99,7 +99,7 @@ def _stopping_folder(tmp_path: Path) -> tuple[Path, np.ndarray]:
 
 
 def test_ignore_eos_generates_max_new_tokens(run_cli, tmp_path: Path) -> None:
-    pytest.importorskip("re2")
+    pytest.importorskip("pcre2")
     folder, unstopped = _stopping_folder(tmp_path)
     stopped = irexec.open_pipeline(folder).generate(PROMPT, max_new_tokens=8)
     assert stopped.stopped_by_eos and stopped.new_tokens.shape[1] == 3
@@ -127,7 +127,7 @@ def test_ignore_eos_reaches_a_model_file_and_a_whisper_folder(run_cli, tmp_path:
                 "--output", tmp_path / "t.npy")
     assert r.exit_code == 0, r.output
     assert np.array_equal(np.load(tmp_path / "t.npy"), tokens)
-    pytest.importorskip("re2")
+    pytest.importorskip("pcre2")
     folder = tmp_path / "whisper"
     shutil.copytree(WHISPER, folder)
     config = json.loads((folder / "generation_config.json").read_text())

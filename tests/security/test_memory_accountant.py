@@ -205,13 +205,13 @@ def _regex_normalization(tmp_path: Path, text: int, replacement: int) -> Path:
 def test_a_regex_normalization_is_charged_as_its_text_grows(tmp_path: Path) -> None:
     """10 KB of text, each byte replaced by 64 KB, in an 80 KB model: 640 MiB built
     under --max-memory 64MiB (1.9 GB of RSS, exit 0)."""
-    pytest.importorskip("re2")
+    pytest.importorskip("pcre2")
     xml = _regex_normalization(tmp_path, 10_000, 64 << 10)
     refused(irexec("run", xml, "--max-memory", "64MiB"), '"rewrite"', "RegexNormalization's rewritten strings")
 
 
 def test_a_regex_normalization_within_the_limit_runs(tmp_path: Path) -> None:
-    pytest.importorskip("re2")
+    pytest.importorskip("pcre2")
     xml = _regex_normalization(tmp_path, 100, 64 << 10)
     out = tmp_path / "out.npz"
     proc = irexec("run", xml, "--max-memory", "64MiB", "-o", out)
