@@ -15,7 +15,7 @@ inherited layers and masked departures never stop it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -35,6 +35,7 @@ class _Diff(Protocol):
     kept: dict[int, list[np.ndarray]]
     candidate_ids: set[int]
     results: dict[tuple[str, int], LayerResult]
+    no_counterpart: Mapping[str, str]  # layer name -> why the other side has none
 
     def _producers(self, layer: Layer) -> list[tuple[Layer, int]]: ...
 
@@ -102,7 +103,7 @@ def find_origin(diff: _Diff, candidates: list[Layer], k: int) -> Layer | None:
 def _feeders(diff: _Diff, layer: Layer) -> list[Layer]:
     """The layer's producers among the candidates, and through a producer the other side has no
     counterpart for, that one's too: a re-run reaches through it to the tensors the other side gives."""
-    hidden = getattr(diff, "no_counterpart", {})
+    hidden = diff.no_counterpart
     found: list[Layer] = []
     seen: set[int] = set()
     todo = [layer]
