@@ -69,6 +69,7 @@ class ChainLink:
         first = self.first_origin
         return {"name": self.name, "status": self.status, "sides": self.sides,
                 "first_origin": None if first is None else first.name,
+                "first_origin_group": [] if first is None else first.replayed_with,
                 "report": None if self.report is None else self.report.as_dict(),
                 "outputs": [o.as_dict() for o in self.outputs]}
 
@@ -107,7 +108,7 @@ class ChainReport:
                     "depart beyond the two links' budgets added")
         first = link.first_origin
         if link.status == ORIGIN_FOUND and first is not None:
-            return f"blame the {link.name}: its first origin is {first.name} ({first.op})"
+            return f"blame the {link.name}: its first origin is {describe_origin(first)}"
         if link.status == PRECISION_ONLY:
             assert link.report is not None
             groups = ", ".join(f"{g['op']} in {g['precision']}" for g in link.report.precision_groups()[:3])
@@ -122,6 +123,13 @@ class ChainReport:
                 "origins": [r.name for r in self.origins],
                 "blamed": None if link is None else link.name, "verdict": self.verdict,
                 "links": [link.as_dict() for link in self.links]}
+
+
+def describe_origin(r: LayerResult) -> str:
+    """An origin by name and op, with the layers without counterpart it was re-run with (the origin is in
+    that group)."""
+    group = f", re-run with {', '.join(r.replayed_with)}: the origin is in this group" if r.replayed_with else ""
+    return f"{r.name} ({r.op}{group})"
 
 
 def chain_diff(source: Any, model: str, device: str, config: Mapping[str, str] | None = None, *,
@@ -187,4 +195,5 @@ def _end_to_end(converter: DiffReport, plugin: DiffReport, source: Mapping[tuple
     return out
 
 
-__all__ = ["CONVERTER", "ChainLink", "ChainReport", "END_TO_END", "OutputFigures", "PLUGIN", "chain_diff"]
+__all__ = ["CONVERTER", "ChainLink", "ChainReport", "END_TO_END", "OutputFigures", "PLUGIN", "chain_diff",
+           "describe_origin"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...base.table_text import safe_text, table_lines
 from ..comparison import format_number
-from .chain import ChainLink, ChainReport
+from .chain import ChainLink, ChainReport, describe_origin
 from .render_text import render_text
 
 _TITLES = {"converter": "link 1, the converter", "plugin": "link 2, the plugin", "end-to-end": "end to end"}
@@ -18,7 +18,7 @@ def _short(x: float) -> str:
 def _summary(link: ChainLink) -> str:
     reference, compared = link.sides[0], link.sides[1]
     first = link.first_origin
-    status = f"origin, first {first.name} ({first.op})" if first is not None else link.status
+    status = f"origin, first {describe_origin(first)}" if first is not None else link.status
     return f"{_TITLES[link.name]}: {compared['description']} against {reference['description']}: {status}"
 
 
