@@ -94,7 +94,8 @@ _PLUGIN = ["device", "chain"]  # the modes with a plugin link: a device alone, o
              "sample, and the keep-K curve over them.")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, metavar="N",
               help="Layers listed in the text report (0: all).")
-@output_options(json="Write the report as JSON (schemas/diff-report.schema.json).",
+@output_options(json="Write the report as JSON (schemas/diff-report.schema.json; with a source model and --device, "
+                     "schemas/diff-chain.schema.json).",
                 html="Write a self-contained HTML page with an interactive plot (needs irexec[html]).",
                 html_modes=[*_ONE_INPUT, "dataset"])
 @option("--fail-on", type=click.Choice(["origin", "never"]), default="never", show_default=True,
