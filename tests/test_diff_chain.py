@@ -138,3 +138,21 @@ def test_the_chain_from_a_torch_export_program(tmp_path: Path, run_cli) -> None:
     assert doc["links"][0]["sides"][0]["name"] == "torch" and doc["links"][2]["sides"][0]["name"] == "torch"
     assert doc["blamed"] == "converter" and doc["links"][1]["status"] == "within"
     assert "gelu/aten.gelu.default/Gelu" in [doc["links"][0]["first_origin"], *doc["links"][0]["first_origin_group"]]
+
+
+def test_the_chain_from_a_live_module(tmp_path: Path) -> None:
+    """A live nn.Module converted through TorchScript, as most models reach OpenVINO: the same example inputs
+    feed the module, irexec and the device."""
+    torch = pytest.importorskip("torch")
+    import openvino as ov
+
+    torch.manual_seed(0)
+    module = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 4)).eval()
+    x = torch.randn(2, 16)
+    xml = tmp_path / "block.xml"
+    ov.save_model(ov.convert_model(module, example_input=(x,)), str(xml), compress_to_fp16=False)
+    report = irexec.diff(module, str(xml), device="CPU", config={"INFERENCE_PRECISION_HINT": "f32"},
+                         example_inputs=(x,))
+    assert report.inputs == "example_inputs" and report.links[0].sides[0]["name"] == "torch"
+    assert [link.status for link in report.links] == ["within", "within", "within"], report.verdict
+    assert report.blamed is None and report.origins == []
