@@ -98,7 +98,7 @@ def test_inputs_from_a_file_keyed_by_the_source_input(tmp_path: Path, run_cli) -
 
 
 @pytest.mark.parametrize("extra", [["--steps", "2"], ["--config", "A=B"], ["--layers", "all"], ["--ablate", "3"],
-                                   ["--expose", "2"], ["--inputs-dir", "."], ["--device", "CPU"]])
+                                   ["--expose", "2"], ["--inputs-dir", "."]])  # --device: the chain (test_diff_chain.py)
 def test_options_that_do_not_apply_to_a_source_are_usage_errors(run_cli, extra: list[str]) -> None:
     r = run_cli("diff", PAIRS / "cnn.onnx", PAIRS / "cnn.xml", *extra)
     assert r.exit_code == 2, r.output
@@ -108,7 +108,7 @@ def test_options_that_do_not_apply_to_a_source_are_usage_errors(run_cli, extra: 
 def test_python_api_and_its_usage_errors() -> None:
     report = irexec.diff(str(PAIRS / "transformer.onnx"), str(PAIRS / "transformer_transpose_b.xml"))
     assert [r.name for r in report.origins] == ["q"]
-    for wrong in ({"steps": 1}, {"config": {"A": "B"}}, {"device": "CPU"}):
+    for wrong in ({"steps": 1}, {"config": {"A": "B"}}, {"layers": "all"}):  # with a device: the chain
         with pytest.raises(irexec.UsageError, match="not applicable there"):
             irexec.diff(str(PAIRS / "cnn.onnx"), str(PAIRS / "cnn.xml"), **wrong)
     with pytest.raises(irexec.UsageError, match="config, layers and expose"):

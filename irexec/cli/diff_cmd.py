@@ -22,10 +22,11 @@ def _diff_mode(params: Mapping[str, Any]) -> tuple[str, ...]:
 
     kind = source_kind(params["model"])
     if kind is not None:  # a source model and the IR converted from it (its own options: the kind's mode)
-        if params["other_model"] is None or params["device"] is not None:
+        if params["other_model"] is None:
             raise UsageError(f"a {kind.name} source model is compared with the IR converted from it: "
-                             f"irexec diff {params['model']} MODEL.xml", code="diff-usage")
-        return ("source", kind.mode, *(["generated"] if not params["inputs_path"] else []))
+                             f"irexec diff {params['model']} MODEL.xml [--device DEVICE]", code="diff-usage")
+        main = "chain" if params["device"] is not None else "source"  # with a device: the three links
+        return (main, kind.mode, *(["generated"] if not params["inputs_path"] else []))
     if params["other_model"] is None and params["device"] is None:
         raise UsageError("give a second IR (irexec diff A.xml B.xml), --device, or both (B on the device against A)",
                          code="diff-usage")
@@ -40,13 +41,16 @@ DIFF_MODES = Modes(
     needs={"device": "--device (irexec diff A.xml --device CPU)", "ab": "a second IR (irexec diff A.xml B.xml)",
            "dataset": "--inputs-dir DIR and a second IR (irexec diff A.xml B.xml --inputs-dir DIR)",
            "generated": "generated inputs (no --inputs or --inputs-dir)",
-           "source": "a source model and its IR (irexec diff model.onnx model.xml)"},
+           "source": "a source model and its IR (irexec diff model.onnx model.xml)",
+           "chain": "a source model, its IR and --device (irexec diff model.onnx model.xml --device CPU)"},
     named={"device": "this compares {model} with the {device} plugin", "ab": "this compares {model} with {other_model}",
            "dataset": "this compares {model} with {other_model} over the samples in {inputs_dir}",
-           "source": "this compares {other_model} with the source model {model}"},
+           "source": "this compares {other_model} with the source model {model}",
+           "chain": "this runs the chain {model} -> {other_model} -> the {device} plugin"},
     code="diff-usage")
 _ONE_RUN = ["device", "ab"]  # the modes that diff one input (or its greedy steps)
 _ONE_INPUT = [*_ONE_RUN, "source"]  # and a source model against its IR
+_PLUGIN = ["device", "chain"]  # the modes with a plugin link: a device alone, or the whole chain
 
 
 @cli.command(cls=TensorFileHints)
@@ -54,10 +58,10 @@ _ONE_INPUT = [*_ONE_RUN, "source"]  # and a source model against its IR
 @click.argument("other_model", metavar="[B.xml|MODEL.xml]", required=False)
 @click.option("--device", metavar="DEVICE",
               help="The OpenVINO device plugin to compare with irexec, e.g. CPU (needs irexec[openvino]).")
-@option("--config", "configs", multiple=True, metavar="KEY=VALUE|FILE.json", modes=["device"],
+@option("--config", "configs", multiple=True, metavar="KEY=VALUE|FILE.json", modes=_PLUGIN,
         help="A property of the plugin, e.g. INFERENCE_PRECISION_HINT=f32 (repeatable), or a JSON file of them "
              "(default: the plugin's own defaults).")
-@input_options(inputs_modes=_ONE_INPUT, generated=["generated"],
+@input_options(inputs_modes=[*_ONE_INPUT, "chain"], generated=["generated"],
                input_shape="Shape of a generated input whose declared dims are not static (repeatable).")
 @model_options(follow_symlinks=False)
 @option("--inputs-dir", metavar="DIR", modes=["dataset"],
@@ -70,10 +74,10 @@ _ONE_INPUT = [*_ONE_RUN, "source"]  # and a source model against its IR
         metavar="SECONDS", modes=["dataset"],
         help="With --scheduler: how long to wait for the scheduler to answer, for a worker to join, and with no "
              "worker left, before giving up.")
-@option("--layers", type=click.Choice(["bisect", "all"]), default="bisect", show_default=True, modes=["device"],
+@option("--layers", type=click.Choice(["bisect", "all"]), default="bisect", show_default=True, modes=_PLUGIN,
         help="bisect: keep the deployed graph, expose --expose layers at a time and bisect to the first that "
              "departs; all: expose every layer at once (the plugin then fuses less).")
-@option("--expose", "k", type=click.IntRange(min=1), default=8, show_default=True, metavar="K", modes=["device"],
+@option("--expose", "k", type=click.IntRange(min=1), default=8, show_default=True, metavar="K", modes=_PLUGIN,
         help="With --layers bisect: layers exposed per compilation.")
 @option("--extract", "extract_dir", metavar="DIR", modes=["device"],
         help="Write the first kernel origin as a reproducer to DIR: the layer alone as an IR, the plugin's own "
@@ -90,11 +94,13 @@ _ONE_INPUT = [*_ONE_RUN, "source"]  # and a source model against its IR
              "sample, and the keep-K curve over them.")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, metavar="N",
               help="Layers listed in the text report (0: all).")
-@output_options(json="Write the report as JSON (schemas/diff-report.schema.json).",
+@output_options(json="Write the report as JSON (schemas/diff-report.schema.json; with a source model and --device, "
+                     "schemas/diff-chain.schema.json).",
                 html="Write a self-contained HTML page with an interactive plot (needs irexec[html]).",
                 html_modes=[*_ONE_INPUT, "dataset"])
-@option("--fail-on", type=click.Choice(["origin", "never"]), default="never", show_default=True, modes=_ONE_INPUT,
-        help="origin: exit 1 when an origin is found.")
+@option("--fail-on", type=click.Choice(["origin", "never"]), default="never", show_default=True,
+        modes=[*_ONE_INPUT, "chain"], help="origin: exit 1 when an origin is found (with a source and --device: in any "
+                                            "link).")
 @memory_options()
 @modes(DIFF_MODES)
 def diff(model: str, other_model: str | None, device: str | None, configs: tuple[str, ...], inputs_path: str | None,
@@ -104,7 +110,8 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
          suggest: bool) -> None:
     """Find the first layer where an OpenVINO device plugin's result, a second IR's, or the source model's
     (MODEL is then an .onnx file, run by ONNX Runtime as the reference, and B the IR converted from it)
-    departs from irexec.
+    departs from irexec. With a source model, its IR and --device, the whole chain: the converter's link,
+    the plugin's and the outputs end to end, with the link to blame.
 
     Both run the same inputs; layer outputs are compared against each op's stated
     accuracy (docs/accuracy.md), and the ORIGIN is the first layer beyond it while its
@@ -120,6 +127,7 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
       irexec diff f32.xml int4.xml --inputs-dir samples/ -j 2
       irexec diff f32.xml int4.xml --device CPU --inputs sample.npz
       irexec diff model.onnx model.xml --fail-on origin
+      irexec diff model.onnx model.xml --device CPU --config INFERENCE_PRECISION_HINT=f32
     """
     from .option_groups import parse_seed
     from .options import parse_device_config, parse_input_shapes
@@ -140,6 +148,10 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
                        (inputs_path, "inputs file"))
     except IRExecError as e:
         fail(e)
+    if source is not None and device is not None:
+        _chain(model, str(other_model), device, config, weights, inputs_path, seed, shapes, layers, k, top, json_path,
+               fail_on, max_memory)
+        return
     if inputs_dir:
         _dataset(model, other_model, weights, inputs_dir, jobs, scheduler, scheduler_timeout, json_path, top, max_memory,
                  ablate, html_path)
@@ -167,6 +179,31 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
     except IRExecError as e:
         fail(e)
     _print_report(report, other_model is not None and device is None and source is None, top, json_path, html_path)
+    if fail_on == "origin" and report.origins:
+        sys.exit(EXIT_FINDINGS)
+
+
+def _chain(source: str, model: str, device: str, config: dict[str, str], weights: str | None, inputs_path: str | None,
+           seed: int, shapes: dict[str, tuple[int, ...]], layers: str, k: int, top: int, json_path: str | None,
+           fail_on: str, max_memory: int | None) -> None:
+    """The source, its IR and the device: the converter's link, the plugin's and the outputs end to end."""
+    from ..api.diff.chain import chain_diff
+    from ..api.diff.render_chain import render_chain
+
+    try:
+        report = chain_diff(source, model, device, config, weights=weights, inputs=inputs_path, seed=seed,
+                            shapes=shapes, layers=layers, k=k, max_memory=max_memory)
+        if json_path:
+            import json
+
+            from ..system.atomic import write_atomically
+
+            write_atomically(json_path, json.dumps(report.as_dict(), indent=1, allow_nan=False) + "\n")
+    except IRExecError as e:
+        fail(e)
+    click.echo(render_chain(report, top))
+    if json_path:
+        click.echo(one_line(f"wrote the JSON report to {json_path}"))
     if fail_on == "origin" and report.origins:
         sys.exit(EXIT_FINDINGS)
 

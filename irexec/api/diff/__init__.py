@@ -5,6 +5,7 @@ reference; reference.py runs irexec; device.py runs an OpenVINO device plugin;
 core.py exposes layers (all at once or by bisection) and origins.py names where an
 error starts; report.py holds the result and render_*.py write it out.
 A second IR as the other side: matching.py, ir_side.py, weights.py, dataset.py.
+A source model, its IR and a device as the three links of one chain: chain.py, render_chain.py.
 
 The package is callable: ``irexec.api.diff(A, B)`` is ``api.diff``.
 """

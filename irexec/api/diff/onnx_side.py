@@ -11,7 +11,7 @@ tolerance of ``SOURCE_SLACK`` units over each op's stated accuracy, not reported
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -128,15 +128,21 @@ def _first_line(e: Exception) -> str:
 
 
 def diff_onnx(source: str, model: str, *, weights: str | None = None, inputs: str | None = None, seed: int = 0,
-              shapes: Mapping[str, tuple[int, ...]] | None = None, max_memory: int | None = None) -> DiffReport:
-    """``irexec diff model.onnx model.xml``: the IR, run by irexec, against its ONNX source on ONNX Runtime."""
+              shapes: Mapping[str, tuple[int, ...]] | None = None, max_memory: int | None = None,
+              prepared: tuple[Mapping[str, np.ndarray], str] | None = None,
+              on_side: Callable[[Any], None] | None = None) -> DiffReport:
+    """``irexec diff model.onnx model.xml``: the IR, run by irexec, against its ONNX source on ONNX Runtime.
+    ``prepared``: the inputs already made (by Parameter name, and where they came from), as the chain of
+    links (chain.py) gives them to each; ``on_side`` is given the source side once it is open."""
     from ..session import Session
 
     import_onnxruntime()
     session = Session(model, weights, max_memory)
-    feeds, where = prepared_feeds(session, inputs, seed, dict(shapes or {}), max_memory)
+    feeds, where = prepared or prepared_feeds(session, inputs, seed, dict(shapes or {}), max_memory)
     ref = ReferenceSide(session)
     side = OnnxSide(source, ref)
+    if on_side is not None:
+        on_side(side)
     unfed = side.unfed()
     if unfed:
         raise ModelError(f"{model} is not a conversion of {source}: the source's input(s) "

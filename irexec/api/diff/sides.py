@@ -56,7 +56,8 @@ class SideKind:
     own_constants: bool = True  # its constant sub-graphs are its own (else it is given the reference's)
     suffixes: tuple[str, ...] = ()  # source files it reads
     accepts: Callable[[Any], bool] | None = None  # a live object it takes as the source
-    # the diff of a source with an IR: open(source, ir_path, **options) -> DiffReport ("module:function" or a callable)
+    # the diff of a source with an IR: open(source, ir_path, **options) -> DiffReport ("module:function" or a callable);
+    # in the chain (chain.py) it is also given prepared=(feeds, where) and on_side (called with the opened side)
     open: str | Callable[..., Any] | None = None
     extra: str = ""  # the optional extra it needs
     options: tuple[str, ...] = field(default_factory=tuple)  # the options of its mode beyond the inputs

@@ -20,7 +20,7 @@ matched tensor's conversion are re-run with it, as a group.  Loading a ``.pt2`` 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -199,9 +199,11 @@ def _first_line(e: Exception) -> str:
 
 def diff_torch(source: Any, model: str, *, weights: str | None = None, inputs: str | None = None, seed: int = 0,
                shapes: Mapping[str, tuple[int, ...]] | None = None, max_memory: int | None = None,
-               example_inputs: Any = None) -> DiffReport:
+               example_inputs: Any = None, prepared: tuple[Mapping[str, np.ndarray], str] | None = None,
+               on_side: Callable[[Any], None] | None = None) -> DiffReport:
     """The IR, run by irexec, against its PyTorch source: a ``.pt2`` path or a live ``nn.Module``
-    (then ``example_inputs``, a tuple of tensors, are the inputs of both)."""
+    (then ``example_inputs``, a tuple of tensors, are the inputs of both).  ``prepared``: the inputs
+    already made (by Parameter name, and where they came from); ``on_side`` is given the source side."""
     from ..session import Session
 
     torch = import_torch()
@@ -215,20 +217,29 @@ def diff_torch(source: Any, model: str, *, weights: str | None = None, inputs: s
                              code="source-error", file=source) from None
     else:
         program = source.eval()
-    if example_inputs is not None:
-        given = example_inputs if isinstance(example_inputs, (tuple, list)) else (example_inputs,)
-        feeds: dict[str, np.ndarray] = {}
-        for p, t in zip(session.model.parameters, given):
-            arr = _numpy(t)
-            feeds[p.name] = np.asarray(t) if arr is None else arr
-        where = "example_inputs"
+    if prepared is not None:
+        feeds, where = dict(prepared[0]), prepared[1]
+    elif example_inputs is not None:
+        feeds, where = example_feeds(session, example_inputs), "example_inputs"
     else:
         feeds, where = prepared_feeds(session, inputs, seed, dict(shapes or {}), max_memory)
     ref = ReferenceSide(session)
     side = TorchSide(ref, program, label)
+    if on_side is not None:
+        on_side(side)
     return diff_against_source(ref, side, feeds, model=model, where=where, label=label, matched_to="",
                                kernels="oneDNN and MKL, and a fused scaled-dot-product attention backend where the "
                                        "model calls one", slack=TORCH_SLACK)
 
 
-__all__ = ["INSTALL_HINT", "TorchSide", "diff_torch", "import_torch"]
+def example_feeds(session: Any, example_inputs: Any) -> dict[str, np.ndarray]:
+    """A live module's example inputs (a tensor or a tuple of them) by the IR's Parameter names, in order."""
+    given = example_inputs if isinstance(example_inputs, (tuple, list)) else (example_inputs,)
+    feeds: dict[str, np.ndarray] = {}
+    for p, t in zip(session.model.parameters, given):
+        arr = _numpy(t)
+        feeds[p.name] = np.asarray(t) if arr is None else arr
+    return feeds
+
+
+__all__ = ["INSTALL_HINT", "TorchSide", "diff_torch", "example_feeds", "import_torch"]
