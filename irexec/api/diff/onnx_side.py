@@ -128,8 +128,10 @@ def _first_line(e: Exception) -> str:
 
 
 def diff_onnx(source: str, model: str, *, weights: str | None = None, inputs: str | None = None, seed: int = 0,
-              shapes: Mapping[str, tuple[int, ...]] | None = None, max_memory: int | None = None) -> DiffReport:
-    """``irexec diff model.onnx model.xml``: the IR, run by irexec, against its ONNX source on ONNX Runtime."""
+              shapes: Mapping[str, tuple[int, ...]] | None = None, max_memory: int | None = None,
+              extract: str | None = None) -> DiffReport:
+    """``irexec diff model.onnx model.xml``: the IR, run by irexec, against its ONNX source on ONNX Runtime;
+    ``extract``: a folder to write the first origin's reproducer to (source_extract.py)."""
     from ..session import Session
 
     import_onnxruntime()
@@ -144,7 +146,7 @@ def diff_onnx(source: str, model: str, *, weights: str | None = None, inputs: st
                          code="not-a-copy", file=model)
     return diff_against_source(ref, side, feeds, model=model, where=where, label=source, matched_to=" to its tensors",
                                kernels="MLAS, with fused Gelu, LayerNormalization and attention where it optimises "
-                                       "the graph", slack=SOURCE_SLACK)
+                                       "the graph", slack=SOURCE_SLACK, extract=extract)
 
 
 __all__ = ["INSTALL_HINT", "OnnxSide", "SOURCE_SLACK", "diff_onnx", "import_onnxruntime"]

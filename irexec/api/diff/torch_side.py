@@ -199,9 +199,10 @@ def _first_line(e: Exception) -> str:
 
 def diff_torch(source: Any, model: str, *, weights: str | None = None, inputs: str | None = None, seed: int = 0,
                shapes: Mapping[str, tuple[int, ...]] | None = None, max_memory: int | None = None,
-               example_inputs: Any = None) -> DiffReport:
+               example_inputs: Any = None, extract: str | None = None) -> DiffReport:
     """The IR, run by irexec, against its PyTorch source: a ``.pt2`` path or a live ``nn.Module``
-    (then ``example_inputs``, a tuple of tensors, are the inputs of both)."""
+    (then ``example_inputs``, a tuple of tensors, are the inputs of both); ``extract``: a folder to
+    write the first origin's reproducer to (source_extract.py)."""
     from ..session import Session
 
     torch = import_torch()
@@ -228,7 +229,7 @@ def diff_torch(source: Any, model: str, *, weights: str | None = None, inputs: s
     side = TorchSide(ref, program, label)
     return diff_against_source(ref, side, feeds, model=model, where=where, label=label, matched_to="",
                                kernels="oneDNN and MKL, and a fused scaled-dot-product attention backend where the "
-                                       "model calls one", slack=TORCH_SLACK)
+                                       "model calls one", slack=TORCH_SLACK, extract=extract)
 
 
 __all__ = ["INSTALL_HINT", "TorchSide", "diff_torch", "import_torch"]
