@@ -93,6 +93,7 @@ def _group_inputs(ref: ReferenceSide, side: Any, group: list[Layer], feeds: Mapp
     exposed = side.run([feeds], wanted).layers if wanted else {}
     values: dict[tuple[str, int], np.ndarray] = {}
     for p, i in inputs:
+        value: np.ndarray | None
         if p.id not in ref.varying:
             value = kept[p.id][i]
         elif p.type == "Parameter":
