@@ -104,7 +104,8 @@ def _figure(report: DiffReport) -> str:
     if report.origins:  # the first one named; every origin is a star
         first = report.origins[0]
         more = f" (+{len(report.origins) - 1} more, starred)" if len(report.origins) > 1 else ""
-        fig.add_annotation(x=first.depth, y=math.log10(_y(first)), text=f"first {'' if source_side(report) else 'kernel '}origin: {first.op}{more}",
+        kind = "" if source_side(report) is not None else "kernel "  # a source diff's origins are all of one kind
+        fig.add_annotation(x=first.depth, y=math.log10(_y(first)), text=f"first {kind}origin: {first.op}{more}",
                            showarrow=True, arrowhead=2, ay=-40)
     reference = "the source model is the reference" if source_side(report) is not None else "irexec is the reference"
     fig.update_layout(title=f"Relative L2 error along graph depth ({reference})",
