@@ -169,3 +169,31 @@ def test_a_torch_export_source_is_extracted(tmp_path: Path, run_cli, damaged: st
     departure = _departure(got, expected)
     assert departure == pytest.approx(_origin(doc)["local"]["max_abs_error"], rel=1e-4)
     assert departure > 1e-4
+
+
+def test_a_live_module_is_extracted_from_python(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    ov = pytest.importorskip("openvino")
+
+    class Block(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.up, self.act, self.down = torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 16)
+
+        def forward(self, x: Any) -> Any:
+            return x + self.down(self.act(self.up(x)))
+
+    torch.manual_seed(0)
+    module, x = Block().eval(), torch.randn(1, 6, 16)
+    xml = tmp_path / "scripted.xml"
+    ov.save_model(ov.convert_model(module, example_input=x), str(xml), compress_to_fp16=False)
+    xml.write_text(xml.read_text().replace('approximation_mode="ERF"', 'approximation_mode="TANH"', 1))
+    folder = tmp_path / "repro"
+    report = irexec.diff(module, str(xml), example_inputs=(x,), extract=str(folder))
+    assert report.finding is not None and report.finding.name == "__module.act/aten::gelu/Gelu"
+    assert sorted(p.name for p in folder.iterdir()) == FILES
+    readme = (folder / "README.md").read_text()
+    assert f"irexec.diff(module, {str(xml)!r}, example_inputs=example_inputs, extract={str(folder)!r})" in readme
+    got = irexec.Session(str(folder / "model.xml")).run(dict(np.load(folder / "inputs.npz"))).outputs
+    departure = _departure({k: np.asarray(v) for k, v in got.items()}, dict(np.load(folder / "expected.npz")))
+    assert departure == pytest.approx(report.finding.local.max_abs_error, rel=1e-4) and departure > 1e-5  # type: ignore[union-attr]

@@ -139,7 +139,7 @@ def _build(ref: ReferenceSide, group: list[Layer], origin: Layer, inputs: list[t
 
 def _readme(report: DiffReport, finding: LayerResult, group: list[Layer], side: Any, command: str,
             outputs: list[str]) -> str:
-    origin = group[-1] if group[-1].name == finding.name else next(x for x in group if x.name == finding.name)
+    origin = next(x for x in group if x.name == finding.name)
     figures = f"{finding.figures.beyond} of {finding.figures.size} elements departed, max abs error " \
               f"{finding.figures.max_abs_error:.6g}"
     local = "" if finding.local is None else f"; on the source's own inputs (this folder's): max abs error " \
