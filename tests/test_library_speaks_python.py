@@ -17,7 +17,7 @@ ROOT = Path(irexec.__file__).resolve().parent
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
 # The code descriptions of SARIF reports document the command line's codes, as docs/diagnostics.md does.
 # documents for a person at the command line: the rules' help, and the README of an extracted reproducer
-CLI_DOCUMENTS = {"report/rules.py", "api/diff/extract.py"}
+CLI_DOCUMENTS = {"report/rules.py", "api/diff/extract.py", "api/diff/source_extract.py"}
 
 
 def _strings(tree: ast.AST) -> list[tuple[int, str]]:

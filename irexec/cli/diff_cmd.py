@@ -79,9 +79,11 @@ _PLUGIN = ["device", "chain"]  # the modes with a plugin link: a device alone, o
              "departs; all: expose every layer at once (the plugin then fuses less).")
 @option("--expose", "k", type=click.IntRange(min=1), default=8, show_default=True, metavar="K", modes=_PLUGIN,
         help="With --layers bisect: layers exposed per compilation.")
-@option("--extract", "extract_dir", metavar="DIR", modes=["device"],
+@option("--extract", "extract_dir", metavar="DIR", modes=["device", "source"],
         help="Write the first kernel origin as a reproducer to DIR: the layer alone as an IR, the plugin's own "
-             "input tensors, and a README with the commands that show the departure with OpenVINO alone.")
+             "input tensors, and a README with the commands that show the departure with OpenVINO alone.  With a "
+             "source model: the origin layer as an IR, the source's tensors for its inputs and its output, and a "
+             "README that shows the IR's departure from the source.")
 @option("--suggest", is_flag=True, modes=["device"],
         help="Try the plugin's settings that change numbers (INFERENCE_PRECISION_HINT, KV_CACHE_PRECISION, "
              "DYNAMIC_QUANTIZATION_GROUP_SIZE, EXECUTION_MODE_HINT) alone and combined; report the smallest set "
@@ -159,7 +161,8 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
     try:
         if source is not None:
             report = source.opener()(model, str(other_model), weights=weights, inputs=inputs_path, seed=seed,
-                                     shapes=shapes, max_memory=max_memory)
+                                     shapes=shapes, max_memory=max_memory,
+                                     **({"extract": extract_dir} if extract_dir else {}))
         elif other_model is not None and device is not None:
             from ..api.diff.ab_device import ab_device_diff
 

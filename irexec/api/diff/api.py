@@ -15,7 +15,8 @@ def diff(model: Any, other: str | None = None, *, device: str | None = None, inp
          seed: int = 0, input_shapes: Mapping[str, str] | None = None, steps: int = 0,
          config: Mapping[str, str] | None = None, layers: str = "bisect", expose: int = 8,
          weights: str | None = None, other_weights: str | None = None, ablate: int = 32,
-         max_memory: int | None = None, example_inputs: Any = None) -> DiffReport | ChainReport:
+         max_memory: int | None = None, example_inputs: Any = None,
+         extract: str | None = None) -> DiffReport | ChainReport:
     """Compare ``other`` (a second IR) or ``device`` (an OpenVINO plugin) with ``model``, run by
     irexec as the reference, on ``inputs`` (an .npz) or inputs generated from ``seed``.
     When ``model`` is a source model of a registered source side (an .onnx file; see
@@ -28,6 +29,8 @@ def diff(model: Any, other: str | None = None, *, device: str | None = None, inp
     only that weight compressed (one run of the model each).  ``max_memory``: bytes the diff (the
     layer outputs it keeps of both sides, its comparisons' temporaries) and its runs may hold
     together (default: $IREXEC_MAX_MEMORY or half the RAM); beyond it, ``memory-limit``.
+    ``extract``: a folder to write the smallest IR that reproduces the first origin to (with a
+    device or a source model; nothing is written when there is no origin).
 
     >>> report = irexec.api.diff("f32.xml", "int4.xml", inputs="sample.npz")
     >>> report.origins, report.weights[:3]
@@ -46,7 +49,8 @@ def diff(model: Any, other: str | None = None, *, device: str | None = None, inp
                                               ("steps", bool(steps)), ("other_weights", other_weights is not None),
                                               ("layers", layers != "bisect" and not chain),
                                               ("expose", expose != 8 and not chain),
-                                              ("ablate", ablate != 32)) if given]
+                                              ("ablate", ablate != 32),
+                                              ("extract", extract is not None and chain)) if given]
         if other is None or misplaced:
             raise UsageError(f"a source model (the {kind.name} side) is compared with the IR converted from it, "
                              f"irexec.diff(source, \"model.xml\"[, device=...])"
@@ -58,6 +62,8 @@ def diff(model: Any, other: str | None = None, *, device: str | None = None, inp
                               shapes=shapes, layers=layers, k=expose, max_memory=max_memory,
                               example_inputs=example_inputs)
         extra = {} if example_inputs is None else {"example_inputs": example_inputs}
+        if extract is not None:
+            extra["extract"] = extract
         report: DiffReport = kind.opener()(model, other, weights=weights, inputs=inputs, seed=seed, shapes=shapes,
                                            max_memory=max_memory, **extra)
         return report
@@ -70,12 +76,14 @@ def diff(model: Any, other: str | None = None, *, device: str | None = None, inp
         raise UsageError("irexec.api.diff needs either a second IR or a device, not both", code="diff-usage")
     if other is not None and (config or layers != "bisect" or expose != 8):
         raise UsageError("config, layers and expose apply to a device diff only", code="diff-usage")
+    if other is not None and extract is not None:
+        raise UsageError("extract applies to a device or a source model only", code="diff-usage")
     if device is not None and (other_weights is not None or ablate != 32):
         raise UsageError("other_weights and ablate apply to a second IR only", code="diff-usage")
     if other is not None:
         return diff_ab(model, other, weights, other_weights, inputs, seed, shapes, steps, ablate, max_memory)
     return device_diff(model, weights, str(device), dict(config or {}), inputs, seed, shapes, layers, expose, steps,
-                       max_memory)
+                       max_memory, extract=extract)
 
 
 __all__ = ["diff"]

@@ -13,7 +13,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -60,6 +60,22 @@ def extract_reproducer(report: DiffReport, ref: ReferenceSide, other: DeviceSide
     results = [ov.opset11.result(node.output(i)) for i in range(node.get_output_size())]
     params = [x.get_node() for x in inputs if x.get_node().get_type_name() == "Parameter"]
     small = ov.Model(results, params, f"{layer.type} {layer.name}")
+
+    def fill(work: str) -> None:
+        ov.save_model(small, os.path.join(work, "model.xml"), compress_to_fp16=False)
+        save_npz(os.path.join(work, "inputs.npz"), feeds)
+        expected = Session(os.path.join(work, "model.xml")).run(dict(feeds)).outputs
+        save_npz(os.path.join(work, "expected.npz"), {k: np.asarray(v) for k, v in expected.items()})
+        with open(os.path.join(work, "README.md"), "w", encoding="utf-8") as f:
+            f.write(_readme(report, layer.type, layer.name, other.device, dict(other.config), list(expected)))
+
+    write_folder(directory, fill)
+    return directory
+
+
+def write_folder(directory: str, fill: Callable[[str], None]) -> None:
+    """``fill`` writes the folder's files into a fresh folder beside ``directory``, which is then
+    renamed to it (an empty ``directory`` is replaced): the folder appears whole or not at all."""
     parent = os.path.dirname(os.path.abspath(directory)) or "."
     try:
         os.makedirs(parent, exist_ok=True)
@@ -70,12 +86,7 @@ def extract_reproducer(report: DiffReport, ref: ReferenceSide, other: DeviceSide
     except OSError as e:
         raise cannot_write(directory, e) from None
     try:
-        ov.save_model(small, os.path.join(work, "model.xml"), compress_to_fp16=False)
-        save_npz(os.path.join(work, "inputs.npz"), feeds)
-        expected = Session(os.path.join(work, "model.xml")).run(dict(feeds)).outputs
-        save_npz(os.path.join(work, "expected.npz"), {k: np.asarray(v) for k, v in expected.items()})
-        with open(os.path.join(work, "README.md"), "w", encoding="utf-8") as f:
-            f.write(_readme(report, layer.type, layer.name, other.device, dict(other.config), list(expected)))
+        fill(work)
         if os.path.isdir(directory) and not os.listdir(directory):
             os.rmdir(directory)
         os.rename(work, directory)
@@ -85,7 +96,6 @@ def extract_reproducer(report: DiffReport, ref: ReferenceSide, other: DeviceSide
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    return directory
 
 
 def _input_tensors(ref: ReferenceSide, other: DeviceSide, layer: Any, steps: list[Mapping[str, np.ndarray]]
@@ -156,4 +166,4 @@ irexec diff model.xml --device {device} --inputs inputs.npz{flags} --fail-on ori
 """
 
 
-__all__ = ["extract_reproducer"]
+__all__ = ["extract_reproducer", "write_folder"]

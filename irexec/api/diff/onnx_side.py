@@ -130,10 +130,11 @@ def _first_line(e: Exception) -> str:
 def diff_onnx(source: str, model: str, *, weights: str | None = None, inputs: str | None = None, seed: int = 0,
               shapes: Mapping[str, tuple[int, ...]] | None = None, max_memory: int | None = None,
               prepared: tuple[Mapping[str, np.ndarray], str] | None = None,
-              on_side: Callable[[Any], None] | None = None) -> DiffReport:
+              on_side: Callable[[Any], None] | None = None, extract: str | None = None) -> DiffReport:
     """``irexec diff model.onnx model.xml``: the IR, run by irexec, against its ONNX source on ONNX Runtime.
     ``prepared``: the inputs already made (by Parameter name, and where they came from), as the chain of
-    links (chain.py) gives them to each; ``on_side`` is given the source side once it is open."""
+    links (chain.py) gives them to each; ``on_side`` is given the source side once it is open;
+    ``extract``: a folder to write the first origin's reproducer to (source_extract.py)."""
     from ..session import Session
 
     import_onnxruntime()
@@ -150,7 +151,7 @@ def diff_onnx(source: str, model: str, *, weights: str | None = None, inputs: st
                          code="not-a-copy", file=model)
     return diff_against_source(ref, side, feeds, model=model, where=where, label=source, matched_to=" to its tensors",
                                kernels="MLAS, with fused Gelu, LayerNormalization and attention where it optimises "
-                                       "the graph", slack=SOURCE_SLACK)
+                                       "the graph", slack=SOURCE_SLACK, extract=extract)
 
 
 __all__ = ["INSTALL_HINT", "OnnxSide", "SOURCE_SLACK", "diff_onnx", "import_onnxruntime"]

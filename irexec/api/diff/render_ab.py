@@ -66,7 +66,11 @@ def html_weights(report: DiffReport) -> str:
     counts = report.matching.get("counts", {})
     out = ["<h2>Matching</h2>", "<p>" + html.escape(", ".join(f"{n} by {how}" for how, n in counts.items()) or "none")
            + "</p>"]
-    for title, key in (("Unmatched in A", "unmatched_a"), ("Unmatched in B", "unmatched_b")):
+    source = any(side.get("kind") == "source" for side in report.sides)
+    titles = (("IR layers without counterpart in the source", "unmatched_a"),
+              ("Source tensors without counterpart in the IR", "unmatched_b")) if source else \
+        (("Unmatched in A", "unmatched_a"), ("Unmatched in B", "unmatched_b"))
+    for title, key in titles:
         items = {k: v for k, v in report.matching.get(key, {}).items() if "weight of" not in v}
         if items:
             out.append(f"<h3>{title}</h3><ul>" + "".join(f"<li><code>{html.escape(k)}</code>: {html.escape(v)}</li>"

@@ -11,6 +11,7 @@ import math
 from ...base.errors import IRExecError
 from ...base.extras import install_hint
 from .report import ORIGIN, DiffReport, LayerResult
+from .sides import SOURCE
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:3px 6px;text-align:left}
@@ -68,8 +69,19 @@ def _fmt(x: float | None) -> str:
     return f"{x:.4g}"
 
 
+def source_side(report: DiffReport) -> dict[str, str] | None:
+    """The source model's side, when the report compares an IR with the model it was converted from."""
+    return next((side for side in report.sides if side.get("kind") == SOURCE), None)
+
+
+def _has_runtime(report: DiffReport) -> bool:
+    """Whether the other side says what computed each layer (a plugin's runtime node; not a source model)."""
+    return any(r.fusion is not None for r in report.layers)
+
+
 def _figure(report: DiffReport) -> str:
     go = _plotly()
+    runtime = "<br>runtime %{customdata[7]}" if _has_runtime(report) else ""
     fig = go.Figure()
     import plotly.colors
 
@@ -88,13 +100,15 @@ def _figure(report: DiffReport) -> str:
                         for r in rows],
             hovertemplate=("<b>%{customdata[0]}</b><br>%{customdata[1]}: %{customdata[2]}<br>rel L2 %{y:.3g}"
                            "<br>max abs err %{customdata[3]}<br>units %{customdata[4]} (stated %{customdata[5]})"
-                           "<br>cosine %{customdata[6]}<br>runtime %{customdata[7]}<extra></extra>")))
+                           "<br>cosine %{customdata[6]}" + runtime + "<extra></extra>")))
     if report.origins:  # the first one named; every origin is a star
         first = report.origins[0]
         more = f" (+{len(report.origins) - 1} more, starred)" if len(report.origins) > 1 else ""
-        fig.add_annotation(x=first.depth, y=math.log10(_y(first)), text=f"first kernel origin: {first.op}{more}",
+        kind = "" if source_side(report) is not None else "kernel "  # a source diff's origins are all of one kind
+        fig.add_annotation(x=first.depth, y=math.log10(_y(first)), text=f"first {kind}origin: {first.op}{more}",
                            showarrow=True, arrowhead=2, ay=-40)
-    fig.update_layout(title="Relative L2 error along graph depth (irexec is the reference)",
+    reference = "the source model is the reference" if source_side(report) is not None else "irexec is the reference"
+    fig.update_layout(title=f"Relative L2 error along graph depth ({reference})",
                       xaxis_title="graph depth (longest path from an input)", yaxis_title="relative L2 error (0 drawn at 1e-12)",
                       yaxis_type="log", height=520, legend_title="op type", template="plotly_white")
     return fig.to_html(full_html=False, include_plotlyjs=True, div_id="error-plot")
@@ -111,6 +125,8 @@ def _cell(value: float | str | None, numeric: bool = False) -> str:
 def _table(report: DiffReport) -> str:
     head = ["#", "layer", "op", "status", "depth", "max abs err", "units", "stated", "local units", "rel L2", "SNR dB",
             "cosine", "NaN diff", "Inf diff", "runtime"]
+    shown = len(head) if _has_runtime(report) else len(head) - 1  # a source model has no runtime nodes
+    head = head[:shown]
     rows = []
     for r in report.layers:
         f = r.figures
@@ -120,7 +136,7 @@ def _table(report: DiffReport) -> str:
                  _cell(r.status), _cell(float(r.depth), True), _cell(f.max_abs_error, True), _cell(f.max_units, True),
                  _cell(r.stated.units, True), _cell(None if r.local is None else r.local.max_units, True),
                  _cell(f.rel_l2, True), _cell(f.snr_db, True), _cell(f.cosine, True), _cell(float(f.nan_diff), True),
-                 _cell(float(f.inf_diff), True), _cell(runtime)]
+                 _cell(float(f.inf_diff), True), _cell(runtime)][:shown]
         rows.append(f'<tr class="{html.escape(r.status)}">' + "".join(cells) + "</tr>")
     header = "".join(f"<th>{html.escape(h)}</th>" for h in head)
     return f'<table class="sortable" id="layers"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
@@ -155,9 +171,27 @@ def _graph(report: DiffReport) -> str:
     """What the other side's own graph did, in its words (a plugin's deployed graph); nothing for a side without one."""
     words = report.words or {"graph": "deployed graph", "removed": "removed", "runs": "compilation(s)"}
     if not words.get("graph"):
-        return f"{len(report.no_counterpart)} layer(s) with no counterpart on the other side."
+        where = "IR layer(s) with no counterpart in the source model" if source_side(report) is not None \
+            else "layer(s) with no counterpart on the other side"
+        return f"{len(report.no_counterpart)} {where}."
     return (f"{words['graph'].capitalize()}: {len(report.fused)} layers fused with others, {len(report.removed)} "
             f"{words['removed']}. {report.compiles} {words['runs']}.")
+
+
+def _intro(report: DiffReport) -> str:
+    """Who is compared with whom, on what, and with which settings, in the words of the other side."""
+    source = source_side(report)
+    if source is not None:  # the IR against the model it was converted from: the source is the reference
+        settings = ", ".join(f"{html.escape(k)}={html.escape(v)}" for k, v in report.properties.items())
+        tolerance = f"<p>Tolerance: {html.escape(report.tolerance)}</p>" if report.tolerance else ""
+        return (f"<p>The IR <code>{html.escape(report.model)}</code>, run by irexec against the reference: its source "
+                f"model, {html.escape(report.other)}; inputs {html.escape(report.inputs)}.</p>\n"
+                f"<p>Source settings: {settings or '-'}. {_graph(report)}</p>{tolerance}")
+    props = ", ".join(f"{html.escape(k)}={html.escape(v)}" for k, v in report.properties.items()
+                      if k in ("INFERENCE_PRECISION_HINT", "EXECUTION_MODE_HINT", "KV_CACHE_PRECISION"))
+    return (f"<p><code>{html.escape(report.model)}</code>: {_roles(report)} {html.escape(report.other)},\n"
+            f"mode {html.escape(report.mode)}, inputs {html.escape(report.inputs)}.</p>\n"
+            f"<p>Properties used: {props or '-'}. {_graph(report)}</p>")
 
 
 def render_html(report: DiffReport) -> str:
@@ -165,17 +199,14 @@ def render_html(report: DiffReport) -> str:
     from .render_origins import origins_html
 
     summary = origins_html(report)
-    props = ", ".join(f"{html.escape(k)}={html.escape(v)}" for k, v in report.properties.items()
-                      if k in ("INFERENCE_PRECISION_HINT", "EXECUTION_MODE_HINT", "KV_CACHE_PRECISION"))
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in report.notes)
     meta = script_json({"model": report.model, "other": report.other, "mode": report.mode})
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>irexec diff: {html.escape(report.model)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>irexec diff: {html.escape(report.model)}{
+    " against its source model" if source_side(report) is not None else ""}</title>
 <style>{_STYLE}</style></head><body>
 <h1>irexec diff</h1>
-<p><code>{html.escape(report.model)}</code>: {_roles(report)} {html.escape(report.other)},
-mode {html.escape(report.mode)}, inputs {html.escape(report.inputs)}.</p>
-<p>Properties used: {props or "-"}. {_graph(report)}</p>
+{_intro(report)}
 {summary}<ul>{notes}</ul>
 {_steps(report)}
 {_figure(report)}
@@ -263,4 +294,4 @@ def render_dataset_html(summary: object, model: str, other: str) -> str:
 """
 
 
-__all__ = ["render_dataset_html", "render_html", "script_json"]
+__all__ = ["render_dataset_html", "render_html", "script_json", "source_side"]

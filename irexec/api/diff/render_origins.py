@@ -93,16 +93,23 @@ def origins_html(report: DiffReport) -> str:
 
     parts = []
     first = report.finding
+    source = any(side.get("kind") == "source" for side in report.sides)  # the IR against its source model
     if first is not None:
+        why = ("the first origin: where the IR departs from its source model beyond the stated accuracy and the "
+               "source's tolerance, on the source's own inputs" if source else
+               "the first kernel origin: beyond its stated accuracy and beyond what its runtime precision explains")
         parts.append(f'<p class="finding"><b>Finding: {code(first.name)}</b> ({html.escape(first.op)}'
                      f'{"" if first.fusion is None else ", runtime " + html.escape(first.fusion.precision)}), '
-                     "the first kernel origin: beyond its stated accuracy and beyond what its runtime precision explains.</p>")
+                     f"{why}.</p>")
         kernel = report.grouped(ORIGIN)
-        parts.append(f"<p><b>{len(kernel)} kernel origin(s)</b>, the furthest beyond their precision first: " + ", ".join(
+        ranked = "origin(s)</b>, the furthest beyond their stated accuracy" if source else \
+            "kernel origin(s)</b>, the furthest beyond their precision"
+        parts.append(f"<p><b>{len(kernel)} {ranked} first: " + ", ".join(
             f"{code(row['name'])} ({html.escape(row['op'])}, x{_short(float(row['beyond_precision']))})" for row in kernel)
             + "</p>")
     else:
-        parts.append("<p>No kernel origin found among the compared layers.</p>")
+        parts.append("<p>No origin found among the compared layers of the IR.</p>" if source
+                     else "<p>No kernel origin found among the compared layers.</p>")
     groups = report.precision_groups()
     if groups:
         parts.append("<p><b>Precision origins</b> (within what their runtime precision explains): " + "; ".join(

@@ -202,9 +202,11 @@ def exposed_source_values(expose: Sequence[Port], matching: Matching, values: Ma
 
 
 def diff_against_source(ref: ReferenceSide, side: Any, feeds: Mapping[str, np.ndarray], *, model: str, where: str,
-                        label: str, matched_to: str, kernels: str, slack: float) -> DiffReport:
+                        label: str, matched_to: str, kernels: str, slack: float, extract: str | None = None
+                        ) -> DiffReport:
     """The IR against its source on one set of inputs, with the source's tolerance (its CPU
-    ``kernels`` may depart by up to ``slack`` units) and a first note counting the matching."""
+    ``kernels`` may depart by up to ``slack`` units) and a first note counting the matching;
+    ``extract``: a folder to write the first origin's reproducer to (source_extract.py)."""
     report = run_diff(ref, side, [feeds], mode="all", model=model, inputs=where)
     report.matching = side.matching.as_dict()
     report.tolerance = (f"{side.description} is the reference; its CPU kernels ({kernels}) may depart from the exact "
@@ -214,4 +216,11 @@ def diff_against_source(ref: ReferenceSide, side: Any, feeds: Mapping[str, np.nd
                         + ", ".join(f"{n} by {how}" for how, n in counts.items())
                         + f"), {len(side.matching.unmatched_a)} IR layer(s) and {len(side.matching.unmatched_b)} "
                         "source tensor(s) without counterpart")
+    if extract:
+        from .source_extract import extract_source_reproducer, rerun_command
+
+        written = extract_source_reproducer(report, ref, side, feeds, extract,
+                                            rerun_command(label, model, where, extract))
+        report.notes.append(f"the reproducer of {report.finding.name} is in {written}" if written and report.finding
+                            else f"no origin: nothing was extracted to {extract}")
     return report

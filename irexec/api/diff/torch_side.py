@@ -200,10 +200,11 @@ def _first_line(e: Exception) -> str:
 def diff_torch(source: Any, model: str, *, weights: str | None = None, inputs: str | None = None, seed: int = 0,
                shapes: Mapping[str, tuple[int, ...]] | None = None, max_memory: int | None = None,
                example_inputs: Any = None, prepared: tuple[Mapping[str, np.ndarray], str] | None = None,
-               on_side: Callable[[Any], None] | None = None) -> DiffReport:
+               on_side: Callable[[Any], None] | None = None, extract: str | None = None) -> DiffReport:
     """The IR, run by irexec, against its PyTorch source: a ``.pt2`` path or a live ``nn.Module``
     (then ``example_inputs``, a tuple of tensors, are the inputs of both).  ``prepared``: the inputs
-    already made (by Parameter name, and where they came from); ``on_side`` is given the source side."""
+    already made (by Parameter name, and where they came from); ``on_side`` is given the source side;
+    ``extract``: a folder to write the first origin's reproducer to (source_extract.py)."""
     from ..session import Session
 
     torch = import_torch()
@@ -229,7 +230,7 @@ def diff_torch(source: Any, model: str, *, weights: str | None = None, inputs: s
         on_side(side)
     return diff_against_source(ref, side, feeds, model=model, where=where, label=label, matched_to="",
                                kernels="oneDNN and MKL, and a fused scaled-dot-product attention backend where the "
-                                       "model calls one", slack=TORCH_SLACK)
+                                       "model calls one", slack=TORCH_SLACK, extract=extract)
 
 
 def example_feeds(session: Any, example_inputs: Any) -> dict[str, np.ndarray]:
