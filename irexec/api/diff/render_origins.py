@@ -30,11 +30,12 @@ def origin_lines(report: DiffReport, top: int) -> list[str]:
     first = report.finding
     kernel = report.grouped(ORIGIN)
     by_port = {(r.name, r.port): r for r in report.layers}
+    device = any(x.get("kind") == "device" for x in report.sides)  # only a plugin has a runtime precision
     if first is not None:
         lines.append(f"FINDING: {_describe(first)}")
         lines.append(f"ORIGIN{'S' if len(kernel) > 1 else ''} ({len(kernel)}): departures beyond the stated accuracy "
-                     "and beyond what their runtime precision explains, while the inputs are within theirs; "
-                     "the furthest beyond first")
+                     + ("and beyond what their runtime precision explains, " if device else "")
+                     + "while the inputs are within theirs; the furthest beyond first")
         for row in kernel[:top] if top else kernel:
             r = by_port[(row["name"], row["ports"][0])]
             ports = "" if row["ports"] == [0] else f" [ports {', '.join(map(str, row['ports']))}]"
@@ -45,7 +46,7 @@ def origin_lines(report: DiffReport, top: int) -> list[str]:
         if top and len(kernel) > top:
             lines.append(f"  ... and {len(kernel) - top} more")
     elif report.layers:
-        lines.append("no kernel origin found among the compared layers")
+        lines.append(f"no {'kernel ' if device else ''}origin found among the compared layers")
     groups = report.precision_groups()
     if groups:
         count = sum(len(g["layers"]) for g in groups)
