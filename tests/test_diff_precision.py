@@ -117,6 +117,14 @@ def _check_reproducer(folder: Path, run_cli, kind: str) -> None:
     assert [op.get_type_name() for op in model.get_ordered_ops() if op.get_type_name() not in
             ("Parameter", "Constant", "Result")] == ["Divide" if kind == "divide" else "Interpolate"]
     readme = (folder / "README.md").read_text()
+    if kind != "divide":  # the plugin held the Interpolate's input in the low precision: those values exactly, in f32
+        from irexec.api.diff.precision import numpy_type
+
+        low = _low_precision()
+        held = np.load(folder / "inputs.npz")["input0"]
+        assert held.dtype == np.float32 and model.inputs[0].get_element_type() == ov.Type.f32
+        assert np.array_equal(held.astype(numpy_type(low)).astype(np.float32), held)
+        assert f"held `input0` in {low} between layers" in readme
     snippet = readme.split("```python\n", 1)[1].split("```", 1)[0]
     done = subprocess.run([sys.executable, "-c", snippet], cwd=folder, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
