@@ -173,6 +173,20 @@ def test_suggest_names_the_setting_that_brings_the_outputs_within(tmp_path: Path
     assert "no effect alone, so tried only with a property that has one: KV_CACHE_PRECISION=f32" in r.output
 
 
+@needs_models
+def test_suggest_states_the_cap_on_compilations_when_it_stops_the_search(tmp_path: Path, run_cli, monkeypatch) -> None:
+    from irexec.api.diff import suggest
+
+    monkeypatch.setattr(suggest, "MAX_COMPILATIONS", 3)
+    out = tmp_path / "r.json"
+    r = run_cli("diff", SQUEEZENET / "model.xml", "--device", "CPU", "--inputs", SQUEEZENET / "inputs.npz",
+                *_low_config(), "--suggest", "--json", out)
+    assert r.exit_code == 0, r.output
+    s = _report(out)["suggestion"]
+    assert s["capped"] and s["compilations"] == 3 and len(s["trials"]) == 2
+    assert "stopped after 3 compilations (the cap)" in r.output
+
+
 def _low_default() -> str:
     """The precision below f32 the CPU plugin computes in by default on this host; skips where it is f32."""
     hint = ov.Core().get_property("CPU", "INFERENCE_PRECISION_HINT")

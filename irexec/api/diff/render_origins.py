@@ -87,7 +87,8 @@ def suggestion_lines(report: DiffReport) -> list[str]:
     if dropped:
         lines.append(f"left out of the combinations ({UNCHANGED}): {', '.join(dropped)}")
     if s.capped:
-        lines.append(f"stopped after {s.compilations} compilations (the cap): larger sets were not all tried")
+        lines.append(f"stopped after {s.compilations} compilations (the cap): not every set was tried, and a set "
+                     "named below may have a clean subset among those not tried")
     if s.best is not None:
         lines.append(f"SUGGESTION: {_settings(s.best)} brings every output within its accuracy, at "
                      f"{s.best.seconds / base:.2f} times the latency" + (f"; {s.best.why}" if s.best.why else "")

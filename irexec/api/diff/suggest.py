@@ -117,6 +117,9 @@ def suggest_settings(ref: ReferenceSide, other: DeviceSide, steps: Sequence[Mapp
         settings = {name: values[name]}
         if _as_ran(other, settings):
             continue
+        if out.compilations >= MAX_COMPILATIONS:
+            out.capped = True
+            break
         t = _trial(ref, other, steps, ref_history, budget, settings, names, baseline)
         out.compilations += 1
         out.trials.append(t)
@@ -124,7 +127,7 @@ def suggest_settings(ref: ReferenceSide, other: DeviceSide, steps: Sequence[Mapp
             effective.append(name)
     inert = {next(iter(t.settings)) for t in out.trials if t.dropped == NO_EFFECT}
     clean = [frozenset(t.settings) for t in out.trials if t.within and not t.dropped]
-    for size in range(2, len(effective) + 1):
+    for size in range(2, 0 if out.capped else len(effective) + 1):
         for keys in itertools.combinations(effective, size):
             if any(c <= set(keys) for c in clean) or set(keys) <= inert:
                 continue  # a clean set is inside (not minimal), or none of them changes anything alone
