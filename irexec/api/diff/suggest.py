@@ -121,6 +121,7 @@ def suggest_settings(ref: ReferenceSide, other: DeviceSide, steps: Sequence[Mapp
             out.capped = True
             break
         t = _trial(ref, other, steps, ref_history, budget, settings, names, baseline)
+        t.outputs = []  # only the baseline's are compared with
         out.compilations += 1
         out.trials.append(t)
         if not t.error and t.dropped != UNCHANGED:
@@ -138,6 +139,7 @@ def suggest_settings(ref: ReferenceSide, other: DeviceSide, steps: Sequence[Mapp
                 out.capped = True
                 break
             t = _trial(ref, other, steps, ref_history, budget, settings, names)
+            t.outputs = []
             out.compilations += 1
             out.trials.append(t)
             if t.within:
@@ -148,8 +150,6 @@ def suggest_settings(ref: ReferenceSide, other: DeviceSide, steps: Sequence[Mapp
     out.best = out.minimal[0] if out.minimal else None
     for t in out.minimal:
         t.why = _why(t, baseline, out.trials)
-    for t in out.trials:
-        t.outputs = []
     baseline.outputs = []
     return out
 
