@@ -86,8 +86,9 @@ _PLUGIN = ["device", "chain"]  # the modes with a plugin link: a device alone, o
              "README that shows the IR's departure from the source.")
 @option("--suggest", is_flag=True, modes=["device"],
         help="Try the plugin's settings that change numbers (INFERENCE_PRECISION_HINT, KV_CACHE_PRECISION, "
-             "DYNAMIC_QUANTIZATION_GROUP_SIZE, EXECUTION_MODE_HINT) alone and combined; report the smallest set "
-             "that brings the outputs within their accuracy, with the latency each costs.")
+             "DYNAMIC_QUANTIZATION_GROUP_SIZE, EXECUTION_MODE_HINT and the device's other precision and group-size "
+             "properties) alone and combined; report every minimal set that brings the outputs within their "
+             "accuracy, the fastest as the suggestion, with the latency each costs.")
 @option("--steps", type=click.IntRange(min=0), default=0, show_default=True, metavar="N", modes=_ONE_RUN,
         help="A stateful causal LM: the prefill, then N decode steps fed irexec's greedy token.")
 @option("--ablate", type=click.IntRange(min=0), default=32, show_default=True, metavar="K", modes=["ab", "dataset"],

@@ -23,6 +23,7 @@ from ...system.atomic import cannot_write
 from ...system.tensorfile import save_npz
 from ..session import Session
 from .device import DeviceSide
+from .precision import lower_than, normalise, rounded
 from .reference import ReferenceSide
 from .report import DiffReport
 
@@ -37,6 +38,8 @@ def extract_reproducer(report: DiffReport, ref: ReferenceSide, other: DeviceSide
     layer = ref.by_name[finding.name]
     run = list(steps[: report.analysed_step + 1])
     tensors = _input_tensors(ref, other, layer, run)
+    held = _held_precisions(ref, other, layer, tensors)
+    tensors = [rounded([t], held[i])[0] if i in held else t for i, t in enumerate(tensors)]
     ov = other.ov
     model = other._read()
     node = next(op for op in model.get_ordered_ops() if op.get_friendly_name() == layer.name)
@@ -67,7 +70,7 @@ def extract_reproducer(report: DiffReport, ref: ReferenceSide, other: DeviceSide
         expected = Session(os.path.join(work, "model.xml")).run(dict(feeds)).outputs
         save_npz(os.path.join(work, "expected.npz"), {k: np.asarray(v) for k, v in expected.items()})
         with open(os.path.join(work, "README.md"), "w", encoding="utf-8") as f:
-            f.write(_readme(report, layer.type, layer.name, other.device, dict(other.config), list(expected)))
+            f.write(_readme(report, layer.type, layer.name, other.device, dict(other.config), list(expected), held))
 
     write_folder(directory, fill)
     return directory
@@ -128,7 +131,25 @@ def _input_tensors(ref: ReferenceSide, other: DeviceSide, layer: Any, steps: lis
     return out
 
 
-def _readme(report: DiffReport, op: str, name: str, device: str, config: dict[str, str], outputs: list[str]) -> str:
+def _held_precisions(ref: ReferenceSide, other: DeviceSide, layer: Any, tensors: Sequence[np.ndarray]) -> dict[int, str]:
+    """The inputs the deployed graph stores in a lower precision than the tensors exposed for them
+    (a bf16 Concat feeding the layer): input index -> that precision.  Exposing a layer as an
+    output can make the plugin write it in f32, so its values are rounded back to what the layer
+    was fed in the full model."""
+    held: dict[int, str] = {}
+    for i, src in enumerate(ref.producers(layer)):
+        fusion = None if src is None else other.fusion.get(src[0].name)
+        if fusion is None or src is None or tensors[i].dtype.kind != "f":
+            continue
+        stores = [s for s in fusion.output_precision.split(",") if s]
+        stored = normalise(stores[min(src[1], len(stores) - 1)]) if stores else ""
+        if stored and lower_than(stored, tensors[i].dtype):
+            held[i] = stored
+    return held
+
+
+def _readme(report: DiffReport, op: str, name: str, device: str, config: dict[str, str], outputs: list[str],
+            held: Mapping[int, str]) -> str:
     config_text = json.dumps(config)
     flags = "".join(f" --config {k}={v}" for k, v in config.items())
     finding = report.finding
@@ -140,7 +161,7 @@ Extracted by `irexec diff --extract` from {os.path.basename(report.model)} ({rep
 alone, its constants, and the tensors the plugin fed it in the full model as `inputs.npz`.
 In the full model: {figures}.
 `expected.npz` is what the op's specification gives for these inputs (irexec's result).
-
+{_held_text(held)}
 With OpenVINO alone:
 
 ```python
@@ -164,6 +185,14 @@ With irexec (the layer compared with the plugin, exit 1 when it departs):
 irexec diff model.xml --device {device} --inputs inputs.npz{flags} --fail-on origin
 ```
 """
+
+
+def _held_text(held: Mapping[int, str]) -> str:
+    if not held:
+        return ""
+    names = ", ".join(f"`input{i}` in {p}" for i, p in sorted(held.items()))
+    return (f"In the full model the plugin held {names} between layers: `inputs.npz` stores "
+            "those values exactly, widened to f32, and the Parameters are f32.\n")
 
 
 __all__ = ["extract_reproducer", "write_folder"]

@@ -5,10 +5,12 @@ precision origins grouped by op and precision, and the masked departures."""
 from __future__ import annotations
 
 import html
+from typing import Any
 
 from ...base.table_text import table_lines
 from ..comparison import format_number
 from .report import MASKED, ORIGIN, DiffReport, LayerResult
+from .suggest import NO_EFFECT, UNCHANGED
 
 
 def _short(x: float) -> str:
@@ -65,26 +67,46 @@ def origin_lines(report: DiffReport, top: int) -> list[str]:
 
 
 def suggestion_lines(report: DiffReport) -> list[str]:
-    """--suggest: each set of settings tried, its outputs' worst error and its latency against the diff's own."""
+    """--suggest: each set of settings tried, its outputs' worst error and its latency against the diff's own;
+    the fastest inclusion-minimal clean set as the suggestion, the other minimal sets as alternatives."""
     s = report.suggestion
     if s is None:
         return []
     base = s.baseline.seconds
     rows = []
     for t in [s.baseline, *s.trials]:
-        name = ", ".join(f"{k}={v}" for k, v in t.settings.items()) or "as the diff ran"
-        cost = "-" if t.error or base != base or not base else f"{t.seconds * 1e3:.1f} ms (x{t.seconds / base:.2f})"
-        verdict = f"refused: {t.error}" if t.error else "within" if t.within else "beyond"
-        rows.append([name, verdict, _short(t.worst_rel_l2), cost])
+        cost = "-" if t.error or t.seconds != t.seconds or base != base or not base \
+            else f"{t.seconds * 1e3:.1f} ms (x{t.seconds / base:.2f})"
+        verdict = f"refused: {t.error}" if t.error else t.dropped or ("within" if t.within else "beyond")
+        rows.append([_settings(t) or "as the diff ran", verdict, _short(t.worst_rel_l2), cost])
     lines = [f"settings that change numbers, tried ({', '.join(s.tried) or 'none the device supports'}):"]
     lines.extend(table_lines(["settings", "outputs", "worst rel L2", "latency"], rows))
+    inert = [_settings(t) for t in s.trials if t.dropped == NO_EFFECT]
+    if inert:
+        lines.append(f"{NO_EFFECT}, so tried only with a property that has one: {', '.join(inert)}")
+    dropped = [_settings(t) for t in s.trials if t.dropped and t.dropped != NO_EFFECT]
+    if dropped:
+        lines.append(f"left out of the combinations ({UNCHANGED}): {', '.join(dropped)}")
+    if s.capped:
+        lines.append(f"stopped after {s.compilations} compilations (the cap): not every set was tried, and a set "
+                     "named below may have a clean subset among those not tried")
     if s.best is not None:
-        lines.append("SUGGESTION: " + ", ".join(f"{k}={v}" for k, v in s.best.settings.items())
-                     + f" brings every output within its accuracy, at {s.best.seconds / base:.2f} times the latency"
-                     if base else "")
+        lines.append(f"SUGGESTION: {_settings(s.best)} brings every output within its accuracy, at "
+                     f"{s.best.seconds / base:.2f} times the latency" + (f"; {s.best.why}" if s.best.why else "")
+                     if base else f"SUGGESTION: {_settings(s.best)}")
+        others = s.alternatives
+        if others:
+            lines.append(f"ALTERNATIVES ({len(others)}): other sets that bring every output within, none of whose "
+                         "proper subsets does")
+            lines.extend(f"  {_settings(t)}: x{t.seconds / base:.2f} the latency; {t.why}" if base else f"  {_settings(t)}"
+                         for t in others)
     elif not s.baseline.within:
         lines.append("no setting tried brings the outputs within their accuracy")
     return lines
+
+
+def _settings(t: Any) -> str:
+    return ", ".join(f"{k}={v}" for k, v in t.settings.items())
 
 
 def origins_html(report: DiffReport) -> str:
