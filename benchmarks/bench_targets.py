@@ -12,7 +12,9 @@ machine's load; the ratios are what to compare.  The models: every directory of
 holding ``model.xml`` and ``inputs.npz``; a stateful LLM (meta.json ``"stateful"``)
 is measured step by step as bench_models.py does (prefill = reset, step 0; decode =
 reset, step 0 untimed, step 1), with each engine's peak RSS in a fresh process, and
-its greedy generation in tokens/s.  ``check`` is timed on a long IR built here with
+its greedy generation in tokens/s.  The whole-model median and worst are over the
+real models (``--models``); the spec examples get their own median and worst beside
+them, not a target.  ``check`` is timed on a long IR built here with
 IRBuilder against ``openvino.Core().read_model`` of the same file, and ``irexec run``
 of a tiny model in a fresh process as a user starts it.
 """
@@ -80,6 +82,17 @@ def interleaved(a: Callable[[], object], b: Callable[[], object], repeat: int, w
 def model_dirs(models: Path) -> list[Path]:
     dirs = [d for root in (models, EXAMPLES) if root.is_dir() for d in sorted(root.iterdir())]
     return [d for d in dirs if (d / "model.xml").is_file()]
+
+
+def is_example(name: str) -> bool:
+    """Whether a measured model is one of this repository's spec examples (not a real model)."""
+    return (EXAMPLES / name / "model.xml").is_file()
+
+
+def spread(ratios: dict[str, float]) -> tuple[float, float, str]:
+    """The median and the worst of ``ratios``, and the name of the worst."""
+    slowest = max(ratios, key=ratios.__getitem__)
+    return statistics.median(ratios.values()), ratios[slowest], slowest
 
 
 def bench_model(d: Path, repeat: int) -> tuple[float, float]:
@@ -316,11 +329,22 @@ def main() -> None:
             continue
         ratios[d.name] = ir / ov_s
         print(f"{d.name:<26} {ir * 1e3:>10.2f} {ov_s * 1e3:>12.3f} {ir / ov_s:>7.2f}")
-    if ratios:
-        med, worst = statistics.median(ratios.values()), max(ratios.values())
-        slowest = max(ratios, key=ratios.__getitem__)
-        targets += [("whole-model median <= 2x OpenVINO", f"{med:.2f}x", med <= 2),
+    # the targets are judged on the real models; the spec examples (a dozen elements, where
+    # OpenVINO's own call overhead dominates) are reported apart, never as a target
+    real = {name: r for name, r in ratios.items() if not is_example(name)}
+    examples = {name: r for name, r in ratios.items() if is_example(name)}
+    if real:
+        med, worst, slowest = spread(real)
+        counted = f"{len(real)} real model{'s' if len(real) != 1 else ''}"
+        targets += [(f"whole-model median <= 2x OpenVINO ({counted})", f"{med:.2f}x", med <= 2),
                     ("whole-model worst <= 3x OpenVINO", f"{worst:.2f}x ({slowest})", worst <= 3)]
+    elif ratios:
+        targets.append(("whole-model median and worst (real models)", "not measured: no real model ran", None))
+    if examples:
+        med, worst, slowest = spread(examples)
+        print(f"examples apart ({len(examples)}, not a target): median {med:.2f}x, worst {worst:.2f}x ({slowest})")
+        targets += [(f"  examples ({len(examples)}): median", f"{med:.2f}x", None),
+                    ("  examples: worst", f"{worst:.2f}x ({slowest})", None)]
 
     for d in llms:
         r = bench_llm(d, repeat, 4 if args.quick else 16, 1 if args.quick else 3)
@@ -370,7 +394,7 @@ def main() -> None:
 
     print(f"\n== targets (load average now {os.getloadavg()[0]:.1f})")
     for name, value, ok in targets:
-        print(f"{name:<52} {value:<30} {'n/a' if ok is None else verdict(ok)}")
+        print(f"{name:<52} {value:<30} {'n/a' if ok is None else verdict(ok)}".rstrip())
 
 
 if __name__ == "__main__":

@@ -19,6 +19,9 @@ import numpy as np
 njit: Any = numba.njit
 SUMS = {"reassoc", "contract"}  # the fast-math of a sum of products, nothing more
 ROWS_AT_ONCE = 8
+# A decode step's product by a 4-bit weight whose groups are at most this many bytes keeps
+# one partial sum per byte of a group and adds them up at the row's end (``_rows4_lanes``)
+MAX_LANES = 64
 
 
 @njit(nogil=True, cache=True)
@@ -116,6 +119,9 @@ def rows4(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int, sig
     groups = zero.shape[1]
     size = half // groups
     even, odd = split[0, :half], split[0, half:]
+    if size <= MAX_LANES:
+        _rows4_lanes(even, odd, q, zero, scale, out, lo, hi, signed)
+        return
     for n in range(lo, hi):
         row = q[n]
         acc = np.float32(0.0)
@@ -127,6 +133,53 @@ def rows4(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int, sig
                 part += even[start + i] * term(first, z, s) + odd[start + i] * term(second, z, s)
             acc += part
         out[0, n] = acc
+
+
+# A sum per group ended every 32 to 64 bytes of a 4-bit weight in a horizontal reduction of
+# the vector registers, a quarter of the product's time; one partial sum per byte of a group,
+# added up at the row's end, leaves the loop over a group nothing but vector arithmetic
+# (benchmarks/README.md, "generate: the profiles of this round").  Only the order of the
+# terms changes, which fast-math ``reassoc`` never fixed.  (Over the long groups of a weight
+# with one group a row, the same partial sums measured 2x slower: kept for short groups.)
+
+@njit(nogil=True, cache=True, fastmath=SUMS)
+def _rows4_lanes(even: Any, odd: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int, signed: bool) -> None:
+    groups = zero.shape[1]
+    size = q.shape[1] // groups
+    lanes = np.empty(size, np.float32)
+    for n in range(lo, hi):
+        row = q[n]
+        lanes[:] = 0
+        for g in range(groups):
+            z, s, start = zero[n, g], scale[n, g], g * size
+            for i in range(size):
+                first, second = nibbles(row[start + i], signed)
+                lanes[i] += even[start + i] * term(first, z, s) + odd[start + i] * term(second, z, s)
+        out[0, n] = _total(lanes)
+
+
+@njit(nogil=True, cache=True, fastmath=SUMS)
+def _rows4t_lanes(even: Any, odd: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int, table: Any) -> None:
+    groups = zero.shape[1]
+    size = q.shape[1] // groups
+    lanes = np.empty(size, np.float32)
+    for n in range(lo, hi):
+        row = q[n]
+        lanes[:] = 0
+        for g in range(groups):
+            z, s, start = zero[n, g], scale[n, g], g * size
+            for i in range(size):
+                byte = row[start + i]
+                lanes[i] += even[start + i] * term(table[byte & 15], z, s) + odd[start + i] * term(table[byte >> 4], z, s)
+        out[0, n] = _total(lanes)
+
+
+@njit(nogil=True, cache=True, fastmath=SUMS)
+def _total(lanes: Any) -> Any:
+    acc = np.float32(0.0)
+    for i in range(lanes.shape[0]):
+        acc += lanes[i]
+    return acc
 
 
 @njit(nogil=True, cache=True, fastmath=SUMS)
@@ -214,6 +267,9 @@ def rows4t(a: Any, q: Any, zero: Any, scale: Any, out: Any, lo: int, hi: int, ta
     groups = zero.shape[1]
     size = half // groups
     even, odd = split[0, :half], split[0, half:]
+    if size <= MAX_LANES:
+        _rows4t_lanes(even, odd, q, zero, scale, out, lo, hi, table)
+        return
     for n in range(lo, hi):
         row = q[n]
         acc = np.float32(0.0)
