@@ -184,12 +184,17 @@ def _display(cls: type[Op]) -> str:
 
 
 def _check_port_counts(path: str, graph: Graph, ops: dict[int, Op | None], diags: list[Diagnostic]) -> None:
+    ranges: dict[type[Op], tuple[int, int | None]] = {}  # per op class: input_range hashes the class's input specs
     for lid, op in ops.items():
         if op is None:
             continue
         layer = graph.layers[lid]
         n_in, n_out = len(layer.inputs), len(layer.outputs)
-        fewest, most = op.input_range()
+        cls = type(op)
+        found = ranges.get(cls)
+        if found is None:
+            found = ranges[cls] = op.input_range()
+        fewest, most = found
         if not (fewest <= n_in and (most is None or n_in <= most)):
             want = str(fewest) if fewest == most else f"{fewest} or more" if most is None else f"{fewest} to {most}"
             names = ", ".join(i.name + ("..." if i.variadic else "") for i in op.inputs) or "none"
