@@ -133,9 +133,15 @@ def test_layers_of_one_op_on_other_shapes_and_types_infer_their_own(run_cli, wri
         x = b.layer("Relu", "opset1", [x])
         x = b.layer("Add", "opset1", [x, b.const(np.ones(bias, np.float16 if etype == "f16" else np.float32))])
         b.result(b.layer("Relu", "opset1", [x]), name=f"out{i}")
+    for i, (rows, transpose) in enumerate([(2, "false"), (5, "false"), (2, "true"), (5, "true")]):
+        x = b.parameter(f"m{i}", f"{rows},3")
+        weight = b.const(np.ones((4, 3) if transpose == "true" else (3, 4), np.float32))
+        x = b.layer("MatMul", "opset1", [x, weight], {"transpose_a": "false", "transpose_b": transpose})
+        b.result(b.layer("Convert", "opset1", [x], {"destination_type": "f16" if i % 2 else "i32"}), name=f"mm{i}")
     path = write_ir(b)
     r = run_cli("check", path)
     assert r.exit_code == 0, r.stdout
     outputs = json.loads(run_cli("inspect", path, "--format", "json").stdout)["outputs"]
     assert [(o["inferred_shape"], o["inferred_type"]) for o in outputs] == [
-        ("[1,16]", "f32"), ("[2,8]", "f32"), ("[1,16]", "f16"), ("[2,8]", "f32"), ("[1,16]", "f32")]
+        ("[1,16]", "f32"), ("[2,8]", "f32"), ("[1,16]", "f16"), ("[2,8]", "f32"), ("[1,16]", "f32"),
+        ("[2,4]", "i32"), ("[5,4]", "f16"), ("[2,4]", "i32"), ("[5,4]", "f16")]
