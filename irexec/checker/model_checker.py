@@ -19,6 +19,7 @@ from ..model.variables import PAIRING_CODES
 from ..ops.framework.base import TensorInfo
 from ..ops.framework.body_checks import body_check_scope
 from ..ops.io import Parameter1
+from .inference_memo import InferenceMemo
 
 
 def _fits_declared(inferred: PartialShape, port: Port) -> PartialShape | None:
@@ -80,6 +81,7 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
     layers, ops, producer = model.layers, model.ops, model.graph.producer  # hoisted: the loop runs once per layer
     consumers = model.graph.consumers
     unread: dict[tuple[int, int], int] | None = None if keep_tensors else {}  # consumers of a tensor not yet checked
+    memo = InferenceMemo()
     for lid in model.graph.order:
         layer = layers[lid]
         op = ops[lid]
@@ -127,7 +129,7 @@ def check_model(model: Model, input_shapes: dict[str, PartialShape] | None = Non
                 tensors[(lid, port.index)] = TensorInfo(declared_shape(port), etype)
             continue
         try:
-            inference = op.inference(inputs)
+            inference = memo.inference(op, inputs)
             infos = op.fold(inputs, inference) if inputs else inference.outputs
         except IRExecError as e:
             out.extend(model.locate(e.diagnostics, layer))

@@ -226,10 +226,11 @@ def _read_port(pel: etree._Element, kind: str, index: int, diag: Collector, lid:
         elif d.tag != "dim":
             continue
         else:
-            text, dim_line = d.text or "", d.sourceline
+            text = d.text or ""
             if text.isascii() and text.isdigit() and len(text) < 19:  # the common case, < 2^63 by its length
                 dims.append(int(text))
                 continue
+            dim_line = d.sourceline  # asked only for a finding: one call into lxml fewer per <dim>
         if not _DIM_RE.match(text) or not -1 <= int(text) <= _INT64_MAX:
             diag.add("bad-dim", f"<dim>{text[:40]}</dim> must be an integer >= -1 (-1 = dynamic) and below 2^63", dim_line,
                      **_port_where(pid, kind, lid, name))

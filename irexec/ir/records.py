@@ -121,6 +121,14 @@ class EdgeTable(Sequence[Edge]):
         k = 5 * (i % n)
         return Edge(*self._packed[k : k + 5])
 
+    def rows(self) -> Iterator[tuple[int, int, int, int, int]]:
+        """(from layer, from port, to layer, to port, line) of each edge, without
+        making Edge records: what a pass over every edge of a large model reads."""
+        packed = self._packed
+        if packed is None:
+            return ((e.from_layer, e.from_port, e.to_layer, e.to_port, e.line) for e in self._list)
+        return zip(packed[0::5], packed[1::5], packed[2::5], packed[3::5], packed[4::5])
+
     def __iter__(self) -> Iterator[Edge]:
         if self._packed is None:
             yield from self._list

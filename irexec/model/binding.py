@@ -113,11 +113,25 @@ def _role(layer: Layer) -> str:
     return "result" if cls is Result1 else "parameter" if cls is Parameter1 else ""
 
 
+def _document_roles() -> Callable[[Layer], str]:
+    """``_role``, asked of the registry once per (type, version) of one document:
+    the graph asks it of every layer in several passes."""
+    known: dict[tuple[str, str], str] = {}
+
+    def role(layer: Layer) -> str:
+        key = (layer.type, layer.version)
+        found = known.get(key)
+        if found is None:
+            found = known[key] = _role(layer)
+        return found
+    return role
+
+
 def bind_model(path: str, doc: IRDocument, weights: Weights, services: BodyServices) -> Model:
     """The document's graph with an op per layer; every sub-graph op gets its
     bodies, bound the same way (recursively) and served by ``services``."""
     diags = list(doc.diagnostics)
-    graph, graph_diags = build_graph(doc, _role)
+    graph, graph_diags = build_graph(doc, _document_roles())
     ops: dict[int, Op | None] = {}
     for layer in graph.layers.values():
         ops[layer.id] = _bind_op(path, layer, weights, diags)
@@ -170,12 +184,17 @@ def _display(cls: type[Op]) -> str:
 
 
 def _check_port_counts(path: str, graph: Graph, ops: dict[int, Op | None], diags: list[Diagnostic]) -> None:
+    ranges: dict[type[Op], tuple[int, int | None]] = {}  # per op class: input_range hashes the class's input specs
     for lid, op in ops.items():
         if op is None:
             continue
         layer = graph.layers[lid]
         n_in, n_out = len(layer.inputs), len(layer.outputs)
-        fewest, most = op.input_range()
+        cls = type(op)
+        found = ranges.get(cls)
+        if found is None:
+            found = ranges[cls] = op.input_range()
+        fewest, most = found
         if not (fewest <= n_in and (most is None or n_in <= most)):
             want = str(fewest) if fewest == most else f"{fewest} or more" if most is None else f"{fewest} to {most}"
             names = ", ".join(i.name + ("..." if i.variadic else "") for i in op.inputs) or "none"

@@ -4,12 +4,12 @@ networkx DAG of it is built when something asks for one."""
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..base.errors import ERROR, WARNING, Diagnostic
-from ..ir.records import Edge, IRDocument, Layer
+from ..ir.records import EdgeTable, IRDocument, Layer
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -75,10 +75,10 @@ def build_graph(doc: IRDocument, role: Callable[[Layer], str] = _role_by_name) -
         layers[layer.id] = layer
 
     graph = Graph(layers)
-    edge_lines: dict[tuple[int, int], int] = {}  # for a second edge into one input: where the first is
-    for e in doc.edges:
-        _add_edge(graph, e, edge_lines, add)
-    del edge_lines
+    edges = doc.edges
+    rows = edges.rows() if isinstance(edges, EdgeTable) else (
+        (e.from_layer, e.from_port, e.to_layer, e.to_port, e.line) for e in edges)
+    _add_edges(graph, rows, add)
 
     for layer in layers.values():
         result = role(layer) == "result"
@@ -166,46 +166,50 @@ def _topological_order(graph: Graph) -> list[int] | None:
     return order if len(order) == len(pending) else None
 
 
-def _add_edge(graph: Graph, e: Edge, edge_lines: dict[tuple[int, int], int], add) -> None:
-    """Records ``e`` in the port maps, or reports why it is invalid."""
-    layers = graph.layers
-    src, dst = layers.get(e.from_layer), layers.get(e.to_layer)
-    if src is None or dst is None:
-        for lid, layer, end in ((e.from_layer, src, "from"), (e.to_layer, dst, "to")):
-            if layer is None:
-                add("unknown-layer", f"edge refers to layer id {lid}, which does not exist", e.line,
-                    values={"end": end, "port": e.to_port if end == "to" else e.from_port})
-        return
-    out_index = src.output_index(e.from_port)
-    if out_index is None:
-        ids = [p.id for p in src.outputs]
-        add("unknown-port", f"edge leaves output port {e.from_port}, which the layer does not declare (output ports: {ids})",
-            e.line, src, port=e.from_port, port_kind="output")
-        return
-    in_index = dst.input_index(e.to_port)
-    if in_index is None:
-        ids = [p.id for p in dst.inputs]
-        add("unknown-port", f"edge enters input port {e.to_port}, which the layer does not declare (input ports: {ids})",
-            e.line, dst, port=e.to_port, port_kind="input")
-        return
-    key = (dst.id, in_index)
-    producer = graph.producer
-    if key in producer:
-        prev = producer[key]
-        add("input-fed-twice",
-            f"input port {e.to_port} is already fed by layer {prev[0]} (edge at line {edge_lines[key]}); "
-            f"a second edge from layer {src.id} port {e.from_port} is not allowed",
-            e.line, dst, port=e.to_port, port_kind="input")
-        return
-    edge_lines[key] = e.line
-    out_key = (src.id, out_index)
-    consumers = graph.consumers.get(out_key)
-    if consumers is None:
-        graph.consumers[out_key] = [key]
-    else:
-        out_key = producer[consumers[0]]  # the tuple already keying it: one per output port, not one per edge
-        consumers.append(key)
-    producer[key] = out_key
+def _add_edges(graph: Graph, rows: Iterable[tuple[int, int, int, int, int]], add) -> None:
+    """Records each edge (from layer, from port, to layer, to port, line) in the port
+    maps, or reports why it is invalid.  One loop over every edge of the document:
+    the common case (a known port of a known layer, an input not yet fed) stays inline."""
+    layers, producer, consumers = graph.layers, graph.producer, graph.consumers
+    edge_lines: dict[tuple[int, int], int] = {}  # for a second edge into one input: where the first is
+    get_layer = layers.get
+    for from_layer, from_port, to_layer, to_port, line in rows:
+        src, dst = get_layer(from_layer), get_layer(to_layer)
+        if src is None or dst is None:
+            for lid, layer, end in ((from_layer, src, "from"), (to_layer, dst, "to")):
+                if layer is None:
+                    add("unknown-layer", f"edge refers to layer id {lid}, which does not exist", line,
+                        values={"end": end, "port": to_port if end == "to" else from_port})
+            continue
+        out_index = src.output_index(from_port)
+        if out_index is None:
+            ids = [p.id for p in src.outputs]
+            add("unknown-port", f"edge leaves output port {from_port}, which the layer does not declare (output ports: {ids})",
+                line, src, port=from_port, port_kind="output")
+            continue
+        in_index = dst.input_index(to_port)
+        if in_index is None:
+            ids = [p.id for p in dst.inputs]
+            add("unknown-port", f"edge enters input port {to_port}, which the layer does not declare (input ports: {ids})",
+                line, dst, port=to_port, port_kind="input")
+            continue
+        key = (to_layer, in_index)
+        prev = producer.get(key)
+        if prev is not None:
+            add("input-fed-twice",
+                f"input port {to_port} is already fed by layer {prev[0]} (edge at line {edge_lines[key]}); "
+                f"a second edge from layer {from_layer} port {from_port} is not allowed",
+                line, dst, port=to_port, port_kind="input")
+            continue
+        edge_lines[key] = line
+        out_key = (from_layer, out_index)
+        readers = consumers.get(out_key)
+        if readers is None:
+            consumers[out_key] = [key]
+        else:
+            out_key = producer[readers[0]]  # the tuple already keying it: one per output port, not one per edge
+            readers.append(key)
+        producer[key] = out_key
 
 
 # Errors that cut an edge: the layers upstream of the lost edge become unreachable

@@ -76,6 +76,12 @@ def find(model: Model) -> dict[int, Chain]:
     return _scan(model)[0]
 
 
+def has_low_bit_weight(model: Model) -> bool:
+    """Whether any Const holds a weight type: every chain and every uncovered
+    decompression starts from one, so without one there is nothing to scan."""
+    return any(isinstance(op, Const1) and op.element_type.name in WEIGHT_TYPES for op in model.ops.values())
+
+
 def const_only(model: Model) -> frozenset[int]:
     """The layers computed from Consts alone (what OpenVINO may fold)."""
     seen: set[int] = set()
@@ -89,9 +95,10 @@ def const_only(model: Model) -> frozenset[int]:
     return frozenset(seen)
 
 
-def _scan(model: Model) -> tuple[dict[int, Chain], set[int]]:
+def _scan(model: Model, folded: frozenset[int] | None = None) -> tuple[dict[int, Chain], set[int]]:
     """The chains, and the ends of the chains OpenVINO folds as their types say."""
-    folded = const_only(model)
+    if folded is None:
+        folded = const_only(model)
     chains: dict[int, Chain] = {}
     typed: set[int] = set()
     for lid in model.graph.order:
@@ -312,8 +319,10 @@ def uncovered(model: Model) -> list[Uncovered]:
     """Every weight read by a MatMul, Convolution, Gather or GroupedMatMul whose
     Const-only subgraph has a low-bit Const and f16/bf16 arithmetic that the
     rule leaves to the element types (once per weight)."""
+    if not has_low_bit_weight(model):
+        return []
     folded = const_only(model)
-    chains, typed = _scan(model)
+    chains, typed = _scan(model, folded)
     found: list[Uncovered] = []
     seen: set[Src] = set()
     for chain in chains.values():  # a scale or zero point the rule cannot compute in f32 (a Divide, say)

@@ -22,6 +22,7 @@ class Convert1(Op):
     type, version = "Convert", 1
     family = "convert"
     summary = "element-wise conversion to destination_type"
+    infer_from_types = True
     inputs = (In("data"),)
     attributes = {"destination_type": Attr("etype", required=True)}
 

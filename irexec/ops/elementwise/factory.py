@@ -72,6 +72,7 @@ class Unary(Op):
     """One input, one output of the same shape."""
 
     family = "elementwise"
+    infer_from_types = True
     inputs = (In("data", NUMERIC),)
     fn: Kernel
     with_op = False
@@ -91,6 +92,7 @@ class Binary(Op):
     """Two inputs broadcast together (numpy, none or pdpd)."""
 
     family = "elementwise"
+    infer_from_types = True
     inputs = (In("a", NUMERIC), In("b", same_as("a")))
     attributes = AUTO_BROADCAST
     fn: Kernel

@@ -81,6 +81,11 @@ class Op:
     # True for ops whose output is a function of their input's shape alone
     # (ShapeOf): the executor keeps what is computed from them per input shapes.
     shape_only: ClassVar[bool] = False
+    # True for ops whose ``infer`` reads only the op's attributes and its inputs' shapes
+    # and element types (never a value, bounds or the layer): a check reuses one
+    # inference for every layer of the same signature.  A subclass with its own
+    # ``infer`` is False unless it says so itself.
+    infer_from_types: ClassVar[bool] = False
     # What the op promises against the exact result: exact, rounded, transcendental or
     # accumulating (accuracy.py).  Unset, it is the family's (FAMILY_ACCURACY).
     accuracy: ClassVar[str] = ""
@@ -96,6 +101,8 @@ class Op:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         own = cls.__dict__
+        if "infer" in own and "infer_from_types" not in own:
+            cls.infer_from_types = False
         if "version" in own and "since_opset" not in own:
             cls.since_opset = own["version"]
         if not cls.accuracy and getattr(cls, "family", None):

@@ -25,6 +25,7 @@ A, B = 0, 1
 class MatMul1(Op):
     type, version, family = "MatMul", 1, "matmul"
     summary = "matrix product of the last two dims, batch dims broadcast"
+    infer_from_types = True
     inputs = (In("a", NUMERIC, rank=(1, None)), In("b", same_as("a"), rank=(1, None)))
     attributes = {"transpose_a": Attr("bool", False, doc="use a's last two dims swapped"),
                   "transpose_b": Attr("bool", False, doc="use b's last two dims swapped")}
