@@ -6,7 +6,8 @@ ops; no op-specific validation here (the callers' ``infer`` did it)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -185,6 +186,11 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
     width are scratch, dropped at the end)."""
     n, g, og, cg, kernel, out_spatial = _depthwise_geometry(x, w, out)
     r, c = len(kernel), g * og
+    if cg == og == 1 and r == 2 and x.dtype == acc == out.dtype and acc.kind == "f":
+        planes = compiled_planes()
+        if planes is not None:
+            _depthwise_compiled(planes, x, w, strides, dilations, begin, out)
+            return
     if c >= CHANNELS_LAST_FROM or _row_runs(c, strides, out_spatial) and out.nbytes < parallel.MIN_PARALLEL_BYTES:
         _depthwise_channels_last(x, w, strides, dilations, begin, out, acc)
         return
@@ -248,6 +254,59 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
     run_tasks([lambda a=a, b=b: channels(a, b) for a, b in parallel.spans(c, parts)], parts)
     full = total.reshape(n, c, out_spatial[0], *phase_dims[1:])
     out[...] = full[(slice(None), slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial[1:])]
+
+
+# The compiled kernel sums a block of output rows of at most this many bytes at a time: with
+# the phase rows it reads, it stays in the L1 cache
+ACC_BYTES = 8 << 10
+JIT_ENV_VAR = "IREXEC_JIT"  # "0": never compile (the NumPy paths), as for the compressed product
+# the compiled depthwise kernel: False until first asked for, None without Numba
+_planes: Callable[..., None] | None | bool = False
+
+
+def compiled_planes() -> Callable[..., None] | None:
+    """irexec/kernels/depthwise_jit.py's kernel, imported (and Numba with it)
+    by the first depthwise layer a process runs; None without the ``jit``
+    extra or with IREXEC_JIT=0."""
+    global _planes
+    if _planes is False:
+        _planes = None
+        if os.environ.get(JIT_ENV_VAR, "1") != "0":
+            try:
+                from .depthwise_jit import planes
+            except ImportError:  # no Numba
+                planes = None
+            _planes = planes
+    return _planes  # type: ignore[return-value]
+
+
+def _depthwise_compiled(planes: Callable[..., None], x: np.ndarray, w: np.ndarray, strides: Sequence[int],
+                        dilations: Sequence[int], begin: Sequence[int], out: np.ndarray) -> None:
+    """2-D, one channel per group, f32 or f64: per channel plane, each output
+    row summed over the taps where it stays in the L1 cache (about 3x the
+    einsum's speed on EfficientNet's and MobileNet's layers; benchmarks/README.md).
+    Channels are cut over the threads as the channels-first path cuts them."""
+    n, g, og, cg, kernel, out_spatial = _depthwise_geometry(x, w, out)
+    c = g * og
+    reach = _reach(out_spatial, strides, kernel, dilations)
+    ph, pw = (-(-m // s) for m, s in zip(reach, strides))
+    phase_len = ph * pw + (kernel[1] - 1) * dilations[1] // strides[1]
+    xs = np.ascontiguousarray(x).reshape(-1)
+    wc = np.ascontiguousarray(w, dtype=x.dtype).reshape(-1)
+    st, di, be = (int(strides[0]), int(strides[1])), (int(dilations[0]), int(dilations[1])), (int(begin[0]), int(begin[1]))
+    limits.require(strides[0] * strides[1] * phase_len * x.dtype.itemsize,
+                   f"the padded phases of {list(reach)} positions")
+    parts = parallel_parts(out.nbytes, c)
+
+    geometry = (n, c, *x.shape[2:], *kernel, *out_spatial)
+    flat = out.reshape(-1)
+
+    def channels(c0: int, c1: int) -> None:
+        phases = np.empty(strides[0] * strides[1] * phase_len, x.dtype)
+        planes(xs, wc, flat, geometry, c0, c1, st, di, be, pw, phases,
+               np.empty(max(ACC_BYTES // x.dtype.itemsize, pw), x.dtype))
+
+    run_tasks([lambda a=a, b=b: channels(a, b) for a, b in parallel.spans(c, parts)], parts)
 
 
 def _depthwise_geometry(x: np.ndarray, w: np.ndarray, out: np.ndarray) -> tuple[int, int, int, int, tuple[int, ...], tuple[int, ...]]:
