@@ -40,6 +40,7 @@ def _conv(x: np.ndarray, w: np.ndarray, case: tuple) -> np.ndarray:
 
 def _both(x: np.ndarray, w: np.ndarray, case: tuple, monkeypatch: pytest.MonkeyPatch) -> tuple[np.ndarray, np.ndarray]:
     assert windows.compiled_planes() is not None
+    monkeypatch.setattr(windows, "COMPILED_FROM_WIDTH", 1)  # every geometry, however narrow
     calls = []
     real = windows._depthwise_compiled
     monkeypatch.setattr(windows, "_depthwise_compiled", lambda *a: calls.append(1) or real(*a))
@@ -73,24 +74,35 @@ def test_compiled_matches_numpy_on_random_data(name: str, dtype: type, monkeypat
     np.testing.assert_allclose(compiled, numpy_path, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
 
 
+@pytest.mark.parametrize(("width", "stride", "compiled"), [(14, 1, True), (13, 1, False), (28, 2, True), (14, 2, False)])
+def test_narrow_maps_stay_on_the_einsum(width: int, stride: int, compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    case = ((1, 96, 12, width * stride), (3, 3), (1, stride), (1, 1), (1, 1), (1, 1))
+    calls = []
+    real = windows._depthwise_compiled
+    monkeypatch.setattr(windows, "_depthwise_compiled", lambda *a: calls.append(1) or real(*a))
+    x = np.ones(case[0], np.float32)
+    out = _conv(x, np.ones((96, 1, 1, 3, 3), np.float32), case)
+    assert out.shape[-1] == width and bool(calls) == compiled
+
+
 def _depthwise_model(tmp_path: Path) -> tuple[str, str, np.ndarray]:
     rng = np.random.default_rng(11)
     b = IRBuilder()
-    p = b.parameter("x", "1,16,30,30", "f32")
+    p = b.parameter("x", "1,16,64,64", "f32")  # 32 wide at stride 2: compiled
     w = rng.integers(-3, 4, (16, 1, 1, 3, 3)).astype(np.float32)
     y = b.layer("GroupConvolution", "opset1", [p, b.const(w)],
                 {"strides": "2,2", "dilations": "1,1", "pads_begin": "1,1", "pads_end": "1,1"})
     b.result(y, name="out")
     xml = str(tmp_path / "model.xml")
     b.write(xml)
-    x = rng.integers(-5, 6, (1, 16, 30, 30)).astype(np.float32)
+    x = rng.integers(-5, 6, (1, 16, 64, 64)).astype(np.float32)
     np.savez(tmp_path / "inputs.npz", x=x)
     # the expected sums, straight from the definition
     padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    want = np.zeros((1, 16, 15, 15), np.float32)
+    want = np.zeros((1, 16, 32, 32), np.float32)
     for ky in range(3):
         for kx in range(3):
-            want += padded[:, :, ky:ky + 29:2, kx:kx + 29:2] * w[:, 0, 0, ky, kx][None, :, None, None]
+            want += padded[:, :, ky:ky + 63:2, kx:kx + 63:2] * w[:, 0, 0, ky, kx][None, :, None, None]
     return xml, str(tmp_path / "inputs.npz"), want
 
 
