@@ -65,6 +65,11 @@ def planes(x: Any, w: Any, out: Any, geometry: Any, c0: int, c1: int, strides: A
                         dst = phases[t0:t0 + count]
                         for j in range(count):
                             dst[j] = seg[j]
+                    elif sx == 2:  # a constant stride: LLVM's interleaved loads, vectorized
+                        seg = x[src:src + 2 * count - 1]
+                        dst = phases[t0:t0 + count]
+                        for j in range(count):
+                            dst[j] = seg[2 * j]
                     else:
                         for j in range(count):
                             phases[t0 + j] = x[src + j * sx]
