@@ -74,7 +74,7 @@ def test_compiled_matches_numpy_on_random_data(name: str, dtype: type, monkeypat
     np.testing.assert_allclose(compiled, numpy_path, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
 
 
-@pytest.mark.parametrize(("width", "stride", "compiled"), [(14, 1, True), (13, 1, False), (28, 2, True), (14, 2, False)])
+@pytest.mark.parametrize(("width", "stride", "compiled"), [(14, 1, True), (13, 1, False), (14, 2, True), (7, 2, False)])
 def test_narrow_maps_stay_on_the_einsum(width: int, stride: int, compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     case = ((1, 96, 12, width * stride), (3, 3), (1, stride), (1, 1), (1, 1), (1, 1))
     calls = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numba
+import numpy as np
 
 njit: Any = numba.njit
 
@@ -65,14 +66,12 @@ def planes(x: Any, w: Any, out: Any, geometry: Any, c0: int, c1: int, strides: A
                         dst = phases[t0:t0 + count]
                         for j in range(count):
                             dst[j] = seg[j]
-                    elif sx == 2:  # a constant stride: LLVM's interleaved loads, vectorized
-                        seg = x[src:src + 2 * count - 1]
-                        dst = phases[t0:t0 + count]
-                        for j in range(count):
-                            dst[j] = seg[2 * j]
                     else:
-                        for j in range(count):
-                            phases[t0 + j] = x[src + j * sx]
+                        # unsigned indices: no wrap-around test per element (7x faster
+                        # than a strided view of the row, 1-D or not)
+                        s0, d0, step = np.uint64(src), np.uint64(t0), np.uint64(sx)
+                        for j in range(np.uint64(count)):
+                            phases[d0 + j] = x[s0 + step * j]
             for b0 in range(0, oh, block):
                 b1 = min(b0 + block, oh)
                 m = (b1 - b0) * pw

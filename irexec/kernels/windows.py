@@ -187,7 +187,7 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
     n, g, og, cg, kernel, out_spatial = _depthwise_geometry(x, w, out)
     r, c = len(kernel), g * og
     if cg == og == 1 and r == 2 and x.dtype == acc == out.dtype and acc.kind == "f" \
-            and out_spatial[-1] >= COMPILED_FROM_WIDTH * strides[-1]:
+            and out_spatial[-1] >= COMPILED_FROM_WIDTH:
         planes = compiled_planes()
         if planes is not None:
             _depthwise_compiled(planes, x, w, strides, dilations, begin, out)
@@ -257,9 +257,9 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
     out[...] = full[(slice(None), slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial[1:])]
 
 
-# Output width from which a depthwise layer runs compiled, times its stride along the width:
-# on narrower maps (7 wide; 14 at stride 2) the einsum over channels last took 0.6-0.8x the
-# compiled kernel's time, on wider ones 0.34-0.96x the einsum's (benchmarks/README.md)
+# Output width from which a depthwise layer runs compiled: on 7-wide maps the einsum over
+# channels last took 0.56-0.81x the compiled kernel's time, from 14 wide the compiled kernel
+# 0.39-0.97x the einsum's (benchmarks/README.md)
 COMPILED_FROM_WIDTH = 14
 # The compiled kernel sums a block of output rows of at most this many bytes at a time: with
 # the phase rows it reads, it stays in the L1 cache
