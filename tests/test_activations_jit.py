@@ -118,3 +118,18 @@ def test_a_small_gelu_does_not_import_numba(tmp_path: Path) -> None:
     xml = _model(tmp_path, "gelu7-erf", (1, 24, 128))  # a small transformer's 3,072 elements
     np.savez(tmp_path / "in.npz", x=_data((1, 24, 128)))
     assert _run(xml, tmp_path / "in.npz", tmp_path / "o.npz", "1") == "NUMBA False"
+
+
+def test_once_loaded_smaller_tensors_run_compiled_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shape = (1, 96, 14, 14)  # 18,816 elements: MobileNet's HSwish after its first, larger one
+    xml, x = _model(tmp_path, "hswish", shape), _data(shape)
+    calls: list[int] = []
+    real = activations_compiled._kernels
+    monkeypatch.setattr(activations_compiled, "_kernels", lambda: calls.append(1) or real())
+    monkeypatch.setattr(activations_compiled, "_module", False)  # not loaded yet
+    plain = irexec.run(xml, {"x": x})["out"]
+    assert not calls
+    activations_compiled._module = real()  # as a larger activation of the same run would have
+    compiled = irexec.run(xml, {"x": x})["out"]
+    assert calls
+    np.testing.assert_array_equal(compiled, plain)

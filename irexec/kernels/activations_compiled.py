@@ -7,8 +7,9 @@ with an exp that vectorizes: Swish on EfficientNet's [1, 144, 56, 56] in about
 a fifth of the time (benchmarks/README.md).  Same f64 steps, each rounding as
 NumPy's; only the exp differs, by about 1e-16 relative, far inside what the
 rounding to f32 allows, so the promise of docs/accuracy.md (within 1 ulp)
-stands.  Tensors below ``MIN_SIZE`` elements stay on the NumPy kernels, so a
-small model never imports Numba for them; IREXEC_JIT=0 turns the kernels off.
+stands.  Tensors below ``MIN_SIZE`` elements stay on the NumPy kernels until a larger
+one has loaded the compiled ones, so a small model never imports Numba for
+them; IREXEC_JIT=0 turns the kernels off.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from .windows import JIT_ENV_VAR
 # Elements from which an activation runs compiled: where the NumPy kernel starts
 # cutting the data into chunks (and Numba's import, 0.2-0.4 s once, pays off)
 MIN_SIZE = MIN_SPLIT
+# ... and once the kernels are loaded (a CNN's first large activation did it), from this
+# many: a call costs a few microseconds, the NumPy kernel's half-dozen passes 10-50
+MIN_SIZE_LOADED = 256
 
 _module: ModuleType | None | bool = False  # activations_jit, None without Numba; False: not asked yet
 
@@ -45,7 +49,7 @@ def _kernels() -> ModuleType | None:
 def run(name: str, x: np.ndarray, *params: float) -> np.ndarray | None:
     """activations_jit's kernel ``name`` on ``x`` (with its scalar ``params``),
     or None where it does not apply: not f32, small, or no compiled kernels."""
-    if x.dtype != np.float32 or x.size < MIN_SIZE:
+    if x.dtype != np.float32 or x.size < (MIN_SIZE if _module is False else MIN_SIZE_LOADED):
         return None
     module = _kernels()
     if module is None:
