@@ -183,7 +183,9 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
     windows reach), so the taps of a phase read it at unit stride, and each
     tap is a multiply-accumulate over one shifted run per channel of the phase
     flattened (the output covers whole phase rows; the columns past the output
-    width are scratch, dropped at the end)."""
+    width are scratch, dropped at the end).  With the ``jit`` extra, a 2-D layer
+    of one channel per group and an output at least ``COMPILED_FROM_WIDTH``
+    wide runs compiled instead (``_depthwise_compiled``)."""
     n, g, og, cg, kernel, out_spatial = _depthwise_geometry(x, w, out)
     r, c = len(kernel), g * og
     if cg == og == 1 and r == 2 and x.dtype == acc == out.dtype and acc.kind == "f" \
@@ -287,10 +289,12 @@ def compiled_planes() -> Callable[..., None] | None:
 
 def _depthwise_compiled(planes: Callable[..., None], x: np.ndarray, w: np.ndarray, strides: Sequence[int],
                         dilations: Sequence[int], begin: Sequence[int], out: np.ndarray) -> None:
-    """2-D, one channel per group, f32 or f64: per channel plane, each output
-    row summed over the taps where it stays in the L1 cache (about 3x the
-    einsum's speed on EfficientNet's and MobileNet's layers; benchmarks/README.md).
-    Channels are cut over the threads as the channels-first path cuts them."""
+    """2-D, one channel per group, f32 or f64, through depthwise_jit.planes:
+    per channel, the padded plane split into its stride phases and each tap one
+    long unit-stride multiply-add over a block of output rows in the L1 cache
+    (0.39-0.97x the einsum's time on EfficientNet's, MobileNet's and ConvNeXt's
+    layers from 14 wide; benchmarks/README.md).  Channels are cut over the
+    threads as the channels-first path cuts them."""
     n, g, og, cg, kernel, out_spatial = _depthwise_geometry(x, w, out)
     c = g * og
     reach = _reach(out_spatial, strides, kernel, dilations)
