@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec.kernels import windows
+from irexec.kernels import depthwise_compiled
 from irexec.kernels.windows import conv_nd
 from irexec.model.builder import IRBuilder
 
@@ -39,14 +39,14 @@ def _conv(x: np.ndarray, w: np.ndarray, case: tuple) -> np.ndarray:
 
 
 def _both(x: np.ndarray, w: np.ndarray, case: tuple, monkeypatch: pytest.MonkeyPatch) -> tuple[np.ndarray, np.ndarray]:
-    assert windows.compiled_planes() is not None
-    monkeypatch.setattr(windows, "COMPILED_FROM_WIDTH", 1)  # every geometry, however narrow
+    assert depthwise_compiled.compiled_planes() is not None
+    monkeypatch.setattr(depthwise_compiled, "COMPILED_FROM_WIDTH", 1)  # every geometry, however narrow
     calls = []
-    real = windows._depthwise_compiled
-    monkeypatch.setattr(windows, "_depthwise_compiled", lambda *a: calls.append(1) or real(*a))
+    real = depthwise_compiled.run
+    monkeypatch.setattr(depthwise_compiled, "run", lambda *a: calls.append(real(*a)) or calls[-1])
     compiled = _conv(x, w, case)
-    assert calls, "the case did not take the compiled kernel"
-    monkeypatch.setattr(windows, "_planes", None)
+    assert calls == [True], "the case did not take the compiled kernel"
+    monkeypatch.setattr(depthwise_compiled, "_planes", None)
     return compiled, _conv(x, w, case)
 
 
@@ -78,11 +78,12 @@ def test_compiled_matches_numpy_on_random_data(name: str, dtype: type, monkeypat
 def test_narrow_maps_stay_on_the_einsum(width: int, stride: int, compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     case = ((1, 96, 12, width * stride), (3, 3), (1, stride), (1, 1), (1, 1), (1, 1))
     calls = []
-    real = windows._depthwise_compiled
-    monkeypatch.setattr(windows, "_depthwise_compiled", lambda *a: calls.append(1) or real(*a))
+    real = depthwise_compiled.run
+    monkeypatch.setattr(depthwise_compiled, "run", lambda *a: calls.append(real(*a)) or calls[-1])
     x = np.ones(case[0], np.float32)
     out = _conv(x, np.ones((96, 1, 1, 3, 3), np.float32), case)
-    assert out.shape[-1] == width and bool(calls) == compiled
+    assert out.shape[-1] == width and calls == [compiled]
+    np.testing.assert_array_equal(out[0, :, 1:-1, 1:-1], 9)  # inside the padding: nine taps of ones
 
 
 def _depthwise_model(tmp_path: Path) -> tuple[str, str, np.ndarray]:

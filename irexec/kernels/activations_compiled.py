@@ -20,8 +20,8 @@ from types import ModuleType
 import numpy as np
 
 from ..system import parallel
+from .depthwise_compiled import JIT_ENV_VAR
 from .elementwise import MIN_SPLIT, TASK
-from .windows import JIT_ENV_VAR
 
 # Elements from which an activation runs compiled: where the NumPy kernel starts
 # cutting the data into chunks (and Numba's import, 0.2-0.4 s once, pays off)

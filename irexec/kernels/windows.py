@@ -6,8 +6,7 @@ ops; no op-specific validation here (the callers' ``infer`` did it)."""
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -15,6 +14,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..base import limits
 from ..base.dtypes import is_bf16
 from ..system import parallel
+from . import depthwise_compiled
 
 # The column matrix of one im2col tile stays below this many bytes.
 TILE_BYTES = 32 << 20
@@ -184,16 +184,13 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
     tap is a multiply-accumulate over one shifted run per channel of the phase
     flattened (the output covers whole phase rows; the columns past the output
     width are scratch, dropped at the end).  With the ``jit`` extra, a 2-D layer
-    of one channel per group and an output at least ``COMPILED_FROM_WIDTH``
-    wide runs compiled instead (``_depthwise_compiled``)."""
+    of one channel per group and a wide enough output runs compiled instead
+    (kernels/depthwise_compiled.py)."""
     n, g, og, cg, kernel, out_spatial = _depthwise_geometry(x, w, out)
     r, c = len(kernel), g * og
     if cg == og == 1 and r == 2 and x.dtype == acc == out.dtype and acc.kind == "f" \
-            and out_spatial[-1] >= COMPILED_FROM_WIDTH:
-        planes = compiled_planes()
-        if planes is not None:
-            _depthwise_compiled(planes, x, w, strides, dilations, begin, out)
-            return
+            and depthwise_compiled.run(x, w, strides, dilations, begin, out):
+        return
     if c >= CHANNELS_LAST_FROM or _row_runs(c, strides, out_spatial) and out.nbytes < parallel.MIN_PARALLEL_BYTES:
         _depthwise_channels_last(x, w, strides, dilations, begin, out, acc)
         return
@@ -257,65 +254,6 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
     run_tasks([lambda a=a, b=b: channels(a, b) for a, b in parallel.spans(c, parts)], parts)
     full = total.reshape(n, c, out_spatial[0], *phase_dims[1:])
     out[...] = full[(slice(None), slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial[1:])]
-
-
-# Output width from which a depthwise layer runs compiled: on 7-wide maps the einsum over
-# channels last took 0.56-0.81x the compiled kernel's time, from 14 wide the compiled kernel
-# 0.39-0.97x the einsum's (benchmarks/README.md)
-COMPILED_FROM_WIDTH = 14
-# The compiled kernel sums a block of output rows of at most this many bytes at a time: with
-# the phase rows it reads, it stays in the L1 cache
-ACC_BYTES = 8 << 10
-JIT_ENV_VAR = "IREXEC_JIT"  # "0": never compile (the NumPy paths), as for the compressed product
-# the compiled depthwise kernel: False until first asked for, None without Numba
-_planes: Callable[..., None] | None | bool = False
-
-
-def compiled_planes() -> Callable[..., None] | None:
-    """irexec/kernels/depthwise_jit.py's kernel, imported (and Numba with it)
-    by the first depthwise layer a process runs; None without the ``jit``
-    extra or with IREXEC_JIT=0."""
-    global _planes
-    if _planes is False:
-        _planes = None
-        if os.environ.get(JIT_ENV_VAR, "1") != "0":
-            try:
-                from .depthwise_jit import planes
-            except ImportError:  # no Numba
-                planes = None
-            _planes = planes
-    return _planes  # type: ignore[return-value]
-
-
-def _depthwise_compiled(planes: Callable[..., None], x: np.ndarray, w: np.ndarray, strides: Sequence[int],
-                        dilations: Sequence[int], begin: Sequence[int], out: np.ndarray) -> None:
-    """2-D, one channel per group, f32 or f64, through depthwise_jit.planes:
-    per channel, the padded plane split into its stride phases and each tap one
-    long unit-stride multiply-add over a block of output rows in the L1 cache
-    (0.39-0.97x the einsum's time on EfficientNet's, MobileNet's and ConvNeXt's
-    layers from 14 wide; benchmarks/README.md).  Channels are cut over the
-    threads as the channels-first path cuts them."""
-    n, g, og, cg, kernel, out_spatial = _depthwise_geometry(x, w, out)
-    c = g * og
-    reach = _reach(out_spatial, strides, kernel, dilations)
-    ph, pw = (-(-m // s) for m, s in zip(reach, strides))
-    phase_len = ph * pw + (kernel[1] - 1) * dilations[1] // strides[1]
-    xs = np.ascontiguousarray(x).reshape(-1)
-    wc = np.ascontiguousarray(w, dtype=x.dtype).reshape(-1)
-    st, di, be = (int(strides[0]), int(strides[1])), (int(dilations[0]), int(dilations[1])), (int(begin[0]), int(begin[1]))
-    limits.require(strides[0] * strides[1] * phase_len * x.dtype.itemsize,
-                   f"the padded phases of {list(reach)} positions")
-    parts = parallel_parts(out.nbytes, c)
-
-    geometry = (n, c, *x.shape[2:], *kernel, *out_spatial)
-    flat = out.reshape(-1)
-
-    def channels(c0: int, c1: int) -> None:
-        phases = np.empty(strides[0] * strides[1] * phase_len, x.dtype)
-        planes(xs, wc, flat, geometry, c0, c1, st, di, be, pw, phases,
-               np.empty(max(ACC_BYTES // x.dtype.itemsize, pw), x.dtype))
-
-    run_tasks([lambda a=a, b=b: channels(a, b) for a, b in parallel.spans(c, parts)], parts)
 
 
 def _depthwise_geometry(x: np.ndarray, w: np.ndarray, out: np.ndarray) -> tuple[int, int, int, int, tuple[int, ...], tuple[int, ...]]:
