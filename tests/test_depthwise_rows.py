@@ -9,8 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irexec.kernels import windows
+from irexec.kernels import depthwise_compiled, windows
 from irexec.kernels.windows import conv_nd
+
+
+@pytest.fixture(autouse=True)
+def _numpy_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests compare the NumPy paths: the compiled kernel (the ``jit``
+    extra, tests/test_depthwise_jit.py) would take the wide cases over."""
+    monkeypatch.setattr(depthwise_compiled, "_planes", None)
 
 # (input [N, C, *sp], groups, out/in channels per group, kernel, strides, dilations, pads begin, end)
 CASES = {

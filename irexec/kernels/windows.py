@@ -14,6 +14,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..base import limits
 from ..base.dtypes import is_bf16
 from ..system import parallel
+from . import depthwise_compiled
 
 # The column matrix of one im2col tile stays below this many bytes.
 TILE_BYTES = 32 << 20
@@ -182,9 +183,14 @@ def _conv_depthwise(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilati
     windows reach), so the taps of a phase read it at unit stride, and each
     tap is a multiply-accumulate over one shifted run per channel of the phase
     flattened (the output covers whole phase rows; the columns past the output
-    width are scratch, dropped at the end)."""
+    width are scratch, dropped at the end).  With the ``jit`` extra, a 2-D layer
+    of one channel per group and a wide enough output runs compiled instead
+    (kernels/depthwise_compiled.py)."""
     n, g, og, cg, kernel, out_spatial = _depthwise_geometry(x, w, out)
     r, c = len(kernel), g * og
+    if cg == og == 1 and r == 2 and x.dtype == acc == out.dtype and acc.kind == "f" \
+            and depthwise_compiled.run(x, w, strides, dilations, begin, out):
+        return
     if c >= CHANNELS_LAST_FROM or _row_runs(c, strides, out_spatial) and out.nbytes < parallel.MIN_PARALLEL_BYTES:
         _depthwise_channels_last(x, w, strides, dilations, begin, out, acc)
         return

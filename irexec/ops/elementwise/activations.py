@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ...base.dtypes import iinfo, is_bf16, is_float_dtype
+from ...kernels import activations_compiled
 from ...kernels.elementwise import apply_f64, blockwise
 from ...kernels.erfinv import erfinv
 from ...kernels.special import erf, erf_narrow, normal_tail, normal_tail_f64
@@ -262,18 +263,37 @@ def _clamp(x: np.ndarray, op: Op) -> np.ndarray:
     return np.minimum(np.maximum(x, x.dtype.type(lo_i)), x.dtype.type(hi_i))
 
 
-unary("Sigmoid", 1, _sigmoid, precise=True, types=REAL, summary="1 / (1 + e**-x)")
-unary("Gelu", 2, _gelu_erf, precise=True, types=REAL, summary="x * Phi(x) (erf form)", narrow=_gelu_erf_narrow)
-unary("Gelu", 7, _gelu, precise=True, types=REAL, with_op=True, summary="x * Phi(x), erf or tanh form",
+Sigmoid1 = unary("Sigmoid", 1, _sigmoid, precise=True, types=REAL, summary="1 / (1 + e**-x)")
+Gelu2 = unary("Gelu", 2, _gelu_erf, precise=True, types=REAL, summary="x * Phi(x) (erf form)", narrow=_gelu_erf_narrow)
+Gelu7 = unary("Gelu", 7, _gelu, precise=True, types=REAL, with_op=True, summary="x * Phi(x), erf or tanh form",
       narrow=_gelu_narrow,
       attributes={"approximation_mode": Enum("erf", "tanh", doc="exact erf form or tanh approximation")})
-unary("HSwish", 4, _hswish, precise=True, types=REAL, summary="x * min(max(x + 3, 0), 6) / 6")
-unary("HSigmoid", 5, _hsigmoid, precise=True, types=REAL, summary="min(max(x + 3, 0), 6) / 6")
+HSwish4 = unary("HSwish", 4, _hswish, precise=True, types=REAL, summary="x * min(max(x + 3, 0), 6) / 6")
+HSigmoid5 = unary("HSigmoid", 5, _hsigmoid, precise=True, types=REAL, summary="min(max(x + 3, 0), 6) / 6")
 unary("SoftPlus", 4, _softplus, precise=True, types=REAL, summary="log(1 + e**x)")
 unary("Mish", 4, _mish, precise=True, types=REAL, summary="x * tanh(softplus(x))", narrow=_mish_narrow)
 unary("SoftSign", 9, _softsign, precise=True, types=REAL, summary="x / (1 + |x|)")
 unary("Elu", 1, _elu, precise=True, types=REAL, with_op=True, summary="x > 0 ? x : alpha * (e**x - 1)",
       attributes={"alpha": Attr("float", required=True, doc="scale of the negative part")})
+
+
+def _compiled_first(cls: type[Op], kernel_of: Callable[[Op], str]) -> None:
+    """Large f32 data of ``cls`` through its compiled kernel (the same f64 steps,
+    kernels/activations_compiled.py) where Numba is installed; else as before."""
+    plain = cls.compute
+
+    def compute(self: Op, plan: object, data: np.ndarray) -> list[np.ndarray]:
+        out = activations_compiled.run(kernel_of(self), data)
+        return [out] if out is not None else list(plain(self, plan, data))
+
+    cls.compute = compute  # type: ignore[method-assign, assignment]
+
+
+_compiled_first(Sigmoid1, lambda op: "sigmoid")
+_compiled_first(Gelu2, lambda op: "gelu_erf")
+_compiled_first(Gelu7, lambda op: "gelu_tanh" if op.approximation_mode == "tanh" else "gelu_erf")
+_compiled_first(HSwish4, lambda op: "hswish")
+_compiled_first(HSigmoid5, lambda op: "hsigmoid")
 Clamp1 = unary("Clamp", 1, _clamp, with_op=True, accuracy=EXACT, summary="min(max(x, min), max)",
                attributes={"min": Attr("float", required=True, doc="lower bound"),
                            "max": Attr("float", required=True, doc="upper bound")})
@@ -319,6 +339,11 @@ class Swish4(Parametrised):
 
     def kernel(self, x: np.ndarray, beta: float = 1.0) -> np.ndarray:
         return x / (1.0 + np.exp(-beta * x))
+
+    def compute(self, plan: object, data: np.ndarray, *params: np.ndarray) -> list[np.ndarray]:
+        beta = float(np.asarray(params[0]).reshape(-1)[0]) if params else 1.0
+        out = activations_compiled.run("swish", data, beta)  # large f32: compiled, the same f64 steps
+        return [out] if out is not None else super().compute(plan, data, *params)
 
 
 @register

@@ -1,0 +1,62 @@
+"""Large f32 activations through compiled kernels (the ``jit`` extra).
+
+The NumPy kernels of the f64-computed activations (Swish, Sigmoid, HSwish,
+HSigmoid, Gelu) make a dozen passes over each chunk, one per step, and the f64
+``exp`` is libm's; their compiled forms (activations_jit.py) make one pass
+with an exp that vectorizes: Swish on EfficientNet's [1, 144, 56, 56] in about
+a fifth of the time (benchmarks/README.md).  Same f64 steps, each rounding as
+NumPy's; only the exp differs, by about 1e-16 relative, far inside what the
+rounding to f32 allows, so the promise of docs/accuracy.md (within 1 ulp)
+stands.  Tensors below ``MIN_SIZE`` elements stay on the NumPy kernels until a larger
+one has loaded the compiled ones, so a small model never imports Numba for
+them; IREXEC_JIT=0 turns the kernels off.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+import numpy as np
+
+from ..system import parallel
+from .depthwise_compiled import JIT_ENV_VAR
+from .elementwise import MIN_SPLIT, TASK
+
+# Elements from which an activation runs compiled: where the NumPy kernel starts
+# cutting the data into chunks (and Numba's import, 0.2-0.4 s once, pays off)
+MIN_SIZE = MIN_SPLIT
+# ... and once the kernels are loaded (a CNN's first large activation did it), from this
+# many: a call costs a few microseconds, the NumPy kernel's half-dozen passes 10-50
+MIN_SIZE_LOADED = 256
+
+_module: ModuleType | None | bool = False  # activations_jit, None without Numba; False: not asked yet
+
+
+def _kernels() -> ModuleType | None:
+    global _module
+    if _module is False:
+        _module = None
+        if os.environ.get(JIT_ENV_VAR, "1") != "0":
+            try:
+                from . import activations_jit
+            except ImportError:  # no Numba
+                activations_jit = None  # type: ignore[assignment]
+            _module = activations_jit
+    return _module  # type: ignore[return-value]
+
+
+def run(name: str, x: np.ndarray, *params: float) -> np.ndarray | None:
+    """activations_jit's kernel ``name`` on ``x`` (with its scalar ``params``),
+    or None where it does not apply: not f32, small, or no compiled kernels."""
+    if x.dtype != np.float32 or x.size < (MIN_SIZE if _module is False else MIN_SIZE_LOADED):
+        return None
+    module = _kernels()
+    if module is None:
+        return None
+    kernel = getattr(module, name)
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty(flat.size, np.float32)
+    tasks = [lambda lo=lo: kernel(flat[lo:lo + TASK], out[lo:lo + TASK], *params) for lo in range(0, flat.size, TASK)]
+    parallel.run(tasks, flat.size * 8)  # weighed as the f64 NumPy kernel's work
+    return out.reshape(x.shape)

@@ -1,0 +1,84 @@
+"""Depthwise convolution through a compiled kernel (the ``jit`` extra).
+
+A 2-D layer of one channel per group, f32 or f64, with an output at least
+``COMPILED_FROM_WIDTH`` wide, goes through depthwise_jit.planes: per channel,
+the padded plane split into its stride phases and each tap one long
+unit-stride multiply-add over a block of output rows in the L1 cache
+(0.39-0.97x the einsum's time on EfficientNet's, MobileNet's and ConvNeXt's
+layers from 14 wide; benchmarks/README.md).  The taps are added in kernel
+order from zero, as windows.py's NumPy paths add them.  Numba is imported by
+the first such layer a process runs; IREXEC_JIT=0 turns the kernel off.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from functools import partial
+
+import numpy as np
+
+from ..base import limits
+from ..system import parallel
+
+# Output width from which a depthwise layer runs compiled: on 7-wide maps the einsum over
+# channels last took 0.56-0.81x the compiled kernel's time, from 14 wide the compiled kernel
+# 0.39-0.97x the einsum's (benchmarks/README.md)
+COMPILED_FROM_WIDTH = 14
+# The compiled kernel sums a block of output rows of at most this many bytes at a time: with
+# the phase rows it reads, it stays in the L1 cache
+ACC_BYTES = 8 << 10
+JIT_ENV_VAR = "IREXEC_JIT"  # "0": never compile (the NumPy paths), as for the compressed product
+# the compiled depthwise kernel: False until first asked for, None without Numba
+_planes: Callable[..., None] | None | bool = False
+
+
+def compiled_planes() -> Callable[..., None] | None:
+    """depthwise_jit's kernel, imported (and Numba with it) when first asked
+    for; None without the ``jit`` extra or with IREXEC_JIT=0."""
+    global _planes
+    if _planes is False:
+        _planes = None
+        if os.environ.get(JIT_ENV_VAR, "1") != "0":
+            try:
+                from .depthwise_jit import planes
+            except ImportError:  # no Numba
+                planes = None
+            _planes = planes
+    return _planes  # type: ignore[return-value]
+
+
+def run(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int], begin: Sequence[int],
+        out: np.ndarray) -> bool:
+    """``out`` [N, C, OH, OW] = the depthwise convolution of ``x`` [N, C, H, W]
+    (``begin`` zeros before the data; as many after as the windows reach) with
+    ``w`` [C, 1, 1, KH, KW], both of ``out``'s float type; False, and nothing
+    written, where the compiled kernel does not apply (a narrow output, no Numba)."""
+    out_spatial, kernel = out.shape[2:], w.shape[3:]
+    if out_spatial[-1] < COMPILED_FROM_WIDTH:
+        return False
+    planes = compiled_planes()
+    if planes is None:
+        return False
+    c = out.shape[1]
+    reach = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out_spatial, strides, kernel, dilations)]
+    ph, pw = (-(-m // s) for m, s in zip(reach, strides))
+    phase_len = ph * pw + (kernel[1] - 1) * dilations[1] // strides[1]
+    limits.require(math.prod(strides) * phase_len * x.dtype.itemsize, f"the padded phases of {list(reach)} positions")
+    xs = np.ascontiguousarray(x).reshape(-1)
+    wc = np.ascontiguousarray(w, dtype=x.dtype).reshape(-1)
+    st, di, be = (int(strides[0]), int(strides[1])), (int(dilations[0]), int(dilations[1])), (int(begin[0]), int(begin[1]))
+    geometry = (x.shape[0], c, *x.shape[2:], *kernel, *out_spatial)
+    flat = out.reshape(-1)
+
+    def channels(c0: int, c1: int) -> None:
+        phases = np.empty(math.prod(strides) * phase_len, x.dtype)
+        planes(xs, wc, flat, geometry, c0, c1, st, di, be, pw, phases,
+               np.empty(max(ACC_BYTES // x.dtype.itemsize, pw), x.dtype))
+
+    # cut over the threads by output size, as windows.py's channels-first path is
+    parts = max(1, min(parallel.pieces(out.nbytes), c))
+    tasks = [partial(channels, a, b) for a, b in parallel.spans(c, parts)]
+    parallel.run(tasks, parallel.MIN_PARALLEL_BYTES if parts > 1 else 0)
+    return True

@@ -1,0 +1,93 @@
+"""The compiled depthwise convolution of windows.py (imported only where Numba
+is installed, and only when a depthwise layer runs).
+
+A module-level function, so that Numba's on-disk cache keys it by name alone.
+Compiled without fast-math: each output element is the taps' products added
+one by one in kernel order (y, then x) into a sum that starts at zero, in the
+data's type, as the NumPy paths sum them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+njit: Any = numba.njit
+
+
+@njit(nogil=True, cache=True)
+def planes(x: Any, w: Any, out: Any, geometry: Any, c0: int, c1: int, strides: Any, dilations: Any,
+           begin: Any, pw: int, phases: Any, acc: Any) -> None:
+    """Channels c0..c1 of ``out`` [N, C, OH, OW] from ``x`` [N, C, H, W] and
+    ``w`` [C, KH, KW], zero padded by ``begin`` before the data; ``x``, ``w``
+    and ``out`` come flat (a one-dimensional view from an offset is a unit
+    stride loop to Numba, a row of a 2-D array is not: 4x slower), their
+    shapes in ``geometry`` (N, C, H, W, KH, KW, OH, OW).
+
+    The padded plane of a channel is split into its stride phases (positions
+    r, r + s, r + 2s... of each axis): ``phases`` holds SY * SX of them, each
+    PH = ceil(reach / SY) rows of PW = ceil(reach / SX) and the last tap's
+    overhang.  A tap then reads one phase at unit stride, shifted, and output
+    (oy, ox) sits at ``oy * PW + ox``: each tap is one long contiguous
+    multiply-add over a block of output rows in ``acc`` (L1-sized), which
+    vectorizes (over each output row alone, MobileNet's 7 to 14 wide rows
+    fell to the scalar remainder of the vector loop).  The columns past OW
+    are scratch."""
+    nb, nc, h, wd, kh, kw, oh, ow = geometry
+    sy, sx = strides[0], strides[1]
+    dy, dx = dilations[0], dilations[1]
+    py, px = begin[0], begin[1]
+    plen = phases.shape[0] // (sy * sx)
+    ph = (plen - ((kw - 1) * dx) // sx) // pw  # phase rows (the rest: the last tap's overhang)
+    rows = min(h, ph * sy - py)  # data past the last window is not read
+    cols = min(wd, pw * sx - px)
+    block = max(1, acc.shape[0] // pw)  # output rows summed at a time
+    zero = acc.dtype.type(0)
+    for n in range(nb):
+        for c in range(c0, c1):
+            plane = (n * nc + c) * h * wd
+            for i in range(phases.shape[0]):
+                phases[i] = zero
+            for i in range(rows):
+                yy = py + i
+                start = (yy % sy) * sx * plen + (yy // sy) * pw
+                for qx in range(sx):
+                    # the columns j of this row with (px + j) % sx == qx, from phase column t0 on
+                    j0 = (qx - px) % sx
+                    if j0 >= cols:
+                        continue
+                    count = (cols - j0 + sx - 1) // sx
+                    t0 = start + qx * plen + (px + j0) // sx
+                    src = plane + i * wd + j0
+                    if sx == 1:
+                        seg = x[src:src + count]
+                        dst = phases[t0:t0 + count]
+                        for j in range(count):
+                            dst[j] = seg[j]
+                    else:
+                        # unsigned indices: no wrap-around test per element (7x faster
+                        # than a strided view of the row, 1-D or not)
+                        s0, d0, step = np.uint64(src), np.uint64(t0), np.uint64(sx)
+                        for j in range(np.uint64(count)):
+                            phases[d0 + j] = x[s0 + step * j]
+            for b0 in range(0, oh, block):
+                b1 = min(b0 + block, oh)
+                m = (b1 - b0) * pw
+                for i in range(m):
+                    acc[i] = zero
+                for ky in range(kh):
+                    oy_, qy = (ky * dy) // sy, (ky * dy) % sy
+                    for kx in range(kw):
+                        ox_, qx = (kx * dx) // sx, (kx * dx) % sx
+                        weight = w[(c * kh + ky) * kw + kx]
+                        shift = (qy * sx + qx) * plen + (b0 + oy_) * pw + ox_
+                        seg = phases[shift:shift + m]
+                        for i in range(m):
+                            acc[i] += weight * seg[i]
+                for oy in range(b0, b1):
+                    dst = out[((n * nc + c) * oh + oy) * ow:((n * nc + c) * oh + oy + 1) * ow]
+                    src_row = acc[(oy - b0) * pw:(oy - b0) * pw + ow]
+                    for ox in range(ow):
+                        dst[ox] = src_row[ox]
