@@ -33,8 +33,8 @@ from typing import Any
 
 from ...base.errors import IRExecError, UsageError
 from ...base.extras import install_hint
-from .report import ORIGIN
 from .greedy_keep import CANDIDATES, greedy_path, greedy_runs
+from .report import ORIGIN
 from .sample_models import Key, content_hash, sample_steps, sessions
 
 Figures = dict[str, Any]  # what one sample sends back
