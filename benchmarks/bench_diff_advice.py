@@ -114,9 +114,11 @@ def run_case(label: str, a_xml: Path, samples_dir: Path, held: list[np.ndarray],
             row[name] = logits_error(core, a_xml, xml, train, steps, llm.step_inputs)
             row[name + "_held"] = logits_error(core, a_xml, xml, held, steps, llm.step_inputs)
         kept = sum(sizes.get(n, 0) for n in ranking[:k])
+        row["float"] = kept / total
         if int4 and 0 < k < len(ranking):
             xml = compress(f"nncf{k}", ratio=1 - kept / total, backup_mode=nncf.BackupMode.NONE,
                            sensitivity_metric=nncf.SensitivityMetric.WEIGHT_QUANTIZATION_ERROR)
+            row["nncf_float"] = sum(weight_sizes(core.read_model(str(xml))).values()) / total
             row["nncf"] = logits_error(core, a_xml, xml, train, steps, llm.step_inputs)
             row["nncf_held"] = logits_error(core, a_xml, xml, held, steps, llm.step_inputs)
         rows.append(row)
@@ -129,14 +131,15 @@ def run_case(label: str, a_xml: Path, samples_dir: Path, held: list[np.ndarray],
     def f(x: float | None) -> str:
         return "-" if x is None else f"{x:.4f}"
 
-    print("| K | kept | curve predicts | data-set advice | predicted/applied | held out | single-sample advice "
-          "| held out | NNCF weight_quantization_error | held out |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| K | kept | float share | curve predicts | data-set advice | predicted/applied | held out "
+          "| single-sample advice | held out | NNCF weight_quantization_error (float share) | held out |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         ratio = r["predicted"] / r["dataset"] if r["predicted"] is not None and r["dataset"] else None
-        print(f"| {r['k']} | {ranking[r['k'] - 1] if r['k'] else '-'} | {f(r['predicted'])} | {f(r['dataset'])} | "
-              f"{'-' if ratio is None else f'{ratio:.3f}'} | {f(r['dataset_held'])} | {f(r['single'])} | "
-              f"{f(r['single_held'])} | {f(r.get('nncf'))} | {f(r.get('nncf_held'))} |")
+        nncf_share = f" ({r['nncf_float']:.0%})" if "nncf_float" in r else ""
+        print(f"| {r['k']} | {ranking[r['k'] - 1] if r['k'] else '-'} | {r['float']:.0%} | {f(r['predicted'])} | "
+              f"{f(r['dataset'])} | {'-' if ratio is None else f'{ratio:.3f}'} | {f(r['dataset_held'])} | "
+              f"{f(r['single'])} | {f(r['single_held'])} | {f(r.get('nncf'))}{nncf_share} | {f(r.get('nncf_held'))} |")
     sys.stdout.flush()
 
 
