@@ -302,6 +302,13 @@ def test_steps_over_a_data_set_count_every_decode_step(tmp_path: Path, run_cli) 
     assert len(alone) == 3 and alone == pytest.approx({k: measured[k] for k in alone}, rel=1e-9)
     before = {k: w["outputs_alone"]["mean_rel_l2"] for k, w in prefill["weights"].items() if w["outputs_alone"]}
     assert set(before) == set(alone) and all(before[k] != pytest.approx(alone[k], rel=1e-3) for k in alone)
+    # the outputs' figures count every step too: B's own error is the curve's K = 0 (all of B's weights)
+    (out,) = stepped["outputs"].values()
+    assert out["mean_rel_l2"] == pytest.approx(stepped["keep_curve"][0]["mean_rel_l2"], rel=0.02)
+    assert out["mean_rel_l2"] != pytest.approx(next(iter(prefill["outputs"].values()))["mean_rel_l2"], rel=1e-3)
+    steps_seen = json.loads(single.read_text())["steps"]
+    assert len(steps_seen) == 4 and out["max_abs_error"] == max(s["outputs"][next(iter(s["outputs"]))]["max_abs_error"]
+                                                                for s in steps_seen)
     r = run_cli("diff", a, b, "--inputs-dir", one, "--steps", "3", "--ablate", "0")
     assert r.exit_code == 0 and "each a prefill and 3 decode step(s)" in r.output, r.output
 

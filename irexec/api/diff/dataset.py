@@ -24,6 +24,7 @@ steps, a sample is its prefill and that many greedy decode steps of A (the singl
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import os
 import time
@@ -59,17 +60,45 @@ def sample_figures(key: Key, path: str, max_memory: int | None = None, steps: in
     from .ir_side import run_ir_diff
 
     a, b = sessions(key)
-    all_feeds, logits = sample_steps(a, path, max_memory, steps)
+    all_feeds, logits, history = sample_steps(a, path, max_memory, steps)
     report = run_ir_diff(a, b, all_feeds, model=key[0], other_model=key[2], inputs=path, logits=logits, ablate=0,
                          max_memory=max_memory)
 
     def four(r: Any) -> tuple[float, float, float, bool]:
         return r.figures.rel_l2, r.figures.max_abs_error, r.figures.max_units, r.status == ORIGIN
 
+    outputs = {r.name: four(r) for r in report.outputs}
+    if history is not None:
+        outputs = _over_steps(a, report, history, outputs)
     return {"layers": {f"{r.name}:{r.port}" if r.port else r.name: four(r) for r in report.layers},
-            "outputs": {r.name: four(r) for r in report.outputs},
+            "outputs": outputs,
             "weights": {w.layer: (w.layer_rel_l2, w.port, w.b_layer, w.within_rounding, w.max_steps)
                         for w in report.weights}}
+
+
+def _over_steps(a: Any, report: Any, history: list[dict[str, Any]], outputs: dict[str, tuple[float, float, float, bool]]
+                ) -> dict[str, tuple[float, float, float, bool]]:
+    """Each output's figures over every step of the sample: the rel L2 of all steps' values together (as the
+    weights' effects and the keep-K curve count them), the largest abs error and units of any step; an origin
+    where the sample's own diff says so (at the step it analyses, the first whose outputs depart)."""
+    import numpy as np
+
+    from .reference import ReferenceSide
+
+    keys = {(layer.name, port): key for layer, port, key in ReferenceSide(a).output_ports()}
+    found = dict(outputs)
+    for r in report.outputs:
+        key = keys.get((r.name, r.port))
+        figs = [s.outputs[key] for s in report.steps if key in s.outputs]
+        if key is None or len(figs) != len(history):
+            continue
+        power = [float(np.sum(np.square(np.asarray(step[key], np.float64)))) for step in history]
+        rel = math.sqrt(math.fsum(f.rel_l2 ** 2 * p for f, p in zip(figs, power)) / math.fsum(power)) \
+            if all(math.isfinite(f.rel_l2) for f in figs) and math.fsum(power) > 0 else \
+            functools.reduce(_max, (f.rel_l2 for f in figs))
+        found[r.name] = (rel, functools.reduce(_max, (f.max_abs_error for f in figs)),
+                         functools.reduce(_max, (f.max_units for f in figs)), outputs[r.name][3])
+    return found
 
 
 @dataclass

@@ -92,8 +92,9 @@ def replaced_errors(key: Any, weights: list[WeightId], replaced: list[int], path
         try:
             mine_side = ReferenceSide(patched, memory)
             for path in paths:
-                all_feeds, _ = sample_steps(a, path, max_memory, steps)
-                want, _ = ref.run(all_feeds)
+                all_feeds, _, want = sample_steps(a, path, max_memory, steps)
+                if want is None:  # with steps, A's outputs come from the greedy run that made the feeds
+                    want, _ = ref.run(all_feeds)
                 got, _ = mine_side.run(all_feeds)
                 errors.append(outputs_rel_l2(got, want))
         finally:
