@@ -147,7 +147,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[1])
     parser.add_argument("--held-out", type=int, default=24, help="prompts not in the data set")
     parser.add_argument("--steps", type=int, default=4, help="decode steps after each prompt's prefill")
-    parser.add_argument("--cases", default="all", help="comma-separated labels' first words (tiny, deeper)")
+    parser.add_argument("--cases", default="all", help="comma-separated labels' first words (tiny, deeper) or indices")
+    parser.add_argument("--samples", type=int, default=6,
+                        help="prompts in the data set (6: the tiny model's are tests/data/diff_dataset/samples)")
     args = parser.parse_args()
     import logging
 
@@ -166,18 +168,26 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         tiny_held = list(np.random.default_rng(99).integers(0, 48, (args.held_out, 1, PROMPT_TOKENS)))
-        deep_dir = work / "deeper"
-        (deep_dir / "samples").mkdir(parents=True)
         llm = _module(ROOT / "examples" / "make_tiny_llm.py", "make_tiny_llm")
+
+        def write_samples(folder: Path, prompts: np.ndarray) -> Path:
+            folder.mkdir(parents=True)
+            for i, prompt in enumerate(prompts):
+                np.savez(folder / f"prompt{i:02d}.npz", **llm.step_inputs(prompt, 0))
+            return folder
+
+        tiny_samples = DATA / "samples" if args.samples == 6 else \
+            write_samples(work / "tiny_samples", np.random.default_rng(12).integers(0, 48, (args.samples, 1, PROMPT_TOKENS)))
+        deep_dir = work / "deeper"
+        deep_dir.mkdir()
         ov.save_model(builder.build_llm(np.random.default_rng(20261207)), deep_dir / "f32.xml", compress_to_fp16=False)
-        deep_prompts = np.random.default_rng(11).integers(0, 256, (6 + args.held_out, 1, PROMPT_TOKENS))
-        for i, prompt in enumerate(deep_prompts[:6]):
-            np.savez(deep_dir / "samples" / f"prompt{i}.npz", **llm.step_inputs(prompt, 0))
-        deep_held = list(deep_prompts[6:])
-        cases = [("tiny INT4_ASYM g32 (all layers), prefill only", DATA / "f32.xml", DATA / "samples", tiny_held, int4, 0),
-                 (f"tiny INT4_ASYM g32 (all layers), --steps {args.steps}", DATA / "f32.xml", DATA / "samples",
+        deep_prompts = np.random.default_rng(11).integers(0, 256, (args.samples + args.held_out, 1, PROMPT_TOKENS))
+        write_samples(deep_dir / "samples", deep_prompts[:args.samples])
+        deep_held = list(deep_prompts[args.samples:])
+        cases = [("tiny INT4_ASYM g32 (all layers), prefill only", DATA / "f32.xml", tiny_samples, tiny_held, int4, 0),
+                 (f"tiny INT4_ASYM g32 (all layers), --steps {args.steps}", DATA / "f32.xml", tiny_samples,
                   tiny_held, int4, args.steps),
-                 (f"tiny INT8_ASYM, --steps {args.steps}", DATA / "f32.xml", DATA / "samples", tiny_held, int8,
+                 (f"tiny INT8_ASYM, --steps {args.steps}", DATA / "f32.xml", tiny_samples, tiny_held, int8,
                   args.steps),
                  (f"deeper INT4_ASYM g32 (all layers), --steps {args.steps}", deep_dir / "f32.xml",
                   deep_dir / "samples", deep_held, int4, args.steps),
