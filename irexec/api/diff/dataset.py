@@ -370,8 +370,12 @@ def run_dataset(a: str, a_weights: str | None, b: str, b_weights: str | None, di
                           for name in summary.ranking]
                 damaged = sum(1 for name, _, _ in measured if summary.weights[name].beyond_rounding)
                 progress.total += greedy_runs(len(measured), damaged, candidates)
-                greedy_path(summary, runner, lambda replaced: (key, ranked, replaced, paths, max_memory, steps),
-                            replaced_errors, candidates, progress.step)
+                chosen = greedy_path(summary, runner, lambda replaced: (key, ranked, replaced, paths, max_memory, steps),
+                                     replaced_errors, candidates, progress.step)
+                summary.curve = [{"keep": k, "kept": name, **spread(errors), "per_sample": [_num(e) for e in errors],
+                                  "candidates": tried} for k, (name, errors, tried) in enumerate(chosen)]
+                kept = [name for name, _, _ in chosen[1:] if name is not None]
+                summary.ranking = kept + [name for name in summary.ranking if name not in kept]
     finally:
         progress.close()
     return summary

@@ -36,28 +36,24 @@ def greedy_runs(measured: int, damaged: int, candidates: int) -> int:
     return 1 + sum(1 if k < damaged else min(candidates, measured - k) for k in range(measured))
 
 
-def greedy_path(summary: Any, runner: Any, task: Callable[[list[int]], tuple[Any, ...]], fn: Any,
-                candidates: int = CANDIDATES, step: Callable[[str], None] | None = None) -> None:
-    """Set ``summary.ranking`` to the greedy path over its measured weights (then the others in their
-    order) and ``summary.curve`` to its figures.  ``task(replaced)``: the arguments of ``fn`` that give
-    each sample's outputs' rel L2 with the weights at those indices of ``summary.ranking`` (as it is on
-    entry) taken from B and the others kept as in A."""
-    from .dataset import _num, spread
+Step = tuple[str | None, list[float], int]  # the weight kept (None at K = 0), each sample's error, candidates tried
 
-    order = list(summary.ranking)  # the single-weight ranking: the indices the tasks name
+
+def greedy_path(summary: Any, runner: Any, task: Callable[[list[int]], tuple[Any, ...]], fn: Any,
+                candidates: int = CANDIDATES, step: Callable[[str], None] | None = None) -> list[Step]:
+    """The greedy path over the measured weights of ``summary`` (those with figures ``alone``, in the
+    order of ``summary.ranking``, the single-weight ranking), from K = 0.  ``task(replaced)``: the
+    arguments of ``fn`` that give each sample's outputs' rel L2 with the weights at those indices of
+    ``summary.ranking`` taken from B and the others kept as in A."""
+    order = list(summary.ranking)
     index = {name: i for i, name in enumerate(order)}
     pool = [name for name in order if summary.weights[name].alone]
     every = set(range(len(order)))
-    kept: list[str] = []
-
-    def point(k: int, name: str | None, errors: list[float], tried: int) -> dict[str, Any]:
-        return {"keep": k, "kept": name, **spread(errors), "per_sample": [_num(e) for e in errors],
-                "candidates": tried}
-
     (errors,) = list(runner.map(fn, [task(sorted(every))]))
-    summary.curve = [point(0, None, errors, 1)]
+    path: list[Step] = [(None, errors, 1)]
     if step:
         step("keep 0")
+    kept: list[str] = []
     while len(kept) < len(pool):
         left = [name for name in pool if name not in kept]
         tried = left[:1] if summary.weights[left[0]].beyond_rounding else left[:max(1, candidates)]
@@ -71,8 +67,8 @@ def greedy_path(summary: Any, runner: Any, task: Callable[[list[int]], tuple[Any
                 best = (_mean(found), i, found)
         assert best is not None
         kept.append(tried[best[1]])
-        summary.curve.append(point(len(kept), kept[-1], best[2], len(tried)))
-    summary.ranking = kept + [name for name in order if name not in kept]
+        path.append((kept[-1], best[2], len(tried)))
+    return path
 
 
 __all__ = ["CANDIDATES", "greedy_path", "greedy_runs"]
