@@ -1,19 +1,23 @@
 #!/usr/bin/env python
 """Does the data-set advice of ``irexec diff A.xml B.xml --inputs-dir DIR`` hold when applied?
 
-    PYTHONPATH=<a folder holding nncf 3.4>:$PWD python benchmarks/bench_diff_advice.py [--held-out 24]
+    PYTHONPATH=<a folder holding nncf 3.4>:$PWD python benchmarks/bench_diff_advice.py [--held-out 24] [--steps 4]
 
-A is the tiny stateful f32 LLM of tests/data/diff_dataset (make_llm_dataset.py); B is A compressed
-by NNCF to INT4_ASYM in groups of 32, every weight (all_layers, so the embedding and the logits too).
-irexec ranks B's weights over the data set (tests/data/diff_dataset/samples) and predicts, with its
-keep-K curve, the logits' error of keeping the top K in float.  Each advice is then applied as a user
-would: NNCF compresses A again with ``ignored_scope`` of those K layers, and OpenVINO CPU (f32
-inference, no dynamic quantization, f32 KV cache) measures the logits' rel L2 against A's, the mean over
-the data set's samples and over ``--held-out`` other prompts.  Compared at each K:
+Two stateful f32 LLMs: the tiny one of tests/data/diff_dataset (one decoder layer, 10 weights) with its
+6 prompts, and a deeper one made by the same builder (make_llm_dataset.build_llm: 4 layers, hidden 64,
+31 weights) in a temporary folder with 6 prompts of its own.  B is A compressed by NNCF: INT4_ASYM in
+groups of 32 with every weight compressed (all_layers), or INT8_ASYM per channel.  irexec ranks B's weights
+over the data set (each sample its prefill and ``--steps`` greedy decode steps, or the prefill alone) by its
+greedy keep-K path, and predicts with the keep-K curve the logits' error of keeping the top K in float.  Each
+advice is then applied as a user would: NNCF compresses A again with ``ignored_scope`` of those K layers, and
+OpenVINO CPU (f32 inference, no dynamic quantization, f32 KV cache) measures the logits' rel L2 against A's
+over the same steps (A's greedy tokens fed to both), the mean over the data set's samples and over
+``--held-out`` other prompts.  Compared at each K:
 
 - the data-set advice (``--inputs-dir``), and the curve's prediction for it;
-- the single-sample advice (``--inputs`` the first sample, its ablation ranking);
-- NNCF's own choice of the same size: ``ratio`` set to the share of parameters the advice compresses,
+- the single-sample advice (``--inputs`` the first sample, its ablation ranking, the same steps);
+- NNCF's own choice of the same size (INT4 only: NNCF mixes precisions by ``ratio`` for 4-bit modes):
+  ``ratio`` set to the share of parameters the advice compresses,
   ``sensitivity_metric=WEIGHT_QUANTIZATION_ERROR`` and ``backup_mode=NONE`` (the rest in float).
 NNCF is needed here only; it is not a dependency of irexec or of its tests.
 """
@@ -21,10 +25,12 @@ NNCF is needed here only; it is not a dependency of irexec or of its tests.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import platform
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -32,92 +38,167 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "diff_dataset"
 CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0", "KV_CACHE_PRECISION": "f32"}
+PROMPT_TOKENS = 12
 
 
-def logits_error(core, a_xml: Path, b_xml: Path, samples: list[dict[str, np.ndarray]]) -> float:
-    """Mean over the samples of the logits' rel L2 of B against A on OpenVINO CPU, each from a fresh state."""
+def _module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def logits_error(core, a_xml: Path, b_xml: Path, prompts: list[np.ndarray], steps: int, step_inputs) -> float:
+    """Mean over the prompts of the logits' rel L2 of B against A on OpenVINO CPU, over the prefill and
+    ``steps`` decode steps fed A's greedy token (as irexec's ``--steps``), each prompt from a fresh state."""
     ca, cb = (core.compile_model(str(x), "CPU", CONFIG) for x in (a_xml, b_xml))
     errors = []
-    for feeds in samples:
-        want = np.asarray(ca.create_infer_request().infer(feeds)[0], np.float64)
-        got = np.asarray(cb.create_infer_request().infer(feeds)[0], np.float64)
-        errors.append(float(np.linalg.norm(got - want) / np.linalg.norm(want)))
+    for prompt in prompts:
+        ra, rb = ca.create_infer_request(), cb.create_infer_request()
+        feeds, past, num, den = step_inputs(prompt, 0), 0, 0.0, 0.0
+        for _ in range(steps + 1):
+            want = np.asarray(ra.infer(feeds)[0], np.float64)
+            got = np.asarray(rb.infer(feeds)[0], np.float64)
+            num, den = num + float(np.sum((got - want) ** 2)), den + float(np.sum(want * want))
+            past += feeds["input_ids"].shape[1]
+            feeds = step_inputs(want[:, -1].argmax(-1)[:, None], past)
+        errors.append(float(np.sqrt(num / den)))
     return float(np.mean(errors))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--held-out", type=int, default=24, help="prompts not in the data set")
-    args = parser.parse_args()
+def weight_sizes(model) -> dict[str, int]:
+    """Parameters of each weighted layer (MatMul, embedding Gather), by name."""
+    sizes = {}
+    for op in model.get_ops():
+        port = {"MatMul": 1, "Gather": 0}.get(op.get_type_name())
+        if port is not None and op.input_value(port).get_node().get_type_name() == "Constant":
+            sizes[op.get_friendly_name()] = int(np.prod(op.input(port).get_partial_shape().to_shape()))
+    return sizes
+
+
+def run_case(label: str, a_xml: Path, samples_dir: Path, held: list[np.ndarray], compression: dict, steps: int,
+             work: Path) -> None:
     import nncf
     import openvino as ov
 
     from irexec.api.diff.ab import diff_ab
     from irexec.api.diff.dataset import run_dataset
 
-    spec = __import__("importlib.util").util.spec_from_file_location("m", DATA.parent / "make_nncf_formats.py")
-    formats = __import__("importlib.util").util.module_from_spec(spec)
-    spec.loader.exec_module(formats)
+    llm = _module(ROOT / "examples" / "make_tiny_llm.py", "make_tiny_llm")
     core = ov.Core()
-    a_xml = DATA / "f32.xml"
-    sample_paths = sorted((DATA / "samples").glob("*.npz"))
-    train = [dict(np.load(p)) for p in sample_paths]
-    prompts = np.random.default_rng(99).integers(0, formats.VOCAB, (args.held_out, 1, 12))
-    held = [formats.step_inputs(p, 0) for p in prompts]
-    model = core.read_model(str(a_xml))
-    base = {"mode": nncf.CompressWeightsMode.INT4_ASYM, "group_size": 32, "ratio": 1.0, "all_layers": True}
-    sizes = {}  # parameters of each weighted layer, by name
-    for op in model.get_ops():
-        port = {"MatMul": 1, "Gather": 0}.get(op.get_type_name())
-        if port is not None and op.input_value(port).get_node().get_type_name() == "Constant":
-            sizes[op.get_friendly_name()] = int(np.prod(op.input(port).get_partial_shape().to_shape()))
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
+    train = [np.asarray(np.load(p)["input_ids"]) for p in sorted(samples_dir.glob("*.npz"))]
+    sizes = weight_sizes(core.read_model(str(a_xml)))
+    int4 = compression["mode"].name.startswith("INT4")
 
-        def compress(name: str, **kwargs) -> Path:
-            out = work / f"{name}.xml"
-            ov.save_model(nncf.compress_weights(core.read_model(str(a_xml)), **{**base, **kwargs}), out,
-                          compress_to_fp16=False)
-            return out
+    def compress(name: str, **kwargs) -> Path:
+        out = work / f"{name}.xml"
+        ov.save_model(nncf.compress_weights(core.read_model(str(a_xml)), **{**compression, **kwargs}), out,
+                      compress_to_fp16=False)
+        return out
 
-        b_xml = compress("b")
-        summary = run_dataset(str(a_xml), None, str(b_xml), None, str(DATA / "samples"))
-        ranking = summary.ranking
-        curve = {c["keep"]: c["mean_rel_l2"] for c in summary.curve}
-        single = [w.layer for w in diff_ab(str(a_xml), str(b_xml), None, None, str(sample_paths[0]), 0, {}, 0).weights]
-        total = sum(sizes.get(n, 0) for n in ranking)
-        rows = []
-        for k in range(len(ranking) + 1):
-            scope = ranking[:k]
-            row = {"k": k, "predicted": curve.get(k)}
-            for label, names in (("dataset", scope), ("single", single[:k])):
-                xml = compress(f"{label}{k}", ignored_scope=nncf.IgnoredScope(names=names)) if names else b_xml
-                row[label] = logits_error(core, a_xml, xml, train)
-                row[label + "_held"] = logits_error(core, a_xml, xml, held)
-            kept = sum(sizes.get(n, 0) for n in scope)
-            if 0 < k < len(ranking):
-                xml = compress(f"nncf{k}", ratio=1 - kept / total, backup_mode=nncf.BackupMode.NONE,
-                               sensitivity_metric=nncf.SensitivityMetric.WEIGHT_QUANTIZATION_ERROR)
-                row["nncf"], row["nncf_held"] = logits_error(core, a_xml, xml, train), logits_error(core, a_xml, xml, held)
-            rows.append(row)
-    cpu = next((line.split(":", 1)[1].strip() for line in subprocess.run(["lscpu"], capture_output=True, text=True)
-                .stdout.splitlines() if line.startswith("Model name")), platform.processor())
-    print(f"host: {cpu}; python {platform.python_version()}, openvino {ov.__version__}, nncf {nncf.__version__}")
-    print(f"data set: {len(train)} samples; held out: {len(held)} prompts; ranking: {', '.join(ranking)}")
-    print(f"single-sample ranking: {', '.join(single)}")
+    b_xml = compress("b")
+    started = time.monotonic()
+    summary = run_dataset(str(a_xml), None, str(b_xml), None, str(samples_dir), steps=steps)
+    seconds = time.monotonic() - started
+    ranking = summary.ranking
+    curve = {c["keep"]: c["mean_rel_l2"] for c in summary.curve}
+    first = sorted(samples_dir.glob("*.npz"))[0]
+    single = [w.layer for w in diff_ab(str(a_xml), str(b_xml), None, None, str(first), 0, {}, steps).weights]
+    total = sum(sizes.get(n, 0) for n in ranking)
+    rows = []
+    for k in range(len(ranking) + 1):
+        row: dict = {"k": k, "predicted": curve.get(k)}
+        for name, names in (("dataset", ranking[:k]), ("single", single[:k])):
+            xml = compress(f"{name}{k}", ignored_scope=nncf.IgnoredScope(names=names)) if names else b_xml
+            row[name] = logits_error(core, a_xml, xml, train, steps, llm.step_inputs)
+            row[name + "_held"] = logits_error(core, a_xml, xml, held, steps, llm.step_inputs)
+        kept = sum(sizes.get(n, 0) for n in ranking[:k])
+        row["float"] = kept / total
+        if int4 and 0 < k < len(ranking):
+            xml = compress(f"nncf{k}", ratio=1 - kept / total, backup_mode=nncf.BackupMode.NONE,
+                           sensitivity_metric=nncf.SensitivityMetric.WEIGHT_QUANTIZATION_ERROR)
+            row["nncf_float"] = sum(weight_sizes(core.read_model(str(xml))).values()) / total
+            row["nncf"] = logits_error(core, a_xml, xml, train, steps, llm.step_inputs)
+            row["nncf_held"] = logits_error(core, a_xml, xml, held, steps, llm.step_inputs)
+        rows.append(row)
+    print(f"\n### {label}\n")
+    print(f"{len(train)} samples, {len(held)} held-out prompts, {steps} decode step(s) each; {len(ranking)} weights; "
+          f"irexec's data-set diff took {seconds:.0f} s")
+    print(f"data-set ranking (greedy path): {', '.join(ranking)}")
+    print(f"single-sample ranking: {', '.join(single)}\n")
 
     def f(x: float | None) -> str:
         return "-" if x is None else f"{x:.4f}"
 
-    print("| K | kept (data-set ranking) | curve predicts | data-set advice | ratio | held out | single-sample advice "
-          "| held out | NNCF weight_quantization_error | held out |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| K | kept | float share | curve predicts | data-set advice | predicted/applied | held out "
+          "| single-sample advice | held out | NNCF weight_quantization_error (float share) | held out |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        ratio = r["predicted"] / r["dataset"] if r["predicted"] and r["dataset"] else None
-        print(f"| {r['k']} | {ranking[r['k'] - 1] if r['k'] else '-'} | {f(r['predicted'])} | {f(r['dataset'])} | "
-              f"{'-' if ratio is None else f'{ratio:.3f}'} | {f(r['dataset_held'])} | {f(r['single'])} | "
-              f"{f(r['single_held'])} | {f(r.get('nncf'))} | {f(r.get('nncf_held'))} |")
+        ratio = r["predicted"] / r["dataset"] if r["predicted"] is not None and r["dataset"] else None
+        nncf_share = f" ({r['nncf_float']:.0%})" if "nncf_float" in r else ""
+        print(f"| {r['k']} | {ranking[r['k'] - 1] if r['k'] else '-'} | {r['float']:.0%} | {f(r['predicted'])} | "
+              f"{f(r['dataset'])} | {'-' if ratio is None else f'{ratio:.3f}'} | {f(r['dataset_held'])} | "
+              f"{f(r['single'])} | {f(r['single_held'])} | {f(r.get('nncf'))}{nncf_share} | {f(r.get('nncf_held'))} |")
     sys.stdout.flush()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[1])
+    parser.add_argument("--held-out", type=int, default=24, help="prompts not in the data set")
+    parser.add_argument("--steps", type=int, default=4, help="decode steps after each prompt's prefill")
+    parser.add_argument("--cases", default="all", help="comma-separated labels' first words (tiny, deeper) or indices")
+    parser.add_argument("--samples", type=int, default=6,
+                        help="prompts in the data set (6: the tiny model's are tests/data/diff_dataset/samples)")
+    args = parser.parse_args()
+    import logging
+
+    import nncf
+    import openvino as ov
+
+    nncf.set_log_level(logging.ERROR)  # its per-compression tables would bury the results
+
+    builder = _module(DATA / "make_llm_dataset.py", "make_llm_dataset")
+    int4 = {"mode": nncf.CompressWeightsMode.INT4_ASYM, "group_size": 32, "ratio": 1.0, "all_layers": True}
+    int8 = {"mode": nncf.CompressWeightsMode.INT8_ASYM}
+    cpu = next((line.split(":", 1)[1].strip() for line in subprocess.run(["lscpu"], capture_output=True, text=True)
+                .stdout.splitlines() if line.startswith("Model name")), platform.processor())
+    print(f"host: {cpu}; python {platform.python_version()}, openvino {ov.__version__}, nncf {nncf.__version__}")
+    wanted = args.cases.split(",")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        tiny_held = list(np.random.default_rng(99).integers(0, 48, (args.held_out, 1, PROMPT_TOKENS)))
+        llm = _module(ROOT / "examples" / "make_tiny_llm.py", "make_tiny_llm")
+
+        def write_samples(folder: Path, prompts: np.ndarray) -> Path:
+            folder.mkdir(parents=True)
+            for i, prompt in enumerate(prompts):
+                np.savez(folder / f"prompt{i:02d}.npz", **llm.step_inputs(prompt, 0))
+            return folder
+
+        tiny_samples = DATA / "samples" if args.samples == 6 else \
+            write_samples(work / "tiny_samples", np.random.default_rng(12).integers(0, 48, (args.samples, 1, PROMPT_TOKENS)))
+        deep_dir = work / "deeper"
+        deep_dir.mkdir()
+        ov.save_model(builder.build_llm(np.random.default_rng(20261207)), deep_dir / "f32.xml", compress_to_fp16=False)
+        deep_prompts = np.random.default_rng(11).integers(0, 256, (args.samples + args.held_out, 1, PROMPT_TOKENS))
+        write_samples(deep_dir / "samples", deep_prompts[:args.samples])
+        deep_held = list(deep_prompts[args.samples:])
+        cases = [("tiny INT4_ASYM g32 (all layers), prefill only", DATA / "f32.xml", tiny_samples, tiny_held, int4, 0),
+                 (f"tiny INT4_ASYM g32 (all layers), --steps {args.steps}", DATA / "f32.xml", tiny_samples,
+                  tiny_held, int4, args.steps),
+                 (f"tiny INT8_ASYM, --steps {args.steps}", DATA / "f32.xml", tiny_samples, tiny_held, int8,
+                  args.steps),
+                 (f"deeper INT4_ASYM g32 (all layers), --steps {args.steps}", deep_dir / "f32.xml",
+                  deep_dir / "samples", deep_held, int4, args.steps),
+                 (f"deeper INT8_ASYM, --steps {args.steps}", deep_dir / "f32.xml", deep_dir / "samples", deep_held,
+                  int8, args.steps)]
+        for i, (label, a_xml, samples, held, compression, steps) in enumerate(cases):
+            if args.cases != "all" and label.split()[0] not in wanted and str(i) not in wanted:
+                continue
+            case_dir = work / f"case{i}"
+            case_dir.mkdir()
+            run_case(label, a_xml, samples, held, compression, steps, case_dir)
 
 
 if __name__ == "__main__":

@@ -91,10 +91,11 @@ def split_heads(op, t, heads: int):
     return op.transpose(t, op.constant(np.asarray([0, 2, 1, 3], np.int64)))
 
 
-def cached_attention(op, q, k, v, batch, beam_idx, position_ids, attention_mask, heads: int):
+def cached_attention(op, q, k, v, batch, beam_idx, position_ids, attention_mask, heads: int, layer: int = 0):
     """Attention of q ([B, heads, T, head]) over the KV cache with k and v appended: each cache a
     ReadValue-6 variable (named as optimum-intel names them) that beam_idx reorders and an Assign-6
-    sink; causal by position_ids, padding by attention_mask.  ([B, T, heads * head], the sinks)."""
+    sink; causal by position_ids, padding by attention_mask.  ([B, T, heads * head], the sinks).
+    ``layer``: the decoder layer's index in the variables' names."""
     import openvino as ov
     from openvino.op.util import Variable, VariableInfo
 
@@ -105,7 +106,7 @@ def cached_attention(op, q, k, v, batch, beam_idx, position_ids, attention_mask,
     sinks, caches = [], {}
     for name, new in (("key", k), ("value", v)):
         info = VariableInfo()
-        info.variable_id = f"past_key_values.0.{name}present.0.{name}"
+        info.variable_id = f"past_key_values.{layer}.{name}present.{layer}.{name}"
         info.data_shape = ov.PartialShape([-1, heads, -1, head])
         info.data_type = ov.Type.f32
         variable = Variable(info)

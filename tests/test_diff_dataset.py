@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -75,8 +76,7 @@ def test_ranking_by_measured_effect_and_the_keep_k_curve(tmp_path: Path, run_cli
     doc = json.loads(out.read_text())["dataset"]
     weights = list(doc["weights"].items())
     assert len(weights) == 15 and [w["rank"] for _, w in weights] == list(range(1, 16))
-    alone = [w["outputs_alone"]["mean_rel_l2"] for _, w in weights]
-    assert alone == sorted(alone, reverse=True)  # by the outputs' error, not the layer's own (flat across layers)
+    # by the greedy path over the outputs' error, not by the layer's own (flat across layers)
     own = [w["mean_rel_l2"] for _, w in weights]
     assert own != sorted(own, reverse=True)
     # INT4 embeddings cost the outputs tens of times more than any MatMul: they lead the scope
@@ -85,6 +85,13 @@ def test_ranking_by_measured_effect_and_the_keep_k_curve(tmp_path: Path, run_cli
     assert "nncf.IgnoredScope(names=[" in r.output and "keep-K curve" in r.output
     curve = doc["keep_curve"]
     assert [c["keep"] for c in curve] == list(range(16)) and [c["kept"] for c in curve[1:]] == [n for n, _ in weights]
+    # each step tried the first 8 of the single-weight ranking not kept yet, and kept the best of them
+    alone_order = sorted(doc["weights"], key=lambda n: -doc["weights"][n]["outputs_alone"]["mean_rel_l2"])
+    assert [c["candidates"] for c in curve] == [1] + [min(8, 15 - k) for k in range(15)]
+    for k, c in enumerate(curve[1:]):
+        assert c["kept"] in [n for n in alone_order if n not in [p["kept"] for p in curve[1:k + 1]]][:8]
+    means = [c["mean_rel_l2"] for c in curve]
+    assert means == sorted(means, reverse=True)  # on this model, every weight kept lowers the error
     # K = 0 replaces every weight: B's own outputs' error; K = N keeps them all: A itself
     output = next(iter(doc["outputs"].values()))
     assert curve[0]["mean_rel_l2"] == pytest.approx(output["mean_rel_l2"], rel=0.02)
@@ -161,7 +168,7 @@ def test_nf4_steps_are_the_gap_between_its_levels(tmp_path: Path, run_cli) -> No
 
 
 def test_a_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
-    """stderr a terminal: a bar counting samples, weights and curve points; not a terminal: nothing."""
+    """stderr a terminal: a bar counting samples, weights and greedy runs; not a terminal: nothing."""
     import os
     import pty
     import sys
@@ -187,7 +194,7 @@ def test_a_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
         os.close(master)
     assert proc.returncode == 0
     text = seen.decode(errors="replace")
-    assert "diff [" in text and "7/7" in text  # 2 samples, 2 weights alone, 3 curve points
+    assert "diff [" in text and "8/8" in text  # 2 samples, 2 weights alone, K = 0 and 2 + 1 greedy candidates
     plain = subprocess.run(command, capture_output=True, env=env, timeout=300)
     assert plain.returncode == 0 and b"diff [" not in plain.stderr
 
@@ -204,3 +211,109 @@ def test_every_nncf_format_is_within_its_own_rounding_in_every_sample(tmp_path: 
     assert all(w["max_steps"] is not None and w["max_steps"] <= 1 and w["beyond_rounding_in"] == 0
                for w in doc["weights"].values()), {k: w["max_steps"] for k, w in doc["weights"].items()}
     assert not any(s["origin_count"] for s in doc["layers"].values())
+
+
+def _three_branches(tmp_path: Path) -> Callable[[list[str], str], Path]:
+    """y = x @ W1 + x @ W2 + x @ W3, A in f32, B with each weight in u8 (zero point 128, a scale per
+    column), every weight within its rounding (under half a step).  W1's and W2's errors are opposite
+    (0.45 and 0.4 steps along the same signs): compressed together they nearly cancel, so each alone
+    costs the outputs more than W3 (0.2 steps), yet W3 is the weight whose restoration lowers B's error most.
+    Gives the writer of a model with the named weights as in A (in f32) and the others as in B."""
+    from irexec.model.builder import IRBuilder
+
+    rng = np.random.default_rng(5)
+    scale = np.full((1, 16), 0.01, np.float32)
+    codes = {n: rng.integers(100, 157, (16, 16)).astype(np.uint8) for n in ("W1", "W2", "W3")}
+    signs, other = rng.choice([-1.0, 1.0], (16, 16)), rng.choice([-1.0, 1.0], (16, 16))
+    shift = {"W1": 0.45 * signs, "W2": -0.4 * signs, "W3": 0.2 * other}
+    b_values = {n: (scale * (c.astype(np.float32) - 128)).astype(np.float32) for n, c in codes.items()}
+    a_values = {n: (b_values[n] + shift[n] * scale).astype(np.float32) for n in codes}
+
+    def model(kept: list[str], name: str) -> Path:
+        floats = {n: a_values[n] for n in kept}
+        g = IRBuilder()
+        x = g.parameter("x", [4, 16])
+        outs = []
+        for n in ("W1", "W2", "W3"):
+            if n in floats:
+                w = g.const(floats[n], name=f"{n}/weight")
+            else:
+                raw = g.layer("Convert", "opset1", [g.const(codes[n], name=f"{n}/codes")], {"destination_type": "f32"})
+                zero = g.layer("Convert", "opset1", [g.const(np.array(128, np.uint8), name=f"{n}/zero")],
+                               {"destination_type": "f32"})
+                centred = g.layer("Subtract", "opset1", [raw, zero], {"auto_broadcast": "numpy"})
+                w = g.layer("Multiply", "opset1", [centred, g.const(scale, name=f"{n}/scale")],
+                            {"auto_broadcast": "numpy"})
+            outs.append(g.layer("MatMul", "opset1", [x, w], {"transpose_a": "false", "transpose_b": "false"}, name=n))
+        s = g.layer("Add", "opset1", [outs[0], outs[1]], {"auto_broadcast": "numpy"}, name="sum12")
+        y = g.layer("Add", "opset1", [s, outs[2]], {"auto_broadcast": "numpy"}, name="y")
+        g.result(y, "out")
+        xml = tmp_path / f"{name}.xml"
+        g.write(xml)
+        return xml
+
+    return model
+
+
+def test_greedy_ranking_keeps_weights_by_their_joint_effect(tmp_path: Path, run_cli) -> None:
+    """Alone, W1 and W2 cost the outputs most; together they cancel, so the greedy path keeps W3 first. Each
+    point of the curve is what re-running with those weights kept as in A (a model holding them in float) gives."""
+    make = _three_branches(tmp_path)
+    a, b = make(["W1", "W2", "W3"], "a"), make([], "b")
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i in range(3):
+        np.savez(folder / f"s{i}.npz", x=np.random.default_rng(i).standard_normal((4, 16)).astype(np.float32))
+    doc = _dataset(run_cli, b, folder, tmp_path / "ds.json", a=a)
+    weights = doc["weights"]
+    assert all(w["beyond_rounding_in"] == 0 and w["max_steps"] <= 0.5 for w in weights.values())
+    alone = sorted(weights, key=lambda n: -weights[n]["outputs_alone"]["mean_rel_l2"])
+    assert alone == ["W1", "W2", "W3"]
+    assert list(weights) == doc["ignored_scope"] == ["W3", "W1", "W2"] != alone
+    curve = doc["keep_curve"]
+    assert [c["kept"] for c in curve] == [None, "W3", "W1", "W2"] and [c["candidates"] for c in curve] == [1, 3, 2, 1]
+    assert curve[1]["mean_rel_l2"] < 0.3 * curve[0]["mean_rel_l2"] and curve[-1]["mean_rel_l2"] == 0.0
+    for k in (1, 2):  # B with the first k of the path in float
+        kept = make(doc["ignored_scope"][:k], f"keep{k}")
+        for i, sample in enumerate(sorted(folder.iterdir())):
+            out = tmp_path / f"keep{k}_{i}.json"
+            r = run_cli("diff", a, kept, "--inputs", sample, "--json", out, "--ablate", "0")
+            assert r.exit_code == 0, r.output
+            (output,) = json.loads(out.read_text())["outputs"]
+            assert curve[k]["per_sample"][i] == pytest.approx(output["figures"]["rel_l2"], rel=1e-9, abs=1e-12)
+
+
+def test_steps_over_a_data_set_count_every_decode_step(tmp_path: Path, run_cli) -> None:
+    """--steps N with --inputs-dir: each sample is its prefill and N greedy decode steps, as the single-sample
+    `--steps N` diffs it; each weight's effect alone is the single-sample ablation over those steps."""
+    one = tmp_path / "one"
+    one.mkdir()
+    shutil.copy(LLM / "samples" / "prompt0.npz", one / "prompt0.npz")
+    a, b = LLM / "f32.xml", LLM / "int4_g32.xml"
+    stepped = _dataset(run_cli, b, one, tmp_path / "steps.json", "--steps", "3", "--ablate", "3", a=a)
+    prefill = _dataset(run_cli, b, one, tmp_path / "prefill.json", "--ablate", "3", a=a)
+    assert stepped["decode_steps"] == 3 and prefill["decode_steps"] == 0
+    single = tmp_path / "single.json"
+    r = run_cli("diff", a, b, "--inputs", one / "prompt0.npz", "--steps", "3", "--json", single)
+    assert r.exit_code == 0, r.output
+    measured = {w["layer"]: w["output_rel_l2"] for w in json.loads(single.read_text())["weights"]
+                if w["output_rel_l2"] is not None}
+    alone = {k: w["outputs_alone"]["mean_rel_l2"] for k, w in stepped["weights"].items() if w["outputs_alone"]}
+    assert len(alone) == 3 and alone == pytest.approx({k: measured[k] for k in alone}, rel=1e-9)
+    before = {k: w["outputs_alone"]["mean_rel_l2"] for k, w in prefill["weights"].items() if w["outputs_alone"]}
+    assert set(before) == set(alone) and all(before[k] != pytest.approx(alone[k], rel=1e-3) for k in alone)
+    # the outputs' figures count every step too: B's own error is the curve's K = 0 (all of B's weights)
+    (out,) = stepped["outputs"].values()
+    assert out["mean_rel_l2"] == pytest.approx(stepped["keep_curve"][0]["mean_rel_l2"], rel=0.02)
+    assert out["mean_rel_l2"] != pytest.approx(next(iter(prefill["outputs"].values()))["mean_rel_l2"], rel=1e-3)
+    steps_seen = json.loads(single.read_text())["steps"]
+    assert len(steps_seen) == 4 and out["max_abs_error"] == max(s["outputs"][next(iter(s["outputs"]))]["max_abs_error"]
+                                                                for s in steps_seen)
+    r = run_cli("diff", a, b, "--inputs-dir", one, "--steps", "3", "--ablate", "0")
+    assert r.exit_code == 0 and "each a prefill and 3 decode step(s)" in r.output, r.output
+
+
+def test_steps_over_a_data_set_need_stateful_models(tmp_path: Path, run_cli) -> None:
+    r = run_cli("diff", BERT / "model.xml", DATA / "bert_tiny_int8.xml", "--inputs-dir", _samples(tmp_path / "in", 1),
+                "--steps", "2")
+    assert r.exit_code == 2 and "error[not-stateful]" in r.output and "Traceback" not in r.output, r.output

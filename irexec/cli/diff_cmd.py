@@ -89,8 +89,9 @@ _PLUGIN = ["device", "chain"]  # the modes with a plugin link: a device alone, o
              "DYNAMIC_QUANTIZATION_GROUP_SIZE, EXECUTION_MODE_HINT and the device's other precision and group-size "
              "properties) alone and combined; report every minimal set that brings the outputs within their "
              "accuracy, the fastest as the suggestion, with the latency each costs.")
-@option("--steps", type=click.IntRange(min=0), default=0, show_default=True, metavar="N", modes=_ONE_RUN,
-        help="A stateful causal LM: the prefill, then N decode steps fed irexec's greedy token.")
+@option("--steps", type=click.IntRange(min=0), default=0, show_default=True, metavar="N", modes=[*_ONE_RUN, "dataset"],
+        help="A stateful causal LM: the prefill, then N decode steps fed irexec's greedy token (with --inputs-dir: "
+             "after each sample's prefill).")
 @option("--ablate", type=click.IntRange(min=0), default=32, show_default=True, metavar="K", modes=["ab", "dataset"],
         help="With B.xml: run A again with each of the top K compressed weights alone replaced by B's, and rank "
              "them by the outputs' error (0: rank by the layer's own error only); with --inputs-dir, on every "
@@ -157,7 +158,7 @@ def diff(model: str, other_model: str | None, device: str | None, configs: tuple
         return
     if inputs_dir:
         _dataset(model, other_model, weights, inputs_dir, jobs, scheduler, scheduler_timeout, json_path, top, max_memory,
-                 ablate, html_path)
+                 ablate, html_path, steps)
         return
     try:
         if source is not None:
@@ -258,13 +259,13 @@ def _print_report(report: Any, ab: bool, top: int, json_path: str | None, html_p
 
 def _dataset(model: str, other_model: str | None, weights: str | None, inputs_dir: str, jobs: int,
              scheduler: str | None, scheduler_timeout: float, json_path: str | None, top: int,
-             max_memory: int | None, ablate: int = 32, html_path: str | None = None) -> None:
+             max_memory: int | None, ablate: int = 32, html_path: str | None = None, steps: int = 0) -> None:
     from ..api.diff.ab import diff_dataset
     from ..api.diff.render_dataset import render_dataset
 
     try:
         summary = diff_dataset(model, str(other_model), weights, None, inputs_dir, jobs, scheduler, scheduler_timeout,
-                               max_memory=max_memory, ablate=ablate)
+                               max_memory=max_memory, ablate=ablate, steps=steps)
         if json_path:
             import json
 

@@ -35,14 +35,15 @@ def diff_ab(a: str, b: str, a_weights: str | None, b_weights: str | None, inputs
 
 def diff_dataset(a: str, b: str, a_weights: str | None, b_weights: str | None, directory: str, jobs: int,
                  scheduler: str | None, scheduler_timeout: float | None = None, max_memory: int | None = None,
-                 ablate: int = 32) -> Any:
-    """B against A over every sample in ``directory``; the top ``ablate`` weights measured by the
-    outputs' error with only that weight compressed, ranked by it, and the keep-K curve."""
+                 ablate: int = 32, steps: int = 0) -> Any:
+    """B against A over every sample in ``directory`` (each its prefill and ``steps`` greedy decode
+    steps of a stateful LM); the top ``ablate`` weights measured by the outputs' error with only that
+    weight compressed, and the greedy keep-K curve over them, which ranks them."""
     from .dataset import SCHEDULER_TIMEOUT, run_dataset
 
     return run_dataset(a, a_weights, b, b_weights, directory, jobs=jobs, scheduler=scheduler,
                        scheduler_timeout=SCHEDULER_TIMEOUT if scheduler_timeout is None else scheduler_timeout,
-                       max_memory=max_memory, ablate=ablate)
+                       max_memory=max_memory, ablate=ablate, steps=steps)
 
 
 def device_diff(model: str, weights: str | None, device: str, config: dict[str, str], inputs_path: str | None,

@@ -13,14 +13,18 @@ model.  A Dask scheduler and its workers are trusted code: results travel as pic
 Every failure of a cluster ends in a coded error within a timeout (``SCHEDULER_TIMEOUT`` seconds by default).
 
 After the samples, the compressed weights are measured by the outputs' error with only that
-weight compressed and ranked by it, and the keep-K curve is run over that ranking
-(``keep_curve.py``): tasks of their own, one per weight and one per K, each over every sample,
-run and reduced in order the same way.
+weight compressed and ranked by it; the ranking then follows the greedy keep-K path over them
+(``greedy_keep.py``: each weight kept is the one that, with those kept before, lowers the
+outputs' mean error most), whose figures are the keep-K curve (``keep_curve.py`` runs a point):
+tasks of their own, each over every sample, run and reduced in order the same way.  With decode
+steps, a sample is its prefill and that many greedy decode steps of A (the single-sample
+``steps`` of ``steps.py``), and its outputs' error counts every step.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import os
 import time
@@ -30,8 +34,9 @@ from typing import Any
 
 from ...base.errors import IRExecError, UsageError
 from ...base.extras import install_hint
+from .greedy_keep import CANDIDATES, greedy_path, greedy_runs
 from .report import ORIGIN
-from .sample_models import Key, content_hash, sample_feeds, sessions
+from .sample_models import Key, content_hash, sample_steps, sessions
 
 Figures = dict[str, Any]  # what one sample sends back
 
@@ -49,21 +54,51 @@ def sample_paths(directory: str) -> list[str]:
     return [os.path.join(directory, n) for n in names]
 
 
-def sample_figures(key: Key, path: str, max_memory: int | None = None) -> Figures:
-    """Diff one sample and keep a few numbers per layer and per weight, under ``max_memory``."""
+def sample_figures(key: Key, path: str, max_memory: int | None = None, steps: int = 0) -> Figures:
+    """Diff one sample (its prefill and ``steps`` greedy decode steps of A) and keep a few numbers per
+    layer and per weight, under ``max_memory``."""
     from .ir_side import run_ir_diff
 
     a, b = sessions(key)
-    feeds = sample_feeds(a, path, max_memory)
-    report = run_ir_diff(a, b, [feeds], model=key[0], other_model=key[2], inputs=path, ablate=0, max_memory=max_memory)
+    all_feeds, logits, history = sample_steps(a, path, max_memory, steps)
+    report = run_ir_diff(a, b, all_feeds, model=key[0], other_model=key[2], inputs=path, logits=logits, ablate=0,
+                         max_memory=max_memory)
 
     def four(r: Any) -> tuple[float, float, float, bool]:
         return r.figures.rel_l2, r.figures.max_abs_error, r.figures.max_units, r.status == ORIGIN
 
+    outputs = {r.name: four(r) for r in report.outputs}
+    if history is not None:
+        outputs = _over_steps(a, report, history, outputs)
     return {"layers": {f"{r.name}:{r.port}" if r.port else r.name: four(r) for r in report.layers},
-            "outputs": {r.name: four(r) for r in report.outputs},
+            "outputs": outputs,
             "weights": {w.layer: (w.layer_rel_l2, w.port, w.b_layer, w.within_rounding, w.max_steps)
                         for w in report.weights}}
+
+
+def _over_steps(a: Any, report: Any, history: list[dict[str, Any]], outputs: dict[str, tuple[float, float, float, bool]]
+                ) -> dict[str, tuple[float, float, float, bool]]:
+    """Each output's figures over every step of the sample: the rel L2 of all steps' values together (as the
+    weights' effects and the keep-K curve count them), the largest abs error and units of any step; an origin
+    where the sample's own diff says so (at the step it analyses, the first whose outputs depart)."""
+    import numpy as np
+
+    from .reference import ReferenceSide
+
+    keys = {(layer.name, port): key for layer, port, key in ReferenceSide(a).output_ports()}
+    found = dict(outputs)
+    for r in report.outputs:
+        key = keys.get((r.name, r.port))
+        figs = [s.outputs[key] for s in report.steps if key in s.outputs]
+        if key is None or len(figs) != len(history):
+            continue
+        power = [float(np.sum(np.square(np.asarray(step[key], np.float64)))) for step in history]
+        rel = math.sqrt(math.fsum(f.rel_l2 ** 2 * p for f, p in zip(figs, power)) / math.fsum(power)) \
+            if all(math.isfinite(f.rel_l2) for f in figs) and math.fsum(power) > 0 else \
+            functools.reduce(_max, (f.rel_l2 for f in figs))
+        found[r.name] = (rel, functools.reduce(_max, (f.max_abs_error for f in figs)),
+                         functools.reduce(_max, (f.max_units for f in figs)), outputs[r.name][3])
+    return found
 
 
 @dataclass
@@ -117,8 +152,9 @@ class DatasetSummary:
     weights: dict[str, _Weight] = field(default_factory=dict)
     per_sample: list[dict[str, Any]] = field(default_factory=list)  # each sample's output figures
     ranking: list[str] = field(default_factory=list)  # weights by measured effect on the outputs
-    curve: list[dict[str, Any]] = field(default_factory=list)  # the keep-K curve (keep_curve.py)
+    curve: list[dict[str, Any]] = field(default_factory=list)  # the greedy keep-K path (greedy_keep.py)
     runner: str = "serial"
+    steps: int = 0  # decode steps after each sample's prefill
 
     def add(self, path: str, figs: Figures) -> None:
         self.samples.append(os.path.basename(path))
@@ -158,7 +194,7 @@ class DatasetSummary:
                              "beyond_rounding_in": w.beyond_rounding,
                              "max_steps": None if w.max_steps is None else _num(w.max_steps),
                              "outputs_alone": alone}
-        return {"runner": self.runner, "samples": self.samples,
+        return {"runner": self.runner, "samples": self.samples, "decode_steps": self.steps,
                 "outputs": {k: v.summary() for k, v in self.outputs.items()},
                 "layers": {k: v.summary() for k, v in self.layers.items()},
                 "weights": weights, "ignored_scope": self.ranking[:5], "keep_curve": self.curve,
@@ -299,44 +335,58 @@ def _result(client: Any, future: Any, scheduler: str, timeout: float) -> Figures
 
 def run_dataset(a: str, a_weights: str | None, b: str, b_weights: str | None, directory: str, *, jobs: int = 1,
                 scheduler: str | None = None, scheduler_timeout: float = SCHEDULER_TIMEOUT,
-                max_memory: int | None = None, ablate: int = 32) -> DatasetSummary:
-    """Per-sample figures, then the top ``ablate`` weights (by their layer's own mean error)
-    measured by the outputs' error with only that weight compressed, ranked by it, and the
-    keep-K curve over that ranking (keep_curve.py)."""
+                max_memory: int | None = None, ablate: int = 32, steps: int = 0,
+                candidates: int = CANDIDATES) -> DatasetSummary:
+    """Per-sample figures (each sample a prefill and ``steps`` greedy decode steps of a stateful LM), then
+    the top ``ablate`` weights (by their layer's own mean error) measured by the outputs' error with only
+    that weight compressed, and the greedy keep-K path over them (greedy_keep.py), ``candidates`` a step."""
     from .keep_curve import replaced_errors
 
     paths = sample_paths(directory)
     paths4 = (os.path.abspath(a), a_weights and os.path.abspath(a_weights), os.path.abspath(b),
               b_weights and os.path.abspath(b_weights))
     key: Key = (*paths4, content_hash(*paths4))
-    summary = DatasetSummary(runner=f"dask {scheduler}" if scheduler else f"{jobs} process(es)" if jobs > 1 else "serial")
+    if steps:
+        _need_state(key)
+    summary = DatasetSummary(runner=f"dask {scheduler}" if scheduler else f"{jobs} process(es)" if jobs > 1 else "serial",
+                             steps=steps)
     progress = _Progress(len(paths))
     try:
         with _Runner(jobs, scheduler, scheduler_timeout) as runner:
-            for path, figs in zip(paths, runner.map(sample_figures, [(key, p, max_memory) for p in paths])):
+            for path, figs in zip(paths, runner.map(sample_figures, [(key, p, max_memory, steps) for p in paths])):
                 summary.add(path, figs)
                 progress.step(os.path.basename(path))
             summary.rank()  # by the layer's own error: which weights to measure
             every = [(name, summary.weights[name].port, summary.weights[name].b_layer) for name in summary.ranking]
             measured = every[:ablate]
-            progress.total += 2 * len(measured) + (1 if measured else 0)
+            progress.total += len(measured)
             if measured:
-                tasks = [(key, every, [i], paths, max_memory) for i in range(len(measured))]
+                tasks = [(key, every, [i], paths, max_memory, steps) for i in range(len(measured))]
                 for (name, _, _), errors in zip(measured, runner.map(replaced_errors, tasks)):
                     summary.weights[name].alone = errors
                     progress.step(name)
                 summary.rank()
                 ranked = [(name, summary.weights[name].port, summary.weights[name].b_layer)
                           for name in summary.ranking]
-                top = len(measured)
-                tasks = [(key, ranked, list(range(k, len(ranked))), paths, max_memory) for k in range(top + 1)]
-                for k, errors in enumerate(runner.map(replaced_errors, tasks)):
-                    summary.curve.append({"keep": k, "kept": ranked[k - 1][0] if k else None, **spread(errors),
-                                          "per_sample": [_num(e) for e in errors]})
-                    progress.step(f"keep {k}")
+                damaged = sum(1 for name, _, _ in measured if summary.weights[name].beyond_rounding)
+                progress.total += greedy_runs(len(measured), damaged, candidates)
+                chosen = greedy_path(summary, runner, lambda replaced: (key, ranked, replaced, paths, max_memory, steps),
+                                     replaced_errors, candidates, progress.step)
+                summary.curve = [{"keep": k, "kept": name, **spread(errors), "per_sample": [_num(e) for e in errors],
+                                  "candidates": tried} for k, (name, errors, tried) in enumerate(chosen)]
+                kept = [name for name, _, _ in chosen[1:] if name is not None]
+                summary.ranking = kept + [name for name in summary.ranking if name not in kept]
     finally:
         progress.close()
     return summary
+
+
+def _need_state(key: Key) -> None:
+    """Decode steps need both models stateful (ReadValue/Assign variables)."""
+    for path, session in zip((key[0], key[2]), sessions(key)):
+        if not session.variables:
+            raise UsageError(f"`steps` needs stateful models; {path} has no ReadValue/Assign variables",
+                             code="not-stateful", file=path)
 
 
 __all__ = ["DatasetSummary", "run_dataset", "sample_figures", "sample_paths", "spread"]

@@ -62,12 +62,13 @@ def _patch_table(key: Any, weights: list[WeightId], feeds: dict[str, np.ndarray]
 
 
 def replaced_errors(key: Any, weights: list[WeightId], replaced: list[int], paths: list[str],
-                    max_memory: int | None = None) -> list[float]:
-    """Each sample's outputs' rel L2 error of A with the weights at ``replaced`` taken from B."""
+                    max_memory: int | None = None, steps: int = 0) -> list[float]:
+    """Each sample's outputs' rel L2 error of A with the weights at ``replaced`` taken from B (with
+    ``steps``: over the prefill and that many decode steps fed A's greedy tokens)."""
     from ..session import Session
     from .memory import DiffMemory
     from .reference import ReferenceSide
-    from .sample_models import sample_feeds, sessions
+    from .sample_models import sample_feeds, sample_steps, sessions
 
     a, _ = sessions(key)
     weights = [tuple(w) for w in weights]  # type: ignore[misc]  # a list after a trip through a pickle
@@ -91,9 +92,10 @@ def replaced_errors(key: Any, weights: list[WeightId], replaced: list[int], path
         try:
             mine_side = ReferenceSide(patched, memory)
             for path in paths:
-                feeds = sample_feeds(a, path, max_memory)
-                want, _ = ref.run([feeds])
-                got, _ = mine_side.run([feeds])
+                all_feeds, _, want = sample_steps(a, path, max_memory, steps)
+                if want is None:  # with steps, A's outputs come from the greedy run that made the feeds
+                    want, _ = ref.run(all_feeds)
+                got, _ = mine_side.run(all_feeds)
                 errors.append(outputs_rel_l2(got, want))
         finally:
             patched.close()

@@ -13,7 +13,8 @@ def render_dataset(summary: Any, top: int) -> str:
     from ...base.table_text import safe_text, table_lines
 
     d = summary.as_dict()
-    lines = [f"{len(d['samples'])} sample(s), run by {d['runner']}"]
+    each = f", each a prefill and {d['decode_steps']} decode step(s)" if d["decode_steps"] else ""
+    lines = [f"{len(d['samples'])} sample(s){each}, run by {d['runner']}"]
     for name, s in d["outputs"].items():
         lines.append(f"output {name}: rel L2 mean {_f(s['mean_rel_l2'])}, p95 {_f(s['p95_rel_l2'])}, "
                      f"max {_f(s['max_rel_l2'])}; max abs err {_f(s['max_abs_error'])}, "
@@ -27,7 +28,9 @@ def render_dataset(summary: Any, top: int) -> str:
                                for k, s in shown]))
     weights = list(d["weights"].items())
     if weights:
-        lines.append("compressed weights, by the outputs' error with only that weight compressed (mean over the "
+        greedy = "in the order of the greedy keep-K path (each, with those above it kept, lowers the outputs' mean " \
+            "error most), then" if d["keep_curve"] else "by"
+        lines.append(f"compressed weights, {greedy} the outputs' error with only that weight compressed (mean over the "
                      "samples; damaged weights, beyond the rounding of their format, first):")
         lines.extend(table_lines(["#", "layer", "outputs alone mean", "p95", "layer's own mean", "beyond rounding in"],
                                   [[str(s["rank"]), k,
@@ -39,10 +42,11 @@ def render_dataset(summary: Any, top: int) -> str:
 
         lines.extend(scope_text(d["ignored_scope"]).split("\n"))
     if d["keep_curve"]:
-        lines.append("keep-K curve: the outputs' rel L2 over the samples with the top K weights kept as in A:")
-        lines.extend(table_lines(["K", "kept", "mean", "p95", "max"],
+        lines.append("keep-K curve: the outputs' rel L2 over the samples with the top K weights kept as in A "
+                     "(chosen among the candidates tried at each step):")
+        lines.extend(table_lines(["K", "kept", "mean", "p95", "max", "tried"],
                                   [[str(c["keep"]), c["kept"] or "-", _f(c["mean_rel_l2"]), _f(c["p95_rel_l2"]),
-                                    _f(c["max_rel_l2"])] for c in d["keep_curve"]]))
+                                    _f(c["max_rel_l2"]), str(c.get("candidates", 1))] for c in d["keep_curve"]]))
     return safe_text(lines)
 
 

@@ -227,7 +227,7 @@ def _log_y(v: float | str) -> float:
 
 def render_dataset_html(summary: object, model: str, other: str) -> str:
     """The page of ``--inputs-dir``: each layer's mean and p95 rel L2 over the samples along the
-    graph, the weights ranked by their measured effect on the outputs, and the keep-K curve."""
+    graph, the weights in the order of the greedy keep-K path, and the keep-K curve."""
     go = _plotly()
     d = summary.as_dict()  # type: ignore[attr-defined]
     names = list(d["layers"])
@@ -280,10 +280,13 @@ def render_dataset_html(summary: object, model: str, other: str) -> str:
 <style>{_STYLE}</style></head><body>
 <h1>irexec diff over a data set</h1>
 <p><code>{html.escape(model)}</code> (reference) against <code>{html.escape(other)}</code> over
-{len(d["samples"])} sample(s), run by {html.escape(d["runner"])}.</p>
+{len(d["samples"])} sample(s){f", each a prefill and {d['decode_steps']} decode step(s)" if d["decode_steps"] else ""},
+run by {html.escape(d["runner"])}.</p>
 <p>NNCF ignored scope from the ranking: <code>nncf.IgnoredScope(names=[{scope}])</code></p>
 {plots}
-<h2>Compressed weights by measured effect</h2>
+<h2>Compressed weights in the order of the greedy keep-K path</h2>
+<p>Each weight, with those above it kept as in A, lowers the outputs' mean error most among the candidates
+tried; "outputs alone" is its effect with only it compressed, where the path started.</p>
 <table class="sortable" id="weights"><thead><tr>{whead}</tr></thead><tbody>{"".join(rows)}</tbody></table>
 <h2>Layers</h2>
 <p>Click a column header to sort.</p>

@@ -57,4 +57,17 @@ def sample_feeds(a: Any, path: str, max_memory: int | None) -> dict[str, Any]:
     return {k: v for k, v in feeds.items() if k in names} or feeds
 
 
-__all__ = ["Key", "content_hash", "sample_feeds", "sessions"]
+def sample_steps(a: Any, path: str, max_memory: int | None, steps: int
+                 ) -> tuple[list[dict[str, Any]], str | None, list[dict[str, Any]] | None]:
+    """A sample's feeds of every step: its prefill alone, or with ``steps`` decode steps fed A's greedy
+    token (the same inputs for A and B); with steps, A's logits output and A's outputs of every step."""
+    feeds = sample_feeds(a, path, max_memory)
+    if not steps:
+        return [feeds], None, None
+    from .steps import greedy_steps
+
+    all_feeds, outputs, _, logits = greedy_steps(a, feeds, steps)
+    return all_feeds, logits, outputs
+
+
+__all__ = ["Key", "content_hash", "sample_feeds", "sample_steps", "sessions"]

@@ -34,6 +34,43 @@ def _builder():
     return module
 
 
+def build_llm(rng: np.random.Generator, layers: int = 4, hidden: int = 64, heads: int = 4, inter: int = 128,
+              vocab: int = 256, max_pos: int = 64, qk: float = 1.0, mlp: float = 0.7):
+    """A deeper f32 LLM of the same blocks (benchmarks/bench_diff_advice.py makes it in a temporary folder):
+    ``layers`` decoder layers, each attention with its own KV cache and a gated MLP, with residuals, and untied
+    logits; 7 weighted MatMuls a layer besides the token and position embeddings and the logits.  ``qk`` and
+    ``mlp`` scale the query/key and the gated MLP's weights: with no normalisation, larger ones make the
+    stack chaotic (INT4's logits error beyond 1 at qk 1.5, mlp 2.0; about 0.27 at these defaults)."""
+    import openvino as ov
+    import openvino.opset13 as op
+
+    _builder()  # puts examples/ on the path
+    import make_tiny_llm as llm
+
+    def const(value, dtype=None):
+        return op.constant(np.asarray(value, dtype=dtype))
+
+    def linear(t, rows: int, cols: int, scale: float = 1.0):
+        return op.matmul(t, const(rng.normal(0, scale / np.sqrt(cols), (rows, cols)), np.float32), False, True)
+
+    input_ids, attention_mask, position_ids, beam_idx = llm.decoder_parameters(op)
+    x = op.gather(const(rng.normal(0, 1.0, (vocab, hidden)), np.float32), input_ids, const(0, np.int64))
+    x = op.add(x, op.gather(const(rng.normal(0, 0.3, (max_pos, hidden)), np.float32), position_ids,
+                            const(0, np.int64)))
+    batch = op.gather(op.shape_of(input_ids), const([0], np.int64), const(0, np.int64))
+    sinks = []
+    for i in range(layers):
+        q, k, v = (llm.split_heads(op, linear(x, hidden, hidden, scale), heads) for scale in (qk, qk, 1.0))
+        attn, kv = llm.cached_attention(op, q, k, v, batch, beam_idx, position_ids, attention_mask, heads, layer=i)
+        sinks += kv
+        x = op.add(x, linear(attn, hidden, hidden, 0.7))
+        gate = op.swish(linear(x, inter, hidden, mlp))
+        x = op.add(x, linear(op.multiply(gate, linear(x, inter, hidden, mlp)), hidden, inter, 0.7))
+    logits = linear(x, vocab, hidden, 3.0)
+    logits.output(0).set_names({"logits"})
+    return ov.Model([op.result(logits)], sinks, [input_ids, attention_mask, position_ids, beam_idx], "deeper-f32-llm")
+
+
 def main() -> None:
     import nncf
     import openvino as ov
