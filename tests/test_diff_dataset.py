@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bert_tiny_pairs import BERT, DAMAGED, DATA, damaged_copy, write_samples
+from headless_chromium import BROWSER, chromium_dom
 from lxml import etree
 
 SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "diff-dataset.schema.json"
-BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
 
 pytestmark = pytest.mark.skipif(not BERT.is_dir(), reason="the shared models are not here")
 
@@ -123,13 +123,9 @@ def _check_page(page: Path, tmp_path: Path, ranked: list[str]) -> None:
     assert tree.xpath("//div[@id='layer-plot']") and tree.xpath("//div[@id='keep-curve']")
     if BROWSER is None:
         return
-    r = subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                        "--disable-component-update", "--disable-sync", "--no-first-run",
-                        f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
-                        "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
-                       capture_output=True, text=True, timeout=180)
-    assert [line for line in r.stderr.splitlines() if ":CONSOLE" in line] == []
-    assert r.stdout.count('class="main-svg"') >= 2  # both plots drawn
+    dom, console = chromium_dom(page, tmp_path / "profile")
+    assert console == []
+    assert dom.count('class="main-svg"') >= 2  # both plots drawn
 
 
 def test_html_needs_no_single_input(tmp_path: Path, run_cli) -> None:

@@ -8,20 +8,17 @@ Chromium is not a Python package; without it these tests skip.  To run them:
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from headless_chromium import chromium_dom, needs_browser
 
 from irexec.model.builder import IRBuilder
 
 pytest.importorskip("openvino")
 pytest.importorskip("plotly")
 
-BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
-needs_browser = pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (apt-get install -y chromium)")
 
 
 def _page(tmp_path: Path, run_cli) -> Path:
@@ -39,16 +36,6 @@ def _page(tmp_path: Path, run_cli) -> Path:
     return page
 
 
-def _chromium(page: Path, profile: Path) -> tuple[str, list[str]]:
-    """The DOM after the scripts ran, and the console messages."""
-    assert BROWSER is not None
-    r = subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                        "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-                        "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
-                       capture_output=True, text=True, timeout=180)
-    console = [line for line in r.stderr.splitlines() if ":CONSOLE" in line]
-    return r.stdout, console
-
 
 def test_page_is_self_contained(tmp_path: Path, run_cli) -> None:
     text = _page(tmp_path, run_cli).read_text()
@@ -59,7 +46,7 @@ def test_page_is_self_contained(tmp_path: Path, run_cli) -> None:
 @needs_browser
 def test_page_loads_in_chromium(tmp_path: Path, run_cli) -> None:
     page = _page(tmp_path, run_cli)
-    dom, console = _chromium(page, tmp_path / "profile")
+    dom, console = chromium_dom(page, tmp_path / "profile")
     assert console == []  # no error, no warning, nothing logged
     assert 'class="main-svg"' in dom  # plotly drew the figure
     assert len(re.findall(r'class="scatterlayer', dom)) >= 1
@@ -78,7 +65,7 @@ def test_table_sorts_on_a_header_click(tmp_path: Path, run_cli) -> None:
              "</script></body>")
     clicked = tmp_path / "clicked.html"
     clicked.write_text(text.replace("</body>", probe))
-    _, console = _chromium(clicked, tmp_path / "profile")
+    _, console = chromium_dom(clicked, tmp_path / "profile")
     firsts = [re.search(r'"FIRST (\S+)"', line).group(1) for line in console if "FIRST" in line]  # type: ignore[union-attr]
     assert firsts == ["after_mul", "pre_add"], console
 
@@ -104,7 +91,7 @@ def test_a_stateful_report_shows_its_steps(tmp_path: Path, run_cli) -> None:
     r = run_cli("diff", llm / "model.xml", "--device", "CPU", "--inputs", llm / "inputs_step0.npz", "--steps", "2",
                 "--html", page)
     assert r.exit_code == 0, r.output
-    dom, console = _chromium(page, tmp_path / "profile")
+    dom, console = chromium_dom(page, tmp_path / "profile")
     assert console == [] and 'class="main-svg"' in dom
     steps = re.search(r'<table id="steps">.*?</table>', dom, flags=re.S)
     assert steps is not None and len(re.findall(r"<tr class=", steps.group(0))) == 3

@@ -7,31 +7,18 @@ Chromium is not a Python package; without it the browser test skips (``apt-get i
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from headless_chromium import chromium_dom, needs_browser
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("plotly")
 
 PAIRS = Path(__file__).resolve().parent / "data" / "conversion_pairs"
-BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
-needs_browser = pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (apt-get install -y chromium)")
 PLUGIN_WORDS = ("deployed graph", "compilation", "plugin", "runtime precision", "kernel origin", "Unmatched in A",
                 "Properties used")
 
-
-def _chromium(page: Path, profile: Path) -> tuple[str, list[str]]:
-    """The DOM after the scripts ran, and the console messages."""
-    assert BROWSER is not None
-    r = subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                        "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-                        "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
-                       capture_output=True, text=True, timeout=180)
-    console = [line for line in r.stderr.splitlines() if ":CONSOLE" in line]
-    return r.stdout, console
 
 
 def _visible_text(page: str) -> str:
@@ -69,7 +56,7 @@ def test_the_page_speaks_of_a_source_and_its_ir(tmp_path: Path, run_cli, source:
 @needs_browser
 def test_the_page_of_a_source_diff_loads_in_chromium(tmp_path: Path, run_cli) -> None:
     page = _page(tmp_path, run_cli, "cnn.onnx", "cnn_relu6_bound.xml")
-    dom, console = _chromium(page, tmp_path / "profile")
+    dom, console = chromium_dom(page, tmp_path / "profile")
     assert console == []  # no error, no warning, nothing logged
     assert 'class="main-svg"' in dom and len(re.findall(r'class="scatterlayer', dom)) >= 1  # plotly drew it
     assert "the source model is the reference" in dom  # its title, drawn

@@ -14,14 +14,13 @@ them; IREXEC_JIT=0 turns the kernels off.
 
 from __future__ import annotations
 
-import os
 from types import ModuleType
 
 import numpy as np
 
 from ..system import parallel
-from .depthwise_compiled import JIT_ENV_VAR
 from .elementwise import MIN_SPLIT, TASK
+from .jit_modules import jit_module
 
 # Elements from which an activation runs compiled: where the NumPy kernel starts
 # cutting the data into chunks (and Numba's import, 0.2-0.4 s once, pays off)
@@ -36,13 +35,7 @@ _module: ModuleType | None | bool = False  # activations_jit, None without Numba
 def _kernels() -> ModuleType | None:
     global _module
     if _module is False:
-        _module = None
-        if os.environ.get(JIT_ENV_VAR, "1") != "0":
-            try:
-                from . import activations_jit
-            except ImportError:  # no Numba
-                activations_jit = None  # type: ignore[assignment]
-            _module = activations_jit
+        _module = jit_module("activations_jit")
     return _module  # type: ignore[return-value]
 
 

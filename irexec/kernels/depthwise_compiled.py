@@ -13,7 +13,6 @@ the first such layer a process runs; IREXEC_JIT=0 turns the kernel off.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Sequence
 from functools import partial
 
@@ -21,6 +20,7 @@ import numpy as np
 
 from ..base import limits
 from ..system import parallel
+from .jit_modules import jit_module
 
 # Output width from which a depthwise layer runs compiled: on 7-wide maps the einsum over
 # channels last took 0.56-0.81x the compiled kernel's time, from 14 wide the compiled kernel
@@ -29,7 +29,6 @@ COMPILED_FROM_WIDTH = 14
 # The compiled kernel sums a block of output rows of at most this many bytes at a time: with
 # the phase rows it reads, it stays in the L1 cache
 ACC_BYTES = 8 << 10
-JIT_ENV_VAR = "IREXEC_JIT"  # "0": never compile (the NumPy paths), as for the compressed product
 # the compiled depthwise kernel: False until first asked for, None without Numba
 _planes: Callable[..., None] | None | bool = False
 
@@ -39,13 +38,8 @@ def compiled_planes() -> Callable[..., None] | None:
     for; None without the ``jit`` extra or with IREXEC_JIT=0."""
     global _planes
     if _planes is False:
-        _planes = None
-        if os.environ.get(JIT_ENV_VAR, "1") != "0":
-            try:
-                from .depthwise_jit import planes
-            except ImportError:  # no Numba
-                planes = None
-            _planes = planes
+        module = jit_module("depthwise_jit")
+        _planes = None if module is None else module.planes
     return _planes  # type: ignore[return-value]
 
 
