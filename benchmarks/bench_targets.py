@@ -64,6 +64,19 @@ def host() -> str:
     return f"{name}, {os.cpu_count()} CPUs, {' '.join(ext) or 'no avx2'}"
 
 
+def versions() -> str:
+    """The versions of what the figures depend on: Python, irexec's dependencies, OpenVINO."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = [f"Python {sys.version.split()[0]}"]
+    for name in ("numpy", "ml_dtypes", "lxml", "networkx", "numba", "openvino", "openvino-genai"):
+        try:
+            found.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            found.append(f"{name} absent")
+    return ", ".join(found)
+
+
 def interleaved(a: Callable[[], object], b: Callable[[], object], repeat: int, warm: int = 2) -> tuple[float, float]:
     """Medians of ``a`` and ``b`` called in turn ``repeat`` times after ``warm`` warm-ups."""
     ta, tb = [], []
@@ -304,6 +317,7 @@ def main() -> None:
 
     irexec.retain_freed_memory()  # as `irexec run` does
     print(f"host: {host()}; load average {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+    print(f"versions: {versions()}")
     targets: list[tuple[str, str, bool | None]] = []
 
     print(f"\n== models (f32, medians of {repeat} interleaved calls)")

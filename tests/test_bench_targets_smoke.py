@@ -23,7 +23,7 @@ def test_quick_targets_run_names_every_target() -> None:
                           timeout=600, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout
-    assert out.startswith("host: ") and "load average" in out
+    assert out.startswith("host: ") and "load average" in out and "\nversions: Python " in out
     for line in ["roll-example-1", "== check of a", "fresh process", "== targets", "examples apart (1, not a target)",
                  "  examples (1): median", "  examples: worst", "check <= 1x read_model", "the same file unchanged",
                  "tiny `irexec run` in a fresh process <= 0.5 s"]:
