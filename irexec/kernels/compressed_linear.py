@@ -39,9 +39,11 @@ from .windows import product_parts, run_tasks
 # decompressed once for all of them, and from a few rows on BLAS on the f32 weight
 # is faster (benchmarks/README.md, "Compressed weights: the decode floor moved").
 MAX_ROWS = 4
-# Weights of fewer bytes than this (quantized) are not cut over threads: a hand-off
-# costs about as much as their product
-MIN_PARALLEL_BYTES = 4 << 20
+# Weights of fewer values than this are not cut over threads: a hand-off costs about as
+# much as their product.  Counted in values, not bytes: the product is bound by the
+# arithmetic on each value, not by reading it (benchmarks/README.md, "generate: the
+# profiles of this round"), so a u4 weight is worth cutting from as many values as a u8 one.
+MIN_PARALLEL_WEIGHTS = 4 << 20
 # A block of decompressed rows for BLAS stays within this many bytes, about a core's L2
 # cache (a prefill measured 5% faster than with 512 KiB blocks, and no faster with 2 MiB)
 BLOCK_BYTES = 1 << 20
@@ -154,10 +156,12 @@ class CompressedWeight:
 
     def _few(self, kernel: Callable[..., None], a: np.ndarray, out: np.ndarray) -> None:
         # the kernel streams the weight: a hand-off is worth it only for a big one (a
-        # decode step calls this some 30 times, so the common case calls it directly)
-        n = out.shape[1]
+        # decode step calls this some 30 times, so the common case calls it directly).
+        # Each thread computes whole output elements, contiguous ones, as one thread
+        # would: the result is the same to the bit whatever the number of threads.
+        n, k = self.shape
         last = self.signed if self.table is None else self.table  # the kernels' last argument
-        if self.q.nbytes < MIN_PARALLEL_BYTES or parallel.num_threads() <= 1:
+        if n * k < MIN_PARALLEL_WEIGHTS or parallel.num_threads() <= 1:
             kernel(a, self.q, self.zero, self.scale, out, 0, n, last)
             return
         spans = parallel.spans(n, parallel.num_threads())
