@@ -26,13 +26,14 @@ so rows are cut over irexec/system/parallel.py's threads, never Numba's own.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from functools import partial
+from types import ModuleType
 
 import numpy as np
 
 from ..system import parallel
+from .jit_modules import JIT_ENV_VAR, jit_module
 from .windows import product_parts, run_tasks
 
 # Activation rows up to which the compressed product is used: each weight row is
@@ -47,7 +48,7 @@ MIN_PARALLEL_WEIGHTS = 4 << 20
 # A block of decompressed rows for BLAS stays within this many bytes, about a core's L2
 # cache (a prefill measured 5% faster than with 512 KiB blocks, and no faster with 2 MiB)
 BLOCK_BYTES = 1 << 20
-ENV_VAR = "IREXEC_JIT"  # "0": never compile, BLAS on the f32 weight as without Numba
+ENV_VAR = JIT_ENV_VAR  # "0": never compile, BLAS on the f32 weight as without Numba
 
 # by bits a value (negative: a block of rows for BLAS) and whether the values are a table's;
 # False: not compiled yet
@@ -62,15 +63,12 @@ def available() -> bool:
 def _compiled() -> dict[tuple[int, bool], Callable[..., None]] | None:
     global _kernels
     if _kernels is False:
-        _kernels = None if os.environ.get(ENV_VAR, "1") == "0" else _compile()
+        jit = jit_module("compressed_linear_jit")
+        _kernels = None if jit is None else _table(jit)
     return _kernels  # type: ignore[return-value]
 
 
-def _compile() -> dict[tuple[int, bool], Callable[..., None]] | None:
-    try:
-        from . import compressed_linear_jit as jit
-    except ImportError:  # no Numba
-        return None
+def _table(jit: ModuleType) -> dict[tuple[int, bool], Callable[..., None]]:
     return {(8, False): jit.rows8, (4, False): jit.rows4, (-8, False): jit.block8, (-4, False): jit.block4,
             (8, True): jit.rows8t, (4, True): jit.rows4t, (-8, True): jit.block8t, (-4, True): jit.block4t}
 
