@@ -42,7 +42,7 @@ DIFF_MODES = Modes(
            "dataset": "--inputs-dir DIR and a second IR (irexec diff A.xml B.xml --inputs-dir DIR)",
            "generated": "generated inputs (no --inputs or --inputs-dir)",
            "source": "a source model and its IR (irexec diff model.onnx model.xml)",
-           "chain": "a source model, its IR and --device (irexec diff model.onnx model.xml --device CPU)"},
+           "chain": "--device with a source model and its IR (irexec diff model.onnx model.xml --device CPU)"},
     named={"device": "this compares {model} with the {device} plugin", "ab": "this compares {model} with {other_model}",
            "dataset": "this compares {model} with {other_model} over the samples in {inputs_dir}",
            "source": "this compares {other_model} with the source model {model}",
