@@ -111,14 +111,9 @@ DAMAGES = [
 ]
 
 
-TORCH_DAMAGES = [
-    ("transformer", "gelu_tanh", "Gelu", ('approximation_mode="ERF"', 'approximation_mode="TANH"')),
-    ("transformer", "layernorm_eps", "MVN", ('eps="9.9999997473787516e-06"', 'eps="0.0099999997764825821"')),
-    ("transformer", "transpose_b", "MatMul", ('transpose_b="true"', 'transpose_b="false"')),
-    ("cnn", "resize_asymmetric", "Interpolate", ('coordinate_transformation_mode="pytorch_half_pixel"',
-                                                 'coordinate_transformation_mode="asymmetric"')),
-    ("cnn", "relu6_bound", "Clamp", ('max="6"', 'max="3"')),
-]
+# the same edits on the IRs converted from torch.export, whose Interpolate starts from pytorch_half_pixel
+TORCH_DAMAGES = [(arch, damage, layer_type, (old.replace('"half_pixel"', '"pytorch_half_pixel"'), new))
+                 for arch, damage, layer_type, (old, new) in DAMAGES]
 
 
 def torch_modules():
