@@ -91,3 +91,70 @@ def planes(x: Any, w: Any, out: Any, geometry: Any, c0: int, c1: int, strides: A
                     src_row = acc[(oy - b0) * pw:(oy - b0) * pw + ow]
                     for ox in range(ow):
                         dst[ox] = src_row[ox]
+
+
+
+@njit(nogil=True, cache=True)
+def _row3(acc: Any, w: Any, x: Any, base: int, step: int) -> None:
+    """acc += the three taps of a kernel row, added one by one in order (one pass)."""
+    w0, w1, w2 = w[0], w[1], w[2]
+    s0, s1, s2 = x[base], x[base + step], x[base + 2 * step]
+    for c in range(acc.shape[0]):
+        acc[c] = ((acc[c] + w0[c] * s0[c]) + w1[c] * s1[c]) + w2[c] * s2[c]
+
+
+@njit(nogil=True, cache=True)
+def _row5(acc: Any, w: Any, x: Any, base: int, step: int) -> None:
+    w0, w1, w2, w3, w4 = w[0], w[1], w[2], w[3], w[4]
+    s0, s1, s2, s3, s4 = x[base], x[base + step], x[base + 2 * step], x[base + 3 * step], x[base + 4 * step]
+    for c in range(acc.shape[0]):
+        acc[c] = ((((acc[c] + w0[c] * s0[c]) + w1[c] * s1[c]) + w2[c] * s2[c]) + w3[c] * s3[c]) + w4[c] * s4[c]
+
+
+@njit(nogil=True, cache=True)
+def _row7(acc: Any, w: Any, x: Any, base: int, step: int) -> None:
+    w0, w1, w2, w3, w4, w5, w6 = w[0], w[1], w[2], w[3], w[4], w[5], w[6]
+    s0, s1, s2, s3 = x[base], x[base + step], x[base + 2 * step], x[base + 3 * step]
+    s4, s5, s6 = x[base + 4 * step], x[base + 5 * step], x[base + 6 * step]
+    for c in range(acc.shape[0]):
+        acc[c] = ((((((acc[c] + w0[c] * s0[c]) + w1[c] * s1[c]) + w2[c] * s2[c]) + w3[c] * s3[c]) + w4[c] * s4[c])
+                  + w5[c] * s5[c]) + w6[c] * s6[c]
+
+
+@njit(nogil=True, cache=True)
+def channels_last(x: Any, w: Any, out: Any, strides: Any, dilations: Any, r0: int, r1: int, acc: Any) -> None:
+    """Output rows r0..r1 (over every batch item: row ``n * OH + oy``) of ``out``
+    [N, OH, OW, C] from the padded ``x`` [N, HP, WP, C] and ``w`` [KH, KW, C]:
+    per output pixel, the taps in kernel order (y, then x), each product added
+    to ``acc`` [C], which starts at zero (the sums of the NumPy paths, in their
+    order).  A kernel row of 3, 5 or 7 taps is one pass over the channels (the
+    sum kept in a register across its taps: half the loads and stores of a
+    pass per tap)."""
+    oh, ow, nc = out.shape[1], out.shape[2], out.shape[3]
+    kh, kw = w.shape[0], w.shape[1]
+    sy, sx = strides[0], strides[1]
+    dy, dx = dilations[0], dilations[1]
+    zero = acc.dtype.type(0)
+    for row in range(r0, r1):
+        n, oy = row // oh, row % oh
+        for ox in range(ow):
+            for c in range(nc):
+                acc[c] = zero
+            for ky in range(kh):
+                xrow = x[n, oy * sy + ky * dy]
+                wrow = w[ky]
+                if kw == 3:
+                    _row3(acc, wrow, xrow, ox * sx, dx)
+                elif kw == 5:
+                    _row5(acc, wrow, xrow, ox * sx, dx)
+                elif kw == 7:
+                    _row7(acc, wrow, xrow, ox * sx, dx)
+                else:
+                    for kx in range(kw):
+                        src = xrow[ox * sx + kx * dx]
+                        wt = wrow[kx]
+                        for c in range(nc):
+                            acc[c] += wt[c] * src[c]
+            dst = out[n, oy, ox]
+            for c in range(nc):
+                dst[c] = acc[c]
