@@ -17,6 +17,38 @@ import numpy as np
 njit: Any = numba.njit
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _seg(phases: Any, m: int, kx: int, qy: int, sx: int, dx: int, plen: int, base: int) -> Any:
+    """The run of tap kx (in its phase, shifted) that planes multiplies over acc[:m]."""
+    shift = (qy * sx + (kx * dx) % sx) * plen + base + (kx * dx) // sx
+    return phases[shift:shift + m]
+
+
+@njit(nogil=True, cache=True)
+def _segs_pass(acc: Any, m: int, phases: Any, w: Any, row: int, kw: int, qy: int, sx: int, dx: int, plen: int,
+               base: int) -> None:
+    """acc[:m] += the kw (3, 5 or 7) taps of one kernel row, each product added in
+    order as planes' per-tap passes add them, in one pass over acc."""
+    w0, w1, w2 = w[row], w[row + 1], w[row + 2]
+    a0, a1, a2 = (_seg(phases, m, 0, qy, sx, dx, plen, base), _seg(phases, m, 1, qy, sx, dx, plen, base),
+                  _seg(phases, m, 2, qy, sx, dx, plen, base))
+    if kw == 3:
+        for i in range(m):
+            acc[i] = ((acc[i] + w0 * a0[i]) + w1 * a1[i]) + w2 * a2[i]
+        return
+    w3, w4 = w[row + 3], w[row + 4]
+    a3, a4 = _seg(phases, m, 3, qy, sx, dx, plen, base), _seg(phases, m, 4, qy, sx, dx, plen, base)
+    if kw == 5:
+        for i in range(m):
+            acc[i] = ((((acc[i] + w0 * a0[i]) + w1 * a1[i]) + w2 * a2[i]) + w3 * a3[i]) + w4 * a4[i]
+        return
+    w5, w6 = w[row + 5], w[row + 6]
+    a5, a6 = _seg(phases, m, 5, qy, sx, dx, plen, base), _seg(phases, m, 6, qy, sx, dx, plen, base)
+    for i in range(m):
+        acc[i] = ((((((acc[i] + w0 * a0[i]) + w1 * a1[i]) + w2 * a2[i]) + w3 * a3[i]) + w4 * a4[i])
+                  + w5 * a5[i]) + w6 * a6[i]
+
+
 @njit(nogil=True, cache=True)
 def planes(x: Any, w: Any, out: Any, geometry: Any, c0: int, c1: int, strides: Any, dilations: Any,
            begin: Any, pw: int, phases: Any, acc: Any) -> None:
@@ -79,9 +111,14 @@ def planes(x: Any, w: Any, out: Any, geometry: Any, c0: int, c1: int, strides: A
                     acc[i] = zero
                 for ky in range(kh):
                     oy_, qy = (ky * dy) // sy, (ky * dy) % sy
+                    row = (c * kh + ky) * kw
+                    if kw == 3 or kw == 5 or kw == 7:
+                        # the kernel row's taps in one pass (the sum in a register across them)
+                        _segs_pass(acc, m, phases, w, row, kw, qy, sx, dx, plen, (b0 + oy_) * pw)
+                        continue
                     for kx in range(kw):
                         ox_, qx = (kx * dx) // sx, (kx * dx) % sx
-                        weight = w[(c * kh + ky) * kw + kx]
+                        weight = w[row + kx]
                         shift = (qy * sx + qx) * plen + (b0 + oy_) * pw + ox_
                         seg = phases[shift:shift + m]
                         for i in range(m):
