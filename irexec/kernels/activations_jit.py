@@ -101,6 +101,15 @@ def swish(x: Any, out: Any, beta: float) -> None:
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
+def relu(x: Any, out: Any) -> None:
+    """x > 0 ? x : 0, as _relu: NaN and -0 give +0."""
+    zero = x.dtype.type(0)
+    for i in range(x.shape[0]):
+        v = x[i]
+        out[i] = v if v > zero else zero
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
 def sigmoid(x: Any, out: Any) -> None:
     """1 / (1 + e**-x), as _sigmoid."""
     for i in range(x.shape[0]):
