@@ -140,5 +140,5 @@ def _linear(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 # A product with at most 1/TALL_ROWS as many rows as columns is multiplied transposed (a
 # stored-transposed weight); one with TALL_ROWS times as many rows as columns or more is
-# cut by rows for the threads (ConvNeXt's linear layers: 0.75-0.9x the time on one thread)
+# cut by rows for the threads (ConvNeXt's linear layers: 0.75-0.9x the time of one thread)
 TALL_ROWS = 4
