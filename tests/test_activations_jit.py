@@ -26,6 +26,7 @@ OPS = {
     "swish": ("Swish", "opset4", {}, []),
     "swish-beta": ("Swish", "opset4", {}, [np.float32(0.37)]),
     "sigmoid": ("Sigmoid", "opset1", {}, []),
+    "relu": ("Relu", "opset1", {}, []),
     "hswish": ("HSwish", "opset4", {}, []),
     "hsigmoid": ("HSigmoid", "opset5", {}, []),
     "gelu2": ("Gelu", "opset2", {}, []),
@@ -33,7 +34,7 @@ OPS = {
     "gelu7-tanh": ("Gelu", "opset7", {"approximation_mode": "TANH"}, []),
 }
 
-KERNEL = {"swish": "swish", "swish-beta": "swish", "sigmoid": "sigmoid", "hswish": "hswish", "hsigmoid": "hsigmoid",
+KERNEL = {"swish": "swish", "swish-beta": "swish", "sigmoid": "sigmoid", "relu": "relu", "hswish": "hswish", "hsigmoid": "hsigmoid",
           "gelu2": "gelu_erf", "gelu7-erf": "gelu_erf", "gelu7-tanh": "gelu_tanh"}
 
 

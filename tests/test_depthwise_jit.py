@@ -28,6 +28,8 @@ CASES = {
     "crop-end": ((1, 5, 9, 9), (3, 3), (2, 2), (1, 1), (1, 0), (-1, -2)),
     "no-pads-wide": ((1, 3, 6, 40), (2, 4), (1, 2), (1, 1), (0, 0), (0, 0)),
     "one-row": ((1, 4, 1, 13), (1, 3), (1, 1), (1, 1), (0, 1), (0, 1)),
+    "7x7": ((1, 6, 20, 18), (7, 7), (1, 1), (1, 1), (3, 3), (3, 3)),  # ConvNeXt's kernel
+    "rows-of-7-strided-dilated": ((1, 4, 23, 40), (2, 7), (2, 2), (1, 2), (1, 3), (0, 2)),
 }
 
 
@@ -74,15 +76,80 @@ def test_compiled_matches_numpy_on_random_data(name: str, dtype: type, monkeypat
     np.testing.assert_allclose(compiled, numpy_path, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
 
 
-@pytest.mark.parametrize(("width", "stride", "compiled"), [(14, 1, True), (13, 1, False), (14, 2, True), (7, 2, False)])
-def test_narrow_maps_stay_on_the_einsum(width: int, stride: int, compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    case = ((1, 96, 12, width * stride), (3, 3), (1, stride), (1, 1), (1, 1), (1, 1))
+def _both_channels_last(x: np.ndarray, w: np.ndarray, case: tuple,
+                        monkeypatch: pytest.MonkeyPatch) -> tuple[np.ndarray, np.ndarray]:
+    """The channels-last kernel's result (every geometry taken as narrow) and the NumPy paths'."""
+    assert depthwise_compiled.compiled_channels_last() is not None
+    monkeypatch.setattr(depthwise_compiled, "COMPILED_FROM_WIDTH", 1 << 30)
+    monkeypatch.setattr(depthwise_compiled, "CHANNELS_LAST_FROM", 1)
     calls = []
     real = depthwise_compiled.run
     monkeypatch.setattr(depthwise_compiled, "run", lambda *a: calls.append(real(*a)) or calls[-1])
+    compiled = _conv(x, w, case)
+    assert calls == [True], "the case did not take the compiled kernel"
+    monkeypatch.setattr(depthwise_compiled, "_channels_last", None)
+    return compiled, _conv(x, w, case)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_channels_last_matches_numpy_exactly_on_integers(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    case = CASES[name]
+    rng = np.random.default_rng(sorted(CASES).index(name) + 50)
+    x = rng.integers(-8, 8, case[0]).astype(np.float32)
+    w = rng.integers(-4, 4, (case[0][1], 1, 1, *case[1])).astype(np.float32)
+    compiled, numpy_path = _both_channels_last(x, w, case, monkeypatch)
+    assert compiled.shape == numpy_path.shape and compiled.size
+    np.testing.assert_array_equal(compiled, numpy_path)
+
+
+# (input, kernel, strides, dilations, pads begin, end): EfficientNet's and MobileNet's 7 x 7 layers
+NARROW = {
+    "7x7-5x5": ((1, 576, 7, 7), (5, 5), (1, 1), (1, 1), (2, 2), (2, 2)),
+    "7x7-3x3-batch-2": ((2, 96, 7, 7), (3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
+    "14-to-7-stride-2": ((1, 72, 14, 14), (5, 5), (2, 2), (1, 1), (2, 2), (2, 2)),
+    "convnext-7x7": ((1, 40, 7, 7), (7, 7), (1, 1), (1, 1), (3, 3), (3, 3)),
+    "4-wide-kernel-row-2": ((1, 16, 6, 6), (3, 2), (1, 1), (2, 1), (1, 0), (1, 1)),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(NARROW))
+def test_channels_last_matches_numpy_on_random_data(name: str, dtype: type, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Narrow maps take the channels-last kernel by default; the taps in kernel order:
+    bit for bit the einsum's at stride 1, within f32 accumulation error where the NumPy
+    path sums a strided layer's taps phase by phase."""
+    case = NARROW[name]
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal(case[0]).astype(dtype)
+    w = rng.standard_normal((case[0][1], 1, 1, *case[1])).astype(dtype)
+    calls = []
+    real = depthwise_compiled.run
+    monkeypatch.setattr(depthwise_compiled, "run", lambda *a: calls.append(real(*a)) or calls[-1])
+    compiled = _conv(x, w, case)
+    assert calls == [True] and compiled.dtype == dtype
+    monkeypatch.setattr(depthwise_compiled, "_channels_last", None)
+    numpy_path = _conv(x, w, case)
+    if case[2] == (1, 1):
+        assert compiled.tobytes() == numpy_path.tobytes()
+    else:
+        np.testing.assert_allclose(compiled, numpy_path, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
+
+
+@pytest.mark.parametrize(("width", "stride", "channels", "kernel"),
+                         [(14, 1, 96, "planes"), (13, 1, 96, "channels-last"), (14, 2, 96, "planes"),
+                          (7, 2, 96, "channels-last"), (7, 1, 8, "channels-last"), (7, 1, 4, None)])
+def test_the_kernel_by_width_and_channels(width: int, stride: int, channels: int, kernel: str | None,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """From 14 wide the planes kernel; narrower, channels last from 8 channels; fewer stay on NumPy."""
+    case = ((1, channels, 12, width * stride), (3, 3), (1, stride), (1, 1), (1, 1), (1, 1))
+    ran: list[str] = []
+    planes, last = depthwise_compiled.compiled_planes(), depthwise_compiled.compiled_channels_last()
+    assert planes is not None and last is not None
+    monkeypatch.setattr(depthwise_compiled, "_planes", lambda *a: ran.append("planes") or planes(*a))
+    monkeypatch.setattr(depthwise_compiled, "_channels_last", lambda *a: ran.append("channels-last") or last(*a))
     x = np.ones(case[0], np.float32)
-    out = _conv(x, np.ones((96, 1, 1, 3, 3), np.float32), case)
-    assert out.shape[-1] == width and calls == [compiled]
+    out = _conv(x, np.ones((channels, 1, 1, 3, 3), np.float32), case)
+    assert out.shape[-1] == width and set(ran) == ({kernel} if kernel else set())
     np.testing.assert_array_equal(out[0, :, 1:-1, 1:-1], 9)  # inside the padding: nine taps of ones
 
 

@@ -7,7 +7,9 @@ with an exp that vectorizes: Swish on EfficientNet's [1, 144, 56, 56] in about
 a fifth of the time (benchmarks/README.md).  Same f64 steps, each rounding as
 NumPy's; only the exp differs, by about 1e-16 relative, far inside what the
 rounding to f32 allows, so the promise of docs/accuracy.md (within 1 ulp)
-stands.  Tensors below ``MIN_SIZE`` elements stay on the NumPy kernels until a larger
+stands.  ReLU runs compiled too: one select per element, at the speed of a
+copy, where NumPy's maximum against a scalar zero takes 4x as long (and its
+exact result is the same bits).  Tensors below ``MIN_SIZE`` elements stay on the NumPy kernels until a larger
 one has loaded the compiled ones, so a small model never imports Numba for
 them; IREXEC_JIT=0 turns the kernels off.
 """

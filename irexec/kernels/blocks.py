@@ -27,6 +27,11 @@ _TILE_COLS = 64
 # A transposed block with a side shorter than this is copied whole: either
 # NumPy's inner loop reads few source rows at a time, or reads them densely.
 _MIN_TILE_SIDE = 32
+# ... and so is a transpose of fewer bytes than this with a side up to _CACHED_SIDE: it stays
+# in the L2 cache, where NumPy's plain copy reads its few source rows densely enough (ConvNeXt's
+# [3136, 32] and [32, 3136] blocks: 0.4-0.5x the tiles' time; a side of 256 needs the tiles)
+_CACHED_BYTES = 2 << 20
+_CACHED_SIDE = 128
 
 
 def merge_trailing(dst: np.ndarray, src: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -62,6 +67,14 @@ def _view(a: np.ndarray, shape: list[int]) -> np.ndarray:
 def _reduced(dst: np.ndarray, src: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Views of two same-shape arrays without their length-1 axes and with
     every pair of neighbouring axes merged that both walk at one stride."""
+    shape, d_str, s_str = _reduced_layout(dst, src)
+    return (np.lib.stride_tricks.as_strided(dst, shape, d_str),
+            np.lib.stride_tricks.as_strided(src, shape, s_str, writeable=False))
+
+
+def _reduced_layout(dst: np.ndarray, src: np.ndarray) -> tuple[list[int], list[int], list[int]]:
+    """The shape and the two arrays' strides of ``_reduced``'s views (making the
+    views costs 20 us, as much as copying 100 KB: only where they are used)."""
     keep = [a for a in range(dst.ndim) if dst.shape[a] != 1]
     shape = [dst.shape[a] for a in keep]
     d_str = [dst.strides[a] for a in keep]
@@ -74,8 +87,7 @@ def _reduced(dst: np.ndarray, src: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         a -= 1
     if not shape:
         shape, d_str, s_str = [1], [dst.itemsize], [src.itemsize]
-    return (np.lib.stride_tricks.as_strided(dst, shape, d_str),
-            np.lib.stride_tricks.as_strided(src, shape, s_str, writeable=False))
+    return shape, d_str, s_str
 
 
 def copy_parallel(dst: np.ndarray, src: np.ndarray) -> None:
@@ -89,14 +101,19 @@ def copy_parallel(dst: np.ndarray, src: np.ndarray) -> None:
     if dst.nbytes <= _SMALL_BYTES or dst.size == 0:
         np.copyto(dst, src)
         return
-    dst, src = _reduced(dst, src)
+    shape, d_str, s_str = _reduced_layout(dst, src)
     item = dst.itemsize
-    last = dst.ndim - 1
-    inner = min(range(dst.ndim), key=lambda a: abs(src.strides[a]))
-    if (inner != last and abs(src.strides[inner]) == item and abs(dst.strides[last]) == item
-            and _transpose_tiles(dst, src, inner)):
-        return
+    last = len(shape) - 1
+    inner = min(range(len(shape)), key=lambda a: abs(s_str[a]))
+    tiles = (inner != last and abs(s_str[inner]) == item and abs(d_str[last]) == item
+             and _tiles_pay(shape[inner], shape[last], dst.nbytes))
     parts = parallel.pieces(dst.nbytes)
+    if not tiles and parts <= 1:
+        np.copyto(dst, src)  # NumPy merges the axes itself
+        return
+    dst, src = _reduced(dst, src)
+    if tiles and _transpose_tiles(dst, src, inner):
+        return
     if parts <= 1:
         np.copyto(dst, src)
         return
@@ -119,6 +136,13 @@ def broadcast_into(dst: np.ndarray, src: np.ndarray) -> None:
         copy_parallel(dst, np.broadcast_to(src, dst.shape))
 
 
+def _tiles_pay(rows: int, cols: int, nbytes: int) -> bool:
+    """Whether a transposed block of ``rows`` by ``cols`` (of a copy of ``nbytes``) is
+    copied faster tile by tile than by NumPy's plain copy."""
+    short = min(rows, cols)
+    return short >= _MIN_TILE_SIDE and not (nbytes < _CACHED_BYTES and short <= _CACHED_SIDE)
+
+
 def _transpose_tiles(dst: np.ndarray, src: np.ndarray, k: int) -> bool:
     """Copy ``src`` into ``dst`` (reduced views; ``src`` contiguous along axis
     ``k``, ``dst`` along its last axis) as 2-D tiles [rows of axis k, columns
@@ -130,7 +154,7 @@ def _transpose_tiles(dst: np.ndarray, src: np.ndarray, k: int) -> bool:
     tile: the plain copy then reads few source rows, or reads them densely."""
     last = dst.ndim - 1
     rows, cols = dst.shape[k], dst.shape[last]
-    if min(rows, cols) < _MIN_TILE_SIDE:
+    if not _tiles_pay(rows, cols, dst.nbytes):
         return False
     item = dst.itemsize
     per_tile = max(1, _TILE_BYTES // item)

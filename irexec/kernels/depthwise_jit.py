@@ -17,6 +17,38 @@ import numpy as np
 njit: Any = numba.njit
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _seg(phases: Any, m: int, kx: int, qy: int, sx: int, dx: int, plen: int, base: int) -> Any:
+    """The run of tap kx (in its phase, shifted) that planes multiplies over acc[:m]."""
+    shift = (qy * sx + (kx * dx) % sx) * plen + base + (kx * dx) // sx
+    return phases[shift:shift + m]
+
+
+@njit(nogil=True, cache=True)
+def _segs_pass(acc: Any, m: int, phases: Any, w: Any, row: int, kw: int, qy: int, sx: int, dx: int, plen: int,
+               base: int) -> None:
+    """acc[:m] += the kw (3, 5 or 7) taps of one kernel row, each product added in
+    order as planes' per-tap passes add them, in one pass over acc."""
+    w0, w1, w2 = w[row], w[row + 1], w[row + 2]
+    a0, a1, a2 = (_seg(phases, m, 0, qy, sx, dx, plen, base), _seg(phases, m, 1, qy, sx, dx, plen, base),
+                  _seg(phases, m, 2, qy, sx, dx, plen, base))
+    if kw == 3:
+        for i in range(m):
+            acc[i] = ((acc[i] + w0 * a0[i]) + w1 * a1[i]) + w2 * a2[i]
+        return
+    w3, w4 = w[row + 3], w[row + 4]
+    a3, a4 = _seg(phases, m, 3, qy, sx, dx, plen, base), _seg(phases, m, 4, qy, sx, dx, plen, base)
+    if kw == 5:
+        for i in range(m):
+            acc[i] = ((((acc[i] + w0 * a0[i]) + w1 * a1[i]) + w2 * a2[i]) + w3 * a3[i]) + w4 * a4[i]
+        return
+    w5, w6 = w[row + 5], w[row + 6]
+    a5, a6 = _seg(phases, m, 5, qy, sx, dx, plen, base), _seg(phases, m, 6, qy, sx, dx, plen, base)
+    for i in range(m):
+        acc[i] = ((((((acc[i] + w0 * a0[i]) + w1 * a1[i]) + w2 * a2[i]) + w3 * a3[i]) + w4 * a4[i])
+                  + w5 * a5[i]) + w6 * a6[i]
+
+
 @njit(nogil=True, cache=True)
 def planes(x: Any, w: Any, out: Any, geometry: Any, c0: int, c1: int, strides: Any, dilations: Any,
            begin: Any, pw: int, phases: Any, acc: Any) -> None:
@@ -79,9 +111,14 @@ def planes(x: Any, w: Any, out: Any, geometry: Any, c0: int, c1: int, strides: A
                     acc[i] = zero
                 for ky in range(kh):
                     oy_, qy = (ky * dy) // sy, (ky * dy) % sy
+                    row = (c * kh + ky) * kw
+                    if kw == 3 or kw == 5 or kw == 7:
+                        # the kernel row's taps in one pass (the sum in a register across them)
+                        _segs_pass(acc, m, phases, w, row, kw, qy, sx, dx, plen, (b0 + oy_) * pw)
+                        continue
                     for kx in range(kw):
                         ox_, qx = (kx * dx) // sx, (kx * dx) % sx
-                        weight = w[(c * kh + ky) * kw + kx]
+                        weight = w[row + kx]
                         shift = (qy * sx + qx) * plen + (b0 + oy_) * pw + ox_
                         seg = phases[shift:shift + m]
                         for i in range(m):
@@ -91,3 +128,70 @@ def planes(x: Any, w: Any, out: Any, geometry: Any, c0: int, c1: int, strides: A
                     src_row = acc[(oy - b0) * pw:(oy - b0) * pw + ow]
                     for ox in range(ow):
                         dst[ox] = src_row[ox]
+
+
+
+@njit(nogil=True, cache=True)
+def _row3(acc: Any, w: Any, x: Any, base: int, step: int) -> None:
+    """acc += the three taps of a kernel row, added one by one in order (one pass)."""
+    w0, w1, w2 = w[0], w[1], w[2]
+    s0, s1, s2 = x[base], x[base + step], x[base + 2 * step]
+    for c in range(acc.shape[0]):
+        acc[c] = ((acc[c] + w0[c] * s0[c]) + w1[c] * s1[c]) + w2[c] * s2[c]
+
+
+@njit(nogil=True, cache=True)
+def _row5(acc: Any, w: Any, x: Any, base: int, step: int) -> None:
+    w0, w1, w2, w3, w4 = w[0], w[1], w[2], w[3], w[4]
+    s0, s1, s2, s3, s4 = x[base], x[base + step], x[base + 2 * step], x[base + 3 * step], x[base + 4 * step]
+    for c in range(acc.shape[0]):
+        acc[c] = ((((acc[c] + w0[c] * s0[c]) + w1[c] * s1[c]) + w2[c] * s2[c]) + w3[c] * s3[c]) + w4[c] * s4[c]
+
+
+@njit(nogil=True, cache=True)
+def _row7(acc: Any, w: Any, x: Any, base: int, step: int) -> None:
+    w0, w1, w2, w3, w4, w5, w6 = w[0], w[1], w[2], w[3], w[4], w[5], w[6]
+    s0, s1, s2, s3 = x[base], x[base + step], x[base + 2 * step], x[base + 3 * step]
+    s4, s5, s6 = x[base + 4 * step], x[base + 5 * step], x[base + 6 * step]
+    for c in range(acc.shape[0]):
+        acc[c] = ((((((acc[c] + w0[c] * s0[c]) + w1[c] * s1[c]) + w2[c] * s2[c]) + w3[c] * s3[c]) + w4[c] * s4[c])
+                  + w5[c] * s5[c]) + w6[c] * s6[c]
+
+
+@njit(nogil=True, cache=True)
+def channels_last(x: Any, w: Any, out: Any, strides: Any, dilations: Any, r0: int, r1: int, acc: Any) -> None:
+    """Output rows r0..r1 (over every batch item: row ``n * OH + oy``) of ``out``
+    [N, OH, OW, C] from the padded ``x`` [N, HP, WP, C] and ``w`` [KH, KW, C]:
+    per output pixel, the taps in kernel order (y, then x), each product added
+    to ``acc`` [C], which starts at zero (the sums of the NumPy paths, in their
+    order).  A kernel row of 3, 5 or 7 taps is one pass over the channels (the
+    sum kept in a register across its taps: half the loads and stores of a
+    pass per tap)."""
+    oh, ow, nc = out.shape[1], out.shape[2], out.shape[3]
+    kh, kw = w.shape[0], w.shape[1]
+    sy, sx = strides[0], strides[1]
+    dy, dx = dilations[0], dilations[1]
+    zero = acc.dtype.type(0)
+    for row in range(r0, r1):
+        n, oy = row // oh, row % oh
+        for ox in range(ow):
+            for c in range(nc):
+                acc[c] = zero
+            for ky in range(kh):
+                xrow = x[n, oy * sy + ky * dy]
+                wrow = w[ky]
+                if kw == 3:
+                    _row3(acc, wrow, xrow, ox * sx, dx)
+                elif kw == 5:
+                    _row5(acc, wrow, xrow, ox * sx, dx)
+                elif kw == 7:
+                    _row7(acc, wrow, xrow, ox * sx, dx)
+                else:
+                    for kx in range(kw):
+                        src = xrow[ox * sx + kx * dx]
+                        wt = wrow[kx]
+                        for c in range(nc):
+                            acc[c] += wt[c] * src[c]
+            dst = out[n, oy, ox]
+            for c in range(nc):
+                dst[c] = acc[c]

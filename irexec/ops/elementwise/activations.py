@@ -73,7 +73,7 @@ unary("Floor", 1, _int_or(np.floor), accuracy=EXACT, summary="round toward -inf"
 unary("Ceiling", 1, _int_or(np.ceil), accuracy=EXACT, summary="round toward +inf")
 unary("Round", 5, _round, with_op=True, accuracy=EXACT, summary="round to an integer value",
       attributes={"mode": Enum("half_to_even", "half_away_from_zero", doc="how halves round")})
-unary("ReLU", 1, _relu, accuracy=EXACT, summary="max(x, 0)")
+ReLU1 = unary("ReLU", 1, _relu, accuracy=EXACT, summary="max(x, 0)")
 
 # ------------------------------------------------- functions, f64 then rounded once
 
@@ -289,6 +289,7 @@ def _compiled_first(cls: type[Op], kernel_of: Callable[[Op], str]) -> None:
     cls.compute = compute  # type: ignore[method-assign, assignment]
 
 
+_compiled_first(ReLU1, lambda op: "relu")  # one pass at a copy's speed: NumPy's maximum against 0 takes 4x
 _compiled_first(Sigmoid1, lambda op: "sigmoid")
 _compiled_first(Gelu2, lambda op: "gelu_erf")
 _compiled_first(Gelu7, lambda op: "gelu_tanh" if op.approximation_mode == "tanh" else "gelu_erf")

@@ -24,13 +24,13 @@ PATHS = {
     "plain": {parallel.ENV_VAR: "1"},
     "threaded": {parallel.ENV_VAR: "2", "_SMALL_BYTES": -1, "MIN_PARALLEL_BYTES": 0, "MIN_PIECE_BYTES": 1,
                  "_MIN_TILE_SIDE": 1 << 62},
-    "tiles": {parallel.ENV_VAR: "1", "_SMALL_BYTES": -1, "_MIN_TILE_SIDE": 1, "_TILE_BYTES": 24, "_TILE_COLS": 3,
+    "tiles": {parallel.ENV_VAR: "1", "_SMALL_BYTES": -1, "_MIN_TILE_SIDE": 1, "_CACHED_BYTES": 0, "_TILE_BYTES": 24, "_TILE_COLS": 3,
               "_GROUP_BYTES": 1},
     # groups of several tiles per call, with a short last tile
     "tile-groups-threaded": {parallel.ENV_VAR: "2", "_SMALL_BYTES": -1, "MIN_PARALLEL_BYTES": 0, "MIN_PIECE_BYTES": 1,
-                             "_MIN_TILE_SIDE": 1, "_TILE_BYTES": 40, "_TILE_COLS": 2, "_GROUP_BYTES": 200},
+                             "_MIN_TILE_SIDE": 1, "_CACHED_BYTES": 0, "_TILE_BYTES": 40, "_TILE_COLS": 2, "_GROUP_BYTES": 200},
     # whole small blocks, several along another axis per call
-    "tile-batches": {parallel.ENV_VAR: "1", "_SMALL_BYTES": -1, "_MIN_TILE_SIDE": 1, "_TILE_BYTES": 40, "_TILE_COLS": 2,
+    "tile-batches": {parallel.ENV_VAR: "1", "_SMALL_BYTES": -1, "_MIN_TILE_SIDE": 1, "_CACHED_BYTES": 0, "_TILE_BYTES": 40, "_TILE_COLS": 2,
                      "_GROUP_BYTES": 2000},
 }
 DTYPES = [np.float32, np.int8, np.float16, np.int64, np.bool_, np.complex64]
@@ -84,6 +84,7 @@ def test_tiles_used_for_a_channels_last_transpose(monkeypatch, group_bytes, call
 
     monkeypatch.setenv(parallel.ENV_VAR, "1")
     monkeypatch.setattr(blocks, "_GROUP_BYTES", group_bytes)
+    monkeypatch.setattr(blocks, "_CACHED_BYTES", 0)  # 512 KiB with a side of 64: else one plain copy
     monkeypatch.setattr(blocks.np, "copyto", counting)
     x = np.arange(2 * 64 * 32 * 32, dtype=np.float32).reshape(2, 64, 32, 32)
     out = np.empty((2, 32, 32, 64), np.float32)
@@ -91,6 +92,30 @@ def test_tiles_used_for_a_channels_last_transpose(monkeypatch, group_bytes, call
     assert out.tobytes() == np.ascontiguousarray(x.transpose(0, 2, 3, 1)).tobytes()
     assert len(calls) == calls_wanted
     assert all(shape[-1] in (64, blocks._TILE_BYTES // 4 // 64) for shape in calls)
+
+
+@pytest.mark.parametrize(("shape", "perm", "tiled"), [
+    ((1, 32, 56, 56), (0, 2, 3, 1), False), ((1, 56, 56, 32), (0, 3, 1, 2), False),  # ConvNeXt's, in the cache
+    ((1, 256, 28, 28), (0, 2, 3, 1), True),  # a side of 256: tiles
+    ((1, 64, 112, 112), (0, 2, 3, 1), True)])  # 3.2 MB: tiles
+def test_a_transpose_in_the_cache_is_one_plain_copy(monkeypatch, shape, perm, tiled):
+    """A transposed block under _CACHED_BYTES with a side up to _CACHED_SIDE is one
+    NumPy copy (no tiles, no views made); a larger one or a longer side goes by tiles."""
+    calls: list[tuple[int, ...]] = []
+    real = np.copyto
+
+    def counting(dst, src, **kw):
+        calls.append(dst.shape)
+        return real(dst, src, **kw)
+
+    monkeypatch.setenv(parallel.ENV_VAR, "1")
+    monkeypatch.setattr(blocks.np, "copyto", counting)
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    (out,) = Transpose1().run(x, np.array(perm, np.int64))
+    assert out.tobytes() == np.ascontiguousarray(x.transpose(perm)).tobytes()
+    assert (len(calls) > 1) == tiled
+    if not tiled:
+        assert calls == [out.shape]
 
 
 MODES = ["constant", "edge", "reflect", "symmetric"]
