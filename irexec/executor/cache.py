@@ -136,6 +136,8 @@ class RunCache:
         self.dropped = self.full = True
         for plan in self.runs.values():
             plan.compact = None  # its preset holds kept outputs
+            for replay in plan.replays.values():
+                replay.programs.clear()  # so do their programs
         return True
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -14,6 +14,9 @@ from ..base.errors import Diagnostic
 from ..ir.records import Layer
 from ..ops.framework.base import Inference, Op
 from ..ops.state import Variable
+
+if TYPE_CHECKING:
+    from .program import Program
 
 
 class Step(NamedTuple):
@@ -93,6 +96,8 @@ class Replay:
         # by key: the inferences of a run, and its warnings (a replayed run computes the same
         # shapes, each inferred output being static, so it skips their check)
         self.runs: dict[tuple, tuple[list[Inference | None], list[Diagnostic]]] = {}
+        # by key: the program of a plain run (program.py), None where it cannot have one
+        self.programs: dict[tuple, Program | None] = {}
 
     def key(self, bound: Mapping[int, np.ndarray]) -> tuple | None:
         return tuple([(lid, a.shape, a.dtype) for lid, a in bound.items()]) if self.sound else None
@@ -102,4 +107,5 @@ class Replay:
             return  # an output shape found only by computing it: later runs may differ
         if len(self.runs) >= self.LIMIT:
             self.runs.clear()
+            self.programs.clear()
         self.runs[key] = (inferences, list(warnings))
