@@ -33,7 +33,7 @@ def test_signatures_in_turn_give_what_each_gives_alone(builder, write_ir):
     rng = np.random.default_rng(0)
     feeds = {shape: rng.standard_normal(shape).astype(np.float32) for shape in ((2, 3), (4, 5), (1, 7))}
     for _ in range(4):  # each signature is replayed, then run as a program, between the others
-        for shape, x in feeds.items():
+        for x in feeds.values():
             y = irexec.run(model, {"x": x})["y"]
             assert y.shape == (x.size,)
             assert np.array_equal(y, x.reshape(-1) * np.float32(2))

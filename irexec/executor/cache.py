@@ -5,6 +5,7 @@ shapes, run plans, and the Parameters by name."""
 from __future__ import annotations
 
 import weakref
+from functools import cached_property
 
 import numpy as np
 
@@ -81,10 +82,11 @@ class RunCache:
         self.parameters = model.parameters
         self.params_by_name: dict[str, Layer] | None = None
 
-    @property
-    def settled(self) -> set[int]:
-        """The layers whose values follow from the feeds' shapes and types alone."""
-        return self.foldable | self.shape_of | self.shape_derived
+    @cached_property
+    def settled(self) -> frozenset[int]:
+        """The layers whose values follow from the feeds' shapes and types alone (made once: a
+        run asks for it every time)."""
+        return frozenset(self.foldable | self.shape_of | self.shape_derived)
 
     def inputs_of(self, lid: int) -> list[tuple[int, int] | None]:
         """The tensors a layer reads in a run (a decompression chain's last layer reads the chain's Consts)."""

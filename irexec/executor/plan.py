@@ -68,7 +68,7 @@ class RunPlan:
                 step._replace(frees=tuple(src for src in step.frees if src[0] not in keep)) for step in self.steps]
         return found
 
-    def replay(self, steps: list[Step], settled: set[int]) -> Replay:
+    def replay(self, steps: list[Step], settled: frozenset[int]) -> Replay:
         """The replay of ``steps``; ``settled``: the layers whose values follow from the feeds' shapes alone."""
         found = self.replays.get(id(steps))
         if found is None or found.steps is not steps:
@@ -88,7 +88,7 @@ class Replay:
 
     LIMIT = 16  # feed signatures kept; a caller feeding ever new shapes starts over
 
-    def __init__(self, steps: list[Step], settled: set[int]) -> None:
+    def __init__(self, steps: list[Step], settled: frozenset[int]) -> None:
         self.steps = steps
         self.sound = all(src is None or src[0] in settled
                          for _, _, op, sources, *_ in steps
