@@ -67,13 +67,13 @@ class Program:
             slots[slot] = bound[lid]
         results: dict[int, np.ndarray] = {}
         times: dict[int, float] = {}
-        clock, in_use, ndarray = time.perf_counter, limits.IN_USE, np.ndarray
+        clock, in_use, ndarray, read = time.perf_counter, limits.IN_USE, np.ndarray, slots.__getitem__
         with blas.limited():
             for lid, layer, compute, plan, reads, writes, frees, used, is_result, verify in self.calls:
                 begin = clock()
                 token = in_use.set((limit, start + used))
                 try:
-                    outs = compute(plan, *[slots[s] for s in reads])
+                    outs = compute(plan, *map(read, reads))
                 except Exception as e:  # noqa: BLE001 - told as the layer loop tells it
                     raise layer_module.layer_failure(model, layer, e) from layer_module.failure_cause(e)
                 finally:
