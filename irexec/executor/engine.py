@@ -174,7 +174,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     if plain and known is not None and not outside and on_layer is None and not keep_all:
         assert replay is not None and run_key is not None
         if run_key not in replay.programs:
-            record = program_module.Recorder(held)  # this run through the loop makes the program
+            record = program_module.Recorder(held, folded.dropped)  # this run through the loop makes the program
         elif (program := replay.programs[run_key]) is not None and program.fits(held, limit):
             return program.run(model, bound, limit, held)
     with blas.limited():
@@ -218,7 +218,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                         signature = folded.signature(signature, lid, outs[0])
             elapsed = times[lid] = clock() - start
             if record is not None:
-                record.step(mark, None if fed is not None else outs)
+                record.step(mark, fed is not None, outs if lid in shape_of or lid in derived else None)
             if is_result:
                 results[lid] = outs[0]
                 held += own_bytes(outs[0])
@@ -240,7 +240,8 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                         held -= own_bytes(gone)
     if known is not None:
         warnings = list(known[1])  # the findings of the run replayed
-        if record is not None:
+        # (not when the fold cache gave way during the run: the preset would hold what it let go)
+        if record is not None and folded.dropped == record.dropped:
             assert replay is not None and run_key is not None and preset is not None
             replay.programs[run_key] = program_module.build(steps, preset, inferences, record,
                                                             folded.shape_of | folded.shape_derived, head, warnings)

@@ -35,6 +35,10 @@ from .last_position import last_position as last_position_of
 from .plan import Step
 from .rewrites import GIVES_STAND_IN
 
+# At most this many bytes of shape tensors a program keeps copies of (the shape arithmetic
+# kept per signature in the run cache is shared, not copied); a bigger one: no program.
+FIXED_BYTES = 4 << 20
+
 # What one computed step needs: layer id, layer, the kernel and its plan, the slots it
 # reads, the slots of its outputs, the slots it frees, the bytes in use when it runs
 # beyond the run's start (its outputs included), whether it is a Result, and the
@@ -101,17 +105,21 @@ class Program:
 
 class Recorder:
     """What a replayed run through the layer loop saw: per step, the bytes held when it
-    began and its outputs."""
+    began, whether it was fed, and the outputs of the shape layers (only theirs: the run
+    must not hold its other tensors longer than the loop does)."""
 
-    __slots__ = ("start", "held", "outs")
+    __slots__ = ("start", "dropped", "held", "fed", "outs")
 
-    def __init__(self, start: int) -> None:
+    def __init__(self, start: int, dropped: bool) -> None:
         self.start = start
+        self.dropped = dropped  # whether the fold cache had given way when the run began
         self.held: list[int] = []
+        self.fed: list[bool] = []
         self.outs: list[list[np.ndarray] | None] = []
 
-    def step(self, held: int, outs: list[np.ndarray] | None) -> None:
+    def step(self, held: int, fed: bool, outs: list[np.ndarray] | None) -> None:
         self.held.append(held)
+        self.fed.append(fed)
         self.outs.append(outs)
 
 
@@ -121,7 +129,7 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
     some layer is not an ordinary kernel.  ``preset``: the kept tensors the run starts
     from; ``fixed``: the layers whose outputs follow from the feeds' shapes alone
     (ShapeOf and the shape arithmetic after it)."""
-    if len(record.outs) != len(steps):
+    if len(record.held) != len(steps):
         return None  # a step skipped (a packed weight nothing reads any more): not a plain run
     slot_of: dict[tuple[int, int], int] = {}
     template: list[Any] = []
@@ -139,19 +147,25 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
     calls: list[_Call] = []
     freed: set[tuple[int, int]] = set()
     peak = 0
+    copied = 0
     for index, step in enumerate(steps):
         outs = record.outs[index]
-        if outs is None or step.lid in fixed:
-            if outs is None:  # fed
+        if record.fed[index] or step.lid in fixed:
+            if record.fed[index]:
                 fed.append((step.lid, slot((step.lid, 0))))
             else:
+                if outs is None:
+                    return None
                 for (key, _), out in zip(step.ports, outs):
                     if isinstance(out, StandIn):
                         return None
                     if out.flags.writeable:  # a copy of its own: the run may have handed this array out
+                        copied += out.nbytes
                         out = out.copy()
                         out.flags.writeable = False
                     template[slot(key)] = out
+                if copied > FIXED_BYTES:
+                    return None
             # what it was the last to read goes once the kernel before it has run (it reads nothing now)
             if step.frees and calls:
                 last = calls[-1]
