@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -14,9 +14,6 @@ from ..base.errors import Diagnostic
 from ..ir.records import Layer
 from ..ops.framework.base import Inference, Op
 from ..ops.state import Variable
-
-if TYPE_CHECKING:
-    from .program import Program
 
 
 class Step(NamedTuple):
@@ -96,8 +93,9 @@ class Replay:
         # by key: the inferences of a run, and its warnings (a replayed run computes the same
         # shapes, each inferred output being static, so it skips their check)
         self.runs: dict[tuple, tuple[list[Inference | None], list[Diagnostic]]] = {}
-        # by key: the program of a plain run (program.py), None where it cannot have one
-        self.programs: dict[tuple, Program | None] = {}
+        # by key: the program of a plain run (program.Program: plan.py stays below program.py),
+        # None where it cannot have one
+        self.programs: dict[tuple, Any] = {}
 
     def key(self, bound: Mapping[int, np.ndarray]) -> tuple | None:
         return tuple([(lid, a.shape, a.dtype) for lid, a in bound.items()]) if self.sound else None
