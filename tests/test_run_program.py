@@ -92,3 +92,17 @@ def test_a_kernel_failure_is_told_as_the_layer_loop_tells_it(builder, write_ir):
         irexec.run(reused, zero)
     assert str(again.value) == str(fresh.value)
     assert type(again.value) is type(fresh.value)
+
+
+def test_a_stateful_model_carries_its_state_through_program_runs(tmp_path):
+    pytest.importorskip("openvino")
+    from stateful_models import accumulator, save
+
+    path = save(accumulator("v6-init"), tmp_path)  # out = state + x, state = out, from fives
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with irexec.Session(path) as session:
+        for n in range(1, 9):  # the same signature each time: the later runs are programs
+            out = next(iter(session.run({"x": x}).outputs.values()))
+            assert np.array_equal(out, 5 + n * x), n
+        session.reset_state()
+        assert np.array_equal(next(iter(session.run({"x": x}).outputs.values())), 5 + x)
