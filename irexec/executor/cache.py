@@ -5,6 +5,7 @@ shapes, run plans, and the Parameters by name."""
 from __future__ import annotations
 
 import weakref
+from functools import cached_property
 
 import numpy as np
 
@@ -81,10 +82,11 @@ class RunCache:
         self.parameters = model.parameters
         self.params_by_name: dict[str, Layer] | None = None
 
-    @property
-    def settled(self) -> set[int]:
-        """The layers whose values follow from the feeds' shapes and types alone."""
-        return self.foldable | self.shape_of | self.shape_derived
+    @cached_property
+    def settled(self) -> frozenset[int]:
+        """The layers whose values follow from the feeds' shapes and types alone (made once: a
+        run asks for it every time)."""
+        return frozenset(self.foldable | self.shape_of | self.shape_derived)
 
     def inputs_of(self, lid: int) -> list[tuple[int, int] | None]:
         """The tensors a layer reads in a run (a decompression chain's last layer reads the chain's Consts)."""
@@ -136,6 +138,8 @@ class RunCache:
         self.dropped = self.full = True
         for plan in self.runs.values():
             plan.compact = None  # its preset holds kept outputs
+            for replay in plan.replays.values():
+                replay.programs.clear()  # so do their programs
         return True
 
 

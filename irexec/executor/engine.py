@@ -21,6 +21,7 @@ from ..ops.framework.base import Inference
 from ..ops.io import Result1
 from ..system import blas
 from . import compressed_weights
+from . import program as program_module
 from .cache import run_cache
 from .feeds import bind_feeds, bind_variables
 from .last_position import find_head
@@ -111,7 +112,7 @@ def run_model(
     try:
         values, results, times, warnings = _execute(model, steps, bound, limit, on_layer, keep_all, preset,
                                                     preset_bytes, plan.replay(steps, run_cache(model).settled),
-                                                    head=plan.head, cut=plan.cut)
+                                                    head=plan.head, cut=plan.cut, plain=preset is not None)
     finally:
         compressed_weights.REAL_WEIGHTS.reset(token)
     if stop_layer is not None:
@@ -138,13 +139,16 @@ def _own(outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], limit: int, on_layer: LayerHook | None,
              keep_all: bool, preset: Mapping[tuple[int, int], np.ndarray] | None = None, preset_bytes: int = 0,
              replay: Replay | None = None, outside: int = 0, head: int = -1, cut: frozenset[int] = frozenset(),
+             plain: bool = False,
              ) -> tuple[dict[tuple[int, int], np.ndarray], dict[int, np.ndarray], dict[int, float], list[Diagnostic]]:
     """Run the steps, starting from the tensors in ``preset``; every tensor is
     released after its last reader unless ``keep_all``.  The loop every run
     and every sub-graph iteration goes through, so it does per layer only
     what a run needs.  ``outside``: bytes a body's caller already uses, the
     arrays in ``bound`` among them.  ``head``: the layer whose first input is cut to its last
-    position, ``cut``: the layers whose outputs then differ from their declared dims."""
+    position, ``cut``: the layers whose outputs then differ from their declared dims.
+    ``plain``: a run from the kept layers' outputs with no hook, nothing kept and no stop,
+    which a feed signature seen before runs as a program (program.py)."""
     folded = run_cache(model)
     kept, foldable, shapes_ok = folded.outputs, folded.foldable, folded.shapes_ok
     shape_of, derived, derived_outs = folded.shape_of, folded.shape_derived, folded.derived
@@ -166,9 +170,17 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     known = replay.runs.get(run_key) if replay is not None and run_key is not None else None
     inferences: list[Inference | None] = known[0] if known is not None else [None] * len(steps)
     checked = known is not None  # the run replayed computed these shapes and checked them
+    record = None
+    if plain and known is not None and not outside and on_layer is None and not keep_all:
+        assert replay is not None and run_key is not None
+        if run_key not in replay.programs:
+            record = program_module.Recorder(held, folded.dropped)  # this run through the loop makes the program
+        elif (program := replay.programs[run_key]) is not None and program.fits(held, limit):
+            return program.run(model, bound, limit, held)
     with blas.limited():
         for index, (lid, layer, op, sources, frees, is_result, unread, ports) in enumerate(steps):
             start = clock()
+            mark = held
             fed = bound.get(lid)
             outs: list[np.ndarray] | None
             if fed is not None:
@@ -205,6 +217,8 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                     elif lid in shape_of:
                         signature = folded.signature(signature, lid, outs[0])
             elapsed = times[lid] = clock() - start
+            if record is not None:
+                record.step(mark, fed is not None, outs if lid in shape_of or lid in derived else None)
             if is_result:
                 results[lid] = outs[0]
                 held += own_bytes(outs[0])
@@ -226,6 +240,11 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                         held -= own_bytes(gone)
     if known is not None:
         warnings = list(known[1])  # the findings of the run replayed
+        # (not when the fold cache gave way during the run: the preset would hold what it let go)
+        if record is not None and folded.dropped == record.dropped:
+            assert replay is not None and run_key is not None and preset is not None
+            replay.programs[run_key] = program_module.build(steps, preset, inferences, record,
+                                                            folded.shape_of | folded.shape_derived, head, warnings)
     elif replay is not None and run_key is not None:
         replay.keep(run_key, inferences, warnings)
     return values, results, times, warnings

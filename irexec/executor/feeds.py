@@ -63,9 +63,9 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray], needed: set[int] |
             problems.append(Diagnostic("input-mismatch", f"input {key!r} matches no Parameter (Parameters: {known})"
                                        f"{positional_hint(key, [p.name for p in model.parameters])}", ERROR, file=model.path))
             continue
-        where = model.where(layer, layer.outputs[0].id if layer.outputs else None, "output" if layer.outputs else None)
         if layer.id in bound:
-            problems.append(Diagnostic("input-mismatch", f"fed twice (input {key!r} names the same Parameter)", ERROR, **where))
+            problems.append(Diagnostic("input-mismatch", f"fed twice (input {key!r} names the same Parameter)", ERROR,
+                                       **_where(model, layer)))
             continue
         op = model.ops[layer.id]
         if op is None:
@@ -75,11 +75,12 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray], needed: set[int] |
         coerced = _coerce(arr, etype)
         if coerced is None:
             problems.append(Diagnostic("input-mismatch", f"input {key!r} has dtype {arr.dtype} but the Parameter is {etype.name} "
-                                       f"(irexec does not cast inputs; convert it first, e.g. {cast_hint(etype.dtype)})", ERROR, **where))
+                                       f"(irexec does not cast inputs; convert it first, e.g. {cast_hint(etype.dtype)})", ERROR,
+                                       **_where(model, layer)))
             continue
         if not pshape.accepts(coerced.shape):
             problems.append(Diagnostic("input-mismatch", f"input {key!r} has shape {format_shape(coerced.shape)} but the Parameter "
-                                       f"accepts {pshape}", ERROR, **where))
+                                       f"accepts {pshape}", ERROR, **_where(model, layer)))
             continue
         bound[layer.id] = coerced
     reported = {d.layer_id for d in problems}  # a set: a model may have tens of thousands of Parameters
@@ -93,6 +94,11 @@ def bind_feeds(model: Model, feeds: Mapping[str, np.ndarray], needed: set[int] |
     if problems:
         raise InputError(problems)
     return bound
+
+
+def _where(model: Model, layer: Layer) -> dict:
+    """Where a feed's problem is told: its Parameter's output port (looked up only for a problem)."""
+    return model.where(layer, layer.outputs[0].id if layer.outputs else None, "output" if layer.outputs else None)
 
 
 def _some_names(layers: list[Layer], shown: int = 10) -> str:

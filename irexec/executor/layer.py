@@ -61,15 +61,31 @@ def compute_layer(model: Model, layer: Layer, op: Op, args: list[np.ndarray], va
             made = sum(own_bytes(o) for o in outs)
             if made + held > limit:
                 refuse_over_memory_limit(model, layer, inference, values, results, limit, held, outside, bound, made)
-    except IRExecError as e:
-        raise type(e)(model.locate(e.diagnostics, layer)) from None
-    except MemoryError:
-        raise IRExecError("ran out of memory computing this layer", code="out-of-memory", **model.where(layer)) from None
-    except Exception as e:  # a kernel bug, not the user's doing
-        raise InternalError(f"{layer.display} layer {layer.id} {layer.name!r} failed: {type(e).__name__}: {e}") from e
+    except Exception as e:  # noqa: BLE001 - each kind told apart in layer_failure
+        raise layer_failure(model, layer, e) from failure_cause(e)
     if _verify and not isinstance(op, Result1):
         verify_outputs(layer, inference.outputs, outs)
     return outs, inference
+
+
+def layer_failure(model: Model, layer: Layer, e: Exception) -> Exception:
+    """What a layer's failure is told as: a user's error located at the layer, memory
+    running out, or a kernel bug (an internal error), not the user's doing."""
+    if isinstance(e, IRExecError):
+        return type(e)(model.locate(e.diagnostics, layer))
+    if isinstance(e, MemoryError):
+        return IRExecError("ran out of memory computing this layer", code="out-of-memory", **model.where(layer))
+    return InternalError(f"{layer.display} layer {layer.id} {layer.name!r} failed: {type(e).__name__}: {e}")
+
+
+def failure_cause(e: Exception) -> Exception | None:
+    """The cause a layer's failure keeps: a kernel bug's own traceback, nothing for the user's errors."""
+    return None if isinstance(e, (IRExecError, MemoryError)) else e
+
+
+def verifying() -> bool:
+    """Whether every kernel's outputs are held to its inference (IREXEC_VERIFY_KERNELS)."""
+    return _verify
 
 
 def verify_outputs(layer: Layer, infos: list[TensorInfo], outs: list[np.ndarray]) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -65,7 +65,7 @@ class RunPlan:
                 step._replace(frees=tuple(src for src in step.frees if src[0] not in keep)) for step in self.steps]
         return found
 
-    def replay(self, steps: list[Step], settled: set[int]) -> Replay:
+    def replay(self, steps: list[Step], settled: frozenset[int]) -> Replay:
         """The replay of ``steps``; ``settled``: the layers whose values follow from the feeds' shapes alone."""
         found = self.replays.get(id(steps))
         if found is None or found.steps is not steps:
@@ -85,7 +85,7 @@ class Replay:
 
     LIMIT = 16  # feed signatures kept; a caller feeding ever new shapes starts over
 
-    def __init__(self, steps: list[Step], settled: set[int]) -> None:
+    def __init__(self, steps: list[Step], settled: frozenset[int]) -> None:
         self.steps = steps
         self.sound = all(src is None or src[0] in settled
                          for _, _, op, sources, *_ in steps
@@ -93,6 +93,9 @@ class Replay:
         # by key: the inferences of a run, and its warnings (a replayed run computes the same
         # shapes, each inferred output being static, so it skips their check)
         self.runs: dict[tuple, tuple[list[Inference | None], list[Diagnostic]]] = {}
+        # by key: the program of a plain run (program.Program: plan.py stays below program.py),
+        # None where it cannot have one
+        self.programs: dict[tuple, Any] = {}
 
     def key(self, bound: Mapping[int, np.ndarray]) -> tuple | None:
         return tuple([(lid, a.shape, a.dtype) for lid, a in bound.items()]) if self.sound else None
@@ -102,4 +105,5 @@ class Replay:
             return  # an output shape found only by computing it: later runs may differ
         if len(self.runs) >= self.LIMIT:
             self.runs.clear()
+            self.programs.clear()
         self.runs[key] = (inferences, list(warnings))
