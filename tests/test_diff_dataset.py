@@ -251,9 +251,10 @@ def _three_branches(tmp_path: Path) -> Callable[[list[str], str], Path]:
     return model
 
 
-def test_greedy_ranking_keeps_weights_by_their_joint_effect(tmp_path: Path, run_cli) -> None:
-    """Alone, W1 and W2 cost the outputs most; together they cancel, so the greedy path keeps W3 first. Each
-    point of the curve is what re-running with those weights kept as in A (a model holding them in float) gives."""
+def test_keep_sets_chosen_by_their_joint_effect(tmp_path: Path, run_cli) -> None:
+    """Alone, W1 and W2 cost the outputs most; together they cancel, so the best single weight to keep is W3, yet
+    the best pair is W1 and W2, which the greedy forward path (keeping W3 first) never reaches. Each point of the
+    curve is what re-running with its set kept as in A (a model holding them in float) gives."""
     make = _three_branches(tmp_path)
     a, b = make(["W1", "W2", "W3"], "a"), make([], "b")
     folder = tmp_path / "in"
@@ -269,8 +270,14 @@ def test_greedy_ranking_keeps_weights_by_their_joint_effect(tmp_path: Path, run_
     curve = doc["keep_curve"]
     assert [c["kept"] for c in curve] == [None, "W3", "W1", "W2"] and [c["candidates"] for c in curve] == [1, 3, 2, 1]
     assert curve[1]["mean_rel_l2"] < 0.3 * curve[0]["mean_rel_l2"] and curve[-1]["mean_rel_l2"] == 0.0
-    for k in (1, 2):  # B with the first k of the path in float
-        kept = make(doc["ignored_scope"][:k], f"keep{k}")
+    assert curve[1]["ignored_scope"] == ["W3"] and curve[1]["found_by"] == "forward"
+    # K = 2: the forward path, having kept W3, adds W1 and leaves W2's 0.4 steps; keeping W1 and W2 together
+    # (they cancel only when both are compressed) leaves W3's 0.2 steps: a set the forward path cannot reach
+    assert curve[2]["ignored_scope"] == ["W1", "W2"] and curve[2]["found_by"] != "forward"
+    assert curve[2]["mean_rel_l2"] < 0.7 * curve[2]["forward_mean_rel_l2"]
+    assert all(c["mean_rel_l2"] <= c["forward_mean_rel_l2"] for c in curve)
+    for k in (1, 2):  # B with the best set of k in float
+        kept = make(curve[k]["ignored_scope"], f"keep{k}")
         for i, sample in enumerate(sorted(folder.iterdir())):
             out = tmp_path / f"keep{k}_{i}.json"
             r = run_cli("diff", a, kept, "--inputs", sample, "--json", out, "--ablate", "0")

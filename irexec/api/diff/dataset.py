@@ -35,6 +35,7 @@ from typing import Any
 from ...base.errors import IRExecError, UsageError
 from ...base.extras import install_hint
 from .greedy_keep import CANDIDATES, greedy_path, greedy_runs
+from .keep_portfolio import best_keep_sets, entry_order
 from .report import ORIGIN
 from .sample_models import Key, content_hash, sample_steps, sessions
 
@@ -152,7 +153,8 @@ class DatasetSummary:
     weights: dict[str, _Weight] = field(default_factory=dict)
     per_sample: list[dict[str, Any]] = field(default_factory=list)  # each sample's output figures
     ranking: list[str] = field(default_factory=list)  # weights by measured effect on the outputs
-    curve: list[dict[str, Any]] = field(default_factory=list)  # the greedy keep-K path (greedy_keep.py)
+    curve: list[dict[str, Any]] = field(default_factory=list)  # the best keep set at each K (keep_portfolio.py)
+    scope: list[str] | None = None  # the ignored scope printed: the best set of K = 5 (None: the top five)
     runner: str = "serial"
     steps: int = 0  # decode steps after each sample's prefill
 
@@ -197,7 +199,8 @@ class DatasetSummary:
         return {"runner": self.runner, "samples": self.samples, "decode_steps": self.steps,
                 "outputs": {k: v.summary() for k, v in self.outputs.items()},
                 "layers": {k: v.summary() for k, v in self.layers.items()},
-                "weights": weights, "ignored_scope": self.ranking[:5], "keep_curve": self.curve,
+                "weights": weights, "ignored_scope": self.ranking[:5] if self.scope is None else self.scope,
+                "keep_curve": self.curve,
                 "per_sample": self.per_sample}
 
 
@@ -253,6 +256,9 @@ class _Progress:
         self.total, self.done, self.stream = total, 0, sys.stderr
         self.enabled = bool(getattr(self.stream, "isatty", None) and self.stream.isatty())
         self.started = time.monotonic()
+
+    def more(self, runs: int) -> None:
+        self.total += runs
 
     def step(self, what: str) -> None:
         self.done += 1
@@ -370,12 +376,22 @@ def run_dataset(a: str, a_weights: str | None, b: str, b_weights: str | None, di
                           for name in summary.ranking]
                 damaged = sum(1 for name, _, _ in measured if summary.weights[name].beyond_rounding)
                 progress.total += greedy_runs(len(measured), damaged, candidates)
-                chosen = greedy_path(summary, runner, lambda replaced: (key, ranked, replaced, paths, max_memory, steps),
-                                     replaced_errors, candidates, progress.step)
-                summary.curve = [{"keep": k, "kept": name, **spread(errors), "per_sample": [_num(e) for e in errors],
-                                  "candidates": tried} for k, (name, errors, tried) in enumerate(chosen)]
-                kept = [name for name, _, _ in chosen[1:] if name is not None]
+
+                def task(replaced: list[int]) -> tuple[Any, ...]:
+                    return key, ranked, replaced, paths, max_memory, steps
+
+                seen: dict[frozenset[str], list[float]] = {}
+                chosen = greedy_path(summary, runner, task, replaced_errors, candidates, progress.step, seen)
+                best = best_keep_sets(summary, runner, task, replaced_errors, seen, candidates, progress.more,
+                                      progress.step)
+                kept = entry_order(best, summary.ranking)
+                summary.curve = [{"keep": s.keep, "kept": kept[s.keep - 1] if s.keep else None, **spread(s.errors),
+                                  "per_sample": [_num(e) for e in s.errors], "candidates": tried,
+                                  "ignored_scope": [n for n in kept if n in s.names], "found_by": s.found_by,
+                                  "forward_mean_rel_l2": spread(errors)["mean_rel_l2"]}
+                                 for s, (_, errors, tried) in zip(best, chosen)]
                 summary.ranking = kept + [name for name in summary.ranking if name not in kept]
+                summary.scope = summary.curve[min(5, len(kept))]["ignored_scope"]
     finally:
         progress.close()
     return summary
