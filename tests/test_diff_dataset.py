@@ -6,6 +6,7 @@ measured effect on the outputs, the keep-K curve, and the data-set HTML page."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -81,15 +82,21 @@ def test_ranking_by_measured_effect_and_the_keep_k_curve(tmp_path: Path, run_cli
     assert own != sorted(own, reverse=True)
     # INT4 embeddings cost the outputs tens of times more than any MatMul: they lead the scope
     assert all(name.endswith("embedding/Gather") for name, _ in weights[:3])
-    assert doc["ignored_scope"] == [name for name, _ in weights[:5]]
     assert "nncf.IgnoredScope(names=[" in r.output and "keep-K curve" in r.output
     curve = doc["keep_curve"]
     assert [c["keep"] for c in curve] == list(range(16)) and [c["kept"] for c in curve[1:]] == [n for n, _ in weights]
-    # each step tried the first 8 of the single-weight ranking not kept yet, and kept the best of them
-    alone_order = sorted(doc["weights"], key=lambda n: -doc["weights"][n]["outputs_alone"]["mean_rel_l2"])
+    assert doc["ignored_scope"] == curve[5]["ignored_scope"]
+    # the ranking is the order in which weights first enter the best sets, each set K weights of it
+    ranked = [name for name, _ in weights]
+    for k, c in enumerate(curve):
+        assert len(c["ignored_scope"]) == k and c["ignored_scope"] == [n for n in ranked if n in c["ignored_scope"]]
+        entered = {n for p in curve[:k + 1] for n in p["ignored_scope"]}
+        assert set(ranked[:len(entered)]) == entered
+        assert c["mean_rel_l2"] <= c["forward_mean_rel_l2"] and c["found_by"]
+    # each step of the forward path tried the first 8 of the single-weight ranking not kept yet
     assert [c["candidates"] for c in curve] == [1] + [min(8, 15 - k) for k in range(15)]
-    for k, c in enumerate(curve[1:]):
-        assert c["kept"] in [n for n in alone_order if n not in [p["kept"] for p in curve[1:k + 1]]][:8]
+    # the forward path, backward elimination, the two rankings and the refinement, each set measured once
+    assert 16 + 14 < doc["keep_sets_measured"] <= 16 + sum(min(8, k) for k in range(1, 16)) + 2 * 14 + 2 * 2 * 8 * 14
     means = [c["mean_rel_l2"] for c in curve]
     assert means == sorted(means, reverse=True)  # on this model, every weight kept lowers the error
     # K = 0 replaces every weight: B's own outputs' error; K = N keeps them all: A itself
@@ -320,3 +327,38 @@ def test_steps_over_a_data_set_need_stateful_models(tmp_path: Path, run_cli) -> 
     r = run_cli("diff", BERT / "model.xml", DATA / "bert_tiny_int8.xml", "--inputs-dir", _samples(tmp_path / "in", 1),
                 "--steps", "2")
     assert r.exit_code == 2 and "error[not-stateful]" in r.output and "Traceback" not in r.output, r.output
+
+
+DEEPER = LLM / "deeper"  # a 4-layer LLM (31 weights) and its NNCF INT4_ASYM g32 copy (make_llm_dataset.py --deeper)
+
+
+def test_the_curve_is_at_most_the_single_sample_advice_at_every_k(tmp_path: Path, run_cli) -> None:
+    """On the deeper LLM's INT4 copy, over two of its prompts: at every K, the curve's set leaves no more error
+    on the data set than the first K weights of the single-sample advice (a diff of the first prompt alone,
+    ranked by its ablation), measured on the same samples with those K weights kept as in A."""
+    from irexec.api.diff.keep_curve import replaced_errors
+    from irexec.api.diff.sample_models import content_hash
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("prompt00.npz", "prompt01.npz"):
+        shutil.copy(DEEPER / "samples" / name, folder / name)
+    a, b = DEEPER / "f32.xml", DEEPER / "int4_g32.xml"
+    doc = _dataset(run_cli, b, folder, tmp_path / "ds.json", a=a)
+    single = tmp_path / "single.json"
+    r = run_cli("diff", a, b, "--inputs", folder / "prompt00.npz", "--json", single)
+    assert r.exit_code == 0, r.output
+    advice = [w["layer"] for w in json.loads(single.read_text())["weights"]]
+    curve, weights = doc["keep_curve"], doc["weights"]
+    assert len(curve) == len(weights) + 1 == 32 and sorted(advice) == sorted(weights)
+    every = [(name, w["port"], w["b_layer"]) for name, w in weights.items()]
+    key = (str(a), None, str(b), None, content_hash(str(a), None, str(b), None))
+    paths = [str(p) for p in sorted(folder.iterdir())]
+    worse = 0
+    for k in range(1, 31):
+        replaced = [i for i, (name, _, _) in enumerate(every) if name not in advice[:k]]
+        errors = replaced_errors(key, every, replaced, paths)
+        assert curve[k]["mean_rel_l2"] <= math.fsum(errors) / len(errors) * (1 + 1e-12), k
+        worse += curve[k]["mean_rel_l2"] < 0.99 * math.fsum(errors) / len(errors)
+        assert curve[k]["mean_rel_l2"] <= curve[k]["forward_mean_rel_l2"]
+    assert worse >= 5  # the single-sample advice, fitted to one prompt, leaves 1% more at several K

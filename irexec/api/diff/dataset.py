@@ -155,6 +155,7 @@ class DatasetSummary:
     ranking: list[str] = field(default_factory=list)  # weights by measured effect on the outputs
     curve: list[dict[str, Any]] = field(default_factory=list)  # the best keep set at each K (keep_portfolio.py)
     scope: list[str] | None = None  # the ignored scope printed: the best set of K = 5 (None: the top five)
+    keep_sets: int = 0  # keep sets measured for the curve
     runner: str = "serial"
     steps: int = 0  # decode steps after each sample's prefill
 
@@ -200,7 +201,7 @@ class DatasetSummary:
                 "outputs": {k: v.summary() for k, v in self.outputs.items()},
                 "layers": {k: v.summary() for k, v in self.layers.items()},
                 "weights": weights, "ignored_scope": self.ranking[:5] if self.scope is None else self.scope,
-                "keep_curve": self.curve,
+                "keep_curve": self.curve, "keep_sets_measured": self.keep_sets,
                 "per_sample": self.per_sample}
 
 
@@ -391,7 +392,7 @@ def run_dataset(a: str, a_weights: str | None, b: str, b_weights: str | None, di
                                   "forward_mean_rel_l2": spread(errors)["mean_rel_l2"]}
                                  for s, (_, errors, tried) in zip(best, chosen)]
                 summary.ranking = kept + [name for name in summary.ranking if name not in kept]
-                summary.scope = summary.curve[min(5, len(kept))]["ignored_scope"]
+                summary.scope, summary.keep_sets = summary.curve[min(5, len(kept))]["ignored_scope"], len(seen)
     finally:
         progress.close()
     return summary
