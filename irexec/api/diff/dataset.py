@@ -13,10 +13,12 @@ model.  A Dask scheduler and its workers are trusted code: results travel as pic
 Every failure of a cluster ends in a coded error within a timeout (``SCHEDULER_TIMEOUT`` seconds by default).
 
 After the samples, the compressed weights are measured by the outputs' error with only that
-weight compressed and ranked by it; the ranking then follows the greedy keep-K path over them
-(``greedy_keep.py``: each weight kept is the one that, with those kept before, lowers the
-outputs' mean error most), whose figures are the keep-K curve (``keep_curve.py`` runs a point):
-tasks of their own, each over every sample, run and reduced in order the same way.  With decode
+weight compressed and ranked by it; then keep sets are measured (``keep_curve.py`` runs one): the
+greedy forward path (``greedy_keep.py``: each weight kept is the one that, with those kept before,
+lowers the outputs' mean error most) and a portfolio of other orderings (``keep_portfolio.py``).
+The keep-K curve is the best measured set of each K, and the ranking the order in which weights
+first enter those sets: tasks of their own, each over every sample, run and reduced in order the
+same way.  With decode
 steps, a sample is its prefill and that many greedy decode steps of A (the single-sample
 ``steps`` of ``steps.py``), and its outputs' error counts every step.
 """
@@ -346,7 +348,8 @@ def run_dataset(a: str, a_weights: str | None, b: str, b_weights: str | None, di
                 candidates: int = CANDIDATES) -> DatasetSummary:
     """Per-sample figures (each sample a prefill and ``steps`` greedy decode steps of a stateful LM), then
     the top ``ablate`` weights (by their layer's own mean error) measured by the outputs' error with only
-    that weight compressed, and the greedy keep-K path over them (greedy_keep.py), ``candidates`` a step."""
+    that weight compressed, and the keep-K curve over them: the best of the greedy forward path (greedy_keep.py,
+    ``candidates`` a step) and a portfolio of keep sets (keep_portfolio.py) at each K."""
     from .keep_curve import replaced_errors
 
     paths = sample_paths(directory)

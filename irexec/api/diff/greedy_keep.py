@@ -4,8 +4,9 @@ Measuring each weight alone (with only it compressed) misses how weights act tog
 weights whose errors cancel, or add up, on the outputs.  So the ranking keeps weights one at
 a time, each chosen by re-running: K = 1 keeps the weight whose restoration (with every other
 weight as in B) lowers the outputs' mean rel L2 over the data set most; K = k + 1 adds, to the
-k kept, the weight that together with them lowers it most.  The keep-K curve is then exactly
-the figures of this path, measured as it is chosen, with no extra run.
+k kept, the weight that together with them lowers it most.  Its sets, measured as they are
+chosen, are the first of the portfolio whose best set at each K is the keep-K curve
+(``keep_portfolio.py``).
 
 To bound the cost, the candidates at each step are the first ``candidates`` weights of the
 single-weight ranking (``DatasetSummary.rank``) not yet kept: a step costs at most that many

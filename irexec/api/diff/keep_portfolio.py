@@ -11,7 +11,10 @@ more keep sets are measured, each from a cheap and principled ordering of the me
 - the prefixes of the single-weight ranking (the mean over the samples of each weight's effect alone);
 - the prefixes of each sample's own single-weight ranking: the weights by that sample's effect alone,
   the figure a one-sample diff's ablation ranks by (its advice), for the first ``SAMPLE_ORDERINGS``
-  samples.
+  samples;
+- refinement, up to ``REFINE_PASSES`` passes: around the best set of each K, the sets one weight away
+  (the best of K - 1 plus one of ``candidates`` weights first in the single-weight ranking, the best of
+  K + 1 less one of the ``candidates`` last), until no K improves.
 
 Weights beyond the rounding of their format (damaged) come first in every ordering and are never
 compressed by the backward one, as the forward path keeps them first.  A set is measured once (by its
@@ -51,10 +54,11 @@ def mean_error(errors: list[float]) -> float:
 
 
 def portfolio_runs(measured: int, damaged: int, samples: int, candidates: int = CANDIDATES) -> int:
-    """At most this many runs of A per sample beyond the forward path: the backward steps and the
-    prefixes of 1 + min(samples, SAMPLE_ORDERINGS) orderings (fewer where sets coincide)."""
+    """At most this many runs of A per sample beyond the forward path: the backward steps, the prefixes
+    of 1 + min(samples, SAMPLE_ORDERINGS) orderings and the refinement (fewer where sets coincide)."""
     backward = sum(min(candidates, k - damaged) for k in range(damaged + 1, measured + 1))
-    return backward + (1 + min(samples, SAMPLE_ORDERINGS)) * max(0, measured - 1)
+    refine = REFINE_PASSES * 2 * candidates * max(0, measured - 1)
+    return backward + (1 + min(samples, SAMPLE_ORDERINGS)) * max(0, measured - 1) + refine
 
 
 class _Measure:

@@ -227,7 +227,7 @@ def _log_y(v: float | str) -> float:
 
 def render_dataset_html(summary: object, model: str, other: str) -> str:
     """The page of ``--inputs-dir``: each layer's mean and p95 rel L2 over the samples along the
-    graph, the weights in the order of the greedy keep-K path, and the keep-K curve."""
+    graph, the weights in the order they enter the keep-K curve's best sets, and the keep-K curve."""
     go = _plotly()
     d = summary.as_dict()  # type: ignore[attr-defined]
     names = list(d["layers"])
