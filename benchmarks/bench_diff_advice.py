@@ -5,10 +5,12 @@
 
 Two stateful f32 LLMs: the tiny one of tests/data/diff_dataset (one decoder layer, 10 weights) with its
 6 prompts, and a deeper one made by the same builder (make_llm_dataset.build_llm: 4 layers, hidden 64,
-31 weights) in a temporary folder with 6 prompts of its own.  B is A compressed by NNCF: INT4_ASYM in
-groups of 32 with every weight compressed (all_layers), or INT8_ASYM per channel.  irexec ranks B's weights
-over the data set (each sample its prefill and ``--steps`` greedy decode steps, or the prefill alone) by its
-greedy keep-K path, and predicts with the keep-K curve the logits' error of keeping the top K in float.  Each
+31 weights) with its NNCF copies and 6 prompts, committed in tests/data/diff_dataset/deeper (``--samples``
+other than 6 writes that many prompts in a temporary folder).  B is A compressed by NNCF: INT4_ASYM in
+groups of 32 with every weight compressed (all_layers), or INT8_ASYM per channel.  irexec's keep-K curve
+over the data set (each sample its prefill and ``--steps`` greedy decode steps, or the prefill alone) gives
+at each K the best measured set of K weights to keep in float (its ignored_scope; the sets need not be
+nested) and predicts the logits' error it leaves.  Each
 advice is then applied as a user would: NNCF compresses A again with ``ignored_scope`` of those K layers, and
 OpenVINO CPU (f32 inference, no dynamic quantization, f32 KV cache) measures the logits' rel L2 against A's
 over the same steps (A's greedy tokens fed to both), the mean over the data set's samples and over
