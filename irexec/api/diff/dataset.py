@@ -18,9 +18,8 @@ greedy forward path (``greedy_keep.py``: each weight kept is the one that, with 
 lowers the outputs' mean error most) and a portfolio of other orderings (``keep_portfolio.py``).
 The keep-K curve is the best measured set of each K, and the ranking the order in which weights
 first enter those sets: tasks of their own, each over every sample, run and reduced in order the
-same way.  With decode
-steps, a sample is its prefill and that many greedy decode steps of A (the single-sample
-``steps`` of ``steps.py``), and its outputs' error counts every step.
+same way.  With decode steps, a sample is its prefill and that many greedy decode steps of A (the
+single-sample ``steps`` of ``steps.py``), and its outputs' error counts every step.
 """
 
 from __future__ import annotations

@@ -39,11 +39,13 @@ def render_dataset(summary: Any, top: int) -> str:
                                    for k, s in weights[:top or None]]))
         from .weights import scope_text
 
+        if d["keep_curve"]:
+            lines.append(f"the best set of {len(d['ignored_scope'])} weights to keep (the keep-K curve has every K):")
         lines.extend(scope_text(d["ignored_scope"]).split("\n"))
     if d["keep_curve"]:
         lines.append("keep-K curve: the outputs' rel L2 over the samples with the best measured set of K weights kept "
-                     f"as in A ({d.get('keep_sets_measured', 0)} sets measured; each K's set is its change from "
-                     "K - 1's, and the JSON's ignored_scope):")
+                     f"as in A, of {d.get('keep_sets_measured', 0)} sets measured (a set need not hold K - 1's: "
+                     "'set' is its change from it; the JSON's ignored_scope gives it whole):")
         curve, rows = d["keep_curve"], []
         for k, c in enumerate(curve):
             now, before = c.get("ignored_scope", []), curve[k - 1].get("ignored_scope", []) if k else []
