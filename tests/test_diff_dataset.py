@@ -365,3 +365,27 @@ def test_the_curve_is_at_most_the_single_sample_advice_at_every_k(tmp_path: Path
         worse += curve[k]["mean_rel_l2"] < 0.99 * math.fsum(errors) / len(errors)
         assert curve[k]["mean_rel_l2"] <= curve[k]["forward_mean_rel_l2"]
     assert worse >= 5  # the single-sample advice, fitted to one prompt, leaves 1% more at several K
+
+
+def test_each_samples_effect_alone_is_what_its_own_diff_ranks_by(tmp_path: Path, run_cli) -> None:
+    """The per-sample figures the data-set mode orders each sample's weights by are the ones a one-sample diff of
+    that sample measures and ranks by (its ablation): over two samples, their mean and max give both."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("prompt0.npz", "prompt1.npz"):
+        shutil.copy(LLM / "samples" / name, folder / name)
+    a, b = LLM / "f32.xml", LLM / "int4_g32.xml"
+    doc = _dataset(run_cli, b, folder, tmp_path / "ds.json", a=a)
+    singles = []
+    for i, sample in enumerate(sorted(folder.iterdir())):
+        out = tmp_path / f"single{i}.json"
+        r = run_cli("diff", a, b, "--inputs", sample, "--json", out)
+        assert r.exit_code == 0, r.output
+        weights = json.loads(out.read_text())["weights"]
+        figures = [w["output_rel_l2"] for w in weights]
+        assert None not in figures and figures == sorted(figures, reverse=True)  # the advice ranks by them
+        singles.append({w["layer"]: w["output_rel_l2"] for w in weights})
+    for name, w in doc["weights"].items():
+        pair = [s[name] for s in singles]
+        assert w["outputs_alone"]["max_rel_l2"] == pytest.approx(max(pair), rel=1e-9)
+        assert w["outputs_alone"]["mean_rel_l2"] == pytest.approx(sum(pair) / 2, rel=1e-9)
