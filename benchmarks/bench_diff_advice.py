@@ -5,10 +5,12 @@
 
 Two stateful f32 LLMs: the tiny one of tests/data/diff_dataset (one decoder layer, 10 weights) with its
 6 prompts, and a deeper one made by the same builder (make_llm_dataset.build_llm: 4 layers, hidden 64,
-31 weights) in a temporary folder with 6 prompts of its own.  B is A compressed by NNCF: INT4_ASYM in
-groups of 32 with every weight compressed (all_layers), or INT8_ASYM per channel.  irexec ranks B's weights
-over the data set (each sample its prefill and ``--steps`` greedy decode steps, or the prefill alone) by its
-greedy keep-K path, and predicts with the keep-K curve the logits' error of keeping the top K in float.  Each
+31 weights) with its NNCF copies and 6 prompts, committed in tests/data/diff_dataset/deeper (``--samples``
+other than 6 writes that many prompts in a temporary folder).  B is A compressed by NNCF: INT4_ASYM in
+groups of 32 with every weight compressed (all_layers), or INT8_ASYM per channel.  irexec's keep-K curve
+over the data set (each sample its prefill and ``--steps`` greedy decode steps, or the prefill alone) gives
+at each K the best measured set of K weights to keep in float (its ignored_scope; the sets need not be
+nested) and predicts the logits' error it leaves.  Each
 advice is then applied as a user would: NNCF compresses A again with ``ignored_scope`` of those K layers, and
 OpenVINO CPU (f32 inference, no dynamic quantization, f32 KV cache) measures the logits' rel L2 against A's
 over the same steps (A's greedy tokens fed to both), the mean over the data set's samples and over
@@ -78,7 +80,7 @@ def weight_sizes(model) -> dict[str, int]:
 
 
 def run_case(label: str, a_xml: Path, samples_dir: Path, held: list[np.ndarray], compression: dict, steps: int,
-             work: Path) -> None:
+             work: Path, b_xml: Path | None = None) -> None:
     import nncf
     import openvino as ov
 
@@ -97,23 +99,25 @@ def run_case(label: str, a_xml: Path, samples_dir: Path, held: list[np.ndarray],
                       compress_to_fp16=False)
         return out
 
-    b_xml = compress("b")
+    b_xml = b_xml or compress("b")
     started = time.monotonic()
     summary = run_dataset(str(a_xml), None, str(b_xml), None, str(samples_dir), steps=steps)
     seconds = time.monotonic() - started
     ranking = summary.ranking
     curve = {c["keep"]: c["mean_rel_l2"] for c in summary.curve}
+    scopes = {c["keep"]: c["ignored_scope"] for c in summary.curve}
+    found_by = {c["keep"]: c["found_by"].replace("'s single-weight ranking", "") for c in summary.curve}
     first = sorted(samples_dir.glob("*.npz"))[0]
     single = [w.layer for w in diff_ab(str(a_xml), str(b_xml), None, None, str(first), 0, {}, steps).weights]
     total = sum(sizes.get(n, 0) for n in ranking)
     rows = []
     for k in range(len(ranking) + 1):
         row: dict = {"k": k, "predicted": curve.get(k)}
-        for name, names in (("dataset", ranking[:k]), ("single", single[:k])):
+        for name, names in (("dataset", scopes[k]), ("single", single[:k])):
             xml = compress(f"{name}{k}", ignored_scope=nncf.IgnoredScope(names=names)) if names else b_xml
             row[name] = logits_error(core, a_xml, xml, train, steps, llm.step_inputs)
             row[name + "_held"] = logits_error(core, a_xml, xml, held, steps, llm.step_inputs)
-        kept = sum(sizes.get(n, 0) for n in ranking[:k])
+        kept = sum(sizes.get(n, 0) for n in scopes[k])
         row["float"] = kept / total
         if int4 and 0 < k < len(ranking):
             xml = compress(f"nncf{k}", ratio=1 - kept / total, backup_mode=nncf.BackupMode.NONE,
@@ -125,19 +129,22 @@ def run_case(label: str, a_xml: Path, samples_dir: Path, held: list[np.ndarray],
     print(f"\n### {label}\n")
     print(f"{len(train)} samples, {len(held)} held-out prompts, {steps} decode step(s) each; {len(ranking)} weights; "
           f"irexec's data-set diff took {seconds:.0f} s")
-    print(f"data-set ranking (greedy path): {', '.join(ranking)}")
+    print(f"data-set ranking (the order weights first enter the best sets): {', '.join(ranking)}")
     print(f"single-sample ranking: {', '.join(single)}\n")
 
     def f(x: float | None) -> str:
         return "-" if x is None else f"{x:.4f}"
 
-    print("| K | kept | float share | curve predicts | data-set advice | predicted/applied | held out "
+    print("| K | best set: change from K - 1 (found by) | float share | curve predicts | data-set advice | predicted/applied | held out "
           "| single-sample advice | held out | NNCF weight_quantization_error (float share) | held out |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
+        k = r["k"]
+        change = " ".join([f"+{n}" for n in scopes[k] if k == 0 or n not in scopes[k - 1]] +
+                          [f"−{n}" for n in (scopes[k - 1] if k else []) if n not in scopes[k]])
         ratio = r["predicted"] / r["dataset"] if r["predicted"] is not None and r["dataset"] else None
         nncf_share = f" ({r['nncf_float']:.0%})" if "nncf_float" in r else ""
-        print(f"| {r['k']} | {ranking[r['k'] - 1] if r['k'] else '-'} | {r['float']:.0%} | {f(r['predicted'])} | "
+        print(f"| {k} | {change or '-'} ({found_by[k]}) | {r['float']:.0%} | {f(r['predicted'])} | "
               f"{f(r['dataset'])} | {'-' if ratio is None else f'{ratio:.3f}'} | {f(r['dataset_held'])} | "
               f"{f(r['single'])} | {f(r['single_held'])} | {f(r.get('nncf'))}{nncf_share} | {f(r.get('nncf_held'))} |")
     sys.stdout.flush()
@@ -178,11 +185,10 @@ def main() -> None:
 
         tiny_samples = DATA / "samples" if args.samples == 6 else \
             write_samples(work / "tiny_samples", np.random.default_rng(12).integers(0, 48, (args.samples, 1, PROMPT_TOKENS)))
-        deep_dir = work / "deeper"
-        deep_dir.mkdir()
-        ov.save_model(builder.build_llm(np.random.default_rng(20261207)), deep_dir / "f32.xml", compress_to_fp16=False)
-        deep_prompts = np.random.default_rng(11).integers(0, 256, (args.samples + args.held_out, 1, PROMPT_TOKENS))
-        write_samples(deep_dir / "samples", deep_prompts[:args.samples])
+        deep_dir = builder.DEEPER  # f32, NNCF's int4_g32 (all layers) and int8 copies, 6 prompts: --deeper
+        deep_prompts = builder.deeper_prompts(args.samples + args.held_out)
+        deep_samples = deep_dir / "samples" if args.samples == builder.SAMPLES else \
+            write_samples(work / "deeper_samples", deep_prompts[:args.samples])
         deep_held = list(deep_prompts[args.samples:])
         cases = [("tiny INT4_ASYM g32 (all layers), prefill only", DATA / "f32.xml", tiny_samples, tiny_held, int4, 0),
                  (f"tiny INT4_ASYM g32 (all layers), --steps {args.steps}", DATA / "f32.xml", tiny_samples,
@@ -190,15 +196,16 @@ def main() -> None:
                  (f"tiny INT8_ASYM, --steps {args.steps}", DATA / "f32.xml", tiny_samples, tiny_held, int8,
                   args.steps),
                  (f"deeper INT4_ASYM g32 (all layers), --steps {args.steps}", deep_dir / "f32.xml",
-                  deep_dir / "samples", deep_held, int4, args.steps),
-                 (f"deeper INT8_ASYM, --steps {args.steps}", deep_dir / "f32.xml", deep_dir / "samples", deep_held,
+                  deep_samples, deep_held, int4, args.steps),
+                 (f"deeper INT8_ASYM, --steps {args.steps}", deep_dir / "f32.xml", deep_samples, deep_held,
                   int8, args.steps)]
+        committed = {3: deep_dir / "int4_g32.xml", 4: deep_dir / "int8.xml"}  # B as NNCF made it, committed
         for i, (label, a_xml, samples, held, compression, steps) in enumerate(cases):
             if args.cases != "all" and label.split()[0] not in wanted and str(i) not in wanted:
                 continue
             case_dir = work / f"case{i}"
             case_dir.mkdir()
-            run_case(label, a_xml, samples, held, compression, steps, case_dir)
+            run_case(label, a_xml, samples, held, compression, steps, case_dir, committed.get(i))
 
 
 if __name__ == "__main__":

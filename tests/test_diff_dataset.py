@@ -6,6 +6,7 @@ measured effect on the outputs, the keep-K curve, and the data-set HTML page."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -76,20 +77,29 @@ def test_ranking_by_measured_effect_and_the_keep_k_curve(tmp_path: Path, run_cli
     doc = json.loads(out.read_text())["dataset"]
     weights = list(doc["weights"].items())
     assert len(weights) == 15 and [w["rank"] for _, w in weights] == list(range(1, 16))
-    # by the greedy path over the outputs' error, not by the layer's own (flat across layers)
+    # by the keep-K curve's sets over the outputs' error, not by the layer's own (flat across layers)
     own = [w["mean_rel_l2"] for _, w in weights]
     assert own != sorted(own, reverse=True)
     # INT4 embeddings cost the outputs tens of times more than any MatMul: they lead the scope
     assert all(name.endswith("embedding/Gather") for name, _ in weights[:3])
-    assert doc["ignored_scope"] == [name for name, _ in weights[:5]]
     assert "nncf.IgnoredScope(names=[" in r.output and "keep-K curve" in r.output
     curve = doc["keep_curve"]
     assert [c["keep"] for c in curve] == list(range(16)) and [c["kept"] for c in curve[1:]] == [n for n, _ in weights]
-    # each step tried the first 8 of the single-weight ranking not kept yet, and kept the best of them
-    alone_order = sorted(doc["weights"], key=lambda n: -doc["weights"][n]["outputs_alone"]["mean_rel_l2"])
+    assert doc["ignored_scope"] == curve[5]["ignored_scope"]
+    # the ranking is the order in which weights first enter the best sets, each set K weights of it
+    ranked = [name for name, _ in weights]
+    for k, c in enumerate(curve):
+        assert len(c["ignored_scope"]) == k and c["ignored_scope"] == [n for n in ranked if n in c["ignored_scope"]]
+        entered = {n for p in curve[:k + 1] for n in p["ignored_scope"]}
+        assert set(ranked[:len(entered)]) == entered
+        assert c["mean_rel_l2"] <= c["forward_mean_rel_l2"] and c["found_by"]
+    # each step of the forward path tried the first 8 of the single-weight ranking not kept yet
     assert [c["candidates"] for c in curve] == [1] + [min(8, 15 - k) for k in range(15)]
-    for k, c in enumerate(curve[1:]):
-        assert c["kept"] in [n for n in alone_order if n not in [p["kept"] for p in curve[1:k + 1]]][:8]
+    # the forward path, backward elimination, the two rankings and the refinement, each set measured once
+    from irexec.api.diff.greedy_keep import greedy_runs
+    from irexec.api.diff.keep_portfolio import portfolio_runs
+
+    assert greedy_runs(15, 0, 8) < doc["keep_sets_measured"] <= greedy_runs(15, 0, 8) + portfolio_runs(15, 0, 3)
     means = [c["mean_rel_l2"] for c in curve]
     assert means == sorted(means, reverse=True)  # on this model, every weight kept lowers the error
     # K = 0 replaces every weight: B's own outputs' error; K = N keeps them all: A itself
@@ -251,9 +261,10 @@ def _three_branches(tmp_path: Path) -> Callable[[list[str], str], Path]:
     return model
 
 
-def test_greedy_ranking_keeps_weights_by_their_joint_effect(tmp_path: Path, run_cli) -> None:
-    """Alone, W1 and W2 cost the outputs most; together they cancel, so the greedy path keeps W3 first. Each
-    point of the curve is what re-running with those weights kept as in A (a model holding them in float) gives."""
+def test_keep_sets_chosen_by_their_joint_effect(tmp_path: Path, run_cli) -> None:
+    """Alone, W1 and W2 cost the outputs most; together they cancel, so the best single weight to keep is W3, yet
+    the best pair is W1 and W2, which the greedy forward path (keeping W3 first) never reaches. Each point of the
+    curve is what re-running with its set kept as in A (a model holding them in float) gives."""
     make = _three_branches(tmp_path)
     a, b = make(["W1", "W2", "W3"], "a"), make([], "b")
     folder = tmp_path / "in"
@@ -269,8 +280,14 @@ def test_greedy_ranking_keeps_weights_by_their_joint_effect(tmp_path: Path, run_
     curve = doc["keep_curve"]
     assert [c["kept"] for c in curve] == [None, "W3", "W1", "W2"] and [c["candidates"] for c in curve] == [1, 3, 2, 1]
     assert curve[1]["mean_rel_l2"] < 0.3 * curve[0]["mean_rel_l2"] and curve[-1]["mean_rel_l2"] == 0.0
-    for k in (1, 2):  # B with the first k of the path in float
-        kept = make(doc["ignored_scope"][:k], f"keep{k}")
+    assert curve[1]["ignored_scope"] == ["W3"] and curve[1]["found_by"] == "forward"
+    # K = 2: the forward path, having kept W3, adds W1 and leaves W2's 0.4 steps; keeping W1 and W2 together
+    # (they cancel only when both are compressed) leaves W3's 0.2 steps: a set the forward path cannot reach
+    assert curve[2]["ignored_scope"] == ["W1", "W2"] and curve[2]["found_by"] != "forward"
+    assert curve[2]["mean_rel_l2"] < 0.7 * curve[2]["forward_mean_rel_l2"]
+    assert all(c["mean_rel_l2"] <= c["forward_mean_rel_l2"] for c in curve)
+    for k in (1, 2):  # B with the best set of k in float
+        kept = make(curve[k]["ignored_scope"], f"keep{k}")
         for i, sample in enumerate(sorted(folder.iterdir())):
             out = tmp_path / f"keep{k}_{i}.json"
             r = run_cli("diff", a, kept, "--inputs", sample, "--json", out, "--ablate", "0")
@@ -313,3 +330,62 @@ def test_steps_over_a_data_set_need_stateful_models(tmp_path: Path, run_cli) -> 
     r = run_cli("diff", BERT / "model.xml", DATA / "bert_tiny_int8.xml", "--inputs-dir", _samples(tmp_path / "in", 1),
                 "--steps", "2")
     assert r.exit_code == 2 and "error[not-stateful]" in r.output and "Traceback" not in r.output, r.output
+
+
+DEEPER = LLM / "deeper"  # a 4-layer LLM (31 weights) and its NNCF INT4_ASYM g32 copy (make_llm_dataset.py --deeper)
+
+
+def test_the_curve_is_at_most_the_single_sample_advice_at_every_k(tmp_path: Path, run_cli) -> None:
+    """On the deeper LLM's INT4 copy, over two of its prompts: at every K, the curve's set leaves no more error
+    on the data set than the first K weights of the single-sample advice (a diff of the first prompt alone,
+    ranked by its ablation), measured on the same samples with those K weights kept as in A."""
+    from irexec.api.diff.keep_curve import replaced_errors
+    from irexec.api.diff.sample_models import content_hash
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("prompt00.npz", "prompt01.npz"):
+        shutil.copy(DEEPER / "samples" / name, folder / name)
+    a, b = DEEPER / "f32.xml", DEEPER / "int4_g32.xml"
+    doc = _dataset(run_cli, b, folder, tmp_path / "ds.json", a=a)
+    single = tmp_path / "single.json"
+    r = run_cli("diff", a, b, "--inputs", folder / "prompt00.npz", "--json", single)
+    assert r.exit_code == 0, r.output
+    advice = [w["layer"] for w in json.loads(single.read_text())["weights"]]
+    curve, weights = doc["keep_curve"], doc["weights"]
+    assert len(curve) == len(weights) + 1 == 32 and sorted(advice) == sorted(weights)
+    every = [(name, w["port"], w["b_layer"]) for name, w in weights.items()]
+    key = (str(a), None, str(b), None, content_hash(str(a), None, str(b), None))
+    paths = [str(p) for p in sorted(folder.iterdir())]
+    worse = 0
+    for k in range(1, 31):
+        replaced = [i for i, (name, _, _) in enumerate(every) if name not in advice[:k]]
+        errors = replaced_errors(key, every, replaced, paths)
+        assert curve[k]["mean_rel_l2"] <= math.fsum(errors) / len(errors) * (1 + 1e-12), k
+        worse += curve[k]["mean_rel_l2"] < 0.99 * math.fsum(errors) / len(errors)
+        assert curve[k]["mean_rel_l2"] <= curve[k]["forward_mean_rel_l2"]
+    assert worse >= 5  # the single-sample advice, fitted to one prompt, leaves 1% more at several K
+
+
+def test_each_samples_effect_alone_is_what_its_own_diff_ranks_by(tmp_path: Path, run_cli) -> None:
+    """The per-sample figures the data-set mode orders each sample's weights by are the ones a one-sample diff of
+    that sample measures and ranks by (its ablation): over two samples, their mean and max give both."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("prompt0.npz", "prompt1.npz"):
+        shutil.copy(LLM / "samples" / name, folder / name)
+    a, b = LLM / "f32.xml", LLM / "int4_g32.xml"
+    doc = _dataset(run_cli, b, folder, tmp_path / "ds.json", a=a)
+    singles = []
+    for i, sample in enumerate(sorted(folder.iterdir())):
+        out = tmp_path / f"single{i}.json"
+        r = run_cli("diff", a, b, "--inputs", sample, "--json", out)
+        assert r.exit_code == 0, r.output
+        weights = json.loads(out.read_text())["weights"]
+        figures = [w["output_rel_l2"] for w in weights]
+        assert None not in figures and figures == sorted(figures, reverse=True)  # the advice ranks by them
+        singles.append({w["layer"]: w["output_rel_l2"] for w in weights})
+    for name, w in doc["weights"].items():
+        pair = [s[name] for s in singles]
+        assert w["outputs_alone"]["max_rel_l2"] == pytest.approx(max(pair), rel=1e-9)
+        assert w["outputs_alone"]["mean_rel_l2"] == pytest.approx(sum(pair) / 2, rel=1e-9)

@@ -38,7 +38,7 @@ def diff_dataset(a: str, b: str, a_weights: str | None, b_weights: str | None, d
                  ablate: int = 32, steps: int = 0) -> Any:
     """B against A over every sample in ``directory`` (each its prefill and ``steps`` greedy decode
     steps of a stateful LM); the top ``ablate`` weights measured by the outputs' error with only that
-    weight compressed, and the greedy keep-K curve over them, which ranks them."""
+    weight compressed, and the keep-K curve over them (the best measured set of each K), which ranks them."""
     from .dataset import SCHEDULER_TIMEOUT, run_dataset
 
     return run_dataset(a, a_weights, b, b_weights, directory, jobs=jobs, scheduler=scheduler,

@@ -13,12 +13,13 @@ model.  A Dask scheduler and its workers are trusted code: results travel as pic
 Every failure of a cluster ends in a coded error within a timeout (``SCHEDULER_TIMEOUT`` seconds by default).
 
 After the samples, the compressed weights are measured by the outputs' error with only that
-weight compressed and ranked by it; the ranking then follows the greedy keep-K path over them
-(``greedy_keep.py``: each weight kept is the one that, with those kept before, lowers the
-outputs' mean error most), whose figures are the keep-K curve (``keep_curve.py`` runs a point):
-tasks of their own, each over every sample, run and reduced in order the same way.  With decode
-steps, a sample is its prefill and that many greedy decode steps of A (the single-sample
-``steps`` of ``steps.py``), and its outputs' error counts every step.
+weight compressed and ranked by it; then keep sets are measured (``keep_curve.py`` runs one): the
+greedy forward path (``greedy_keep.py``: each weight kept is the one that, with those kept before,
+lowers the outputs' mean error most) and a portfolio of other orderings (``keep_portfolio.py``).
+The keep-K curve is the best measured set of each K, and the ranking the order in which weights
+first enter those sets: tasks of their own, each over every sample, run and reduced in order the
+same way.  With decode steps, a sample is its prefill and that many greedy decode steps of A (the
+single-sample ``steps`` of ``steps.py``), and its outputs' error counts every step.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import Any
 from ...base.errors import IRExecError, UsageError
 from ...base.extras import install_hint
 from .greedy_keep import CANDIDATES, greedy_path, greedy_runs
+from .keep_portfolio import best_keep_sets, entry_order
 from .report import ORIGIN
 from .sample_models import Key, content_hash, sample_steps, sessions
 
@@ -152,7 +154,9 @@ class DatasetSummary:
     weights: dict[str, _Weight] = field(default_factory=dict)
     per_sample: list[dict[str, Any]] = field(default_factory=list)  # each sample's output figures
     ranking: list[str] = field(default_factory=list)  # weights by measured effect on the outputs
-    curve: list[dict[str, Any]] = field(default_factory=list)  # the greedy keep-K path (greedy_keep.py)
+    curve: list[dict[str, Any]] = field(default_factory=list)  # the best keep set at each K (keep_portfolio.py)
+    scope: list[str] | None = None  # the ignored scope printed: the best set of K = 5 (None: the top five)
+    keep_sets: int = 0  # keep sets measured for the curve
     runner: str = "serial"
     steps: int = 0  # decode steps after each sample's prefill
 
@@ -197,7 +201,8 @@ class DatasetSummary:
         return {"runner": self.runner, "samples": self.samples, "decode_steps": self.steps,
                 "outputs": {k: v.summary() for k, v in self.outputs.items()},
                 "layers": {k: v.summary() for k, v in self.layers.items()},
-                "weights": weights, "ignored_scope": self.ranking[:5], "keep_curve": self.curve,
+                "weights": weights, "ignored_scope": self.ranking[:5] if self.scope is None else self.scope,
+                "keep_curve": self.curve, "keep_sets_measured": self.keep_sets,
                 "per_sample": self.per_sample}
 
 
@@ -253,6 +258,9 @@ class _Progress:
         self.total, self.done, self.stream = total, 0, sys.stderr
         self.enabled = bool(getattr(self.stream, "isatty", None) and self.stream.isatty())
         self.started = time.monotonic()
+
+    def more(self, runs: int) -> None:
+        self.total += runs
 
     def step(self, what: str) -> None:
         self.done += 1
@@ -339,7 +347,8 @@ def run_dataset(a: str, a_weights: str | None, b: str, b_weights: str | None, di
                 candidates: int = CANDIDATES) -> DatasetSummary:
     """Per-sample figures (each sample a prefill and ``steps`` greedy decode steps of a stateful LM), then
     the top ``ablate`` weights (by their layer's own mean error) measured by the outputs' error with only
-    that weight compressed, and the greedy keep-K path over them (greedy_keep.py), ``candidates`` a step."""
+    that weight compressed, and the keep-K curve over them: the best of the greedy forward path (greedy_keep.py,
+    ``candidates`` a step) and a portfolio of keep sets (keep_portfolio.py) at each K."""
     from .keep_curve import replaced_errors
 
     paths = sample_paths(directory)
@@ -370,12 +379,22 @@ def run_dataset(a: str, a_weights: str | None, b: str, b_weights: str | None, di
                           for name in summary.ranking]
                 damaged = sum(1 for name, _, _ in measured if summary.weights[name].beyond_rounding)
                 progress.total += greedy_runs(len(measured), damaged, candidates)
-                chosen = greedy_path(summary, runner, lambda replaced: (key, ranked, replaced, paths, max_memory, steps),
-                                     replaced_errors, candidates, progress.step)
-                summary.curve = [{"keep": k, "kept": name, **spread(errors), "per_sample": [_num(e) for e in errors],
-                                  "candidates": tried} for k, (name, errors, tried) in enumerate(chosen)]
-                kept = [name for name, _, _ in chosen[1:] if name is not None]
+
+                def task(replaced: list[int]) -> tuple[Any, ...]:
+                    return key, ranked, replaced, paths, max_memory, steps
+
+                seen: dict[frozenset[str], list[float]] = {}
+                chosen = greedy_path(summary, runner, task, replaced_errors, candidates, progress.step, seen)
+                best = best_keep_sets(summary, runner, task, replaced_errors, seen, candidates, progress.more,
+                                      progress.step)
+                kept = entry_order(best, summary.ranking)
+                summary.curve = [{"keep": s.keep, "kept": kept[s.keep - 1] if s.keep else None, **spread(s.errors),
+                                  "per_sample": [_num(e) for e in s.errors], "candidates": tried,
+                                  "ignored_scope": [n for n in kept if n in s.names], "found_by": s.found_by,
+                                  "forward_mean_rel_l2": spread(errors)["mean_rel_l2"]}
+                                 for s, (_, errors, tried) in zip(best, chosen)]
                 summary.ranking = kept + [name for name in summary.ranking if name not in kept]
+                summary.scope, summary.keep_sets = summary.curve[min(5, len(kept))]["ignored_scope"], len(seen)
     finally:
         progress.close()
     return summary

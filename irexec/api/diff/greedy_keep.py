@@ -4,8 +4,9 @@ Measuring each weight alone (with only it compressed) misses how weights act tog
 weights whose errors cancel, or add up, on the outputs.  So the ranking keeps weights one at
 a time, each chosen by re-running: K = 1 keeps the weight whose restoration (with every other
 weight as in B) lowers the outputs' mean rel L2 over the data set most; K = k + 1 adds, to the
-k kept, the weight that together with them lowers it most.  The keep-K curve is then exactly
-the figures of this path, measured as it is chosen, with no extra run.
+k kept, the weight that together with them lowers it most.  Its sets, measured as they are
+chosen, are the first of the portfolio whose best set at each K is the keep-K curve
+(``keep_portfolio.py``).
 
 To bound the cost, the candidates at each step are the first ``candidates`` weights of the
 single-weight ranking (``DatasetSummary.rank``) not yet kept: a step costs at most that many
@@ -40,17 +41,21 @@ Step = tuple[str | None, list[float], int]  # the weight kept (None at K = 0), e
 
 
 def greedy_path(summary: Any, runner: Any, task: Callable[[list[int]], tuple[Any, ...]], fn: Any,
-                candidates: int = CANDIDATES, step: Callable[[str], None] | None = None) -> list[Step]:
+                candidates: int = CANDIDATES, step: Callable[[str], None] | None = None,
+                seen: dict[frozenset[str], list[float]] | None = None) -> list[Step]:
     """The greedy path over the measured weights of ``summary`` (those with figures ``alone``, in the
     order of ``summary.ranking``, the single-weight ranking), from K = 0.  ``task(replaced)``: the
     arguments of ``fn`` that give each sample's outputs' rel L2 with the weights at those indices of
-    ``summary.ranking`` taken from B and the others kept as in A."""
+    ``summary.ranking`` taken from B and the others kept as in A.  ``seen`` gets every kept set measured
+    (the candidates not chosen too), in the order measured, with its figures."""
     order = list(summary.ranking)
     index = {name: i for i, name in enumerate(order)}
     pool = [name for name in order if summary.weights[name].alone]
     every = set(range(len(order)))
     (errors,) = list(runner.map(fn, [task(sorted(every))]))
     path: list[Step] = [(None, errors, 1)]
+    if seen is not None:
+        seen.setdefault(frozenset(), errors)
     if step:
         step("keep 0")
     kept: list[str] = []
@@ -63,6 +68,8 @@ def greedy_path(summary: Any, runner: Any, task: Callable[[list[int]], tuple[Any
         for i, found in enumerate(runner.map(fn, tasks)):
             if step:
                 step(f"keep {len(kept) + 1}: {tried[i]}")
+            if seen is not None:
+                seen.setdefault(frozenset([*kept, tried[i]]), found)
             if best is None or _mean(found) < best[0]:
                 best = (_mean(found), i, found)
         assert best is not None
@@ -71,4 +78,4 @@ def greedy_path(summary: Any, runner: Any, task: Callable[[list[int]], tuple[Any
     return path
 
 
-__all__ = ["CANDIDATES", "greedy_path", "greedy_runs"]
+__all__ = ["CANDIDATES", "Step", "greedy_path", "greedy_runs"]

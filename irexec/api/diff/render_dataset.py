@@ -28,8 +28,7 @@ def render_dataset(summary: Any, top: int) -> str:
                                for k, s in shown]))
     weights = list(d["weights"].items())
     if weights:
-        greedy = "in the order of the greedy keep-K path (each, with those above it kept, lowers the outputs' mean " \
-            "error most), then" if d["keep_curve"] else "by"
+        greedy = "in the order they enter the keep-K curve's best sets, then" if d["keep_curve"] else "by"
         lines.append(f"compressed weights, {greedy} the outputs' error with only that weight compressed (mean over the "
                      "samples; damaged weights, beyond the rounding of their format, first):")
         lines.extend(table_lines(["#", "layer", "outputs alone mean", "p95", "layer's own mean", "beyond rounding in"],
@@ -40,13 +39,20 @@ def render_dataset(summary: Any, top: int) -> str:
                                    for k, s in weights[:top or None]]))
         from .weights import scope_text
 
+        if d["keep_curve"]:
+            lines.append(f"the best set of {len(d['ignored_scope'])} weights to keep (the keep-K curve has every K):")
         lines.extend(scope_text(d["ignored_scope"]).split("\n"))
     if d["keep_curve"]:
-        lines.append("keep-K curve: the outputs' rel L2 over the samples with the top K weights kept as in A "
-                     "(chosen among the candidates tried at each step):")
-        lines.extend(table_lines(["K", "kept", "mean", "p95", "max", "tried"],
-                                  [[str(c["keep"]), c["kept"] or "-", _f(c["mean_rel_l2"]), _f(c["p95_rel_l2"]),
-                                    _f(c["max_rel_l2"]), str(c.get("candidates", 1))] for c in d["keep_curve"]]))
+        lines.append("keep-K curve: the outputs' rel L2 over the samples with the best measured set of K weights kept "
+                     f"as in A, of {d.get('keep_sets_measured', 0)} sets measured (a set need not hold K - 1's: "
+                     "'set' is its change from it; the JSON's ignored_scope gives it whole):")
+        curve, rows = d["keep_curve"], []
+        for k, c in enumerate(curve):
+            now, before = c.get("ignored_scope", []), curve[k - 1].get("ignored_scope", []) if k else []
+            change = [f"+{n}" for n in now if n not in before] + [f"-{n}" for n in before if n not in now]
+            rows.append([str(c["keep"]), " ".join(change) or "-", _f(c["mean_rel_l2"]), _f(c["p95_rel_l2"]),
+                         _f(c["max_rel_l2"]), _f(c.get("forward_mean_rel_l2", c["mean_rel_l2"])), c.get("found_by", "")])
+        lines.extend(table_lines(["K", "set", "mean", "p95", "max", "forward path's mean", "found by"], rows))
     return safe_text(lines)
 
 

@@ -227,7 +227,7 @@ def _log_y(v: float | str) -> float:
 
 def render_dataset_html(summary: object, model: str, other: str) -> str:
     """The page of ``--inputs-dir``: each layer's mean and p95 rel L2 over the samples along the
-    graph, the weights in the order of the greedy keep-K path, and the keep-K curve."""
+    graph, the weights in the order they enter the keep-K curve's best sets, and the keep-K curve."""
     go = _plotly()
     d = summary.as_dict()  # type: ignore[attr-defined]
     names = list(d["layers"])
@@ -248,9 +248,11 @@ def render_dataset_html(summary: object, model: str, other: str) -> str:
         for stat in ("mean_rel_l2", "p95_rel_l2"):
             curve.add_trace(go.Scatter(x=ks, y=[_log_y(c[stat]) for c in d["keep_curve"]], mode="lines+markers",
                                        name=stat.split("_")[0],
-                                       customdata=[[c["kept"] or "-"] for c in d["keep_curve"]],
-                                       hovertemplate="K=%{x}, kept %{customdata[0]}<br>rel L2 %{y:.3g}<extra></extra>"))
-    curve.update_layout(title="Keep-K curve: the outputs' error with the top K weights kept as in A",
+                                       customdata=[[html.escape(", ".join(c.get("ignored_scope", [])) or "-"),
+                                                    c.get("found_by", "")] for c in d["keep_curve"]],
+                                       hovertemplate="K=%{x}, kept %{customdata[0]} (%{customdata[1]})<br>rel L2 "
+                                                     "%{y:.3g}<extra></extra>"))
+    curve.update_layout(title="Keep-K curve: the outputs' error with the best measured set of K weights kept as in A",
                         xaxis_title="K (weights kept uncompressed)", yaxis_title="outputs' relative L2 error",
                         yaxis_type="log", height=420, template="plotly_white")
     rows = []
@@ -282,11 +284,12 @@ def render_dataset_html(summary: object, model: str, other: str) -> str:
 <p><code>{html.escape(model)}</code> (reference) against <code>{html.escape(other)}</code> over
 {len(d["samples"])} sample(s){f", each a prefill and {d['decode_steps']} decode step(s)" if d["decode_steps"] else ""},
 run by {html.escape(d["runner"])}.</p>
-<p>NNCF ignored scope from the ranking: <code>nncf.IgnoredScope(names=[{scope}])</code></p>
+<p>NNCF ignored scope (the best set of 5, or fewer): <code>nncf.IgnoredScope(names=[{scope}])</code>;
+each K's set is in the keep-K curve's hover and the JSON.</p>
 {plots}
-<h2>Compressed weights in the order of the greedy keep-K path</h2>
-<p>Each weight, with those above it kept as in A, lowers the outputs' mean error most among the candidates
-tried; "outputs alone" is its effect with only it compressed, where the path started.</p>
+<h2>Compressed weights in the order they enter the keep-K curve's best sets</h2>
+<p>The best set of each K need not hold the best set of K - 1; "outputs alone" is a weight's effect with only
+it compressed, where the search started.</p>
 <table class="sortable" id="weights"><thead><tr>{whead}</tr></thead><tbody>{"".join(rows)}</tbody></table>
 <h2>Layers</h2>
 <p>Click a column header to sort.</p>

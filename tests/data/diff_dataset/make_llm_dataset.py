@@ -1,13 +1,18 @@
 """Writes tests/data/diff_dataset/: a small stateful f32 LLM, its NNCF compressions and a data set.
 
-`PYTHONPATH=<a folder holding nncf 3.4> python tests/data/diff_dataset/make_llm_dataset.py` (needs openvino
-and nncf; nncf is not a test dependency: the tests and benchmarks/bench_diff_advice.py read what it writes).
+`PYTHONPATH=<a folder holding nncf 3.4> python tests/data/diff_dataset/make_llm_dataset.py [--deeper]` (needs
+openvino and nncf; nncf is not a test dependency: the tests and benchmarks/bench_diff_advice.py read what it writes).
 
 The model is the one tests/data/make_nncf_formats.py builds (one attention layer with a KV cache, a gated
 MLP, untied logits), saved in f32 as f32.xml, and compressed by NNCF from that same in-memory model, so
 layer names agree: int4_g32 (INT4_ASYM, groups of 32; NNCF keeps the embedding and the logits in INT8),
 int8 (INT8_ASYM per channel) and nf4_g32 (NF4, groups of 32).  samples/ holds prefills of a few random
 prompts (input_ids, attention_mask, position_ids, beam_idx), one .npz each.  Deterministic for a given NNCF.
+
+With ``--deeper`` it writes deeper/ instead: the 4-layer model of ``build_llm`` (31 weights) in f32, NNCF's
+int4_g32 (INT4_ASYM, groups of 32, every weight: ``all_layers``) and int8 (INT8_ASYM) copies of it, compressed
+from the saved f32 model as the benchmark compresses it again, and its 6 prompts in deeper/samples/ (the first 6
+of the benchmark's prompts; the others are its held-out ones).
 """
 
 from __future__ import annotations
@@ -24,6 +29,15 @@ FORMATS = {"int4_g32": {"mode": "INT4_ASYM", "group_size": 32, "ratio": 1.0},
            "int8": {"mode": "INT8_ASYM"},
            "nf4_g32": {"mode": "NF4", "group_size": 32, "ratio": 1.0}}
 SAMPLES, TOKENS = 6, 12
+DEEPER = OUT / "deeper"
+DEEPER_SEED, DEEPER_PROMPT_SEED, DEEPER_VOCAB = 20261207, 11, 256
+DEEPER_FORMATS = {"int4_g32": {"mode": "INT4_ASYM", "group_size": 32, "ratio": 1.0, "all_layers": True},
+                  "int8": {"mode": "INT8_ASYM"}}
+
+
+def deeper_prompts(count: int) -> np.ndarray:
+    """The deeper model's prompts: the first SAMPLES are its data set, the rest held out (the benchmark's)."""
+    return np.random.default_rng(DEEPER_PROMPT_SEED).integers(0, DEEPER_VOCAB, (count, 1, TOKENS))
 
 
 def _builder():
@@ -71,9 +85,36 @@ def build_llm(rng: np.random.Generator, layers: int = 4, hidden: int = 64, heads
     return ov.Model([op.result(logits)], sinks, [input_ids, attention_mask, position_ids, beam_idx], "deeper-f32-llm")
 
 
-def main() -> None:
+def write_deeper() -> None:
     import nncf
     import openvino as ov
+
+    formats = _builder()
+    if DEEPER.exists():
+        shutil.rmtree(DEEPER)
+    (DEEPER / "samples").mkdir(parents=True)
+    ov.save_model(build_llm(np.random.default_rng(DEEPER_SEED)), DEEPER / "f32.xml", compress_to_fp16=False)
+    core = ov.Core()
+    for name, args in DEEPER_FORMATS.items():
+        kwargs = dict(args, mode=getattr(nncf.CompressWeightsMode, args["mode"]))
+        ov.save_model(nncf.compress_weights(core.read_model(str(DEEPER / "f32.xml")), **kwargs), DEEPER / f"{name}.xml",
+                      compress_to_fp16=False)
+    for i, prompt in enumerate(deeper_prompts(SAMPLES)):
+        np.savez(DEEPER / "samples" / f"prompt{i:02d}.npz", **formats.step_inputs(prompt, 0))
+    (DEEPER / "formats.json").write_text(json.dumps({"nncf": nncf.__version__, "formats": DEEPER_FORMATS}, indent=1)
+                                         + "\n")
+    print(f"wrote the deeper f32 model, {', '.join(DEEPER_FORMATS)} and {SAMPLES} samples to {DEEPER}")
+
+
+def main() -> None:
+    import sys
+
+    import nncf
+    import openvino as ov
+
+    if sys.argv[1:] == ["--deeper"]:
+        write_deeper()
+        return
 
     formats = _builder()
     model = formats.build(np.random.default_rng(20261207))
