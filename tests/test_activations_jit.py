@@ -61,9 +61,17 @@ def test_compiled_gives_the_numpy_kernels_bits(name: str, tmp_path: Path, monkey
     xml, x = _model(tmp_path, name), _data()
     calls: list[str] = []
     real = activations_compiled.run
-    monkeypatch.setattr(activations_compiled, "run", lambda kernel, *a: calls.append(kernel) or real(kernel, *a))
+    ran: list[bool] = []
+
+    def spy(kernel: str, *a: object, **k: object) -> object:
+        out = real(kernel, *a, **k)  # type: ignore[arg-type]
+        calls.append(kernel), ran.append(out is not None)
+        return out
+
+    monkeypatch.setattr(activations_compiled, "run", spy)
+    assert activations_compiled._kernels() is not None  # loaded, as a CNN's first large Swish would (ReLU never loads them)
     compiled = irexec.run(xml, {"x": x})["out"]
-    assert calls == [KERNEL[name]] and activations_compiled._kernels() is not None, "the compiled kernel did not run"
+    assert calls == [KERNEL[name]] and ran == [True], "the compiled kernel did not run"
     monkeypatch.setattr(activations_compiled, "_module", None)
     plain = irexec.run(xml, {"x": x})["out"]
     assert compiled.dtype == np.float32 and compiled.shape == SHAPE
@@ -119,6 +127,14 @@ def test_a_small_gelu_does_not_import_numba(tmp_path: Path) -> None:
     xml = _model(tmp_path, "gelu7-erf", (1, 24, 128))  # a small transformer's 3,072 elements
     np.savez(tmp_path / "in.npz", x=_data((1, 24, 128)))
     assert _run(xml, tmp_path / "in.npz", tmp_path / "o.npz", "1") == "NUMBA False"
+
+
+def test_a_large_relu_alone_does_not_import_numba(tmp_path: Path) -> None:
+    # A plain CNN's one-off run would pay Numba's import for a fraction of a millisecond a ReLU
+    xml = _model(tmp_path, "relu")
+    np.savez(tmp_path / "in.npz", x=_data())
+    assert _run(xml, tmp_path / "in.npz", tmp_path / "o.npz", "1") == "NUMBA False"
+    np.testing.assert_array_equal(np.load(tmp_path / "o.npz")["out"], np.where(_data() > 0, _data(), np.float32(0)))  # NaN and -0 give +0
 
 
 def test_once_loaded_smaller_tensors_run_compiled_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,7 +9,9 @@ NumPy's; only the exp differs, by about 1e-16 relative, far inside what the
 rounding to f32 allows, so the promise of docs/accuracy.md (within 1 ulp)
 stands.  ReLU runs compiled too: one select per element, at the speed of a
 copy, where NumPy's maximum against a scalar zero takes 4x as long (and its
-exact result is the same bits).  Tensors below ``MIN_SIZE`` elements stay on the NumPy kernels until a larger
+exact result is the same bits); but it never imports Numba itself (a fraction of a
+millisecond a layer does not pay for the import in a one-off run of a plain CNN):
+it runs compiled once another layer has loaded the kernels.  Tensors below ``MIN_SIZE`` elements stay on the NumPy kernels until a larger
 one has loaded the compiled ones, so a small model never imports Numba for
 them; IREXEC_JIT=0 turns the kernels off.
 """
@@ -41,10 +43,13 @@ def _kernels() -> ModuleType | None:
     return _module  # type: ignore[return-value]
 
 
-def run(name: str, x: np.ndarray, *params: float) -> np.ndarray | None:
+def run(name: str, x: np.ndarray, *params: float, loads: bool = True) -> np.ndarray | None:
     """activations_jit's kernel ``name`` on ``x`` (with its scalar ``params``),
-    or None where it does not apply: not f32, small, or no compiled kernels."""
+    or None where it does not apply: not f32, small, or no compiled kernels
+    (and, with ``loads`` False, none loaded yet)."""
     if x.dtype != np.float32 or x.size < (MIN_SIZE if _module is False else MIN_SIZE_LOADED):
+        return None
+    if _module is False and not loads:
         return None
     module = _kernels()
     if module is None:

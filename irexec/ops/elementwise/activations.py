@@ -277,19 +277,22 @@ unary("Elu", 1, _elu, precise=True, types=REAL, with_op=True, summary="x > 0 ? x
       attributes={"alpha": Attr("float", required=True, doc="scale of the negative part")})
 
 
-def _compiled_first(cls: type[Op], kernel_of: Callable[[Op], str]) -> None:
+def _compiled_first(cls: type[Op], kernel_of: Callable[[Op], str], loads: bool = True) -> None:
     """Large f32 data of ``cls`` through its compiled kernel (the same f64 steps,
-    kernels/activations_compiled.py) where Numba is installed; else as before."""
+    kernels/activations_compiled.py) where Numba is installed; else as before.
+    ``loads`` False: only once another layer has loaded the compiled kernels."""
     plain = cls.compute
 
     def compute(self: Op, plan: object, data: np.ndarray) -> list[np.ndarray]:
-        out = activations_compiled.run(kernel_of(self), data)
+        out = activations_compiled.run(kernel_of(self), data, loads=loads)
         return [out] if out is not None else list(plain(self, plan, data))
 
     cls.compute = compute  # type: ignore[method-assign, assignment]
 
 
-_compiled_first(ReLU1, lambda op: "relu")  # one pass at a copy's speed: NumPy's maximum against 0 takes 4x
+# One pass at a copy's speed (NumPy's maximum against 0 takes 4x), but a plain CNN's
+# one-off run would pay Numba's import for a fraction of a millisecond a layer
+_compiled_first(ReLU1, lambda op: "relu", loads=False)
 _compiled_first(Sigmoid1, lambda op: "sigmoid")
 _compiled_first(Gelu2, lambda op: "gelu_erf")
 _compiled_first(Gelu7, lambda op: "gelu_tanh" if op.approximation_mode == "tanh" else "gelu_erf")
