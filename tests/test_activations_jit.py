@@ -4,13 +4,11 @@ small tensors never import Numba; IREXEC_JIT=0 turns them off."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from numba_probe import run_reporting_numba
 
 import irexec
 from irexec.kernels import activations_compiled
@@ -99,20 +97,7 @@ def test_exp_matches_libm_to_a_few_f64_ulps() -> None:
     np.testing.assert_array_equal(out, [np.nan, np.inf, 0.0, 1.0, 1.0, np.inf, 0.0, 1.0])
 
 
-_PROBE = """
-import atexit, sys
-atexit.register(lambda: print("NUMBA " + str("numba" in sys.modules), file=sys.__stderr__))
-sys.argv = ["irexec", *sys.argv[1:]]
-from irexec.cli import main
-main()
-"""
-
-
-def _run(xml: str, inputs: Path, out: Path, jit: str) -> str:
-    proc = subprocess.run([sys.executable, "-c", _PROBE, "run", xml, "--inputs", str(inputs), "--output", str(out)],
-                          capture_output=True, text=True, env={**os.environ, "IREXEC_JIT": jit}, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    return [x for x in proc.stderr.splitlines() if x.startswith("NUMBA ")][-1]
+_run = run_reporting_numba
 
 
 def test_cli_runs_a_large_swish_compiled_and_the_same_without(tmp_path: Path) -> None:

@@ -6,13 +6,11 @@ IREXEC_JIT=0 turns it off."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from numba_probe import run_reporting_numba
 
 from irexec.kernels import depthwise_compiled
 from irexec.kernels.windows import conv_nd
@@ -174,23 +172,11 @@ def _depthwise_model(tmp_path: Path) -> tuple[str, str, np.ndarray]:
     return xml, str(tmp_path / "inputs.npz"), want
 
 
-_PROBE = """
-import atexit, sys
-atexit.register(lambda: print("NUMBA " + str("numba" in sys.modules), file=sys.__stderr__))
-sys.argv = ["irexec", *sys.argv[1:]]
-from irexec.cli import main
-main()
-"""
-
-
 @pytest.mark.parametrize("jit", ["1", "0"])
 def test_a_depthwise_layer_runs_compiled_and_imports_numba_then(tmp_path: Path, jit: str) -> None:
     xml, inputs, want = _depthwise_model(tmp_path)
     out = tmp_path / "out.npz"
-    proc = subprocess.run([sys.executable, "-c", _PROBE, "run", xml, "--inputs", inputs, "--output", str(out)],
-                          capture_output=True, text=True, env={**os.environ, "IREXEC_JIT": jit}, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    imported = [x for x in proc.stderr.splitlines() if x.startswith("NUMBA ")][-1]
+    imported = run_reporting_numba(xml, inputs, out, jit)
     assert imported == ("NUMBA True" if jit == "1" else "NUMBA False")
     got = np.load(out)["out"]
     np.testing.assert_array_equal(got, want)
@@ -204,9 +190,5 @@ def test_a_model_without_depthwise_layers_does_not_import_numba(tmp_path: Path) 
                      {"strides": "1,1", "dilations": "1,1", "pads_begin": "1,1", "pads_end": "1,1"}), name="out")
     b.write(tmp_path / "m.xml")
     np.savez(tmp_path / "in.npz", x=np.ones((1, 4, 8, 8), np.float32))
-    proc = subprocess.run([sys.executable, "-c", _PROBE, "run", str(tmp_path / "m.xml"), "--inputs",
-                           str(tmp_path / "in.npz"), "--output", str(tmp_path / "o.npz")],
-                          capture_output=True, text=True, env=dict(os.environ), timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    assert [x for x in proc.stderr.splitlines() if x.startswith("NUMBA ")][-1] == "NUMBA False"
+    assert run_reporting_numba(tmp_path / "m.xml", tmp_path / "in.npz", tmp_path / "o.npz", "1") == "NUMBA False"
     assert json.dumps(np.load(tmp_path / "o.npz")["out"].shape) == "[1, 4, 8, 8]"

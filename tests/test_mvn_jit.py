@@ -5,13 +5,11 @@ Numba, and IREXEC_JIT=0 turns the kernel off."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from numba_probe import run_reporting_numba
 
 import irexec
 from irexec.kernels import mvn_compiled
@@ -105,20 +103,7 @@ def test_small_blocks_stay_on_numpy_until_loaded(monkeypatch: pytest.MonkeyPatch
     assert not mvn_compiled.run(x.astype(np.float16), np.empty(x.shape, np.float16), True, 1e-6, True)
 
 
-_PROBE = """
-import atexit, sys
-atexit.register(lambda: print("NUMBA " + str("numba" in sys.modules), file=sys.__stderr__))
-sys.argv = ["irexec", *sys.argv[1:]]
-from irexec.cli import main
-main()
-"""
-
-
-def _run(xml: str, inputs: Path, out: Path, jit: str) -> str:
-    proc = subprocess.run([sys.executable, "-c", _PROBE, "run", xml, "--inputs", str(inputs), "--output", str(out)],
-                          capture_output=True, text=True, env={**os.environ, "IREXEC_JIT": jit}, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    return [x for x in proc.stderr.splitlines() if x.startswith("NUMBA ")][-1]
+_run = run_reporting_numba
 
 
 def test_cli_runs_a_large_mvn_compiled_and_the_same_without(tmp_path: Path) -> None:
