@@ -69,12 +69,8 @@ def test_copy_parallel_matches_numpy(path, view):
     assert out.tobytes() == np.ascontiguousarray(view).tobytes()
 
 
-@pytest.mark.parametrize(("group_bytes", "calls_wanted"), [(128 << 10, 2 * 2 * 2), (1 << 20, 2)])
-def test_tiles_used_for_a_channels_last_transpose(monkeypatch, group_bytes, calls_wanted):
-    """The transposed copy goes through tiles (not one strided copy) when the
-    last axis moves: each group of tiles is copied twice (into and out of
-    scratch), a group per call; groups of 128 KiB hold half of a batch's
-    [1024, 64] block, groups of 1 MiB both batches."""
+def _count_copies(monkeypatch) -> list[tuple[int, ...]]:
+    """One thread, and the shape of every ``np.copyto`` destination the block copies make."""
     calls: list[tuple[int, ...]] = []
     real = np.copyto
 
@@ -83,9 +79,19 @@ def test_tiles_used_for_a_channels_last_transpose(monkeypatch, group_bytes, call
         return real(dst, src, **kw)
 
     monkeypatch.setenv(parallel.ENV_VAR, "1")
+    monkeypatch.setattr(blocks.np, "copyto", counting)
+    return calls
+
+
+@pytest.mark.parametrize(("group_bytes", "calls_wanted"), [(128 << 10, 2 * 2 * 2), (1 << 20, 2)])
+def test_tiles_used_for_a_channels_last_transpose(monkeypatch, group_bytes, calls_wanted):
+    """The transposed copy goes through tiles (not one strided copy) when the
+    last axis moves: each group of tiles is copied twice (into and out of
+    scratch), a group per call; groups of 128 KiB hold half of a batch's
+    [1024, 64] block, groups of 1 MiB both batches."""
+    calls = _count_copies(monkeypatch)
     monkeypatch.setattr(blocks, "_GROUP_BYTES", group_bytes)
     monkeypatch.setattr(blocks, "_CACHED_BYTES", 0)  # 512 KiB with a side of 64: else one plain copy
-    monkeypatch.setattr(blocks.np, "copyto", counting)
     x = np.arange(2 * 64 * 32 * 32, dtype=np.float32).reshape(2, 64, 32, 32)
     out = np.empty((2, 32, 32, 64), np.float32)
     blocks.copy_parallel(out, x.transpose(0, 2, 3, 1))
@@ -101,15 +107,7 @@ def test_tiles_used_for_a_channels_last_transpose(monkeypatch, group_bytes, call
 def test_a_transpose_in_the_cache_is_one_plain_copy(monkeypatch, shape, perm, tiled):
     """A transposed block under _CACHED_BYTES with a side up to _CACHED_SIDE is one
     NumPy copy (no tiles, no views made); a larger one or a longer side goes by tiles."""
-    calls: list[tuple[int, ...]] = []
-    real = np.copyto
-
-    def counting(dst, src, **kw):
-        calls.append(dst.shape)
-        return real(dst, src, **kw)
-
-    monkeypatch.setenv(parallel.ENV_VAR, "1")
-    monkeypatch.setattr(blocks.np, "copyto", counting)
+    calls = _count_copies(monkeypatch)
     x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
     (out,) = Transpose1().run(x, np.array(perm, np.int64))
     assert out.tobytes() == np.ascontiguousarray(x.transpose(perm)).tobytes()
