@@ -335,6 +335,15 @@ def test_steps_over_a_data_set_need_stateful_models(tmp_path: Path, run_cli) -> 
 DEEPER = LLM / "deeper"  # a 4-layer LLM (31 weights) and its NNCF INT4_ASYM g32 copy (make_llm_dataset.py --deeper)
 
 
+def _some_samples(tmp_path: Path, model: Path, names: tuple[str, ...]) -> Path:
+    """A data-set folder of those of ``model``'s prompts."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in names:
+        shutil.copy(model / "samples" / name, folder / name)
+    return folder
+
+
 def test_the_curve_is_at_most_the_single_sample_advice_at_every_k(tmp_path: Path, run_cli) -> None:
     """On the deeper LLM's INT4 copy, over two of its prompts: at every K, the curve's set leaves no more error
     on the data set than the first K weights of the single-sample advice (a diff of the first prompt alone,
@@ -342,10 +351,7 @@ def test_the_curve_is_at_most_the_single_sample_advice_at_every_k(tmp_path: Path
     from irexec.api.diff.keep_curve import replaced_errors
     from irexec.api.diff.sample_models import content_hash
 
-    folder = tmp_path / "in"
-    folder.mkdir()
-    for name in ("prompt00.npz", "prompt01.npz"):
-        shutil.copy(DEEPER / "samples" / name, folder / name)
+    folder = _some_samples(tmp_path, DEEPER, ("prompt00.npz", "prompt01.npz"))
     a, b = DEEPER / "f32.xml", DEEPER / "int4_g32.xml"
     doc = _dataset(run_cli, b, folder, tmp_path / "ds.json", a=a)
     single = tmp_path / "single.json"
@@ -370,10 +376,7 @@ def test_the_curve_is_at_most_the_single_sample_advice_at_every_k(tmp_path: Path
 def test_each_samples_effect_alone_is_what_its_own_diff_ranks_by(tmp_path: Path, run_cli) -> None:
     """The per-sample figures the data-set mode orders each sample's weights by are the ones a one-sample diff of
     that sample measures and ranks by (its ablation): over two samples, their mean and max give both."""
-    folder = tmp_path / "in"
-    folder.mkdir()
-    for name in ("prompt0.npz", "prompt1.npz"):
-        shutil.copy(LLM / "samples" / name, folder / name)
+    folder = _some_samples(tmp_path, LLM, ("prompt0.npz", "prompt1.npz"))
     a, b = LLM / "f32.xml", LLM / "int4_g32.xml"
     doc = _dataset(run_cli, b, folder, tmp_path / "ds.json", a=a)
     singles = []
