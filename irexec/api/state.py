@@ -118,13 +118,14 @@ def kept_state(assigned: Mapping[str, np.ndarray], held: Mapping[str, np.ndarray
     for itself (owning its memory, writeable: nothing kept for later runs) is taken as it is
     and frozen, unless the caller also holds it (``shared``: the outputs handed out, the feeds;
     None: the caller may hold any tensor of the run); a value the session already holds stays;
-    anything else is copied.  Taking the cache's
-    tensor saves a copy of the whole KV cache per decode step."""
+    anything else is copied.  Taking the cache's tensor saves a copy of the whole KV cache
+    per decode step."""
     out = {}
     for vid, value in assigned.items():
         if value is held.get(vid):
             out[vid] = value
-        elif shared is not None and value.base is None and value.flags.writeable and not any(np.may_share_memory(value, a) for a in shared):
+        elif (shared is not None and type(value) is np.ndarray and value.base is None and value.flags.writeable
+              and not any(np.may_share_memory(value, a) for a in shared)):
             value.flags.writeable = False
             out[vid] = value
         else:
