@@ -12,7 +12,10 @@ machine's load; the ratios are what to compare.  The models: every directory of
 holding ``model.xml`` and ``inputs.npz``; a stateful LLM (meta.json ``"stateful"``)
 is measured step by step as bench_models.py does (prefill = reset, step 0; decode =
 reset, step 0 untimed, step 1), with each engine's peak RSS in a fresh process, and
-its greedy generation in tokens/s.  The whole-model median and worst are over the
+its greedy generation in tokens/s: irexec's ``generate``, the same greedy loop on one
+OpenVINO infer request and GenAI's ``LLMPipeline`` called in turn, round after round, over
+the same prompt and token count, the generate target being the median of the per-round
+ratios (their min-max printed beside it).  The whole-model median and worst are over the
 real models (``--models``); the spec examples get their own median and worst beside
 them, not a target.  ``check`` is timed on a long IR built here with
 IRBuilder against ``openvino.Core().read_model`` of the same file, and ``irexec run``
@@ -22,6 +25,7 @@ of a tiny model in a fresh process as a user starts it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -30,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -185,8 +189,17 @@ def bench_llm(d: Path, repeat: int, new_tokens: int, peaks: int) -> dict[str, fl
             prefill(plain.reset_state, plain.run), prefill(session.reset_state, session.run), repeat, warm=3)
         out["ir_peak_plain"] = stateful_peak("irexec", d, peaks, IREXEC_JIT="0")
     prompt = {k: step0[k] for k in ("input_ids", "attention_mask", "position_ids", "beam_idx")}
-    ir_gen, ov_gen = interleaved(lambda: generate(session, prompt, new_tokens), ov_greedy, max(1, repeat // 3), warm=1)
+    with genai_pipeline(d, new_tokens) as genai:
+        rounds = generate_rounds(lambda: generate(session, prompt, new_tokens), ov_greedy, genai, max(3, repeat // 2))
+    ir_gen, ov_gen = statistics.median(rounds["irexec"]), statistics.median(rounds["openvino"])
     out["ir_tok_s"], out["ov_tok_s"] = new_tokens / ir_gen, new_tokens / ov_gen
+    out["genai_tok_s"] = out["genai_ratio"] = out["genai_ratio_min"] = out["genai_ratio_max"] = None
+    if genai is not None:
+        # per round, irexec's tokens/s over GenAI's: the two calls ran next to each other
+        per_round = [g / i for i, g in zip(rounds["irexec"], rounds["genai"])]
+        out["genai_tok_s"] = new_tokens / statistics.median(rounds["genai"])
+        out["genai_ratio"] = statistics.median(per_round)
+        out["genai_ratio_min"], out["genai_ratio_max"] = min(per_round), max(per_round)
 
     class EveryPosition(irexec.Session):
         """generate as it ran before its prefill asked for the last position's logits alone."""
@@ -203,14 +216,34 @@ def bench_llm(d: Path, repeat: int, new_tokens: int, peaks: int) -> dict[str, fl
     return out
 
 
-def genai_tokens_per_second(d: Path, new_tokens: int, repeat: int) -> float | None:
-    """GenAI's LLMPipeline on the model, fed the prompt's token ids (no text: the model has no
-    tokenizer of its own, so the folder borrows the test suite's tokenizer pair, which
-    LLMPipeline needs to start), greedy, every token generated (ignore_eos)."""
-    if importlib.util.find_spec("openvino_genai") is None:
-        return None
-    import tempfile
+def generate_rounds(irexec_call: Callable[[], object], ov_call: Callable[[], object],
+                    genai_call: Callable[[], object] | None, rounds: int, warm: int = 2) -> dict[str, list[float]]:
+    """Seconds of each engine's generation, called in turn round after round (the order
+    rotating, so that none always follows another) after ``warm`` untimed rounds."""
+    calls = {"irexec": irexec_call, "openvino": ov_call}
+    if genai_call is not None:
+        calls["genai"] = genai_call
+    names = list(calls)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for i in range(warm + rounds):
+        shift = i % len(names)
+        for name in names[shift:] + names[:shift]:
+            t = time.perf_counter()
+            calls[name]()
+            if i >= warm:
+                times[name].append(time.perf_counter() - t)
+    return times
 
+
+@contextlib.contextmanager
+def genai_pipeline(d: Path, new_tokens: int) -> Iterator[Callable[[], object] | None]:
+    """A call of GenAI's LLMPipeline on the model, fed the prompt's token ids (no text: the
+    model has no tokenizer of its own, so the folder borrows the test suite's tokenizer pair,
+    which LLMPipeline needs to start), greedy, every token generated (ignore_eos); None
+    without openvino_genai."""
+    if importlib.util.find_spec("openvino_genai") is None:
+        yield None
+        return
     import openvino as ov
     import openvino_genai
 
@@ -228,14 +261,12 @@ def genai_tokens_per_second(d: Path, new_tokens: int, repeat: int) -> float | No
         ids = step0["input_ids"]
         prompt = openvino_genai.TokenizedInputs(ov.Tensor(ids), ov.Tensor(np.ones_like(ids)))
         config = openvino_genai.GenerationConfig(max_new_tokens=new_tokens, ignore_eos=True, do_sample=False)
-        pipe.generate(prompt, config)  # warm-up
-        times = []
-        for _ in range(repeat):
-            t = time.perf_counter()
+
+        def call() -> None:
             out = pipe.generate(prompt, config)
-            times.append(time.perf_counter() - t)
-        assert len(out.tokens[0]) == new_tokens
-        return new_tokens / statistics.median(times)
+            assert len(out.tokens[0]) == new_tokens
+
+        yield call
 
 
 def stateful_peak(engine: str, d: Path, count: int, **env: str) -> float | None:
@@ -384,14 +415,16 @@ def main() -> None:
             peak = r["ir_peak"] / r["ov_peak"]
             targets.append((f"{d.name} peak RSS <= 1.5x", f"{peak:.2f}x", peak <= 1.5))
         gen = r["ir_tok_s"] / r["ov_tok_s"]  # type: ignore[operator]
-        genai = genai_tokens_per_second(d, 4 if args.quick else 16, max(1, repeat // 3))
-        if genai is None:
+        genai, ratio = r["genai_tok_s"], r["genai_ratio"]
+        if genai is None or ratio is None:
             targets.append(("generate tokens/s >= 0.5x GenAI LLMPipeline",
                             f"not measured: openvino_genai is not installed (vs an OpenVINO greedy loop: {gen:.2f}x)", None))
         else:
-            print(f"{'GenAI':<10} {'':>11} {'':>10} {genai:>9.1f}   (LLMPipeline, the same prompt and greedy tokens)")
-            ratio = r["ir_tok_s"] / genai  # type: ignore[operator]
-            targets.append(("generate tokens/s >= 0.5x GenAI LLMPipeline", f"{ratio:.2f}x (greedy loop: {gen:.2f}x)",
+            print(f"{'GenAI':<10} {'':>11} {'':>10} {genai:>9.1f}   (LLMPipeline, the same prompt and greedy tokens, "
+                  f"called in turn with irexec and the greedy loop; irexec / GenAI per round: median {ratio:.2f}x, "
+                  f"{r['genai_ratio_min']:.2f}-{r['genai_ratio_max']:.2f}x)")
+            targets.append(("generate tokens/s >= 0.5x GenAI LLMPipeline",
+                            f"{ratio:.2f}x ({r['genai_ratio_min']:.2f}-{r['genai_ratio_max']:.2f}x; greedy loop: {gen:.2f}x)",
                             ratio >= 0.5))
 
     blocks = 400 if args.quick else 5000

@@ -3,6 +3,8 @@ every section and every target.  Never how fast anything is."""
 
 from __future__ import annotations
 
+import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,6 +37,10 @@ def test_quick_targets_run_names_every_target() -> None:
     if LLM is not None:
         for line in ["prefill <= 1.5x", "decode <= 2x", "peak RSS <= 1.5x", "generate tokens/s"]:
             assert line in out, f"{line!r} missing from the output:\n{out}"
+        if importlib.util.find_spec("openvino_genai") is not None:  # called in turn: the median ratio and its spread
+            line = next(v for v in out.split("== targets", 1)[1].splitlines() if "GenAI LLMPipeline" in v)
+            assert re.search(r"GenAI LLMPipeline\s+\d+\.\d\dx \(\d+\.\d\d-\d+\.\d\dx; greedy loop: \d+\.\d\dx\)", line), line
+            assert "irexec / GenAI per round: median" in out
     verdicts = [line for line in out.split("== targets", 1)[1].splitlines()[1:] if line.strip()]
     assert verdicts and all(v.rstrip().endswith(("met", "NOT MET", "n/a")) for v in verdicts)
     assert "Traceback" not in proc.stderr

@@ -39,7 +39,7 @@ from .load import Model, load
 from .profile import Profiler
 from .progress import ProgressBar
 from .run_result import RunReport
-from .state import SessionState, frozen_copy
+from .state import SessionState, kept_state
 
 ToleranceLike = Tolerance | float | Mapping[str, float] | None
 
@@ -181,7 +181,9 @@ class Session(SessionState):
                     first_wall = time.perf_counter() - start
             failed = False
             if result.state:
-                self._state = {**self._state, **{k: frozen_copy(v) for k, v in result.state.items()}}
+                # a hook of the caller's may keep the tensors it saw: then the state is copied
+                shared = None if on_layer is not None else (*result.outputs.values(), *feeds.values())
+                self._state = {**self._state, **kept_state(result.state, self._state, shared)}
         finally:
             if bar is not None:
                 bar.close()

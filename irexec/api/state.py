@@ -5,7 +5,7 @@ InferRequest does: each run starts from the state the last one left;
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -109,6 +109,27 @@ def frozen_copy(a: np.ndarray) -> np.ndarray:
     handed to the caller may be the same tensor)."""
     out = np.array(a, copy=True)
     out.flags.writeable = False
+    return out
+
+
+def kept_state(assigned: Mapping[str, np.ndarray], held: Mapping[str, np.ndarray],
+               shared: Sequence[np.ndarray] | None) -> dict[str, np.ndarray]:
+    """The variables' new values from what a run's Assigns received: an array the run made
+    for itself (owning its memory, writeable: nothing kept for later runs) is taken as it is
+    and frozen, unless the caller also holds it (``shared``: the outputs handed out, the feeds;
+    None: the caller may hold any tensor of the run); a value the session already holds stays;
+    anything else is copied.  Taking the cache's tensor saves a copy of the whole KV cache
+    per decode step."""
+    out = {}
+    for vid, value in assigned.items():
+        if value is held.get(vid):
+            out[vid] = value
+        elif (shared is not None and type(value) is np.ndarray and value.base is None and value.flags.writeable
+              and not any(np.may_share_memory(value, a) for a in shared)):
+            value.flags.writeable = False
+            out[vid] = value
+        else:
+            out[vid] = frozen_copy(value)
     return out
 
 

@@ -23,7 +23,8 @@ import numpy as np
 from ...base.errors import ERROR, Diagnostic, InputError, ModelError, UsageError
 from ...ir.records import Layer
 from ..session import Session
-from .decode_inputs import BUILT_INPUTS, TOKEN_INPUTS, Family, decode_value, family_of, prefill_value, token_value
+from .decode_inputs import BUILT_INPUTS, TOKEN_INPUTS, Family, family_of, prefill_value, token_value
+from .step_feeds import StepFeeds
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -139,9 +140,15 @@ def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens:
     feeds.update({role: _as_input(session, layer, token_value(role, ids, embed) if role in TOKEN_INPUTS
                                   else prefill_value(role, lm.family, ids, feeds))
                   for role, layer in lm.inputs.items() if role not in feeds})
-    tokens = ids.astype(np.int64)
+    # every token of the generation in one array, a column written per step
+    tokens = np.empty((batch, ids.shape[1] + max(max_new_tokens, 0)), np.int64)
+    tokens[:, :ids.shape[1]] = ids.astype(np.int64)
+    length = ids.shape[1]
     finished = np.zeros(batch, bool)
     latencies: list[float] = []
+    token = lm.token_input
+    built = StepFeeds([role for role in lm.inputs if role not in TOKEN_INPUTS], lm.family, batch, ids.shape[1],
+                      max_new_tokens - 1, lambda role, value: _as_input(session, lm.inputs[role], value))
     session.reset_state()
     for step in range(max_new_tokens):
         start = time.perf_counter()
@@ -158,17 +165,15 @@ def generate(session: Session, prompt: Mapping[str, np.ndarray], max_new_tokens:
         if eos is not None:
             new[finished] = eos[0]
             finished |= np.isin(new, eos)
-        tokens = np.concatenate([tokens, new[:, None]], 1)
+        tokens[:, length] = new
+        length += 1
         if on_token is not None:
             on_token(step, new, seconds)
         if step + 1 == max_new_tokens or (eos is not None and finished.all()):
             break
-        token = lm.token_input
         feeds = {token: _as_input(session, lm.inputs[token], token_value(token, new[:, None], embed)),
-                 **{role: _as_input(session, layer, decode_value(role, lm.family, np.asarray(feeds[role]), batch,
-                                                                 tokens.shape[1]))
-                    for role, layer in lm.inputs.items() if role not in TOKEN_INPUTS}}
-    return GenerateResult(tokens, ids.shape[1], latencies, eos is not None and bool(finished.all()))
+                 **built.feeds(step + 1, feeds)}
+    return GenerateResult(tokens[:, :length].copy(), ids.shape[1], latencies, eos is not None and bool(finished.all()))
 
 
 def _as_input(session: Session, layer: Layer, value: np.ndarray | None) -> np.ndarray:
