@@ -1,0 +1,60 @@
+"""Small kernels decide what they would work out from their inputs' layout on every call
+once per layout (irexec/ops/framework/shape_plans.py).  A plan made for one layout must
+never serve another: one op instance fed shapes, dtypes and strides in turn gives, bit for
+bit, what the general path gives each alone."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import irexec
+from irexec.ops.matmul import matmul
+from irexec.ops.matmul.matmul import MatMul1
+
+
+def _general_product(a: np.ndarray, b: np.ndarray, ta: bool, tb: bool) -> np.ndarray:
+    return matmul.product(np.swapaxes(a, -1, -2) if ta else a, np.swapaxes(b, -1, -2) if tb else b)
+
+
+def _same(got: np.ndarray, want: np.ndarray) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()  # bit for bit, NaN and -0 included
+
+
+def test_matmul_plans_do_not_leak_across_layouts():
+    rng = np.random.default_rng(0)
+    for ta, tb in ((False, True), (False, False), (True, False)):
+        op = MatMul1(attrs={"transpose_a": ta, "transpose_b": tb})
+        cases = []
+        for dtype in (np.float32, np.float64, np.float16, np.int32):
+            for a_shape, k, n in (((2, 12), 64, 64), ((24,), 64, 1000), ((3, 5), 7, 9), ((1, 1), 64, 300)):
+                a = (rng.standard_normal((*a_shape, k)) * 4).astype(dtype)
+                b = (rng.standard_normal((n, k) if tb else (k, n)) * 4).astype(dtype)
+                if ta:
+                    a = np.ascontiguousarray(np.swapaxes(a, -1, -2))
+                cases.append((a, b))
+                if a.ndim > 2:  # the same shape, another layout: a strided view
+                    wide = np.zeros((*a.shape[:-1], a.shape[-1] * 2), dtype)
+                    wide[..., ::2] = a
+                    cases.append((wide[..., ::2], b))
+                cases.append((a, np.asfortranarray(b)))  # the same weight, stored the other way
+        for _ in range(3):  # every layout in turn, each after the others made their plans
+            for a, b in cases:
+                plan = op.plan_for([a, b]).plan
+                (got,) = op.compute(plan, a, b)
+                _same(np.asarray(got), _general_product(a, b, ta, tb))
+
+
+def test_a_linear_layer_fed_shapes_in_turn(builder, write_ir):
+    """Through a model: a product of rows by a weight read transposed, with rows of any
+    count; each signature gives what NumPy's product of the same layout gives."""
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((96, 64)).astype(np.float32)
+    x = builder.parameter("x", "?,?,64")
+    builder.result(builder.layer("MatMul", "opset1", [x, builder.const(w)],
+                                 {"transpose_a": "false", "transpose_b": "true"}), "y")
+    model = irexec.load(write_ir(builder))
+    feeds = [rng.standard_normal(shape).astype(np.float32) for shape in ((2, 12, 64), (1, 1, 64), (4, 3, 64), (1, 40, 64))]
+    for _ in range(4):
+        for a in feeds:
+            _same(irexec.run(model, {"x": a})["y"], matmul.product(a, w.T))
