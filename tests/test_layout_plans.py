@@ -58,3 +58,33 @@ def test_a_linear_layer_fed_shapes_in_turn(builder, write_ir):
     for _ in range(4):
         for a in feeds:
             _same(irexec.run(model, {"x": a})["y"], matmul.product(a, w.T))
+
+
+def test_attention_on_short_rows_is_the_row_by_row_softmax():
+    """ScaledDotProductAttention's max over short score rows (taken across columns) gives,
+    bit for bit, the softmax of the plain row-by-row max, -0, infinities and NaN included."""
+    from irexec.ops.attention.scaled_dot_product_attention import ScaledDotProductAttention13
+
+    def reference(q, k, v, mask, scale):  # the kernel's steps with NumPy's own row max
+        scores = np.matmul(q, np.swapaxes(k, -1, -2))
+        scores *= scale
+        scores = scores + mask
+        scores = scores - scores.max(axis=-1, keepdims=True)
+        np.exp(scores, out=scores)
+        scores /= scores.sum(axis=-1, keepdims=True)
+        return np.matmul(scores, v)
+
+    rng = np.random.default_rng(2)
+    op = ScaledDotProductAttention13(attrs={"causal": False})
+    with np.errstate(all="ignore"):
+        for lead, L, S in (((2, 4), 12, 12), ((1, 2), 1, 5), ((1, 8), 40, 32), ((1, 2), 16, 33), ((3,), 2, 1)):
+            q, k, v = (rng.standard_normal((*lead, n, 16)).astype(np.float32) for n in (L, S, S))
+            mask = rng.choice(np.array([0, -0.0, -np.inf, np.inf, np.nan, 3], np.float32), (*lead, L, S),
+                              p=[0.6, 0.1, 0.1, 0.05, 0.05, 0.1])
+            scale = np.array(0.25, np.float32)
+            plan = op.plan_for([q, k, v, mask, scale]).plan
+            (got,) = op.compute(plan, q, k, v, mask, scale)
+            want = reference(q, k, v, mask, scale)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            same = (got == want) | (np.isnan(got) & np.isnan(want))
+            assert same.all() and np.array_equal(np.signbit(got[~np.isnan(got)]), np.signbit(want[~np.isnan(want)]))
