@@ -88,3 +88,31 @@ def test_attention_on_short_rows_is_the_row_by_row_softmax():
             assert got.dtype == want.dtype and got.shape == want.shape
             same = (got == want) | (np.isnan(got) & np.isnan(want))
             assert same.all() and np.array_equal(np.signbit(got[~np.isnan(got)]), np.signbit(want[~np.isnan(want)]))
+
+
+def test_row_normalisations_keep_one_plan_per_shape():
+    """MVN and SoftMax keep per shape whether their rows are one block; one op fed shapes,
+    dtypes and axes in turn gives what a fresh op gives each alone."""
+    from irexec.ops.normalization.normalization import MVN6, SoftMax8
+
+    rng = np.random.default_rng(3)
+    shapes = ((2, 12, 64), (1, 1, 64), (3, 4, 5), (2, 300, 600), (7,))
+    for make, extra in ((lambda: MVN6(attrs={"normalize_variance": True, "eps": 1e-5, "eps_mode": "inside_sqrt"}),
+                         lambda x: [np.array([-1], np.int64)]),
+                        (lambda: SoftMax8(attrs={"axis": -1}), lambda x: [])):
+        op = make()
+        cases = [rng.standard_normal(s).astype(t) for s in shapes for t in (np.float32, np.float64, np.float16)]
+        cases += [np.swapaxes(rng.standard_normal((64, 12)).astype(np.float32), 0, 1)]  # a strided view
+        for _ in range(2):
+            for x in cases:
+                args = [x, *extra(x)]
+                fresh = make()
+                (want,) = fresh.compute(fresh.plan_for(args).plan, *args)
+                (got,) = op.compute(op.plan_for(args).plan, *args)
+                _same(got, want)
+    mvn = MVN6(attrs={"normalize_variance": False, "eps": 0.0, "eps_mode": "inside_sqrt"})
+    x = rng.standard_normal((4, 6, 8)).astype(np.float32)
+    for axes in ([2], [1, 2], [0], [2], [0, 1, 2]):  # the same shape, other axes
+        args = [x, np.array(axes, np.int64)]
+        fresh = MVN6(attrs={"normalize_variance": False, "eps": 0.0, "eps_mode": "inside_sqrt"})
+        _same(mvn.compute(mvn.plan_for(args).plan, *args)[0], fresh.compute(fresh.plan_for(args).plan, *args)[0])
