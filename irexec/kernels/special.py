@@ -215,6 +215,7 @@ _TAIL_H = _wide((-0.012471967760027632, 0.09535094966245113, -0.3005483865040488
                  0.03520448684411079, 0.07871425677050278, 0.08007260041270978, 0.08468909901650305,
                  0.08462621262452762))
 _TAIL_A = 0.3 * 0.7071067811865476  # 0.3 / sqrt(2): t from |x| directly
+_TAIL_STEPS = _wide((_TAIL_A, 1.0, -0.5))  # normal_tail's other constants, as the coefficients
 
 
 def normal_tail(x: np.ndarray) -> np.ndarray:
@@ -222,14 +223,15 @@ def normal_tail(x: np.ndarray) -> np.ndarray:
     at most 26 significant bits (f32, f16, bf16 widened), to 2**-35 relative
     (x*x is then exact, so exp(-x*x/2) carries libm's error alone).  NaN
     gives NaN, +-inf gives 0."""
+    scale, one, minus_half = _TAIL_STEPS
     t = np.abs(x)
-    t *= _TAIL_A
-    t += 1.0
-    np.divide(1.0, t, out=t)
+    t *= scale
+    t += one
+    np.divide(one, t, out=t)
     h = _horner(t, _TAIL_H[1:], _TAIL_H[0])
     h *= t
     q = np.multiply(x, x, out=t)
-    q *= -0.5
+    q *= minus_half
     np.exp(q, out=q)
     h *= q
     return h
