@@ -15,6 +15,8 @@ from ..system import parallel
 
 # Below this size the merging of axes costs more than it saves.
 _SMALL_BYTES = 1 << 16
+# copy_parallel copies at most this many bytes with one np.copyto, on the calling thread
+SMALL_COPY_BYTES = _SMALL_BYTES
 # A transposed tile is staged in a scratch buffer of about this size, which
 # stays in L1/L2 while it is read across its rows.
 _TILE_BYTES = 32 << 10

@@ -14,21 +14,29 @@ from __future__ import annotations
 
 import numpy as np
 
+
+def _wide(coefs: tuple[float, ...]) -> tuple[np.ndarray, ...]:
+    """Coefficients as 0-d f64 arrays: the same values, and a ufunc of an f64 array
+    and one skips the conversion of a Python float that each of ``_horner``'s steps
+    would pay again (a sixth of a small tensor's time)."""
+    return tuple(np.array(c, np.float64) for c in coefs)
+
+
 # erf on |x| <= 0.46875: x * P(x^2) / Q(x^2)
-_A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02, 3.20937758913846947e03,
-      1.85777706184603153e-1)
-_B = (2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03, 2.84423683343917062e03)
+_A = _wide((3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02, 3.20937758913846947e03,
+            1.85777706184603153e-1))
+_B = _wide((2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03, 2.84423683343917062e03))
 # erfc on 0.46875 < |x| <= 4: exp(-x^2) * P(x) / Q(x)
-_C = (5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01, 2.98635138197400131e02,
-      8.81952221241769090e02, 1.71204761263407058e03, 2.05107837782607147e03, 1.23033935479799725e03,
-      2.15311535474403846e-8)
-_D = (1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02, 1.62138957456669019e03,
-      3.29079923573345963e03, 4.36261909014324716e03, 3.43936767414372164e03, 1.23033935480374942e03)
+_C = _wide((5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01, 2.98635138197400131e02,
+            8.81952221241769090e02, 1.71204761263407058e03, 2.05107837782607147e03, 1.23033935479799725e03,
+            2.15311535474403846e-8))
+_D = _wide((1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02, 1.62138957456669019e03,
+            3.29079923573345963e03, 4.36261909014324716e03, 3.43936767414372164e03, 1.23033935480374942e03))
 # erfc on |x| > 4: exp(-x^2) / |x| * (1/sqrt(pi) - P(1/x^2) / Q(1/x^2) / x^2)
-_P = (3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1, 1.60837851487422766e-2,
-      6.58749161529837803e-4, 1.63153871373020978e-2)
-_Q = (2.56852019228982242e00, 1.87295284992346047e00, 5.27905102951428412e-1, 6.05183413124413191e-2,
-      2.33520497626869185e-3)
+_P = _wide((3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1, 1.60837851487422766e-2,
+            6.58749161529837803e-4, 1.63153871373020978e-2))
+_Q = _wide((2.56852019228982242e00, 1.87295284992346047e00, 5.27905102951428412e-1, 6.05183413124413191e-2,
+            2.33520497626869185e-3))
 _SQRPI = 0.56418958354775628695  # 1/sqrt(pi)
 _THRESH = 0.46875
 # |x| at or above which erf(x) rounds to +-1 in f64
@@ -63,9 +71,10 @@ def _exp_minus_square(y: np.ndarray, scale: float = 1.0) -> np.ndarray:
     return hi
 
 
-def _horner(z: np.ndarray, coefs: tuple[float, ...], first: float | None) -> np.ndarray:
+def _horner(z: np.ndarray, coefs: tuple[np.ndarray, ...], first: np.ndarray | None) -> np.ndarray:
     """first * z**n + coefs[0] * z**(n-1) + ... + coefs[-1], in place on one
-    buffer (first None: a leading coefficient of 1)."""
+    buffer (first None: a leading coefficient of 1); ``z`` f64, the coefficients
+    ``_wide``."""
     acc = np.multiply(z, first) if first is not None else z.copy()
     for c in coefs[:-1]:
         acc += c
@@ -201,11 +210,12 @@ def _erf_block(x: np.ndarray, out: np.ndarray) -> None:
 # error at most 2.2e-11 against math.erfc on a grid of 300,001 points.
 # Beyond 10.5 the fit extrapolates smoothly (z = 1e30 gives erfc(z) within
 # 1e-5), where exp(-z**2) < 1e-47 is far below what the callers round to.
-_TAIL_H = (-0.012471967760027632, 0.09535094966245113, -0.30054838650404886, 0.5068260303876833,
-           -0.5419764633321575, 0.4451690562781866, -0.19840262911591083, 0.1427467547159834,
-           0.03520448684411079, 0.07871425677050278, 0.08007260041270978, 0.08468909901650305,
-           0.08462621262452762)
+_TAIL_H = _wide((-0.012471967760027632, 0.09535094966245113, -0.30054838650404886, 0.5068260303876833,
+                 -0.5419764633321575, 0.4451690562781866, -0.19840262911591083, 0.1427467547159834,
+                 0.03520448684411079, 0.07871425677050278, 0.08007260041270978, 0.08468909901650305,
+                 0.08462621262452762))
 _TAIL_A = 0.3 * 0.7071067811865476  # 0.3 / sqrt(2): t from |x| directly
+_TAIL_STEPS = _wide((_TAIL_A, 1.0, -0.5))  # normal_tail's other constants, as the coefficients
 
 
 def normal_tail(x: np.ndarray) -> np.ndarray:
@@ -213,14 +223,15 @@ def normal_tail(x: np.ndarray) -> np.ndarray:
     at most 26 significant bits (f32, f16, bf16 widened), to 2**-35 relative
     (x*x is then exact, so exp(-x*x/2) carries libm's error alone).  NaN
     gives NaN, +-inf gives 0."""
+    scale, one, minus_half = _TAIL_STEPS
     t = np.abs(x)
-    t *= _TAIL_A
-    t += 1.0
-    np.divide(1.0, t, out=t)
+    t *= scale
+    t += one
+    np.divide(one, t, out=t)
     h = _horner(t, _TAIL_H[1:], _TAIL_H[0])
     h *= t
     q = np.multiply(x, x, out=t)
-    q *= -0.5
+    q *= minus_half
     np.exp(q, out=q)
     h *= q
     return h

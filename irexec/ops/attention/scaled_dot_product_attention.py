@@ -142,11 +142,28 @@ class ScaledDotProductAttention13(Op):
             if S == 0:  # no key to attend to: the weights are empty and the weighted sum is 0
                 return [np.zeros(np.broadcast_shapes(scores.shape[:-1], v.shape[:-2] + (1,))[:-1] + (L, v.shape[-1]),
                                  query.dtype)]
-            scores = scores - scores.max(axis=-1, keepdims=True)
+            scores = scores - _row_max(scores)
             np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)
             out = np.matmul(scores, v)
         return [out.astype(query.dtype, copy=False)]
+
+
+# NumPy's max over short rows runs about 60 ns a row (no vector loop); for rows this short
+# the rows' elements laid out as columns and reduced across them take half the time or less
+# (a max is exact: the same values, the sign of a zero aside, which exp(s - max) cannot see).
+_SHORT_ROW = 32
+_MANY_ROWS = 8
+
+
+def _row_max(scores: np.ndarray) -> np.ndarray:
+    """The max of each row of the last axis, keepdims."""
+    S = scores.shape[-1]
+    rows = scores.size // S if S else 0
+    if S > _SHORT_ROW or rows < _MANY_ROWS:
+        return np.maximum.reduce(scores, axis=-1, keepdims=True)
+    columns = np.ascontiguousarray(scores.reshape(rows, S).T)
+    return np.maximum.reduce(columns, axis=0).reshape(scores.shape[:-1] + (1,))
 
 
 def _check_sink(sink: TensorInfo, q: TensorInfo, lead: PartialShape, l_dim: Dim) -> None:

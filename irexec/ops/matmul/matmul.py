@@ -7,16 +7,19 @@ f32 and rounded once; integers are exact and wrap as in C.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...base.dtypes import is_bf16
 from ...base.errors import InternalError
 from ...base.shapes import Dim, PartialShape, broadcast_numpy
 from ...kernels.compressed_linear import StandIn
-from ...kernels.windows import product_parts, run_tasks
+from ...kernels.windows import MIN_PARALLEL_MACS, product_parts, run_tasks
 from ...system import parallel
 from ..framework.base import NUMERIC, Attr, In, Inference, Op, TensorInfo, op_error, same_as
 from ..framework.registry import register
+from ..framework.shape_plans import plan_of
 
 A, B = 0, 1
 
@@ -62,6 +65,11 @@ class MatMul1(Op):
 
     def compute(self, plan: tuple[bool, bool], a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
         ta, tb = plan
+        if type(a) is np.ndarray and type(b) is np.ndarray:
+            small = plan_of(self, (plan, a.shape, a.strides, a.dtype, b.shape, b.strides, b.dtype),
+                            lambda: _small_plan(ta, tb, a, b))
+            if small is not None:
+                return [_small_product(small, a, b)]
         if isinstance(b, StandIn):  # a weight never decompressed whole: its compressed form does the product
             out = b.compressed.product(np.swapaxes(a, -1, -2) if ta else a, any_rows=True) if tb else None
             if out is None:
@@ -72,6 +80,41 @@ class MatMul1(Op):
         if tb:
             b = np.swapaxes(b, -1, -2)
         return [product(a, b)]
+
+
+# A small f32 or f64 product of a linear layer's kind (one matrix b, rows of a): what
+# ``product`` and ``_linear`` decide from the layout on every call, decided once.
+# (transpose b, rows to view a as or None, output shape, multiplied transposed)
+_SmallPlan = tuple[bool, "tuple[int, int] | None", "tuple[int, ...]", bool]
+
+
+def _small_plan(ta: bool, tb: bool, a: np.ndarray, b: np.ndarray) -> _SmallPlan | None:
+    """The plan of a product ``_small_product`` does exactly as ``product`` would
+    (the same BLAS call on the same layouts), or None: ``product`` itself."""
+    if ta or a.dtype != b.dtype or a.dtype not in (np.float32, np.float64) or b.ndim != 2 or a.ndim < 2:
+        return None
+    if a.ndim > 2 and not a.flags.c_contiguous:
+        return None  # np.matmul over the batch
+    bv = np.swapaxes(b, -1, -2) if tb else b
+    m, k, n = math.prod(a.shape[:-1]), a.shape[-1], bv.shape[1]
+    if bv.shape[0] != k or m * k * n >= MIN_PARALLEL_MACS:
+        return None  # an error to tell, or a product cut for the threads
+    transposed = 1 < m and m * TALL_ROWS <= n and bv.flags.f_contiguous and not bv.flags.c_contiguous
+    return tb, (m, k) if a.ndim > 2 else None, (*a.shape[:-1], n), transposed
+
+
+def _small_product(plan: _SmallPlan, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    tb, rows, shape, transposed = plan
+    if tb:
+        b = b.T
+    if rows is not None:
+        a = a.reshape(rows)
+    if transposed:  # as _linear's stored_transposed piece over all columns
+        out = np.empty((a.shape[0], b.shape[1]), a.dtype)
+        out[:, :] = np.matmul(b.T, a.T).T
+    else:
+        out = np.matmul(a, b)
+    return out.reshape(shape) if rows is not None else out
 
 
 def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...base.shapes import PartialShape
-from ...kernels.blocks import copy_parallel
+from ...kernels.blocks import SMALL_COPY_BYTES, copy_parallel
 from ..framework.base import INTEGRAL, In, Inference, Op, TensorInfo, op_error
 from ..framework.helpers import const_ints
 from ..framework.registry import register
@@ -42,6 +42,8 @@ class Transpose1(Op):
         return Inference([TensorInfo(PartialShape(tuple(dims[a] for a in perm)), data.etype)], tuple(perm))
 
     def compute(self, plan: tuple[int, ...], data: np.ndarray, order: np.ndarray) -> Sequence[np.ndarray]:
+        if type(data) is np.ndarray and data.nbytes <= SMALL_COPY_BYTES:  # copy_parallel's copy, in one call (C order)
+            return [data.transpose(plan).copy()]
         out = np.empty(tuple(data.shape[a] for a in plan), data.dtype)
         copy_parallel(out, data.transpose(plan))
         return [out]

@@ -24,6 +24,7 @@ from ..framework.accuracy import TRANSCENDENTAL
 from ..framework.base import INTEGRAL, REAL, Attr, Enum, In, Inference, Op, TensorInfo, normalize_axis, op_error
 from ..framework.helpers import const_axes, normalize_axes
 from ..framework.registry import register
+from ..framework.shape_plans import plan_of
 
 BLOCK_ELEMENTS = 1 << 17  # 512 KiB: a block and its output fit the 1 MiB L2 cache (256 KiB blocks cost 3-5% more)
 
@@ -34,8 +35,28 @@ def _work_dtype(dtype: np.dtype) -> np.dtype:
     return np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)
 
 
-def over_rows(data: np.ndarray, axes: tuple[int, ...], kernel: RowKernel) -> np.ndarray:
-    """Apply ``kernel`` to every row of ``data`` seen as [others, reduced axes]."""
+def _one_block(data: np.ndarray, axes: tuple[int, ...]) -> tuple[int, int, np.dtype] | None:
+    """(rows, row length, working type) where ``data``'s rows need no move and fit one
+    block (a transformer's rows), else None."""
+    keep = [a for a in range(data.ndim) if a not in axes]
+    if keep + sorted(axes) != list(range(data.ndim)):
+        return None
+    m, n = math.prod(data.shape[:len(keep)]), math.prod(data.shape[len(keep):])
+    return (m, n, _work_dtype(data.dtype)) if 0 < m * n <= BLOCK_ELEMENTS else None
+
+
+def over_rows(data: np.ndarray, axes: tuple[int, ...], kernel: RowKernel, owner: Op | None = None) -> np.ndarray:
+    """Apply ``kernel`` to every row of ``data`` seen as [others, reduced axes]
+    (``owner``: the op that keeps whether the rows are one block, per shape)."""
+    one = (_one_block(data, axes) if owner is None
+           else plan_of(owner, (data.shape, data.dtype, axes), lambda: _one_block(data, axes)))
+    if one is not None:  # one block: straight to the kernel
+        m, n, work = one
+        xb = data.reshape(m, n).astype(work, copy=False)
+        out2 = np.empty((m, n), work)
+        with np.errstate(all="ignore"):
+            kernel(xb, out2, np.empty((m, n), work))
+        return out2.reshape(data.shape).astype(data.dtype, copy=False)
     rank = data.ndim
     keep = [a for a in range(rank) if a not in axes]
     order = keep + sorted(axes)
@@ -44,12 +65,6 @@ def over_rows(data: np.ndarray, axes: tuple[int, ...], kernel: RowKernel) -> np.
     m = math.prod(x.shape[:len(keep)])
     n = math.prod(x.shape[len(keep):])
     work = _work_dtype(data.dtype)
-    if not moved and 0 < m * n <= BLOCK_ELEMENTS:  # one block: straight to the kernel (a transformer's rows)
-        xb = data.reshape(m, n).astype(work, copy=False)
-        out2 = np.empty((m, n), work)
-        with np.errstate(all="ignore"):
-            kernel(xb, out2, np.empty((m, n), work))
-        return out2.reshape(data.shape).astype(data.dtype, copy=False)
     x2 = np.ascontiguousarray(x).reshape(m, n)
     out2 = np.empty((m, n), work)
     if m and n:
@@ -149,7 +164,7 @@ class MVN1(Op):
         return Inference([TensorInfo(data.shape, data.etype)], tuple(sorted(set(axes))))
 
     def compute(self, plan: tuple[int, ...], data: np.ndarray) -> list[np.ndarray]:
-        return [over_rows(data, plan, mvn_kernel(self.normalize_variance, self.eps, True))]
+        return [over_rows(data, plan, mvn_kernel(self.normalize_variance, self.eps, True), self)]
 
 
 @register
@@ -171,7 +186,7 @@ class MVN6(Op):
         return Inference([TensorInfo(data.shape, data.etype)], plan)
 
     def compute(self, plan: tuple[int, ...], data: np.ndarray, axes: np.ndarray) -> list[np.ndarray]:
-        return [over_rows(data, plan, mvn_kernel(self.normalize_variance, self.eps, self.eps_mode == "inside_sqrt"))]
+        return [over_rows(data, plan, mvn_kernel(self.normalize_variance, self.eps, self.eps_mode == "inside_sqrt"), self)]
 
 
 # ------------------------------------------------------------------ SoftMax
@@ -192,7 +207,7 @@ class _Softmax(Op):
         return Inference([TensorInfo(data.shape, data.etype)], normalize_axis(axis, rank, "axis", "axis-out-of-range", 0))
 
     def compute(self, plan: int, data: np.ndarray) -> list[np.ndarray]:
-        return [over_rows(data, (plan,), type(self).kernel)]
+        return [over_rows(data, (plan,), type(self).kernel, self)]
 
 
 @register
