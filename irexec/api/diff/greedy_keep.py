@@ -27,7 +27,7 @@ from typing import Any
 CANDIDATES = 8  # weights tried at each step of the greedy path (the first of the single-weight ranking)
 
 
-def _mean(errors: list[float]) -> float:
+def mean_error(errors: list[float]) -> float:
     value = math.fsum(errors) / len(errors) if errors else 0.0
     return value if math.isfinite(value) else math.inf  # a NaN or inf figure is the worst
 
@@ -70,12 +70,12 @@ def greedy_path(summary: Any, runner: Any, task: Callable[[list[int]], tuple[Any
                 step(f"keep {len(kept) + 1}: {tried[i]}")
             if seen is not None:
                 seen.setdefault(frozenset([*kept, tried[i]]), found)
-            if best is None or _mean(found) < best[0]:
-                best = (_mean(found), i, found)
+            if best is None or mean_error(found) < best[0]:
+                best = (mean_error(found), i, found)
         assert best is not None
         kept.append(tried[best[1]])
         path.append((kept[-1], best[2], len(tried)))
     return path
 
 
-__all__ = ["CANDIDATES", "Step", "greedy_path", "greedy_runs"]
+__all__ = ["CANDIDATES", "Step", "greedy_path", "greedy_runs", "mean_error"]

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .greedy_keep import CANDIDATES
+from .greedy_keep import CANDIDATES, mean_error
 
 SAMPLE_ORDERINGS = 16  # samples whose own single-weight ranking is measured (the first, in sample order)
 REFINE_PASSES = 2  # passes over the best sets, each trying their neighbours one weight away
@@ -46,11 +46,6 @@ class KeepSet:
     names: frozenset[str]
     errors: list[float]  # each sample's outputs' rel L2 with these weights kept as in A
     found_by: str  # the ordering that measured it first
-
-
-def mean_error(errors: list[float]) -> float:
-    value = math.fsum(errors) / len(errors) if errors else 0.0
-    return value if math.isfinite(value) else math.inf  # a NaN or inf figure is the worst
 
 
 def portfolio_runs(measured: int, damaged: int, samples: int, candidates: int = CANDIDATES) -> int:
@@ -149,4 +144,4 @@ def entry_order(sets: list[KeepSet], order: list[str]) -> list[str]:
     return ranking
 
 
-__all__ = ["SAMPLE_ORDERINGS", "KeepSet", "best_keep_sets", "entry_order", "mean_error", "portfolio_runs"]
+__all__ = ["SAMPLE_ORDERINGS", "KeepSet", "best_keep_sets", "entry_order", "portfolio_runs"]

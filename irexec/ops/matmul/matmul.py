@@ -99,7 +99,7 @@ def _small_plan(ta: bool, tb: bool, a: np.ndarray, b: np.ndarray) -> _SmallPlan 
     m, k, n = math.prod(a.shape[:-1]), a.shape[-1], bv.shape[1]
     if bv.shape[0] != k or m * k * n >= MIN_PARALLEL_MACS:
         return None  # an error to tell, or a product cut for the threads
-    transposed = 1 < m and m * TALL_ROWS <= n and bv.flags.f_contiguous and not bv.flags.c_contiguous
+    transposed = _multiplied_transposed(m, n, bv)
     return tb, (m, k) if a.ndim > 2 else None, (*a.shape[:-1], n), transposed
 
 
@@ -139,6 +139,12 @@ def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.matmul(a, b)
 
 
+def _multiplied_transposed(m: int, n: int, b: np.ndarray) -> bool:
+    """Whether ``_linear`` multiplies m rows by the [k, n] matrix ``b`` as ``b.T @ a.T``: a
+    weight stored transposed, with at most 1/TALL_ROWS as many rows as columns."""
+    return 1 < m and m * TALL_ROWS <= n and b.flags.f_contiguous and not b.flags.c_contiguous
+
+
 def _linear(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """A 2-D product; a big one (an LLM's output projection: 49,152 columns) is cut
     along b's columns into pieces for irexec/system/parallel.py's threads, as the
@@ -157,7 +163,7 @@ def _linear(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     m, k = a.shape
     n = b.shape[1]
     parts = product_parts(m * k * n, n // 256)
-    stored_transposed = 1 < m and m * TALL_ROWS <= n and b.flags.f_contiguous and not b.flags.c_contiguous
+    stored_transposed = _multiplied_transposed(m, n, b)
     row_parts = product_parts(m * k * n, m // 256) if parts <= 1 and m >= TALL_ROWS * n else 1
     if a.dtype not in (np.float32, np.float64) or parts <= 1 and row_parts <= 1 and not stored_transposed:
         return np.matmul(a, b)
