@@ -5,6 +5,7 @@ ops; no op-specific validation here (the callers' ``infer`` did it)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -99,10 +100,8 @@ def relu_in_place(a: np.ndarray) -> None:
     """ReLU of float ``a`` in place, with the ReLU op's steps (maximum against 0,
     then fmax for NaN): x > 0 ? x : 0, NaN and -0 giving +0, the same bits;
     compiled where another layer has loaded the compiled kernels, as the op."""
-    if activations_compiled.relu_in_place(a):
-        return
-    zero = 0.0
-    blockwise(a, [(np.maximum, zero), (np.fmax, zero)], out=a)
+    if not activations_compiled.relu_in_place(a):
+        blockwise(a, [(np.maximum, 0.0), (np.fmax, 0.0)], out=a)
 
 
 def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], dilations: Sequence[int],
@@ -390,6 +389,10 @@ def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations
     win = win[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)
               + tuple(slice(None, None, d) for d in dilations)]
     rest = math.prod(out_spatial[1:])
+    if n == 1 and g == 1 and out.dtype == acc and out.flags.c_contiguous \
+            and c * k * out_spatial[0] * rest * acc.itemsize <= TILE_BYTES:
+        _im2col_by_channels(win, order_of(spatial), wm[0], out, relu)
+        return
     per_row = n * c * rest * k * acc.itemsize
     rows = max(1, TILE_BYTES // max(per_row, 1))
     parts = product_parts(n * g * og * cg * k * math.prod(out_spatial), out_spatial[0])
@@ -409,3 +412,30 @@ def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations
 
     tasks = [lambda r0=r0: tile(r0, min(out_spatial[0], r0 + rows)) for r0 in range(0, out_spatial[0], rows)]
     run_tasks(tasks, len(tasks))
+
+
+def order_of(spatial: int) -> tuple[int, ...]:
+    """The axes of a window view [N, C, *out, *k] as [C, *k, N, *out]."""
+    return (1, *range(2 + spatial, 2 + 2 * spatial), 0, *range(2, 2 + spatial))
+
+
+
+def _im2col_by_channels(win: np.ndarray, order: tuple[int, ...], wm: np.ndarray, out: np.ndarray, relu: bool) -> None:
+    """One image, one group, a column matrix that fits a tile: the columns made
+    once and the product cut by output channels, each piece written straight
+    into its channels of ``out`` (a contiguous block: no result to copy) and
+    put through the ReLU there.  Each output element is the same dot product
+    as in tiles by rows, so the same bits."""
+    og, kk = wm.shape
+    win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in out.shape[2:])]
+    cols = np.ascontiguousarray(win.transpose(order), dtype=wm.dtype).reshape(kk, -1)
+    p = cols.shape[1]
+    dest = out.reshape(og, p)
+    parts = product_parts(og * kk * p, og)  # (cut finer, for the cache, BLAS ran slower on fewer rows)
+
+    def piece(a: int, b: int) -> None:
+        np.matmul(wm[a:b], cols, out=dest[a:b])
+        if relu:
+            relu_in_place(dest[a:b])
+
+    run_tasks([functools.partial(piece, a, b) for a, b in parallel.spans(og, parts)], parts)
