@@ -59,14 +59,14 @@ def fuse(calls: list[Any], steps: Sequence[Step], inferences: Sequence[Inference
     for index, call in enumerate(calls):
         op = op_of.get(call[LID])
         if not isinstance(op, (Convolution1, GroupConvolution1)) or call[COMPUTE] != op.compute \
-                or call[VERIFY] is not None or len(call[WRITES]) != 1:
+                or len(call[WRITES]) != 1:
             continue
         made[call[WRITES][0]] = index
         reader = only_reader(call[WRITES][0])
         if reader is None:
             continue
         relu = calls[reader]
-        if type(op_of.get(relu[LID])) is ReLU1 and relu[VERIFY] is None and relu[READS] == call[WRITES] \
+        if type(op_of.get(relu[LID])) is ReLU1 and relu[READS] == call[WRITES] \
                 and call[WRITES][0] in relu[FREES]:
             relu_of[index] = reader
             made[relu[WRITES][0]] = index
@@ -74,7 +74,7 @@ def fuse(calls: list[Any], steps: Sequence[Step], inferences: Sequence[Inference
     into: dict[int, tuple[int, int, int, int, bool]] = {}
     for index, call in enumerate(calls):
         _plan_concat(index, call, calls, op_of, info, made, only_reader, relu_of, template, into)
-    for index, reader in relu_of.items():
+    for reader in relu_of.values():
         calls[reader] = calls[reader][:COMPUTE] + (_hand_on,) + calls[reader][PLAN:]
     for index in set(relu_of) | set(into):
         call = calls[index]
@@ -91,10 +91,11 @@ def fuse(calls: list[Any], steps: Sequence[Step], inferences: Sequence[Inference
         shape, dtype = out.shape.to_tuple(), out.etype.dtype
         assert dtype is not None  # a type of _IN_PLACE
         compute = _conv_into(conv, relu_op is not None, shape, dtype, offset, channels, first)
-        if first:  # allocates the Concat's output: charged for all of it
+        if first:  # allocates the Concat's output: charged for all of it (and held to its inference)
             extra = math.prod(shape) * dtype.itemsize * (shape[1] - channels) // shape[1]
+            verify = call[VERIFY] + [out] if call[VERIFY] is not None else None
             calls[index] = call[:COMPUTE] + (compute, call[PLAN], call[READS], call[WRITES] + (slot,), call[FREES],
-                                             call[USED] + extra) + call[IS_RESULT:]
+                                             call[USED] + extra, call[IS_RESULT], verify)
         else:
             calls[index] = call[:COMPUTE] + (compute, call[PLAN], call[READS] + (slot,)) + call[WRITES:]
     return calls
@@ -107,13 +108,13 @@ def _plan_concat(index: int, call: Any, calls: list[Any], op_of: dict[int, Op], 
     place: each such Convolution's entry in ``into``, and the Concat's step
     rewritten to hand on the output they wrote."""
     op, inference = op_of.get(call[LID]), info.get(call[LID])
-    if type(op) is not Concat1 or inference is None or call[VERIFY] is not None or len(call[READS]) < 2:
+    if type(op) is not Concat1 or inference is None or len(call[READS]) < 2:
         return
     out = inference.outputs[0]
     if not out.shape.is_static or out.etype.dtype not in _IN_PLACE:
         return
     shape = out.shape.to_tuple()
-    axis = normalize_axis(op.axis, len(shape), "axis", "axis-out-of-range")  # type: ignore[attr-defined]
+    axis = normalize_axis(op.axis, len(shape), "axis", "axis-out-of-range")
     if axis != 1 or len(shape) < 3 or shape[0] != 1:
         return  # channels, batch 1: each input one contiguous block of the output
     producers = []
@@ -153,7 +154,7 @@ def _hand_on_last(plan: object, *inputs: np.ndarray) -> list[np.ndarray]:
 def _conv_relu(conv: Op, relu: Op | None) -> Callable[..., Sequence[np.ndarray]]:
     def compute(plan: Any, data: np.ndarray, filters: np.ndarray) -> list[np.ndarray]:
         if data.dtype in _IN_PLACE:
-            return [conv.compute_into(plan, data, filters, relu=True)]  # type: ignore[attr-defined]
+            return [conv.compute_into(plan, data, filters, relu=True)]
         out = conv.compute(plan, data, filters)
         return list(relu.compute(None, out[0])) if relu is not None else list(out)
     return compute
@@ -163,7 +164,7 @@ def _conv_into(conv: Op, relu: bool, shape: tuple[int, ...], dtype: np.dtype, of
                first: bool) -> Callable[..., Sequence[np.ndarray]]:
     def compute(plan: Any, data: np.ndarray, filters: np.ndarray, *rest: np.ndarray) -> list[np.ndarray]:
         whole = np.empty(shape, dtype) if first else rest[0]
-        part = conv.compute_into(plan, data, filters, into=whole[:, offset:offset + channels],  # type: ignore[attr-defined]
+        part = conv.compute_into(plan, data, filters, into=whole[:, offset:offset + channels],
                                  relu=relu)
         return [part, whole] if first else [part]
     return compute

@@ -31,8 +31,8 @@ from ..ops.framework.base import Inference
 from ..ops.io import Result1
 from ..system import blas
 from . import layer as layer_module
-from .last_position import last_position as last_position_of
 from .fusions import fuse
+from .last_position import last_position as last_position_of
 from .plan import Step
 from .rewrites import GIVES_STAND_IN
 
