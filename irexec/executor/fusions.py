@@ -9,6 +9,10 @@ and allocates another, and the Concat copies both into a third.  In a program:
 - a Convolution whose output only a ReLU reads applies that ReLU to each tile of
   its output while the tile is in the cache (the ReLU's steps, so the same bits),
   and the ReLU step hands the tensor on;
+- a ReLU whose output only a MaxPool reads (its indexes unread) runs after the
+  MaxPool instead, on a quarter of the elements of a 2x2-strided pooling: max and
+  ReLU commute bit for bit where every window holds an element of the input (a
+  ReLU gives +0 for NaN, -0 and negatives alike; the pooling never picks a NaN);
 - a Concat over channels (every axis before it of length 1, so each input is one
   contiguous block of its output) whose inputs are such Convolutions' outputs,
   read by nothing else: the first of them allocates the Concat's output and each
@@ -26,10 +30,12 @@ from typing import Any
 
 import numpy as np
 
+from ..kernels.windows import relu_in_place
 from ..ops.convolution.convolution import Convolution1, GroupConvolution1
 from ..ops.elementwise.activations import ReLU1
 from ..ops.framework.base import Inference, Op, normalize_axis
 from ..ops.movement.concat import Concat1
+from ..ops.pooling.max_avg_pool import MaxPool1, MaxPool8, PoolPlan
 from .plan import Step
 
 LID, COMPUTE, PLAN, READS, WRITES, FREES, USED, IS_RESULT, VERIFY = 0, 2, 3, 4, 5, 6, 7, 8, 9
@@ -71,6 +77,18 @@ def fuse(calls: list[Any], steps: Sequence[Step], inferences: Sequence[Inference
             relu_of[index] = reader
             made[relu[WRITES][0]] = index
     # conv call index -> (concat call, first channel, channels, slot of the concat's output, whether it allocates it)
+    pooled: dict[int, int] = {}  # ReLU call index -> the MaxPool call it moves after
+    for index, reader in list(relu_of.items()):
+        relu = calls[reader]
+        pool = only_reader(relu[WRITES][0])
+        if pool is not None and _commutes(calls[pool], op_of, info, relu):
+            pooled[reader] = pool
+            del relu_of[index]
+            del made[relu[WRITES][0]]
+    for reader, pool in pooled.items():
+        call = calls[pool]
+        calls[reader] = calls[reader][:COMPUTE] + (_hand_on,) + calls[reader][PLAN:]
+        calls[pool] = call[:COMPUTE] + (_then_relu(call[COMPUTE]),) + call[PLAN:]
     into: dict[int, tuple[int, int, int, int, bool]] = {}
     for index, call in enumerate(calls):
         _plan_concat(index, call, calls, op_of, info, made, only_reader, relu_of, template, into)
@@ -139,6 +157,33 @@ def _plan_concat(index: int, call: Any, calls: list[Any], op_of: dict[int, Op], 
         offset += channels
     calls[index] = call[:COMPUTE] + (_hand_on_last, call[PLAN], call[READS] + (slot,), call[WRITES],
                                      call[FREES] + (slot,)) + call[USED:]
+
+
+def _commutes(pool: Any, op_of: dict[int, Op], info: dict[int, Inference | None], relu: Any) -> bool:
+    """Whether ReLU then ``pool`` gives the bits of ``pool`` then ReLU: a MaxPool of float
+    data whose indexes nothing reads, every window holding an element of the input."""
+    op, inference = op_of.get(pool[LID]), info.get(pool[LID])
+    relu_info = info.get(relu[LID])
+    if not isinstance(op, (MaxPool1, MaxPool8)) or inference is None or relu_info is None \
+            or not isinstance(inference.plan, PoolPlan) or pool[READS] != relu[WRITES] \
+            or relu[WRITES][0] not in pool[FREES] or relu_info.outputs[0].etype.dtype not in _IN_PLACE:
+        return False
+    if isinstance(op, MaxPool8) and pool[COMPUTE] == op.compute:
+        return False  # its indexes are read
+    plan, shape = inference.plan, relu_info.outputs[0].shape
+    if not shape.is_static or any(plan.pads_begin) or any(plan.pads_end):
+        return False
+    spatial = shape.to_tuple()[2:]
+    return all((o - 1) * s <= n - 1 for o, s, n in zip(plan.out_spatial, op.strides, spatial))
+
+
+def _then_relu(pool: Callable[..., Sequence[np.ndarray]]) -> Callable[..., Sequence[np.ndarray]]:
+    def compute(plan: Any, data: np.ndarray) -> list[np.ndarray]:
+        outs = list(pool(plan, data))
+        values = outs[0] if outs[0].flags.c_contiguous and outs[0].flags.writeable else outs[0].copy()
+        relu_in_place(values)
+        return [values, *outs[1:]]
+    return compute
 
 
 def _hand_on(plan: object, data: np.ndarray) -> list[np.ndarray]:
