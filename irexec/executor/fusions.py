@@ -16,7 +16,8 @@ and allocates another, and the Concat copies both into a third.  In a program:
 - a Concat over channels (every axis before it of length 1, so each input is one
   contiguous block of its output) whose inputs are such Convolutions' outputs,
   read by nothing else: the first of them allocates the Concat's output and each
-  writes its part there; the Concat step hands that output on.
+  writes its part there; the Concat step hands that output on (and where only a
+  MaxPool reads it, their ReLUs move after the MaxPool, as above).
 
 Decided once, when the program is built, from its steps and their inferences; a
 run only calls the fused kernels.  The first writer of a Concat's output is
@@ -94,6 +95,16 @@ def fuse(calls: list[Any], steps: Sequence[Step], inferences: Sequence[Inference
         _plan_concat(index, call, calls, op_of, info, made, only_reader, relu_of, template, into)
     for reader in relu_of.values():
         calls[reader] = calls[reader][:COMPUTE] + (_hand_on,) + calls[reader][PLAN:]
+    # a fused Concat of ReLU outputs read by a MaxPool alone: the ReLUs move after the MaxPool too
+    joined: dict[int, list[int]] = {}
+    for index, (concat, *_) in into.items():
+        joined.setdefault(concat, []).append(index)
+    moved = set()
+    for concat, producers in joined.items():
+        pool = only_reader(calls[concat][WRITES][0])
+        if pool is not None and all(p in relu_of for p in producers) and _commutes(calls[pool], op_of, info, calls[concat]):
+            moved.add(concat)
+            calls[pool] = calls[pool][:COMPUTE] + (_then_relu(calls[pool][COMPUTE]),) + calls[pool][PLAN:]
     for index in set(relu_of) | set(into):
         call = calls[index]
         conv = op_of[call[LID]]
@@ -108,7 +119,7 @@ def fuse(calls: list[Any], steps: Sequence[Step], inferences: Sequence[Inference
         out = info[calls[concat][LID]].outputs[0]  # type: ignore[union-attr]
         shape, dtype = out.shape.to_tuple(), out.etype.dtype
         assert dtype is not None  # a type of _IN_PLACE
-        compute = _conv_into(conv, relu_op is not None, shape, dtype, offset, channels, first)
+        compute = _conv_into(conv, relu_op is not None and concat not in moved, shape, dtype, offset, channels, first)
         if first:  # allocates the Concat's output: charged for all of it (and held to its inference)
             extra = math.prod(shape) * dtype.itemsize * (shape[1] - channels) // shape[1]
             verify = call[VERIFY] + [out] if call[VERIFY] is not None else None
@@ -161,7 +172,8 @@ def _plan_concat(index: int, call: Any, calls: list[Any], op_of: dict[int, Op], 
 
 def _commutes(pool: Any, op_of: dict[int, Op], info: dict[int, Inference | None], relu: Any) -> bool:
     """Whether ReLU then ``pool`` gives the bits of ``pool`` then ReLU: a MaxPool of float
-    data whose indexes nothing reads, every window holding an element of the input."""
+    data whose indexes nothing reads, every window holding an element of the input.
+    ``relu``: the call whose output the MaxPool reads (a ReLU, or a Concat of ReLUs)."""
     op, inference = op_of.get(pool[LID]), info.get(pool[LID])
     relu_info = info.get(relu[LID])
     if not isinstance(op, (MaxPool1, MaxPool8)) or inference is None or relu_info is None \
