@@ -427,11 +427,19 @@ def _im2col_by_channels(win: np.ndarray, order: tuple[int, ...], wm: np.ndarray,
     put through the ReLU there.  Each output element is the same dot product
     as in tiles by rows, so the same bits."""
     og, kk = wm.shape
-    win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in out.shape[2:])]
-    cols = np.ascontiguousarray(win.transpose(order), dtype=wm.dtype).reshape(kk, -1)
-    p = cols.shape[1]
-    dest = out.reshape(og, p)
+    spatial = out.shape[2:]
+    win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in spatial)].transpose(order)  # [C, *k, 1, *out]
+    p = math.prod(spatial)
     parts = product_parts(og * kk * p, og)  # (cut finer, for the cache, BLAS ran slower on fewer rows)
+    cols = np.empty((kk, p), wm.dtype)
+    grid = cols.reshape(win.shape)
+    if parts > 1 and spatial[0] > 1:  # the columns filled by output rows on the threads too
+        axis = (slice(None),) * (win.ndim - len(spatial))
+        run_tasks([functools.partial(grid.__setitem__, axis + (slice(a, b),), win[axis + (slice(a, b),)])
+                   for a, b in parallel.spans(spatial[0], parts)], parts)
+    else:
+        grid[...] = win
+    dest = out.reshape(og, p)
 
     def piece(a: int, b: int) -> None:
         np.matmul(wm[a:b], cols, out=dest[a:b])
