@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels.windows import relu_in_place
+from ..kernels.conv_direct import relu_in_place
 from ..ops.convolution.convolution import Convolution1, GroupConvolution1
 from ..ops.elementwise.activations import ReLU1
 from ..ops.framework.base import Inference, Op, normalize_axis

@@ -5,7 +5,6 @@ ops; no op-specific validation here (the callers' ``infer`` did it)."""
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 
@@ -15,8 +14,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..base import limits
 from ..base.dtypes import is_bf16
 from ..system import parallel
-from . import activations_compiled, depthwise_compiled
-from .elementwise import blockwise
+from . import depthwise_compiled
+from .conv_direct import im2col_by_channels, relu_in_place
 
 # The column matrix of one im2col tile stays below this many bytes.
 TILE_BYTES = 32 << 20
@@ -94,14 +93,6 @@ def product_parts(macs: int, limit: int) -> int:
 def run_tasks(tasks: list, parts: int) -> None:
     # the output size is what parallel.run weighs; these tasks are compute bound
     parallel.run(tasks, parallel.MIN_PARALLEL_BYTES if parts > 1 else 0)
-
-
-def relu_in_place(a: np.ndarray) -> None:
-    """ReLU of float ``a`` in place, with the ReLU op's steps (maximum against 0,
-    then fmax for NaN): x > 0 ? x : 0, NaN and -0 giving +0, the same bits;
-    compiled where another layer has loaded the compiled kernels, as the op."""
-    if not activations_compiled.relu_in_place(a):
-        blockwise(a, [(np.maximum, 0.0), (np.fmax, 0.0)], out=a)
 
 
 def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], dilations: Sequence[int],
@@ -391,7 +382,8 @@ def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations
     rest = math.prod(out_spatial[1:])
     if n == 1 and g == 1 and out.dtype == acc and out.flags.c_contiguous \
             and c * k * out_spatial[0] * rest * acc.itemsize <= TILE_BYTES:
-        _im2col_by_channels(win, order_of(spatial), wm[0], out, relu)
+        parts = product_parts(og * cg * k * math.prod(out_spatial), og)
+        im2col_by_channels(win, wm[0], out, relu, parts, run_tasks)
         return
     per_row = n * c * rest * k * acc.itemsize
     rows = max(1, TILE_BYTES // max(per_row, 1))
@@ -412,38 +404,3 @@ def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations
 
     tasks = [lambda r0=r0: tile(r0, min(out_spatial[0], r0 + rows)) for r0 in range(0, out_spatial[0], rows)]
     run_tasks(tasks, len(tasks))
-
-
-def order_of(spatial: int) -> tuple[int, ...]:
-    """The axes of a window view [N, C, *out, *k] as [C, *k, N, *out]."""
-    return (1, *range(2 + spatial, 2 + 2 * spatial), 0, *range(2, 2 + spatial))
-
-
-
-def _im2col_by_channels(win: np.ndarray, order: tuple[int, ...], wm: np.ndarray, out: np.ndarray, relu: bool) -> None:
-    """One image, one group, a column matrix that fits a tile: the columns made
-    once and the product cut by output channels, each piece written straight
-    into its channels of ``out`` (a contiguous block: no result to copy) and
-    put through the ReLU there.  Each output element is the same dot product
-    as in tiles by rows, so the same bits."""
-    og, kk = wm.shape
-    spatial = out.shape[2:]
-    win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in spatial)].transpose(order)  # [C, *k, 1, *out]
-    p = math.prod(spatial)
-    parts = product_parts(og * kk * p, og)  # (cut finer, for the cache, BLAS ran slower on fewer rows)
-    cols = np.empty((kk, p), wm.dtype)
-    grid = cols.reshape(win.shape)
-    if parts > 1 and spatial[0] > 1:  # the columns filled by output rows on the threads too
-        axis = (slice(None),) * (win.ndim - len(spatial))
-        run_tasks([functools.partial(grid.__setitem__, axis + (slice(a, b),), win[axis + (slice(a, b),)])
-                   for a, b in parallel.spans(spatial[0], parts)], parts)
-    else:
-        grid[...] = win
-    dest = out.reshape(og, p)
-
-    def piece(a: int, b: int) -> None:
-        np.matmul(wm[a:b], cols, out=dest[a:b])
-        if relu:
-            relu_in_place(dest[a:b])
-
-    run_tasks([functools.partial(piece, a, b) for a, b in parallel.spans(og, parts)], parts)
