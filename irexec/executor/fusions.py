@@ -45,9 +45,9 @@ _IN_PLACE = (np.dtype(np.float32), np.dtype(np.float64))  # the types whose ReLU
 
 def fuse(calls: list[Any], steps: Sequence[Step], inferences: Sequence[Inference | None], template: list[Any],
          ends: set[int]) -> list[Any]:
-    """``calls`` (program.py's tuples) with Convolution -> ReLU and Concat over
-    such Convolutions fused; a fused Concat's output takes a new slot of
-    ``template``.  ``ends``: the slots no step frees (never fused)."""
+    """``calls`` (program.py's tuples) with Convolution -> ReLU, ReLU -> MaxPool
+    and Concat over such Convolutions fused; a fused Concat's output takes a new
+    slot of ``template``.  ``ends``: the slots no step frees (never fused)."""
     op_of = {step.lid: step.op for step in steps}
     info = {step.lid: inference for step, inference in zip(steps, inferences)}
     readers: dict[int, list[int]] = {}
@@ -77,7 +77,6 @@ def fuse(calls: list[Any], steps: Sequence[Step], inferences: Sequence[Inference
                 and call[WRITES][0] in relu[FREES]:
             relu_of[index] = reader
             made[relu[WRITES][0]] = index
-    # conv call index -> (concat call, first channel, channels, slot of the concat's output, whether it allocates it)
     pooled: dict[int, int] = {}  # ReLU call index -> the MaxPool call it moves after
     for index, reader in list(relu_of.items()):
         relu = calls[reader]
@@ -90,6 +89,7 @@ def fuse(calls: list[Any], steps: Sequence[Step], inferences: Sequence[Inference
         call = calls[pool]
         calls[reader] = calls[reader][:COMPUTE] + (_hand_on,) + calls[reader][PLAN:]
         calls[pool] = call[:COMPUTE] + (_then_relu(call[COMPUTE]),) + call[PLAN:]
+    # conv call index -> (concat call, first channel, channels, slot of the concat's output, whether it allocates it)
     into: dict[int, tuple[int, int, int, int, bool]] = {}
     for index, call in enumerate(calls):
         _plan_concat(index, call, calls, op_of, info, made, only_reader, relu_of, template, into)
@@ -99,7 +99,7 @@ def fuse(calls: list[Any], steps: Sequence[Step], inferences: Sequence[Inference
     joined: dict[int, list[int]] = {}
     for index, (concat, *_) in into.items():
         joined.setdefault(concat, []).append(index)
-    moved = set()
+    moved: set[int] = set()
     for concat, producers in joined.items():
         pool = only_reader(calls[concat][WRITES][0])
         if pool is not None and all(p in relu_of for p in producers) and _commutes(calls[pool], op_of, info, calls[concat]):
