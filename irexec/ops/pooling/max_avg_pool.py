@@ -221,7 +221,7 @@ def _separable_max(x: np.ndarray, out_spatial: Sequence[int], strides: Sequence[
     come out, as before).  The last axis goes last: NumPy's loops over a
     strided innermost axis do not vectorize, so its strided passes had better
     run on a tensor already narrowed on the others (SqueezeNet's 3x3 stride-2
-    poolings: 0.75-0.8x the time of the last axis first)."""
+    poolings: 0.75-0.86x the time of the last axis first)."""
     cur = x
     for a in range(len(kernel)):
         axis = x.ndim - len(kernel) + a
