@@ -31,6 +31,7 @@ from ..ops.framework.base import Inference
 from ..ops.io import Result1
 from ..system import blas
 from . import layer as layer_module
+from .fusions import fuse
 from .last_position import last_position as last_position_of
 from .plan import Step
 from .rewrites import GIVES_STAND_IN
@@ -193,6 +194,8 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
                       tuple(slot_of[src] for src in step.frees), used, step.is_result, verify))
         freed.update(step.frees)
     ends = [(key, s) for key, s in slot_of.items() if key not in freed]
+    calls = fuse(calls, steps, inferences, template, {s for _, s in ends})  # Convolution -> ReLU -> Concat
+    peak = max([peak] + [call[7] for call in calls])
     return Program(template, fed, calls, peak, ends, warnings)
 
 

@@ -60,3 +60,16 @@ def run(name: str, x: np.ndarray, *params: float, loads: bool = True) -> np.ndar
     tasks = [lambda lo=lo: kernel(flat[lo:lo + TASK], out[lo:lo + TASK], *params) for lo in range(0, flat.size, TASK)]
     parallel.run(tasks, flat.size * 8)  # weighed as the f64 NumPy kernel's work
     return out.reshape(x.shape)
+
+
+def relu_in_place(x: np.ndarray) -> bool:
+    """ReLU of C-contiguous f32 ``x`` in place through the compiled kernel, once
+    another layer has loaded it (as ``run(..., loads=False)``); False: not done."""
+    if x.dtype != np.float32 or x.size < MIN_SIZE_LOADED or not x.flags.c_contiguous \
+            or not isinstance(_module, ModuleType):
+        return False
+    flat = x.reshape(-1)
+    kernel = _module.relu
+    tasks = [lambda lo=lo: kernel(flat[lo:lo + TASK], flat[lo:lo + TASK]) for lo in range(0, flat.size, TASK)]
+    parallel.run(tasks, flat.size * 8)
+    return True

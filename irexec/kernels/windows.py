@@ -15,6 +15,7 @@ from ..base import limits
 from ..base.dtypes import is_bf16
 from ..system import parallel
 from . import depthwise_compiled
+from .conv_direct import im2col_by_channels, relu_in_place
 
 # The column matrix of one im2col tile stays below this many bytes.
 TILE_BYTES = 32 << 20
@@ -96,10 +97,14 @@ def run_tasks(tasks: list, parts: int) -> None:
 
 def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], dilations: Sequence[int],
             out_spatial: Sequence[int], out_dtype: np.dtype,
-            pads: tuple[Sequence[int], Sequence[int]] | None = None) -> np.ndarray:
+            pads: tuple[Sequence[int], Sequence[int]] | None = None, *,
+            into: np.ndarray | None = None, relu: bool = False) -> np.ndarray:
     """Grouped convolution of ``x`` [N, G*Cg, *sp], padded with zeros by
     ``pads`` (begin, end; None: already padded), with ``w`` [G, Og, Cg, *k].
-    Returns [N, G*Og, *out_spatial].  Three ways,
+    Returns [N, G*Og, *out_spatial], written into ``into`` when given (a
+    C-contiguous array of that shape and type: a part of a Concat's output);
+    ``relu`` (float outputs): followed by a ReLU, applied to each tile while
+    it is in the cache (a Convolution whose only reader is a ReLU).  Three ways,
     chosen by shape: a 1x1 kernel is one matmul on the (strided) input (a
     small unpadded one straight on the input's view); few
     input channels per group (depthwise) is a multiply-accumulate per kernel
@@ -113,8 +118,14 @@ def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], d
             and x.shape[2:] == tuple(out_spatial) and (pads is None or not any(pads[0]) and not any(pads[1])):
         # a pointwise layer too small for threads (a squeeze-excitation block's): one matmul, without
         # the general path's slicing and copies, which cost as much as the product on a 1x1 image
-        return np.matmul(w.reshape(og, cg), x.reshape(n, c, -1)).reshape(n, og, *out_spatial)
-    out = np.empty((n, g * og, *out_spatial), out_dtype)
+        if into is not None:
+            small = np.matmul(w.reshape(og, cg), x.reshape(n, c, -1), out=into.reshape(n, og, -1))
+        else:
+            small = np.matmul(w.reshape(og, cg), x.reshape(n, c, -1))
+        if relu:
+            relu_in_place(small)
+        return small.reshape(n, og, *out_spatial)
+    out = np.empty((n, g * og, *out_spatial), out_dtype) if into is None else into
     if out.size == 0:
         return out
     if cg * k == 0:
@@ -124,13 +135,15 @@ def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], d
     # (the depthwise kernel splits the input into prod(strides) phases: huge strides go to im2col)
     if cg * og <= 4 and k <= 64 and k > 1 and min(begin) >= 0 and math.prod(strides) <= 256:
         _conv_depthwise(x, w, strides, dilations, begin, out, acc)  # pads as it splits the phases
+        if relu:
+            relu_in_place(out)
         return out
     if pads is not None:
         x = pad_spatial(x, pads[0], pads[1], 0)
     if k == 1:
-        _conv_1x1(x, w, strides, out, acc)
+        _conv_1x1(x, w, strides, out, acc, relu)
     else:
-        _conv_im2col(x, w, strides, dilations, out, acc)
+        _conv_im2col(x, w, strides, dilations, out, acc, relu)
     return out
 
 
@@ -152,7 +165,8 @@ def _product(wm: np.ndarray, cols: np.ndarray, res: np.ndarray) -> None:
               for a, b in parallel.spans(p, parts)], parts)
 
 
-def _conv_1x1(x: np.ndarray, w: np.ndarray, strides: Sequence[int], out: np.ndarray, acc: np.dtype) -> None:
+def _conv_1x1(x: np.ndarray, w: np.ndarray, strides: Sequence[int], out: np.ndarray, acc: np.dtype,
+              relu: bool = False) -> None:
     n = x.shape[0]
     g, og, cg = w.shape[:3]
     out_spatial = out.shape[2:]
@@ -160,9 +174,12 @@ def _conv_1x1(x: np.ndarray, w: np.ndarray, strides: Sequence[int], out: np.ndar
     p = math.prod(out_spatial)
     cols = np.ascontiguousarray(xs, dtype=acc).reshape(n, g, cg, p)
     wm = w.reshape(g, og, cg).astype(acc, copy=False)
-    res = out.reshape(n, g, og, p) if out.dtype == acc else np.empty((n, g, og, p), acc)
+    direct = out.dtype == acc  # out is C-contiguous: a view of it
+    res = out.reshape(n, g, og, p) if direct else np.empty((n, g, og, p), acc)
     _product(wm, cols, res)
-    if res.base is not out and res is not out:
+    if relu:
+        relu_in_place(res)
+    if not direct:
         out[...] = res.reshape(out.shape)
 
 
@@ -348,7 +365,7 @@ def parallel_parts(nbytes: int, limit: int) -> int:
 
 
 def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
-                 out: np.ndarray, acc: np.dtype) -> None:
+                 out: np.ndarray, acc: np.dtype, relu: bool = False) -> None:
     """im2col tiles along the first output axis, each one batched matmul over
     the groups; the tiles are independent and run on the thread pool."""
     n, c = x.shape[:2]
@@ -363,6 +380,11 @@ def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations
     win = win[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)
               + tuple(slice(None, None, d) for d in dilations)]
     rest = math.prod(out_spatial[1:])
+    if n == 1 and g == 1 and out.dtype == acc and out.flags.c_contiguous \
+            and c * k * out_spatial[0] * rest * acc.itemsize <= TILE_BYTES:
+        parts = product_parts(og * cg * k * math.prod(out_spatial), og)
+        im2col_by_channels(win, wm[0], out, relu, parts, run_tasks)
+        return
     per_row = n * c * rest * k * acc.itemsize
     rows = max(1, TILE_BYTES // max(per_row, 1))
     parts = product_parts(n * g * og * cg * k * math.prod(out_spatial), out_spatial[0])
@@ -376,6 +398,8 @@ def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations
         p = (r1 - r0) * rest
         cols = np.ascontiguousarray(t.transpose(order), dtype=acc).reshape(g, cg * k, n * p)
         res = np.matmul(wm, cols)  # [G, Og, N*P]
+        if relu:
+            relu_in_place(res)
         out[:, :, r0:r1, ...] = res.reshape(g * og, n, r1 - r0, *out_spatial[1:]).swapaxes(0, 1)
 
     tasks = [lambda r0=r0: tile(r0, min(out_spatial[0], r0 + rows)) for r0 in range(0, out_spatial[0], rows)]

@@ -106,9 +106,15 @@ class _ConvBase(Op):
         return base + n * c * (padded + windows)
 
     def compute(self, plan: ConvPlan, data: np.ndarray, filters: np.ndarray) -> list[np.ndarray]:
+        return [self.compute_into(plan, data, filters)]
+
+    def compute_into(self, plan: ConvPlan, data: np.ndarray, filters: np.ndarray, into: np.ndarray | None = None,
+                     relu: bool = False) -> np.ndarray:
+        """The output written into ``into`` when given, followed by a ReLU when
+        ``relu`` (float data): what a run's fused steps call (executor/fusions.py)."""
         w = filters if self.grouped else filters[None]
-        return [conv_nd(data, w, plan.groups, self.strides, self.dilations, plan.out_spatial, data.dtype,
-                        (plan.pads_begin, plan.pads_end))]
+        return conv_nd(data, w, plan.groups, self.strides, self.dilations, plan.out_spatial, data.dtype,
+                       (plan.pads_begin, plan.pads_end), into=into, relu=relu)
 
 
 @register

@@ -216,10 +216,14 @@ def _max_by_channels(x: np.ndarray, out_spatial: Sequence[int], strides: Sequenc
 def _separable_max(x: np.ndarray, out_spatial: Sequence[int], strides: Sequence[int], dilations: Sequence[int],
                    kernel: Sequence[int]) -> np.ndarray:
     """The maximum over each window of the padded ``x``, one spatial axis at a
-    time, last axis first: sum(k - 1) passes instead of prod(k) - 1, each
-    over a tensor already narrowed on the axes done.  Exact (max is)."""
+    time: sum(k - 1) passes instead of prod(k) - 1, each over a tensor already
+    narrowed on the axes done.  Exact (max is; of a -0 and a +0 either may
+    come out, as before).  The last axis goes last: NumPy's loops over a
+    strided innermost axis do not vectorize, so its strided passes had better
+    run on a tensor already narrowed on the others (SqueezeNet's 3x3 stride-2
+    poolings: 0.75-0.86x the time of the last axis first)."""
     cur = x
-    for a in range(len(kernel) - 1, -1, -1):
+    for a in range(len(kernel)):
         axis = x.ndim - len(kernel) + a
         o, s, d, k = out_spatial[a], strides[a], dilations[a], kernel[a]
 
@@ -228,8 +232,8 @@ def _separable_max(x: np.ndarray, out_spatial: Sequence[int], strides: Sequence[
             idx[axis] = slice(j * d, j * d + (o - 1) * s + 1, s)
             return cur[tuple(idx)]
 
-        best = tap(0).copy()
-        for j in range(1, k):
+        best = np.maximum(tap(0), tap(1)) if k > 1 else tap(0).copy()
+        for j in range(2, k):
             np.maximum(best, tap(j), out=best)
         cur = best
     return cur if cur is not x else cur.copy()
