@@ -50,7 +50,7 @@ _Call = tuple[int, Any, Callable[..., Sequence[np.ndarray]], Any, tuple[int, ...
 class Program:
     """The computed steps of a run on one feed signature, with every other tensor fixed."""
 
-    __slots__ = ("template", "fed", "calls", "peak", "ends", "warnings")
+    __slots__ = ("template", "fed", "calls", "peak", "ends", "warnings", "uses", "slots", "held_at")
 
     def __init__(self, template: list[Any], fed: list[tuple[int, int]], calls: list[_Call], peak: int,
                  ends: list[tuple[tuple[int, int], int]], warnings: list[Diagnostic]) -> None:
@@ -60,13 +60,18 @@ class Program:
         self.peak = peak  # the most bytes a run holds beyond its start, a kernel's outputs included
         self.ends = ends  # (tensor, slot) of the tensors no layer frees (an Assign's value)
         self.warnings = warnings
+        self.uses = [call[7] for call in calls]
+        self.slots: dict[tuple[int, int], int] = {}  # the slot of each tensor
+        self.held_at: dict[int, int] = {}  # per fixed layer: the bytes the loop held beyond the start when it ran
 
     def fits(self, start: int, limit: int) -> bool:
         return start + self.peak <= limit
 
     def run(self, model: Model, bound: Mapping[int, np.ndarray], limit: int, start: int,
+            template: list[Any] | None = None, uses: Sequence[int] | None = None,
             ) -> tuple[dict[tuple[int, int], np.ndarray], dict[int, np.ndarray], dict[int, float], list[Diagnostic]]:
-        slots = self.template.copy()
+        """The run; ``template`` and ``uses`` (the bytes in use at each call): a pattern's at its length."""
+        slots = self.template.copy() if template is None else template
         for lid, slot in self.fed:
             slots[slot] = bound[lid]
         results: dict[int, np.ndarray] = {}
@@ -77,7 +82,8 @@ class Program:
         # One clock reading a call: a layer's time runs from the end of the one before.
         with blas.limited(), limits.charged(limit, start):
             last = clock()
-            for lid, layer, compute, plan, reads, writes, frees, used, is_result, verify in self.calls:
+            for (lid, layer, compute, plan, reads, writes, frees, _, is_result, verify), used in zip(
+                    self.calls, self.uses if uses is None else uses):
                 in_use.set((limit, start + used))
                 try:
                     outs = compute(plan, *map(read, reads))
@@ -149,6 +155,7 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
     fed: list[tuple[int, int]] = []
     calls: list[_Call] = []
     freed: set[tuple[int, int]] = set()
+    held_at: dict[int, int] = {}
     peak = 0
     copied = 0
     for index, step in enumerate(steps):
@@ -159,6 +166,7 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
             else:
                 if outs is None:
                     return None
+                held_at[step.lid] = record.held[index] - record.start
                 for (key, _), out in zip(step.ports, outs):
                     if isinstance(out, StandIn):
                         return None
@@ -185,7 +193,7 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
         compute: Callable[..., Sequence[np.ndarray]] = (partial(op.compute_unread, step.unread) if step.unread
                                                         else op.compute)
         if step.lid == head:
-            compute = partial(_cut_first, compute)
+            compute = partial(cut_first, compute)
         reads = tuple(slot_of[src] for src in step.sources)  # type: ignore[index]
         writes = tuple(slot(key) for key, _ in step.ports)
         verify = inference.outputs if layer_module.verifying() and not isinstance(op, Result1) else None
@@ -193,10 +201,12 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
                       tuple(slot_of[src] for src in step.frees), used, step.is_result, verify))
         freed.update(step.frees)
     ends = [(key, s) for key, s in slot_of.items() if key not in freed]
-    return Program(template, fed, calls, peak, ends, warnings)
+    program = Program(template, fed, calls, peak, ends, warnings)
+    program.slots, program.held_at = slot_of, held_at
+    return program
 
 
-def _cut_first(compute: Callable[..., Sequence[np.ndarray]], plan: Any, first: np.ndarray,
+def cut_first(compute: Callable[..., Sequence[np.ndarray]], plan: Any, first: np.ndarray,
                *rest: np.ndarray) -> Sequence[np.ndarray]:
     """The head product of a last-position run: its first input cut to the last position."""
     return compute(plan, last_position_of(first), *rest)
