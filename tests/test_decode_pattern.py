@@ -42,17 +42,19 @@ class LoggedRuns(Session):
         return result
 
 
-def _same_generation(xml: str, prompt: dict[str, np.ndarray], new: int) -> int:
-    """Generate through the loop and through the pattern; every call's outputs byte for byte
-    the same. The number of runs the pattern served."""
+def _same_generation(xml: str, prompt: dict[str, np.ndarray], new: int, times: int = 1) -> int:
+    """Generate through the loop, and ``times`` through the pattern in one session; every
+    call's outputs byte for byte the same. The number of runs the pattern served the first time."""
     loop, served = LoggedRuns(xml, loop=True), LoggedRuns(xml)
     want = generate(loop, prompt, new)
     before = program_pattern.served()
     got = generate(served, prompt, new)
     count = program_pattern.served() - before
+    for _ in range(times - 1):  # again: the lengths seen, each call's inference kept per length
+        assert np.array_equal(generate(served, prompt, new).tokens, want.tokens)
     assert np.array_equal(got.tokens, want.tokens)
-    assert len(served.calls) == len(loop.calls) == new
-    for a, b in zip(served.calls, loop.calls):
+    assert len(served.calls) == len(loop.calls) * times == new * times
+    for a, b in zip(served.calls, loop.calls * times):
         assert a.keys() == b.keys()
         for name in a:
             assert a[name].dtype == b[name].dtype and a[name].shape == b[name].shape
@@ -79,7 +81,7 @@ def test_a_tiny_lm_and_a_single_cli_generate_take_the_pattern(batch, tmp_path, s
 
     path = save(tiny_lm(), tmp_path)
     ids = np.random.default_rng(batch).integers(0, 50, (batch, 5)).astype(np.int64)
-    assert _same_generation(path, {"input_ids": ids}, 12) == 8
+    assert _same_generation(path, {"input_ids": ids}, 12, times=3) == 8
     before = program_pattern.served()
     out = tmp_path / "tokens.npy"
     r = run_cli("generate", path, "-i", save_npz("prompt", input_ids=ids), "-n", 12, "-o", out)

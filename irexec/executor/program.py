@@ -50,7 +50,7 @@ _Call = tuple[int, Any, Callable[..., Sequence[np.ndarray]], Any, tuple[int, ...
 class Program:
     """The computed steps of a run on one feed signature, with every other tensor fixed."""
 
-    __slots__ = ("template", "fed", "calls", "peak", "ends", "warnings", "uses", "slots", "held_at")
+    __slots__ = ("template", "fed", "calls", "peak", "ends", "warnings", "uses", "plans", "slots", "held_at")
 
     def __init__(self, template: list[Any], fed: list[tuple[int, int]], calls: list[_Call], peak: int,
                  ends: list[tuple[tuple[int, int], int]], warnings: list[Diagnostic]) -> None:
@@ -61,6 +61,7 @@ class Program:
         self.ends = ends  # (tensor, slot) of the tensors no layer frees (an Assign's value)
         self.warnings = warnings
         self.uses = [call[7] for call in calls]
+        self.plans = [call[3] for call in calls]
         self.slots: dict[tuple[int, int], int] = {}  # the slot of each tensor
         self.held_at: dict[int, int] = {}  # per fixed layer: the bytes the loop held beyond the start when it ran
 
@@ -68,9 +69,9 @@ class Program:
         return start + self.peak <= limit
 
     def run(self, model: Model, bound: Mapping[int, np.ndarray], limit: int, start: int,
-            template: list[Any] | None = None, uses: Sequence[int] | None = None,
+            template: list[Any] | None = None, uses: Sequence[int] | None = None, plans: Sequence[Any] | None = None,
             ) -> tuple[dict[tuple[int, int], np.ndarray], dict[int, np.ndarray], dict[int, float], list[Diagnostic]]:
-        """The run; ``template`` and ``uses`` (the bytes in use at each call): a pattern's at its length."""
+        """The run; ``template``, ``uses`` (the bytes in use at each call) and ``plans``: a pattern's at its length."""
         slots = self.template.copy() if template is None else template
         for lid, slot in self.fed:
             slots[slot] = bound[lid]
@@ -82,8 +83,8 @@ class Program:
         # One clock reading a call: a layer's time runs from the end of the one before.
         with blas.limited(), limits.charged(limit, start):
             last = clock()
-            for (lid, layer, compute, plan, reads, writes, frees, _, is_result, verify), used in zip(
-                    self.calls, self.uses if uses is None else uses):
+            for (lid, layer, compute, _, reads, writes, frees, _, is_result, verify), used, plan in zip(
+                    self.calls, self.uses if uses is None else uses, self.plans if plans is None else plans):
                 in_use.set((limit, start + used))
                 try:
                     outs = compute(plan, *map(read, reads))

@@ -35,6 +35,10 @@ from .program import Program
 # Patterns kept per replay, and plain runs of one shape class recorded before giving up on it.
 PATTERNS = 4
 ATTEMPTS = 32
+# Lengths whose inferences a pattern keeps.
+KNOWN = 64
+# The plan of a call planned again on every run.
+_AGAIN = object()
 
 # (layer id, dtype, per dim (slope, offset)) of each feed, in the order the feeds are bound
 _Entry = tuple[int, np.dtype, tuple[tuple[int, int], ...]]
@@ -50,7 +54,7 @@ def served() -> int:
 class Pattern:
     """A program whose feed dims, shape arithmetic and memory in use are affine in one length."""
 
-    __slots__ = ("entries", "symbol", "program", "affine", "used_base", "used_slope")
+    __slots__ = ("entries", "symbol", "program", "affine", "used_base", "used_slope", "again", "known")
 
     def __init__(self, entries: list[_Entry], symbol: tuple[int, int], program: Program,
                  affine: list[tuple[int, np.ndarray, np.ndarray, np.dtype]], used_base: np.ndarray,
@@ -61,6 +65,10 @@ class Pattern:
         self.affine = affine  # (slot, offset, slope, dtype) of each fixed tensor that moves with n
         self.used_base = used_base
         self.used_slope = used_slope
+        self.again = [i for i, call in enumerate(program.calls) if call[3] is _AGAIN]  # the calls planned again
+        # per length seen: each call's plan, those planned again as inferred at that length (their
+        # inputs' shapes and read values follow from the feeds' shapes, as a replay's do)
+        self.known: dict[int, list[Any]] = {}
 
     def length(self, bound: Mapping[int, np.ndarray]) -> int | None:
         """The length n the feeds follow the pattern at, or None."""
@@ -93,7 +101,17 @@ class Pattern:
             value.flags.writeable = False
             template[slot] = value
         _served += 1
-        return self.program.run(model, bound, limit, start, template, used.tolist())
+        plans = self.known.get(n)
+        if plans is not None:
+            return self.program.run(model, bound, limit, start, template, used.tolist(), plans)
+        plans = list(self.program.plans)
+        for i in self.again:
+            plans[i] = []  # filled by the call with its inference
+        ran = self.program.run(model, bound, limit, start, template, used.tolist(), plans)
+        if len(self.known) >= KNOWN:
+            self.known.clear()
+        self.known[n] = plans
+        return ran
 
 
 def match(replay: Replay, bound: Mapping[int, np.ndarray]) -> tuple[Pattern, int] | None:
@@ -173,7 +191,7 @@ def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Ste
         reads = tuple(p1.slots[src] for src in step.sources)  # type: ignore[index]
         writes = tuple(p1.slots[key] for key, _ in step.ports)
         again = partial(_replanned, step.op, step.layer, step.op.compute, layer_module.verifying())
-        calls.append((step.lid, step.layer, again, None, reads, writes, (), 0, False, None))
+        calls.append((step.lid, step.layer, again, _AGAIN, reads, writes, (), 0, False, None))
         used.append(np.array([p.held_at[step.lid] + inf.charge for p, inf in zip((p1, p2, p3), infs)],  # type: ignore[operator]
                              np.int64))
     ops = {step.lid: step.op for step in steps}
@@ -188,7 +206,7 @@ def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Ste
             compute = partial(_replanned, ops[lid], call[1], compute.args[0] if cut else compute, call[9] is not None)
             if cut:  # the head of a last-position run: planned on its cut input
                 compute = partial(program_module.cut_first, compute)
-            calls.append(call[:2] + (compute, None) + call[4:9] + (None,))
+            calls.append(call[:2] + (compute, _AGAIN) + call[4:9] + (None,))
     u1, u2, u3 = (np.array([call[7] for call in p.calls], np.int64) for p in (p1, p2, p3))
     if used:
         extra = np.stack(used)
@@ -220,9 +238,15 @@ def _rerun(moving: set[int], program: Program, steps: list[Step], seen: Sequence
     return found if len(found) == len(lids) else None
 
 
-def _replanned(op: Op, layer: Layer, compute: Callable[..., Sequence[np.ndarray]], verify: bool, plan: Any,
+def _replanned(op: Op, layer: Layer, compute: Callable[..., Sequence[np.ndarray]], verify: bool, known: list[Inference],
                *args: np.ndarray) -> Sequence[np.ndarray]:
-    inference = op.plan_for(args)
+    """A kernel call on the plan its op infers for these inputs (``known``: that inference at
+    this length, or an empty list it is put in)."""
+    if known:
+        inference = known[0]
+    else:
+        inference = op.plan_for(args)
+        known.append(inference)
     outs = compute(inference.plan, *args)
     if verify:
         layer_module.verify_outputs(layer, inference.outputs,
