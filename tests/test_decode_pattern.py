@@ -147,3 +147,31 @@ def test_the_memory_limit_refuses_where_the_layer_loop_does(builder, write_ir):
     assert program_pattern.served() == before
     assert np.array_equal(irexec.run(learnt, {"x": x}, max_memory=12_000_000)["y"], _expected(x, False))
     assert program_pattern.served() == before + 1
+
+
+def _capped(builder: IRBuilder) -> IRBuilder:
+    """x [1, n] -> x * 2, and the first min(n, 8) of a Const counting from 0: a value of shape
+    arithmetic that is the same at lengths from 8 on, and moves below."""
+    x = builder.parameter("x", "1,?")
+    n = builder.layer("Gather", "opset8", [builder.layer("ShapeOf", "opset3", [x], {"output_type": "i64"}),
+                                           builder.const(np.array([1], np.int64)), builder.const(np.array(0, np.int64))],
+                      {"batch_dims": "0"})
+    cap = builder.layer("Minimum", "opset1", [n, builder.const(np.array([8], np.int64))])
+    head = builder.layer("Slice", "opset8", [builder.const(np.arange(16, dtype=np.float32)), builder.const(np.array([0], np.int64)),
+                                             cap, builder.const(np.array([1], np.int64))])
+    builder.result(builder.layer("Multiply", "opset1", [x, builder.const(np.array(2, np.float32))]), "y")
+    builder.result(head, "head")
+    return builder
+
+
+def test_a_value_taken_as_fixed_that_moves_sends_the_run_to_the_layer_loop(builder, write_ir):
+    model = irexec.load(write_ir(_capped(builder)))
+    before = program_pattern.served()
+    for n in (9, 10, 11, 12, 13, 5, 6, 20):
+        x = np.full((1, n), 3, np.float32)
+        got = irexec.run(model, {"x": x})
+        assert np.array_equal(got["y"], x * 2), n
+        assert np.array_equal(got["head"], np.arange(min(n, 8), dtype=np.float32)), n
+    # 10, 11, 12 learn (the Slice keeps its plan: its stop was 8 each time), 13 follows the pattern;
+    # at 5 the stop moves: the run goes through the loop and the pattern is dropped
+    assert program_pattern.served() - before == 1

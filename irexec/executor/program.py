@@ -47,6 +47,11 @@ _Call = tuple[int, Any, Callable[..., Sequence[np.ndarray]], Any, tuple[int, ...
               int, bool, Any]
 
 
+class Moved(Exception):
+    """A pattern's run (program_pattern.py) met a shape or a value it took to be the same at
+    every length and found it was not: the run is dropped and made by the layer loop."""
+
+
 class Program:
     """The computed steps of a run on one feed signature, with every other tensor fixed."""
 
@@ -88,6 +93,8 @@ class Program:
                 in_use.set((limit, start + used))
                 try:
                     outs = compute(plan, *map(read, reads))
+                except Moved:
+                    raise
                 except Exception as e:  # noqa: BLE001 - told as the layer loop tells it
                     raise layer_module.layer_failure(model, layer, e) from layer_module.failure_cause(e)
                 if len(writes) == 1:

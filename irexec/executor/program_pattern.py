@@ -54,21 +54,20 @@ def served() -> int:
 class Pattern:
     """A program whose feed dims, shape arithmetic and memory in use are affine in one length."""
 
-    __slots__ = ("entries", "symbol", "program", "affine", "used_base", "used_slope", "again", "known")
+    __slots__ = ("entries", "symbol", "program", "used_base", "used_slope", "again", "known", "moved")
 
-    def __init__(self, entries: list[_Entry], symbol: tuple[int, int], program: Program,
-                 affine: list[tuple[int, np.ndarray, np.ndarray, np.dtype]], used_base: np.ndarray,
+    def __init__(self, entries: list[_Entry], symbol: tuple[int, int], program: Program, used_base: np.ndarray,
                  used_slope: np.ndarray) -> None:
         self.entries = entries
         self.symbol = symbol  # (layer id, axis) of the feed dim that is n
-        self.program = program  # the calls, and the template with the affine slots empty
-        self.affine = affine  # (slot, offset, slope, dtype) of each fixed tensor that moves with n
+        self.program = program  # the calls, and the tensors that are the same at every length
         self.used_base = used_base
         self.used_slope = used_slope
         self.again = [i for i, call in enumerate(program.calls) if call[3] is _AGAIN]  # the calls planned again
         # per length seen: each call's plan, those planned again as inferred at that length (their
         # inputs' shapes and read values follow from the feeds' shapes, as a replay's do)
         self.known: dict[int, list[Any]] = {}
+        self.moved = False  # a run found a shape or value taken as fixed to move
 
     def length(self, bound: Mapping[int, np.ndarray]) -> int | None:
         """The length n the feeds follow the pattern at, or None."""
@@ -95,19 +94,19 @@ class Pattern:
         used = self.used_base + self.used_slope * n
         if start + int(used.max(initial=0)) > limit:
             return None
-        template = self.program.template.copy()
-        for slot, offset, slope, dtype in self.affine:
-            value = np.asarray(offset + slope * n).astype(dtype)
-            value.flags.writeable = False
-            template[slot] = value
-        _served += 1
         plans = self.known.get(n)
         if plans is not None:
-            return self.program.run(model, bound, limit, start, template, used.tolist(), plans)
+            _served += 1
+            return self.program.run(model, bound, limit, start, None, used.tolist(), plans)
         plans = list(self.program.plans)
         for i in self.again:
             plans[i] = []  # filled by the call with its inference
-        ran = self.program.run(model, bound, limit, start, template, used.tolist(), plans)
+        try:
+            ran = self.program.run(model, bound, limit, start, None, used.tolist(), plans)
+        except program_module.Moved:
+            self.moved = True  # the loop makes this run; the pattern is dropped
+            return None
+        _served += 1
         if len(self.known) >= KNOWN:
             self.known.clear()
         self.known[n] = plans
@@ -117,6 +116,9 @@ class Pattern:
 def match(replay: Replay, bound: Mapping[int, np.ndarray]) -> tuple[Pattern, int] | None:
     """The replay's pattern the feeds follow, and their length, or None."""
     for pattern in replay.patterns:
+        if pattern.moved:
+            replay.patterns.remove(pattern)
+            return None
         n = pattern.length(bound)
         if n is not None:
             return pattern, n
@@ -153,7 +155,10 @@ def learn(replay: Replay, key: tuple, program: Program | None, steps: list[Step]
 
 
 def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Step]) -> Pattern | None:
-    """The pattern three programs at three lengths follow, or None."""
+    """The pattern three programs at three lengths follow, or None.  A tensor is the same at
+    every length where it is a Const, a feed none of whose dims moves, or the output of a layer
+    all of whose inputs are: such a layer keeps its plan (or, shape arithmetic, its value); any
+    other layer runs on every run, planned again by its op, the shape layers among them too."""
     (k1, p1, i1), (k2, p2, i2), (k3, p3, i3) = seen
     found = _feed_dims(k1, k2, k3)
     if found is None:
@@ -161,97 +166,111 @@ def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Ste
     entries, symbol, lengths = found
     if p1.warnings or p2.warnings or p3.warnings or not _same_layout(p1, p2) or not _same_layout(p1, p3):
         return None
+    slot_of = p1.slots
+    fed = {lid for lid, _ in p1.fed}
+    # the tensors whose value is the same at every length: the preset ones (the same arrays in the
+    # three runs) and shape arithmetic on them; and those whose shape is: these and the feeds none
+    # of whose dims moves, and the outputs of layers that keep their plan
+    values = {key for key, slot in slot_of.items() if key[0] not in fed and key[0] not in p1.held_at
+              and p1.template[slot] is not None and p1.template[slot] is p2.template[slot] is p3.template[slot]}
+    shapes = values | {(lid, 0) for lid, _, dims in entries if not any(slope for slope, _ in dims)}
     template = list(p1.template)
-    affine: dict[int, tuple[int, np.ndarray, np.ndarray, np.dtype]] = {}
-    moving: set[int] = set()  # slots of fixed tensors that are not affine in n: their layers run again
-    for slot, (a1, a2, a3) in enumerate(zip(p1.template, p2.template, p3.template)):
-        if a1 is a2 and a1 is a3:
-            continue
-        if not (isinstance(a1, np.ndarray) and isinstance(a2, np.ndarray) and isinstance(a3, np.ndarray)):
-            return None
-        if a1.dtype == a2.dtype == a3.dtype and a1.shape == a2.shape == a3.shape:
-            if np.array_equal(a1, a2) and np.array_equal(a1, a3):
-                continue
-            if a1.dtype.kind in "iu" and a1.dtype != np.uint64:
-                line = _affine(a1.astype(np.int64), a2.astype(np.int64), a3.astype(np.int64), *lengths)
-                if line is not None:
-                    affine[slot] = (slot, line[0], line[1], a1.dtype)
-                    continue
-        moving.add(slot)
-    rerun = _rerun(moving, p1, steps, (i1, i2, i3))
-    if rerun is None:
-        return None
+    by_lid = {call[0]: [call, p2.calls[i], p3.calls[i]] for i, call in enumerate(p1.calls)}
     calls: list[Any] = []
-    used: list[np.ndarray] = []
-    for step in rerun:  # first, before any kernel: they read fixed tensors and each other only
-        infs = [inferences[step.lid] for inferences in (i1, i2, i3)]
-        for key, _ in step.ports:
-            template[p1.slots[key]] = None
-            affine.pop(p1.slots[key], None)
-        reads = tuple(p1.slots[src] for src in step.sources)  # type: ignore[index]
-        writes = tuple(p1.slots[key] for key, _ in step.ports)
-        again = partial(_replanned, step.op, step.layer, step.op.compute, layer_module.verifying())
-        calls.append((step.lid, step.layer, again, _AGAIN, reads, writes, (), 0, False, None))
-        used.append(np.array([p.held_at[step.lid] + inf.charge for p, inf in zip((p1, p2, p3), infs)],  # type: ignore[operator]
-                             np.int64))
-    ops = {step.lid: step.op for step in steps}
-    for call in p1.calls:
-        lid = call[0]
-        inference = i1.get(lid)
-        if inference is not None and inference is i2.get(lid) and inference is i3.get(lid):
+    used: list[list[int]] = []
+    for step in steps:
+        lid = step.lid
+        if lid in fed:
+            continue
+        infs = [inferences.get(lid) for inferences in (i1, i2, i3)]
+        if lid in p1.held_at:  # shape arithmetic: a ShapeOf (it reads a shape), or a layer of their values
+            if all(src in (shapes if step.op.shape_only else values) for src in step.sources):
+                values.update(key for key, _ in step.ports)
+                shapes.update(key for key, _ in step.ports)
+                if calls:  # what it was the last to read goes once the call before it has run
+                    calls[-1] = calls[-1][:6] + (calls[-1][6] + tuple(slot_of[src] for src in step.frees),) + calls[-1][7:]
+                continue
+            if any(inf is None or inf.data_sized or inf.charge is None for inf in infs):
+                return None
+            made = [p.template[slot_of[key]] for p in (p1, p2, p3) for key, _ in step.ports]
+            same = None  # its values where the three lengths gave the same: later calls take them as fixed
+            if all(isinstance(a, np.ndarray) for a in made):
+                width = len(step.ports)
+                if all(a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+                       for a, b in zip(made[:width] * 2, made[width:])):
+                    same = tuple(made[:width])
+                    values.update(key for key, _ in step.ports)
+                    shapes.update(key for key, _ in step.ports)
+            for key, _ in step.ports:
+                template[slot_of[key]] = None  # made on every run
+            again = partial(_replanned, step.op, step.layer, step.op.compute, layer_module.verifying(), None, same)
+            calls.append((lid, step.layer, again, _AGAIN, tuple(slot_of[src] for src in step.sources),  # type: ignore[index]
+                          tuple(slot_of[key] for key, _ in step.ports), tuple(slot_of[src] for src in step.frees), 0,
+                          False, None))
+            used.append([p.held_at[lid] + inf.charge for p, inf in zip((p1, p2, p3), infs)])  # type: ignore[union-attr,operator]
+            continue
+        # a kernel keeps its plan where what its inference reads is the same at every length
+        unmoved = all(src in (values if step.op.input_spec(i).value else shapes) for i, src in enumerate(step.sources))
+        three = by_lid.get(lid)
+        if three is None:
+            return None
+        call = three[0][:6] + (tuple(slot_of[src] for src in step.frees),) + three[0][7:]
+        used.append([c[7] for c in three])
+        if unmoved and infs[0] is not None and infs[0] is infs[1] is infs[2]:
+            shapes.update(key for key, _ in step.ports)
             calls.append(call)
-        else:  # its inputs moved: planned again on every run, its outputs held to that plan in tests
-            compute: Any = call[2]
-            cut = isinstance(compute, partial) and compute.func is program_module.cut_first
-            compute = partial(_replanned, ops[lid], call[1], compute.args[0] if cut else compute, call[9] is not None)
-            if cut:  # the head of a last-position run: planned on its cut input
-                compute = partial(program_module.cut_first, compute)
-            calls.append(call[:2] + (compute, _AGAIN) + call[4:9] + (None,))
-    u1, u2, u3 = (np.array([call[7] for call in p.calls], np.int64) for p in (p1, p2, p3))
-    if used:
-        extra = np.stack(used)
-        u1, u2, u3 = (np.concatenate([extra[:, i], u]) for i, u in enumerate((u1, u2, u3)))
+            continue
+        compute: Any = call[2]  # its inputs may move: planned again on every run, held to that plan in tests
+        cut = isinstance(compute, partial) and compute.func is program_module.cut_first
+        fixed = _shapes(infs[0])
+        if fixed is None or fixed != _shapes(infs[1]) or fixed != _shapes(infs[2]):
+            fixed = None
+        else:  # its outputs' shapes did not move: later calls take them as fixed
+            shapes.update(key for key, _ in step.ports)
+        compute = partial(_replanned, step.op, step.layer, compute.args[0] if cut else compute, call[9] is not None,
+                          fixed, None)
+        if cut:  # the head of a last-position run: planned on its cut input
+            compute = partial(program_module.cut_first, compute)
+        calls.append(call[:2] + (compute, _AGAIN) + call[4:9] + (None,))
+    if len(used) != len(calls) or not calls:
+        return None
+    u1, u2, u3 = (np.array(column, np.int64) for column in zip(*used))
     line = _affine(u1, u2, u3, *lengths)
     if line is None:
         return None
     program = Program(template, p1.fed, calls, p1.peak, p1.ends, [])
-    return Pattern(entries, symbol, program, list(affine.values()), line[0], line[1])
+    return Pattern(entries, symbol, program, line[0], line[1])
 
 
-def _rerun(moving: set[int], program: Program, steps: list[Step], seen: Sequence[dict[int, Inference]],
-           ) -> list[Step] | None:
-    """The fixed layers that make the ``moving`` slots, in run order, or None where one cannot
-    run again at the start of a run (it reads a computed tensor, or is a ShapeOf)."""
-    if not moving:
-        return []
-    made = {slot: key[0] for key, slot in program.slots.items()}
-    lids = {made[slot] for slot in moving}
-    computed = {call[0] for call in program.calls}
-    found = []
-    for step in steps:
-        if step.lid in lids:
-            infs = [inferences.get(step.lid) for inferences in seen]
-            if (step.op.shape_only or any(inf is None or inf.data_sized or inf.charge is None for inf in infs)
-                    or any(src is None or src[0] in computed for src in step.sources)):
-                return None
-            found.append(step)
-    return found if len(found) == len(lids) else None
-
-
-def _replanned(op: Op, layer: Layer, compute: Callable[..., Sequence[np.ndarray]], verify: bool, known: list[Inference],
-               *args: np.ndarray) -> Sequence[np.ndarray]:
+def _replanned(op: Op, layer: Layer, compute: Callable[..., Sequence[np.ndarray]], verify: bool,
+               shapes: tuple | None, values: tuple | None, known: list[Inference], *args: np.ndarray,
+               ) -> Sequence[np.ndarray]:
     """A kernel call on the plan its op infers for these inputs (``known``: that inference at
-    this length, or an empty list it is put in)."""
-    if known:
-        inference = known[0]
-    else:
-        inference = op.plan_for(args)
-        known.append(inference)
+    this length, or an empty list it is put in).  ``shapes``, ``values``: what its outputs were
+    at the three lengths, which later calls take as the same at every length; the first run at
+    a length holds them to it."""
+    first = not known
+    inference = op.plan_for(args) if first else known[0]
+    if first and shapes is not None and _shapes(inference) != shapes:
+        raise program_module.Moved
     outs = compute(inference.plan, *args)
+    if first and values is not None and not all(
+            isinstance(o, np.ndarray) and o.dtype == v.dtype and o.shape == v.shape and np.array_equal(o, v)
+            for o, v in zip(outs, values)):
+        raise program_module.Moved
     if verify:
         layer_module.verify_outputs(layer, inference.outputs,
                                     [o if isinstance(o, np.ndarray) else np.asarray(o) for o in outs])
+    if first:
+        known.append(inference)
     return outs
+
+
+def _shapes(inference: Inference | None) -> tuple | None:
+    """The output shapes of an inference, or None where one is not static."""
+    if inference is None or not all(o.shape.is_static for o in inference.outputs):
+        return None
+    return tuple(o.shape.to_tuple() for o in inference.outputs)
 
 
 def _feed_dims(k1: tuple, k2: tuple, k3: tuple) -> tuple[list[_Entry], tuple[int, int], tuple[int, int, int]] | None:
