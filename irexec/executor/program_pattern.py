@@ -3,14 +3,19 @@
 A decode step feeds a KV cache of L positions and an attention mask of L + 1, so its
 signature never recurs within one generation and a program per signature (program.py)
 never serves it.  A pattern takes the place of the signature: every feed dim is
-``slope * n + offset`` in one length n (the first dim that moved).  It is learnt from
-the programs of three plain runs of one shape class (the feeds' ranks and types) at
-three lengths: the first two fit each dim, each value of shape arithmetic (the fixed
-tensors) and the bytes in use at each kernel call as affine in n, the third must agree
-exactly, or there is no pattern and every run goes through the layer loop as before.
-A layer whose inference was the same at the three lengths keeps its plan; one whose
-inputs moved is planned again on each run by its op (``Op.plan_for``, cached per input
-signature as in the loop), so its kernel runs on the plan the loop would give it.
+``slope * n + offset`` in one length n (the first dim that moved).  It is learnt from the
+programs of three plain runs of one shape class (the feeds' ranks and types) at three
+lengths: the first two fit each feed dim and the bytes in use at each call as affine in n,
+the third must agree exactly, or there is no pattern.
+
+Nothing else is taken from the fit.  A layer keeps its recorded plan only where what its
+inference reads is the same at every length: the shapes of its inputs and the values of
+those it reads (a Reshape's target) come from Consts, feeds whose dims do not move, or
+such layers.  Every other layer runs on every run, shape arithmetic included, on the plan
+its op infers for the inputs it gets (``Op.plan_for``), kept per length.  Where the three
+lengths agreed on such a layer's output shapes or shape values, later layers take them as
+fixed, and the first run at each new length holds the layer to them: one that moved (a
+``min(n, window)`` that stops growing) drops the run to the layer loop, and the pattern.
 
 The memory limit is held as a program holds it: the most bytes in use at any call, a
 maximum of affine functions of n, is taken before the run, and a run that could pass the
@@ -52,7 +57,7 @@ def served() -> int:
 
 
 class Pattern:
-    """A program whose feed dims, shape arithmetic and memory in use are affine in one length."""
+    """A program whose feed dims and memory in use are affine in one length."""
 
     __slots__ = ("entries", "symbol", "program", "used_base", "used_slope", "again", "known", "moved")
 
@@ -155,10 +160,9 @@ def learn(replay: Replay, key: tuple, program: Program | None, steps: list[Step]
 
 
 def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Step]) -> Pattern | None:
-    """The pattern three programs at three lengths follow, or None.  A tensor is the same at
-    every length where it is a Const, a feed none of whose dims moves, or the output of a layer
-    all of whose inputs are: such a layer keeps its plan (or, shape arithmetic, its value); any
-    other layer runs on every run, planned again by its op, the shape layers among them too."""
+    """The pattern three programs at three lengths follow, or None: the calls in run order, each
+    keeping its plan where what its inference reads is the same at every length, every other
+    layer (shape arithmetic among them) planned again on each run (see the module's note)."""
     (k1, p1, i1), (k2, p2, i2), (k3, p3, i3) = seen
     found = _feed_dims(k1, k2, k3)
     if found is None:
