@@ -59,19 +59,21 @@ def served() -> int:
 class Pattern:
     """A program whose feed dims and memory in use are affine in one length."""
 
-    __slots__ = ("entries", "symbol", "program", "used_base", "used_slope", "again", "known", "moved")
+    __slots__ = ("entries", "symbol", "program", "used_base", "used_slope", "plain", "again", "known", "moved")
 
     def __init__(self, entries: list[_Entry], symbol: tuple[int, int], program: Program, used_base: np.ndarray,
-                 used_slope: np.ndarray) -> None:
+                 used_slope: np.ndarray, plain: list[Any]) -> None:
         self.entries = entries
         self.symbol = symbol  # (layer id, axis) of the feed dim that is n
         self.program = program  # the calls, and the tensors that are the same at every length
         self.used_base = used_base
         self.used_slope = used_slope
-        self.again = [i for i, call in enumerate(program.calls) if call[3] is _AGAIN]  # the calls planned again
-        # per length seen: each call's plan, those planned again as inferred at that length (their
-        # inputs' shapes and read values follow from the feeds' shapes, as a replay's do)
-        self.known: dict[int, list[Any]] = {}
+        self.plain = plain  # per call planned again: its kernel without the planning around it
+        self.again = [i for i, call in enumerate(program.calls) if call[3] is _AGAIN]
+        # per length seen once: each call's plan, those planned again as inferred at that length
+        # (their inputs' shapes and read values follow from the feeds' shapes, as a replay's do)
+        # and the values of the shape arithmetic made there; per length seen again: its program
+        self.known: dict[int, list[Any] | Program] = {}
         self.moved = False  # a run found a shape or value taken as fixed to move
 
     def length(self, bound: Mapping[int, np.ndarray]) -> int | None:
@@ -96,13 +98,19 @@ class Pattern:
             ) -> tuple[dict[tuple[int, int], np.ndarray], dict[int, np.ndarray], dict[int, float], list[Diagnostic]] | None:
         """The run at length ``n``, or None where it could pass the limit (the layer loop refuses)."""
         global _served
+        found = self.known.get(n)
+        if isinstance(found, Program):
+            if not found.fits(start, limit):
+                return None
+            _served += 1
+            return found.run(model, bound, limit, start)
         used = self.used_base + self.used_slope * n
         if start + int(used.max(initial=0)) > limit:
             return None
-        plans = self.known.get(n)
-        if plans is not None:
+        if found is not None:  # seen once: from now on a program of this length, as per signature
+            program = self.known[n] = self._at(found, used.tolist())
             _served += 1
-            return self.program.run(model, bound, limit, start, None, used.tolist(), plans)
+            return program.run(model, bound, limit, start)
         plans = list(self.program.plans)
         for i in self.again:
             plans[i] = []  # filled by the call with its inference
@@ -116,6 +124,23 @@ class Pattern:
             self.known.clear()
         self.known[n] = plans
         return ran
+
+    def _at(self, plans: list[Any], uses: list[int]) -> Program:
+        """The program of one length: each call on its plan there, the shape arithmetic as its values."""
+        template = self.program.template.copy()
+        calls: list[Any] = []
+        for call, plan, plain, used in zip(self.program.calls, plans, self.plain, uses):
+            if plain is None:
+                calls.append(call[:7] + (used,) + call[8:])
+            elif len(plan) > 1:  # shape arithmetic: its values at this length
+                for slot, out in zip(call[5], plan[1]):
+                    template[slot] = out
+                if calls and call[6]:  # what it was the last to read goes once the call before it has run
+                    calls[-1] = calls[-1][:6] + (calls[-1][6] + call[6],) + calls[-1][7:]
+            else:
+                verify = plan[0].outputs if layer_module.verifying() and not call[8] else None
+                calls.append(call[:2] + (plain, plan[0].plan) + call[4:7] + (used, call[8], verify))
+        return Program(template, self.program.fed, calls, max(uses, default=0), self.program.ends, [])
 
 
 def match(replay: Replay, bound: Mapping[int, np.ndarray]) -> tuple[Pattern, int] | None:
@@ -181,6 +206,7 @@ def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Ste
     template = list(p1.template)
     by_lid = {call[0]: [call, p2.calls[i], p3.calls[i]] for i, call in enumerate(p1.calls)}
     calls: list[Any] = []
+    plain: list[Any] = []  # per call planned again, its kernel alone (None: a call that keeps its plan)
     used: list[list[int]] = []
     for step in steps:
         lid = step.lid
@@ -207,7 +233,8 @@ def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Ste
                     shapes.update(key for key, _ in step.ports)
             for key, _ in step.ports:
                 template[slot_of[key]] = None  # made on every run
-            again = partial(_replanned, step.op, step.layer, step.op.compute, layer_module.verifying(), None, same)
+            again = partial(_replanned, step.op, step.layer, step.op.compute, layer_module.verifying(), None, same, True)
+            plain.append(step.op.compute)
             calls.append((lid, step.layer, again, _AGAIN, tuple(slot_of[src] for src in step.sources),  # type: ignore[index]
                           tuple(slot_of[key] for key, _ in step.ports), tuple(slot_of[src] for src in step.frees), 0,
                           False, None))
@@ -223,6 +250,7 @@ def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Ste
         if unmoved and infs[0] is not None and infs[0] is infs[1] is infs[2]:
             shapes.update(key for key, _ in step.ports)
             calls.append(call)
+            plain.append(None)
             continue
         compute: Any = call[2]  # its inputs may move: planned again on every run, held to that plan in tests
         cut = isinstance(compute, partial) and compute.func is program_module.cut_first
@@ -231,8 +259,9 @@ def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Ste
             fixed = None
         else:  # its outputs' shapes did not move: later calls take them as fixed
             shapes.update(key for key, _ in step.ports)
+        plain.append(call[2])
         compute = partial(_replanned, step.op, step.layer, compute.args[0] if cut else compute, call[9] is not None,
-                          fixed, None)
+                          fixed, None, False)
         if cut:  # the head of a last-position run: planned on its cut input
             compute = partial(program_module.cut_first, compute)
         calls.append(call[:2] + (compute, _AGAIN) + call[4:9] + (None,))
@@ -243,11 +272,11 @@ def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Ste
     if line is None:
         return None
     program = Program(template, p1.fed, calls, p1.peak, p1.ends, [])
-    return Pattern(entries, symbol, program, line[0], line[1])
+    return Pattern(entries, symbol, program, line[0], line[1], plain)
 
 
 def _replanned(op: Op, layer: Layer, compute: Callable[..., Sequence[np.ndarray]], verify: bool,
-               shapes: tuple | None, values: tuple | None, known: list[Inference], *args: np.ndarray,
+               shapes: tuple | None, values: tuple | None, keep: bool, known: list[Any], *args: np.ndarray,
                ) -> Sequence[np.ndarray]:
     """A kernel call on the plan its op infers for these inputs (``known``: that inference at
     this length, or an empty list it is put in).  ``shapes``, ``values``: what its outputs were
@@ -267,6 +296,11 @@ def _replanned(op: Op, layer: Layer, compute: Callable[..., Sequence[np.ndarray]
                                     [o if isinstance(o, np.ndarray) else np.asarray(o) for o in outs])
     if first:
         known.append(inference)
+        if values is not None or keep:  # shape arithmetic: its values at this length, for later runs at it
+            outs = [np.asarray(o) for o in outs]
+            for o in outs:
+                o.flags.writeable = False
+            known.append(outs)
     return outs
 
 
