@@ -175,3 +175,33 @@ def test_a_value_taken_as_fixed_that_moves_sends_the_run_to_the_layer_loop(build
     # 10, 11, 12 learn (the Slice keeps its plan: its stop was 8 each time), 13 follows the pattern;
     # at 5 the stop moves: the run goes through the loop and the pattern is dropped
     assert program_pattern.served() - before == 1
+
+
+def _floored(builder: IRBuilder) -> IRBuilder:
+    """x [1, n] -> x * 2, and ones [max(n, 12) * 100000]: bytes that grow with n from 12 on
+    (4.8 MB at 12), and stay at 4.8 MB below."""
+    x = builder.parameter("x", "1,?")
+    n = builder.layer("Gather", "opset8", [builder.layer("ShapeOf", "opset3", [x], {"output_type": "i64"}),
+                                           builder.const(np.array([1], np.int64)), builder.const(np.array(0, np.int64))],
+                      {"batch_dims": "0"})
+    size = builder.layer("Multiply", "opset1", [builder.layer("Maximum", "opset1", [n, builder.const(np.array([12], np.int64))]),
+                                                builder.const(np.array([100_000], np.int64))])
+    ones = builder.layer("Broadcast", "opset3", [builder.const(np.array(1, np.float32)), size], {"mode": "numpy"})
+    builder.result(builder.layer("Multiply", "opset1", [x, builder.const(np.array(2, np.float32))]), "y")
+    builder.result(ones, "ones")
+    return builder
+
+
+def test_bytes_that_stop_following_the_length_send_the_run_to_the_layer_loop(builder, write_ir):
+    path = write_ir(_floored(builder))
+    learnt = irexec.load(path)
+    for n in (11, 12, 13, 14, 15):  # the first keeps the Consts, 12, 13, 14 learn, 15 follows the pattern
+        got = irexec.run(learnt, {"x": np.ones((1, n), np.float32)})
+        assert got["ones"].shape == (max(n, 12) * 100_000,)
+    before = program_pattern.served()
+    # at 5 the pattern's bound would be 2 MB for the ones: the layer loop counts 4.8 MB and refuses
+    x = np.ones((1, 5), np.float32)
+    assert _refusal(learnt, x, 4_000_000) == _refusal(irexec.load(path), x, 4_000_000)
+    got = irexec.run(learnt, {"x": x})
+    assert np.array_equal(got["y"], x * 2) and np.array_equal(got["ones"], np.ones(1_200_000, np.float32))
+    assert program_pattern.served() == before

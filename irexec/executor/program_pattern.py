@@ -113,7 +113,7 @@ class Pattern:
             return program.run(model, bound, limit, start)
         plans = list(self.program.plans)
         for i in self.again:
-            plans[i] = []  # filled by the call with its inference
+            plans[i] = [n]  # the length; the call puts its inference in its place
         try:
             ran = self.program.run(model, bound, limit, start, None, used.tolist(), plans)
         except program_module.Moved:
@@ -233,7 +233,11 @@ def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Ste
                     shapes.update(key for key, _ in step.ports)
             for key, _ in step.ports:
                 template[slot_of[key]] = None  # made on every run
-            again = partial(_replanned, step.op, step.layer, step.op.compute, layer_module.verifying(), None, same, True)
+            charged = _charge(infs, lengths)
+            if charged is None:
+                return None
+            again = partial(_replanned, step.op, step.layer, step.op.compute, layer_module.verifying(), None, same, True,
+                            charged)
             plain.append(step.op.compute)
             calls.append((lid, step.layer, again, _AGAIN, tuple(slot_of[src] for src in step.sources),  # type: ignore[index]
                           tuple(slot_of[key] for key, _ in step.ports), tuple(slot_of[src] for src in step.frees), 0,
@@ -260,8 +264,11 @@ def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Ste
         else:  # its outputs' shapes did not move: later calls take them as fixed
             shapes.update(key for key, _ in step.ports)
         plain.append(call[2])
+        charged = _charge(infs, lengths)
+        if charged is None:
+            return None
         compute = partial(_replanned, step.op, step.layer, compute.args[0] if cut else compute, call[9] is not None,
-                          fixed, None, False)
+                          fixed, None, False, charged)
         if cut:  # the head of a last-position run: planned on its cut input
             compute = partial(program_module.cut_first, compute)
         calls.append(call[:2] + (compute, _AGAIN) + call[4:9] + (None,))
@@ -276,32 +283,42 @@ def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Ste
 
 
 def _replanned(op: Op, layer: Layer, compute: Callable[..., Sequence[np.ndarray]], verify: bool,
-               shapes: tuple | None, values: tuple | None, keep: bool, known: list[Any], *args: np.ndarray,
-               ) -> Sequence[np.ndarray]:
-    """A kernel call on the plan its op infers for these inputs (``known``: that inference at
-    this length, or an empty list it is put in).  ``shapes``, ``values``: what its outputs were
-    at the three lengths, which later calls take as the same at every length; the first run at
-    a length holds them to it."""
-    first = not known
-    inference = op.plan_for(args) if first else known[0]
-    if first and shapes is not None and _shapes(inference) != shapes:
+               shapes: tuple | None, values: tuple | None, keep: bool, charge: tuple[int, int], known: list[Any],
+               *args: np.ndarray) -> Sequence[np.ndarray]:
+    """A kernel call, at the first run at a length (``known``: [the length], where the call puts
+    the inference it makes, then the values of shape arithmetic), on the plan its op infers for
+    these inputs.  ``charge``: the bytes its outputs took at the three lengths, affine in n, which
+    the pattern's memory bound rests on; ``shapes``, ``values``: what its outputs were at the
+    three lengths, which later calls take as fixed.  One that moved: the run goes to the loop."""
+    n = known[0]
+    inference = op.plan_for(args)
+    if inference.charge != charge[0] + charge[1] * n or shapes is not None and _shapes(inference) != shapes:
         raise program_module.Moved
     outs = compute(inference.plan, *args)
-    if first and values is not None and not all(
+    if values is not None and not all(
             isinstance(o, np.ndarray) and o.dtype == v.dtype and o.shape == v.shape and np.array_equal(o, v)
             for o, v in zip(outs, values)):
         raise program_module.Moved
     if verify:
         layer_module.verify_outputs(layer, inference.outputs,
                                     [o if isinstance(o, np.ndarray) else np.asarray(o) for o in outs])
-    if first:
-        known.append(inference)
-        if values is not None or keep:  # shape arithmetic: its values at this length, for later runs at it
-            outs = [np.asarray(o) for o in outs]
-            for o in outs:
-                o.flags.writeable = False
-            known.append(outs)
+    known[0] = inference
+    if keep:  # shape arithmetic: its values at this length, for later runs at it
+        outs = [np.asarray(o) for o in outs]
+        for o in outs:
+            o.flags.writeable = False
+        known.append(outs)
     return outs
+
+
+def _charge(infs: Sequence[Inference | None], lengths: tuple[int, int, int]) -> tuple[int, int] | None:
+    """(offset, slope) of the bytes a layer's outputs took at the three lengths, or None where not affine."""
+    charges = [None if inf is None else inf.charge for inf in infs]
+    if any(c is None for c in charges):
+        return None
+    c1, c2, c3 = (np.array([c], np.int64) for c in charges)
+    line = _affine(c1, c2, c3, *lengths)
+    return None if line is None else (int(line[0][0]), int(line[1][0]))
 
 
 def _shapes(inference: Inference | None) -> tuple | None:
