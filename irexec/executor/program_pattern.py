@@ -19,7 +19,9 @@ fixed, and the first run at each new length holds the layer to them: one that mo
 
 The memory limit is held as a program holds it: the most bytes in use at any call, a
 maximum of affine functions of n, is taken before the run, and a run that could pass the
-limit goes through the layer loop, which refuses exactly where it would have."""
+limit goes through the layer loop, which refuses exactly where it would have.  The fit is
+held to the run: the first run at a length checks that every layer planned again makes
+outputs of the bytes its own affine fit says, or the run goes to the loop."""
 
 from __future__ import annotations
 
