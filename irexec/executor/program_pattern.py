@@ -183,6 +183,7 @@ def learn(replay: Replay, key: tuple, program: Program | None, steps: list[Step]
         found = fit(seen, steps)
         if found is not None:
             replay.patterns.append(found)
+            replay.attempts[cls] = 0  # the runs that fit nothing (prefills) count anew
             seen.clear()
 
 
