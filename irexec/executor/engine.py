@@ -260,7 +260,7 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
             sized = all(inf is None or inf.output_nbytes is not None for inf in inferences)
             learnt = program_module.build(steps, preset, inferences, record, folded.shape_of | folded.shape_derived,
                                           head, warnings) if sized else None
-            pattern_module.learn(replay, run_key, learnt, steps, inferences)
+            pattern_module.learn(replay, run_key, learnt, record, steps, inferences)
     return values, results, times, warnings
 
 

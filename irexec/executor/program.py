@@ -125,7 +125,7 @@ class Recorder:
     began, whether it was fed, and the outputs of the shape layers (only theirs: the run
     must not hold its other tensors longer than the loop does)."""
 
-    __slots__ = ("start", "dropped", "held", "fed", "outs")
+    __slots__ = ("start", "dropped", "held", "fed", "outs", "slots", "held_at")
 
     def __init__(self, start: int, dropped: bool) -> None:
         self.start = start
@@ -133,6 +133,9 @@ class Recorder:
         self.held: list[int] = []
         self.fed: list[bool] = []
         self.outs: list[list[np.ndarray] | None] = []
+        # set by build: the slot of each tensor, and per fixed layer the bytes held beyond the start
+        self.slots: dict[tuple[int, int], int] = {}
+        self.held_at: dict[int, int] = {}
 
     def step(self, held: int, fed: bool, outs: list[np.ndarray] | None) -> None:
         self.held.append(held)
@@ -164,6 +167,7 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
     calls: list[_Call] = []
     freed: set[tuple[int, int]] = set()
     held_at: dict[int, int] = {}
+    record.slots, record.held_at = slot_of, held_at  # what a pattern learnt from this run reads (program_pattern.py)
     peak = 0
     copied = 0
     for index, step in enumerate(steps):
@@ -209,9 +213,7 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
                       tuple(slot_of[src] for src in step.frees), used, step.is_result, verify))
         freed.update(step.frees)
     ends = [(key, s) for key, s in slot_of.items() if key not in freed]
-    program = Program(template, fed, calls, peak, ends, warnings)
-    program.slots, program.held_at = slot_of, held_at
-    return program
+    return Program(template, fed, calls, peak, ends, warnings)
 
 
 def cut_first(compute: Callable[..., Sequence[np.ndarray]], plan: Any, first: np.ndarray,

@@ -166,16 +166,17 @@ def learning(replay: Replay, key: tuple) -> bool:
     return len(replay.patterns) < PATTERNS and replay.attempts.get(shape_class(key), 0) < ATTEMPTS
 
 
-def learn(replay: Replay, key: tuple, program: Program | None, steps: list[Step],
+def learn(replay: Replay, key: tuple, program: Program | None, record: program_module.Recorder, steps: list[Step],
           inferences: Sequence[Inference | None]) -> None:
-    """Take a plain run's program at a new signature; with the two before it in its shape
-    class, make a pattern where they fit one."""
+    """Take a plain run's program at a new signature (and what its recording saw); with the two
+    before it in its shape class, make a pattern where they fit one."""
     cls = shape_class(key)
     replay.attempts[cls] = replay.attempts.get(cls, 0) + 1
     seen = replay.learnt.setdefault(cls, [])
     if program is None:
         seen.clear()  # no program at this length: the three must be consecutive
         return
+    program.slots, program.held_at = record.slots, record.held_at
     seen.append((key, program, {step.lid: inf for step, inf in zip(steps, inferences) if inf is not None}))
     if len(seen) > 3:
         del seen[0]
