@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -258,10 +259,16 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
         replay.keep(run_key, inferences, warnings)
         if learn and record is not None and folded.dropped == record.dropped and preset is not None:
             sized = all(inf is None or inf.output_nbytes is not None for inf in inferences)
-            learnt = program_module.build(steps, preset, inferences, record, folded.shape_of | folded.shape_derived,
-                                          head, warnings) if sized else None
-            pattern_module.learn(replay, run_key, learnt, record, steps, inferences)
+            fixed = folded.shape_of | folded.shape_derived
+            pattern_module.learn(replay, run_key, partial(program_module.build, steps, preset, inferences, record, fixed,
+                                                          head, list(warnings)) if sized else _nothing,
+                                 record, steps, inferences)
     return values, results, times, warnings
+
+
+def _nothing() -> None:
+    """The program of a run that cannot have one."""
+    return None
 
 
 def _note_undeclared_shape(model: Model, layer: Layer, index: int, shape: tuple[int, ...], out: list[Diagnostic],

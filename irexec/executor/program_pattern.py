@@ -166,26 +166,44 @@ def learning(replay: Replay, key: tuple) -> bool:
     return len(replay.patterns) < PATTERNS and replay.attempts.get(shape_class(key), 0) < ATTEMPTS
 
 
-def learn(replay: Replay, key: tuple, program: Program | None, record: program_module.Recorder, steps: list[Step],
-          inferences: Sequence[Inference | None]) -> None:
-    """Take a plain run's program at a new signature (and what its recording saw); with the two
-    before it in its shape class, make a pattern where they fit one."""
+def learn(replay: Replay, key: tuple, make: Callable[[], Program | None], record: program_module.Recorder,
+          steps: list[Step], inferences: Sequence[Inference | None]) -> None:
+    """Take a plain run at a new signature (``make`` builds its program); with the two before it
+    in its shape class, make a pattern where they fit one.  The first run of a class is only
+    kept, its program built once another signature of the class comes: a model fed one
+    signature never builds one for nothing."""
     cls = shape_class(key)
     replay.attempts[cls] = replay.attempts.get(cls, 0) + 1
     seen = replay.learnt.setdefault(cls, [])
-    if program is None:
-        seen.clear()  # no program at this length: the three must be consecutive
-        return
-    program.slots, program.held_at = record.slots, record.held_at
-    seen.append((key, program, {step.lid: inf for step, inf in zip(steps, inferences) if inf is not None}))
+    for i, outs in enumerate(record.outs):  # what the run handed out may change before the build
+        if outs is not None and any(isinstance(o, np.ndarray) and o.flags.writeable for o in outs):
+            record.outs[i] = [_frozen(o) for o in outs]
+    seen.append([key, make, record, {step.lid: inf for step, inf in zip(steps, inferences) if inf is not None}])
     if len(seen) > 3:
         del seen[0]
+    if len(seen) < 2:
+        return
+    for i, entry in enumerate(seen):
+        if not isinstance(entry[1], Program):
+            program = entry[1]()
+            if program is None:  # no program at this length: the three must be consecutive
+                del seen[:i + 1]
+                return
+            program.slots, program.held_at = entry[2].slots, entry[2].held_at
+            entry[1] = program
     if len(seen) == 3:
-        found = fit(seen, steps)
+        found = fit([(k, p, i) for k, p, _, i in seen], steps)
         if found is not None:
             replay.patterns.append(found)
             replay.attempts[cls] = 0  # the runs that fit nothing (prefills) count anew
             seen.clear()
+
+
+def _frozen(out: Any) -> Any:
+    if isinstance(out, np.ndarray) and out.flags.writeable:
+        out = out.copy()
+        out.flags.writeable = False
+    return out
 
 
 def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Step]) -> Pattern | None:
