@@ -140,6 +140,8 @@ class RunCache:
             plan.compact = None  # its preset holds kept outputs
             for replay in plan.replays.values():
                 replay.programs.clear()  # so do their programs
+                replay.patterns.clear()
+                replay.learnt.clear()
         return True
 
 

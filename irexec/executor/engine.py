@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from ..ops.io import Result1
 from ..system import blas
 from . import compressed_weights
 from . import program as program_module
+from . import program_pattern as pattern_module
 from .cache import run_cache
 from .feeds import bind_feeds, bind_variables
 from .last_position import find_head
@@ -170,13 +172,21 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
     known = replay.runs.get(run_key) if replay is not None and run_key is not None else None
     inferences: list[Inference | None] = known[0] if known is not None else [None] * len(steps)
     checked = known is not None  # the run replayed computed these shapes and checked them
-    record = None
-    if plain and known is not None and not outside and on_layer is None and not keep_all:
-        assert replay is not None and run_key is not None
-        if run_key not in replay.programs:
-            record = program_module.Recorder(held, folded.dropped)  # this run through the loop makes the program
-        elif (program := replay.programs[run_key]) is not None and program.fits(held, limit):
+    record, learn = None, False
+    if plain and run_key is not None and not outside and on_layer is None and not keep_all:
+        assert replay is not None
+        program = replay.programs.get(run_key) if known is not None else None
+        if program is not None and program.fits(held, limit):
             return program.run(model, bound, limit, held)
+        # feeds whose dims grow with one length (a decode step's cache and mask): a pattern's program
+        if program is None and replay.patterns and (found := pattern_module.match(replay, bound)) is not None:
+            ran = found[0].run(model, bound, limit, held, found[1])
+            if ran is not None:
+                return ran
+        if known is not None and run_key not in replay.programs:
+            record = program_module.Recorder(held, folded.dropped)  # this run through the loop makes the program
+        elif known is None and pattern_module.learning(replay, run_key):
+            record, learn = program_module.Recorder(held, folded.dropped), True  # a pattern may be learnt from it
     with blas.limited():
         for index, (lid, layer, op, sources, frees, is_result, unread, ports) in enumerate(steps):
             start = clock()
@@ -247,7 +257,18 @@ def _execute(model: Model, steps: list[Step], bound: Mapping[int, np.ndarray], l
                                                             folded.shape_of | folded.shape_derived, head, warnings)
     elif replay is not None and run_key is not None:
         replay.keep(run_key, inferences, warnings)
+        if learn and record is not None and folded.dropped == record.dropped and preset is not None:
+            sized = all(inf is None or inf.output_nbytes is not None for inf in inferences)
+            fixed = folded.shape_of | folded.shape_derived
+            pattern_module.learn(replay, run_key, partial(program_module.build, steps, preset, inferences, record, fixed,
+                                                          head, list(warnings)) if sized else _nothing,
+                                 record, steps, inferences)
     return values, results, times, warnings
+
+
+def _nothing() -> None:
+    """The program of a run that cannot have one."""
+    return None
 
 
 def _note_undeclared_shape(model: Model, layer: Layer, index: int, shape: tuple[int, ...], out: list[Diagnostic],

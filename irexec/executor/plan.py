@@ -96,6 +96,11 @@ class Replay:
         # by key: the program of a plain run (program.Program: plan.py stays below program.py),
         # None where it cannot have one
         self.programs: dict[tuple, Any] = {}
+        # programs for feeds whose dims grow with one length (program_pattern.Pattern), the
+        # programs of the last plain runs per shape class they are learnt from, and the runs recorded
+        self.patterns: list[Any] = []
+        self.learnt: dict[tuple, list[Any]] = {}
+        self.attempts: dict[tuple, int] = {}
 
     def key(self, bound: Mapping[int, np.ndarray]) -> tuple | None:
         return tuple([(lid, a.shape, a.dtype) for lid, a in bound.items()]) if self.sound else None

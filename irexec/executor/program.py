@@ -48,10 +48,15 @@ _Call = tuple[int, Any, Callable[..., Sequence[np.ndarray]], Any, tuple[int, ...
               int, bool, Any]
 
 
+class Moved(Exception):
+    """A pattern's run (program_pattern.py) met a shape or a value it took to be the same at
+    every length and found it was not: the run is dropped and made by the layer loop."""
+
+
 class Program:
     """The computed steps of a run on one feed signature, with every other tensor fixed."""
 
-    __slots__ = ("template", "fed", "calls", "peak", "ends", "warnings")
+    __slots__ = ("template", "fed", "calls", "peak", "ends", "warnings", "uses", "plans", "slots", "held_at")
 
     def __init__(self, template: list[Any], fed: list[tuple[int, int]], calls: list[_Call], peak: int,
                  ends: list[tuple[tuple[int, int], int]], warnings: list[Diagnostic]) -> None:
@@ -61,13 +66,19 @@ class Program:
         self.peak = peak  # the most bytes a run holds beyond its start, a kernel's outputs included
         self.ends = ends  # (tensor, slot) of the tensors no layer frees (an Assign's value)
         self.warnings = warnings
+        self.uses = [call[7] for call in calls]
+        self.plans = [call[3] for call in calls]
+        self.slots: dict[tuple[int, int], int] = {}  # the slot of each tensor
+        self.held_at: dict[int, int] = {}  # per fixed layer: the bytes the loop held beyond the start when it ran
 
     def fits(self, start: int, limit: int) -> bool:
         return start + self.peak <= limit
 
     def run(self, model: Model, bound: Mapping[int, np.ndarray], limit: int, start: int,
+            template: list[Any] | None = None, uses: Sequence[int] | None = None, plans: Sequence[Any] | None = None,
             ) -> tuple[dict[tuple[int, int], np.ndarray], dict[int, np.ndarray], dict[int, float], list[Diagnostic]]:
-        slots = self.template.copy()
+        """The run; ``template``, ``uses`` (the bytes in use at each call) and ``plans``: a pattern's at its length."""
+        slots = self.template.copy() if template is None else template
         for lid, slot in self.fed:
             slots[slot] = bound[lid]
         results: dict[int, np.ndarray] = {}
@@ -78,10 +89,13 @@ class Program:
         # One clock reading a call: a layer's time runs from the end of the one before.
         with blas.limited(), limits.charged(limit, start):
             last = clock()
-            for lid, layer, compute, plan, reads, writes, frees, used, is_result, verify in self.calls:
+            for (lid, layer, compute, _, reads, writes, frees, _, is_result, verify), used, plan in zip(
+                    self.calls, self.uses if uses is None else uses, self.plans if plans is None else plans):
                 in_use.set((limit, start + used))
                 try:
                     outs = compute(plan, *map(read, reads))
+                except Moved:
+                    raise
                 except Exception as e:  # noqa: BLE001 - told as the layer loop tells it
                     raise layer_module.layer_failure(model, layer, e) from layer_module.failure_cause(e)
                 if len(writes) == 1:
@@ -112,7 +126,7 @@ class Recorder:
     began, whether it was fed, and the outputs of the shape layers (only theirs: the run
     must not hold its other tensors longer than the loop does)."""
 
-    __slots__ = ("start", "dropped", "held", "fed", "outs")
+    __slots__ = ("start", "dropped", "held", "fed", "outs", "slots", "held_at")
 
     def __init__(self, start: int, dropped: bool) -> None:
         self.start = start
@@ -120,6 +134,9 @@ class Recorder:
         self.held: list[int] = []
         self.fed: list[bool] = []
         self.outs: list[list[np.ndarray] | None] = []
+        # set by build: the slot of each tensor, and per fixed layer the bytes held beyond the start
+        self.slots: dict[tuple[int, int], int] = {}
+        self.held_at: dict[int, int] = {}
 
     def step(self, held: int, fed: bool, outs: list[np.ndarray] | None) -> None:
         self.held.append(held)
@@ -150,6 +167,8 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
     fed: list[tuple[int, int]] = []
     calls: list[_Call] = []
     freed: set[tuple[int, int]] = set()
+    held_at: dict[int, int] = {}
+    record.slots, record.held_at = slot_of, held_at  # what a pattern learnt from this run reads (program_pattern.py)
     peak = 0
     copied = 0
     for index, step in enumerate(steps):
@@ -160,6 +179,7 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
             else:
                 if outs is None:
                     return None
+                held_at[step.lid] = record.held[index] - record.start
                 for (key, _), out in zip(step.ports, outs):
                     if isinstance(out, StandIn):
                         return None
@@ -186,7 +206,7 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
         compute: Callable[..., Sequence[np.ndarray]] = (partial(op.compute_unread, step.unread) if step.unread
                                                         else op.compute)
         if step.lid == head:
-            compute = partial(_cut_first, compute)
+            compute = partial(cut_first, compute)
         reads = tuple(slot_of[src] for src in step.sources)  # type: ignore[index]
         writes = tuple(slot(key) for key, _ in step.ports)
         verify = inference.outputs if layer_module.verifying() and not isinstance(op, Result1) else None
@@ -199,7 +219,7 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
     return Program(template, fed, calls, peak, ends, warnings)
 
 
-def _cut_first(compute: Callable[..., Sequence[np.ndarray]], plan: Any, first: np.ndarray,
+def cut_first(compute: Callable[..., Sequence[np.ndarray]], plan: Any, first: np.ndarray,
                *rest: np.ndarray) -> Sequence[np.ndarray]:
     """The head product of a last-position run: its first input cut to the last position."""
     return compute(plan, last_position_of(first), *rest)
