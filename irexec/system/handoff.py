@@ -84,8 +84,13 @@ def run(tasks: Sequence[Callable[[], object]]) -> None:
             drain()
         finally:
             _local.inside = False
-            for helper in started:
-                helper.done.acquire()
+            try:
+                for helper in started:
+                    helper.done.acquire()
+            except BaseException:
+                # interrupted while a helper still runs: it is never handed another job
+                _helpers.clear()
+                raise
     finally:
         _in_use.release()
     if errors:
