@@ -49,7 +49,7 @@ MIN_PARALLEL_WEIGHTS = 4 << 20
 # cache (a prefill measured 5% faster than with 512 KiB blocks, and no faster with 2 MiB)
 BLOCK_BYTES = 1 << 20
 # Blocks handed to a thread at a time by a product of many rows: the head's 112 blocks go in
-# 28 tasks of about 0.4 ms, where four pieces of 3 ms left one thread idle when the other
+# 28 tasks of about 0.9 ms, where four pieces of 6 ms left one thread idle when the other
 # was slowed (benchmarks/README.md, "The prefill's products")
 BLOCKS_PER_TASK = 4
 ENV_VAR = JIT_ENV_VAR  # "0": never compile, BLAS on the f32 weight as without Numba
@@ -173,7 +173,7 @@ class CompressedWeight:
         # blocks of weight rows in f32 for BLAS, from the first row of each piece as any product
         # is cut.  BLAS sums a block of another height in another order, so the blocks stay
         # where those pieces put them; they are handed out a few at a time, so that a thread
-        # slowed by other load leaves its blocks to the others (a piece of the head is 3 ms).
+        # slowed by other load leaves its blocks to the others.
         rows, k = a.shape
         n = out.shape[1]
         if self.bits == 4:  # the block kernel's order of a row's values: the even ones, then the odd ones
