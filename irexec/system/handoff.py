@@ -3,7 +3,7 @@
 ``parallel.run`` hands its pieces to a ``ThreadPoolExecutor``: a future, a condition and
 a queue entry a piece, and a wait on the future to join, about 30 us a call on a 2-CPU
 host, and about 75 us in a prefill's products (benchmarks/README.md, "The prefill's
-products"), as much as a quarter of a [576, 576] product by 32 rows.  Here each helper
+products"), about a third of a [576, 576] product by 32 rows.  Here each helper
 thread waits on a lock of its own, the caller releases it to start the helper and takes
 the helper's other lock to join: two lock handoffs, about 12 us.  The pieces are
 drained from one list by the caller and the helpers alike, as ``parallel.run`` does, so
