@@ -9,7 +9,7 @@ import pytest
 
 from irexec.kernels import compressed_linear
 from irexec.kernels.compressed_linear import CompressedWeight
-from irexec.system import parallel
+from irexec.system import handoff, parallel
 
 pytest.importorskip("numba")
 
@@ -31,10 +31,10 @@ def _activations(rng: np.random.Generator, rows: int, k: int) -> np.ndarray:
 
 
 def _split_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The number of tasks of every parallel.run call from now on."""
+    """The number of tasks of every fork of the compressed product (handoff.run) from now on."""
     calls: list[int] = []
-    run = parallel.run
-    monkeypatch.setattr(parallel, "run", lambda tasks, nbytes: calls.append(len(tasks)) or run(tasks, nbytes))
+    run = handoff.run
+    monkeypatch.setattr(handoff, "run", lambda tasks: calls.append(len(tasks)) or run(tasks))
     return calls
 
 

@@ -32,9 +32,9 @@ from types import ModuleType
 
 import numpy as np
 
-from ..system import parallel
+from ..system import handoff, parallel
 from .jit_modules import JIT_ENV_VAR, jit_module
-from .windows import product_parts, run_tasks
+from .windows import product_parts
 
 # Activation rows up to which the compressed product is used: each weight row is
 # decompressed once for all of them, and from a few rows on BLAS on the f32 weight
@@ -48,6 +48,10 @@ MIN_PARALLEL_WEIGHTS = 4 << 20
 # A block of decompressed rows for BLAS stays within this many bytes, about a core's L2
 # cache (a prefill measured 5% faster than with 512 KiB blocks, and no faster with 2 MiB)
 BLOCK_BYTES = 1 << 20
+# Blocks handed to a thread at a time by a product of many rows: the head's 112 blocks go in
+# 28 tasks of about 0.9 ms, where four pieces of 6 ms left one thread idle when the other
+# was slowed (benchmarks/README.md, "The prefill's products")
+BLOCKS_PER_TASK = 4
 ENV_VAR = JIT_ENV_VAR  # "0": never compile, BLAS on the f32 weight as without Numba
 
 # by bits a value (negative: a block of rows for BLAS) and whether the values are a table's;
@@ -163,28 +167,35 @@ class CompressedWeight:
             kernel(a, self.q, self.zero, self.scale, out, 0, n, last)
             return
         spans = parallel.spans(n, parallel.num_threads())
-        run_tasks([partial(kernel, a, self.q, self.zero, self.scale, out, lo, hi, last) for lo, hi in spans],
-                  len(spans))
+        handoff.run([partial(kernel, a, self.q, self.zero, self.scale, out, lo, hi, last) for lo, hi in spans])
 
     def _many(self, block: Callable[..., None], a: np.ndarray, out: np.ndarray) -> None:
-        # blocks of weight rows in f32 for BLAS, the pieces as any product is cut
+        # blocks of weight rows in f32 for BLAS, from the first row of each piece as any product
+        # is cut.  BLAS sums a block of another height in another order, so the blocks stay
+        # where those pieces put them; they are handed out a few at a time, so that a thread
+        # slowed by other load leaves its blocks to the others.
         rows, k = a.shape
         n = out.shape[1]
         if self.bits == 4:  # the block kernel's order of a row's values: the even ones, then the odd ones
             a = np.concatenate([a[:, 0::2], a[:, 1::2]], axis=1)
         size = max(1, BLOCK_BYTES // (4 * k))
         last = self.signed if self.table is None else self.table
+        parts = product_parts(rows * k * n, n // 256)
+        blocks = [(start, min(hi, start + size)) for lo, hi in parallel.spans(n, parts) for start in range(lo, hi, size)]
 
-        def part(lo: int, hi: int) -> None:
-            buf = np.empty((min(size, hi - lo), k), np.float32)
-            for start in range(lo, hi, size):
-                stop = min(hi, start + size)
+        def task(first: int, stop_block: int) -> None:
+            mine = blocks[first:stop_block]
+            buf = np.empty((max(stop - start for start, stop in mine), k), np.float32)
+            for start, stop in mine:
                 block(self.q, self.zero, self.scale, start, stop, buf, last)
                 # a tall block by a few columns: BLAS's faster orientation (see ops/matmul)
                 out[:, start:stop] = np.matmul(buf[:stop - start], a.T).T
 
-        parts = product_parts(rows * k * n, n // 256)
-        run_tasks([partial(part, lo, hi) for lo, hi in parallel.spans(n, parts)], parts)
+        if parts <= 1:
+            task(0, len(blocks))
+            return
+        each = max(1, min(BLOCKS_PER_TASK, len(blocks) // parts))
+        handoff.run([partial(task, i, i + each) for i in range(0, len(blocks), each)])
 
     def rows(self, index: np.ndarray) -> np.ndarray:
         """Rows ``index`` (in range, intp) of the weight [*index.shape, K], computed as
