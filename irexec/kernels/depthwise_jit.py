@@ -50,6 +50,29 @@ def _segs_pass(acc: Any, m: int, phases: Any, w: Any, row: int, kw: int, qy: int
 
 
 @njit(nogil=True, cache=True)
+def _split_row2(x: Any, phases: Any, src: int, cols: int, px: int, start: int, plen: int) -> None:
+    """The ``cols`` values of x from ``src`` (a row of the plane, after ``px`` padding
+    columns) into the row of phases 0 and 1 at ``start`` and ``start + plen``: padded
+    column u to phase u % 2, column u // 2.  The pairs (even, odd) in one loop over two
+    unit-stride rows, which vectorizes (0.08-0.3 ns a value against 0.4-0.6 for a
+    gather per phase)."""
+    j = 0
+    if px % 2 == 1 and cols > 0:  # the first value falls in phase 1
+        phases[start + plen + px // 2] = x[src]
+        j = 1
+    pairs = (cols - j) // 2
+    t0 = (px + j) // 2
+    seg = x[src + j:src + j + 2 * pairs]
+    even = phases[start + t0:start + t0 + pairs]
+    odd = phases[start + plen + t0:start + plen + t0 + pairs]
+    for k in range(pairs):
+        even[k] = seg[2 * k]
+        odd[k] = seg[2 * k + 1]
+    if (cols - j) % 2 == 1:  # the last value, in phase 0
+        phases[start + (px + cols - 1) // 2] = x[src + cols - 1]
+
+
+@njit(nogil=True, cache=True)
 def planes(x: Any, w: Any, out: Any, geometry: Any, c0: int, c1: int, strides: Any, dilations: Any,
            begin: Any, pw: int, phases: Any, acc: Any) -> None:
     """Channels c0..c1 of ``out`` [N, C, OH, OW] from ``x`` [N, C, H, W] and
@@ -77,14 +100,18 @@ def planes(x: Any, w: Any, out: Any, geometry: Any, c0: int, c1: int, strides: A
     cols = min(wd, pw * sx - px)
     block = max(1, acc.shape[0] // pw)  # output rows summed at a time
     zero = acc.dtype.type(0)
+    # every plane fills the same positions of the phases: the padding, zeroed once, stays zero
+    for i in range(phases.shape[0]):
+        phases[i] = zero
     for n in range(nb):
         for c in range(c0, c1):
             plane = (n * nc + c) * h * wd
-            for i in range(phases.shape[0]):
-                phases[i] = zero
             for i in range(rows):
                 yy = py + i
                 start = (yy % sy) * sx * plen + (yy // sy) * pw
+                if sx == 2:
+                    _split_row2(x, phases, plane + i * wd, cols, px, start, plen)
+                    continue
                 for qx in range(sx):
                     # the columns j of this row with (px + j) % sx == qx, from phase column t0 on
                     j0 = (qx - px) % sx
