@@ -72,6 +72,44 @@ def _split_row2(x: Any, phases: Any, src: int, cols: int, px: int, start: int, p
         phases[start + (px + cols - 1) // 2] = x[src + cols - 1]
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _taps_by_rows(acc: Any, m: int, phases: Any, w: Any, c: int, kh: int, kw: int, dy: int, dx: int, sy: int, sx: int,
+                  plen: int, pw: int, b0: int) -> None:
+    """acc[:m] = the taps of channel c summed from zero, a pass per kernel row of 3, 5
+    or 7 taps (the sum in a register across them), else a pass per tap."""
+    zero = acc.dtype.type(0)
+    for i in range(m):
+        acc[i] = zero
+    for ky in range(kh):
+        oy_, qy = (ky * dy) // sy, (ky * dy) % sy
+        row = (c * kh + ky) * kw
+        if kw == 3 or kw == 5 or kw == 7:
+            _segs_pass(acc, m, phases, w, row, kw, qy, sx, dx, plen, (b0 + oy_) * pw)
+            continue
+        for kx in range(kw):
+            ox_, qx = (kx * dx) // sx, (kx * dx) % sx
+            weight = w[row + kx]
+            shift = (qy * sx + qx) * plen + (b0 + oy_) * pw + ox_
+            seg = phases[shift:shift + m]
+            for i in range(m):
+                acc[i] += weight * seg[i]
+
+
+@njit(nogil=True, cache=True)
+def _taps9(acc: Any, m: int, phases: Any, w: Any, row: int, offs: Any) -> None:
+    """acc[:m] = zero plus the 9 taps' products, added one by one in kernel order, in
+    one pass (1.3-1.5x the speed of a pass per kernel row: no sum stored between rows)."""
+    w0, w1, w2, w3, w4 = w[row], w[row + 1], w[row + 2], w[row + 3], w[row + 4]
+    w5, w6, w7, w8 = w[row + 5], w[row + 6], w[row + 7], w[row + 8]
+    a0, a1, a2 = phases[offs[0]:offs[0] + m], phases[offs[1]:offs[1] + m], phases[offs[2]:offs[2] + m]
+    a3, a4, a5 = phases[offs[3]:offs[3] + m], phases[offs[4]:offs[4] + m], phases[offs[5]:offs[5] + m]
+    a6, a7, a8 = phases[offs[6]:offs[6] + m], phases[offs[7]:offs[7] + m], phases[offs[8]:offs[8] + m]
+    zero = acc.dtype.type(0)
+    for i in range(m):
+        v = ((((zero + w0 * a0[i]) + w1 * a1[i]) + w2 * a2[i]) + w3 * a3[i]) + w4 * a4[i]
+        acc[i] = (((v + w5 * a5[i]) + w6 * a6[i]) + w7 * a7[i]) + w8 * a8[i]
+
+
 @njit(nogil=True, cache=True)
 def planes(x: Any, w: Any, out: Any, geometry: Any, c0: int, c1: int, strides: Any, dilations: Any,
            begin: Any, pw: int, phases: Any, acc: Any) -> None:
@@ -100,6 +138,8 @@ def planes(x: Any, w: Any, out: Any, geometry: Any, c0: int, c1: int, strides: A
     cols = min(wd, pw * sx - px)
     block = max(1, acc.shape[0] // pw)  # output rows summed at a time
     zero = acc.dtype.type(0)
+    taps = kh * kw
+    offs = np.empty(9, np.int64)  # a 3 x 3 kernel's taps: where each starts in the phases for a block of rows
     # every plane fills the same positions of the phases: the padding, zeroed once, stays zero
     for i in range(phases.shape[0]):
         phases[i] = zero
@@ -134,22 +174,16 @@ def planes(x: Any, w: Any, out: Any, geometry: Any, c0: int, c1: int, strides: A
             for b0 in range(0, oh, block):
                 b1 = min(b0 + block, oh)
                 m = (b1 - b0) * pw
-                for i in range(m):
-                    acc[i] = zero
-                for ky in range(kh):
-                    oy_, qy = (ky * dy) // sy, (ky * dy) % sy
-                    row = (c * kh + ky) * kw
-                    if kw == 3 or kw == 5 or kw == 7:
-                        # the kernel row's taps in one pass (the sum in a register across them)
-                        _segs_pass(acc, m, phases, w, row, kw, qy, sx, dx, plen, (b0 + oy_) * pw)
-                        continue
-                    for kx in range(kw):
-                        ox_, qx = (kx * dx) // sx, (kx * dx) % sx
-                        weight = w[row + kx]
-                        shift = (qy * sx + qx) * plen + (b0 + oy_) * pw + ox_
-                        seg = phases[shift:shift + m]
-                        for i in range(m):
-                            acc[i] += weight * seg[i]
+                if taps == 9:
+                    # every tap in one pass: the sum stays in a register from zero to the last tap
+                    # (25 taps in one pass measured slower: more live values than registers)
+                    for t in range(taps):
+                        ky, kx = t // kw, t % kw
+                        offs[t] = (((ky * dy) % sy) * sx + (kx * dx) % sx) * plen + (b0 + (ky * dy) // sy) * pw \
+                            + (kx * dx) // sx
+                    _taps9(acc, m, phases, w, c * taps, offs)
+                else:
+                    _taps_by_rows(acc, m, phases, w, c, kh, kw, dy, dx, sy, sx, plen, pw, b0)
                 for oy in range(b0, b1):
                     dst = out[((n * nc + c) * oh + oy) * ow:((n * nc + c) * oh + oy + 1) * ow]
                     src_row = acc[(oy - b0) * pw:(oy - b0) * pw + ow]
