@@ -33,6 +33,8 @@ CASES = {
     # nine taps in one pass: dilated and strided, and a 1 x 9 kernel (its taps in one row)
     "3x3-dilated-stride-2": ((1, 10, 40, 44), (3, 3), (2, 2), (2, 2), (2, 2), (1, 1)),
     "1x9": ((1, 6, 5, 40), (1, 9), (1, 1), (1, 1), (0, 4), (0, 4)),
+    # kernel rows of five taken two at a time: an even count of rows, dilated, strided along x
+    "4x5-dilated": ((1, 5, 30, 40), (4, 5), (1, 2), (2, 1), (1, 2), (2, 2)),
     "rows-of-7-strided-dilated": ((1, 4, 23, 40), (2, 7), (2, 2), (1, 2), (1, 3), (0, 2)),
 }
 
