@@ -110,7 +110,11 @@ def _channels_last_weights(w: np.ndarray, dtype: np.dtype) -> np.ndarray:
     moved = np.ascontiguousarray(np.moveaxis(w.reshape(w.shape[0], *w.shape[3:]), 0, -1), dtype=dtype)
     if not w.flags.writeable:
         key = id(w)
-        _weights_moved[key] = (weakref.ref(w, lambda _, key=key: _weights_moved.pop(key, None)), moved)
+
+        def forget(_: object) -> None:
+            _weights_moved.pop(key, None)
+
+        _weights_moved[key] = (weakref.ref(w, forget), moved)
     return moved
 
 
