@@ -5,8 +5,9 @@ goes through windows.py's im2col: the input padded (a copy), then its window vie
 into the column matrix, where at stride 2 each value is read from every other column
 (0.12-0.14 ms of MobileNet's 0.4 ms layer, the padding another 0.04-0.05 ms).
 im2col_jit.fill_columns pads each input row once and splits it into its even and odd
-columns, so each tap's run is a unit-stride copy; the tiles, the BLAS products and the
-stores are windows.py's, so the results are bit for bit the same.  Few input channels
+columns, so each tap's run is a unit-stride copy; the tiles and the BLAS products are
+windows.py's (one image in one tile: the product written straight into the output), so
+the results are bit for bit the same.  Few input channels
 only (at most ``MAX_CHANNELS``), 2-D, strides 1 or 2, no dilation.  It never imports
 Numba itself (a first layer runs before any other layer could): it runs once another
 layer has imported it; IREXEC_JIT=0 turns it off.
