@@ -61,7 +61,7 @@ def _segs_pass(acc: Any, m: int, phases: Any, w: Any, row: int, kw: int, qy: int
                   + w5 * a5[i]) + w6 * a6[i]
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _split_row2(x: Any, phases: Any, src: int, cols: int, px: int, start: int, plen: int) -> None:
     """The ``cols`` values of x from ``src`` (a row of the plane, after ``px`` padding
     columns) into the row of phases 0 and 1 at ``start`` and ``start + plen``: padded
@@ -181,11 +181,10 @@ def planes(x: Any, w: Any, out: Any, geometry: Any, c0: int, c1: int, strides: A
                     count = (cols - j0 + sx - 1) // sx
                     t0 = start + qx * plen + (px + j0) // sx
                     src = plane + i * wd + j0
-                    if sx == 1:
-                        seg = x[src:src + count]
-                        dst = phases[t0:t0 + count]
-                        for j in range(count):
-                            dst[j] = seg[j]
+                    if sx == 1:  # unsigned indices, no slices: no array made per row
+                        s1, d1 = np.uint64(src), np.uint64(t0)
+                        for j in range(np.uint64(count)):
+                            phases[d1 + j] = x[s1 + j]
                     else:
                         # unsigned indices: no wrap-around test per element (7x faster
                         # than a strided view of the row, 1-D or not)
