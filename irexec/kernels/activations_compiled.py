@@ -31,7 +31,8 @@ from .jit_modules import jit_module
 MIN_SIZE = MIN_SPLIT
 # ... and once the kernels are loaded (a CNN's first large activation did it), any size: a
 # call costs 1-2 microseconds, the NumPy kernel's half-dozen passes 7-50 even on the few
-# values of a squeeze-and-excite block's [1, C, 1, 1] (benchmarks/README.md, "CNNs, round 4")
+# values of a squeeze-and-excite block's [1, C, 1, 1] (benchmarks/README.md, "MobileNet and
+# EfficientNet, round 4")
 MIN_SIZE_LOADED = 1
 
 _module: ModuleType | None | bool = False  # activations_jit, None without Numba; False: not asked yet

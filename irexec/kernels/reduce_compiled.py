@@ -4,10 +4,10 @@ NumPy's add reduction over a C-contiguous tensor's trailing axes is one pairwise
 sum per row, with a call per row: a squeeze-and-excite block's ReduceMean over
 [1, 576, 7, 7] costs about 17 us for 28,224 additions.  reduce_jit.row_sums
 makes the same pairwise sums in one compiled loop, bit for bit NumPy's results, for
-rows of up to ``MAX_ROW`` values (benchmarks/README.md, "CNNs, round 4").  It never imports Numba itself: it runs
-only once another layer (a large activation, a depthwise convolution, MVN) has
-imported it, so a model without such layers starts as before; IREXEC_JIT=0
-turns it off.
+rows of up to ``MAX_ROW`` values (benchmarks/README.md, "MobileNet and EfficientNet,
+round 4").  It never imports Numba itself: it runs only once another layer (a large
+activation, a depthwise convolution, MVN) has imported it, so a model without such
+layers starts as before; IREXEC_JIT=0 turns it off.
 """
 
 from __future__ import annotations

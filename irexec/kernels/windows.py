@@ -14,7 +14,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..base import limits
 from ..base.dtypes import is_bf16
 from ..system import parallel
-from . import depthwise_compiled, im2col_compiled
+from . import depthwise_compiled
 
 # The column matrix of one im2col tile stays below this many bytes.
 TILE_BYTES = 32 << 20
@@ -124,10 +124,6 @@ def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], d
     # (the depthwise kernel splits the input into prod(strides) phases: huge strides go to im2col)
     if cg * og <= 4 and k <= 64 and k > 1 and min(begin) >= 0 and math.prod(strides) <= 256:
         _conv_depthwise(x, w, strides, dilations, begin, out, acc)  # pads as it splits the phases
-        return out
-    if k > 1 and im2col_compiled.applies(x, w, strides, dilations, pads, out):
-        assert pads is not None  # (applies() says so)
-        _conv_im2col(x, w, strides, dilations, out, acc, begin=pads[0])  # padded as its columns are made
         return out
     if pads is not None:
         x = pad_spatial(x, pads[0], pads[1], 0)
@@ -352,11 +348,9 @@ def parallel_parts(nbytes: int, limit: int) -> int:
 
 
 def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
-                 out: np.ndarray, acc: np.dtype, begin: Sequence[int] | None = None) -> None:
+                 out: np.ndarray, acc: np.dtype) -> None:
     """im2col tiles along the first output axis, each one batched matmul over
-    the groups; the tiles are independent and run on the thread pool.  With
-    ``begin``, ``x`` is not padded yet and the compiled kernel makes the columns
-    (im2col_compiled.py), padding included."""
+    the groups; the tiles are independent and run on the thread pool."""
     n, c = x.shape[:2]
     g, og, cg = w.shape[:3]
     kernel = w.shape[3:]
@@ -365,11 +359,9 @@ def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations
     spatial = len(kernel)
     wm = w.reshape(g, og, cg * k).astype(acc, copy=False)  # [G, Og, Cg*K]
     dk = [d * (kk - 1) + 1 for d, kk in zip(dilations, kernel)]
-    win = x  # (with ``begin``: not read, the compiled kernel reads x)
-    if begin is None:
-        win = sliding_window_view(x, dk, axis=tuple(range(2, 2 + spatial)))  # [N, C, *sp', *dk]
-        win = win[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)
-                  + tuple(slice(None, None, d) for d in dilations)]
+    win = sliding_window_view(x, dk, axis=tuple(range(2, 2 + spatial)))  # [N, C, *sp', *dk]
+    win = win[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)
+              + tuple(slice(None, None, d) for d in dilations)]
     rest = math.prod(out_spatial[1:])
     per_row = n * c * rest * k * acc.itemsize
     rows = max(1, TILE_BYTES // max(per_row, 1))
@@ -380,15 +372,9 @@ def _conv_im2col(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations
     order = (1, 2, *range(3 + spatial, 3 + 2 * spatial), 0, *range(3, 3 + spatial))
 
     def tile(r0: int, r1: int) -> None:
+        t = xg[:, :, :, r0:r1, ...]  # [N, G, Cg, rows, *rest, *k]
         p = (r1 - r0) * rest
-        if begin is not None:
-            cols = im2col_compiled.columns(x, kernel, strides, begin, out_spatial[1], r0, r1)
-            if n == 1 and g == 1 and r1 - r0 == out_spatial[0]:  # the whole output: the product written in place
-                np.matmul(wm, cols, out=out.reshape(1, og, p))
-                return
-        else:
-            t = xg[:, :, :, r0:r1, ...]  # [N, G, Cg, rows, *rest, *k]
-            cols = np.ascontiguousarray(t.transpose(order), dtype=acc).reshape(g, cg * k, n * p)
+        cols = np.ascontiguousarray(t.transpose(order), dtype=acc).reshape(g, cg * k, n * p)
         res = np.matmul(wm, cols)  # [G, Og, N*P]
         out[:, :, r0:r1, ...] = res.reshape(g * og, n, r1 - r0, *out_spatial[1:]).swapaxes(0, 1)
 
