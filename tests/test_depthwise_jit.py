@@ -27,6 +27,14 @@ CASES = {
     "no-pads-wide": ((1, 3, 6, 40), (2, 4), (1, 2), (1, 1), (0, 0), (0, 0)),
     "one-row": ((1, 4, 1, 13), (1, 3), (1, 1), (1, 1), (0, 1), (0, 1)),
     "7x7": ((1, 6, 20, 18), (7, 7), (1, 1), (1, 1), (3, 3), (3, 3)),  # ConvNeXt's kernel
+    # MobileNet's stride-2 layers: an odd left pad puts a row's first value in phase 1; odd and even widths
+    "3x3-stride-2-odd-pad": ((1, 16, 23, 31), (3, 3), (2, 2), (1, 1), (1, 1), (1, 1)),
+    "3x3-stride-2-even-width": ((1, 9, 28, 30), (3, 3), (2, 2), (1, 1), (1, 1), (0, 0)),
+    # nine taps in one pass: dilated and strided, and a 1 x 9 kernel (its taps in one row)
+    "3x3-dilated-stride-2": ((1, 10, 40, 44), (3, 3), (2, 2), (2, 2), (2, 2), (1, 1)),
+    "1x9": ((1, 6, 5, 40), (1, 9), (1, 1), (1, 1), (0, 4), (0, 4)),
+    # kernel rows of five taken two at a time: an even count of rows, dilated, strided along x
+    "4x5-dilated": ((1, 5, 30, 40), (4, 5), (1, 2), (2, 1), (1, 2), (2, 2)),
     "rows-of-7-strided-dilated": ((1, 4, 23, 40), (2, 7), (2, 2), (1, 2), (1, 3), (0, 2)),
 }
 

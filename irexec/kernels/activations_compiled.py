@@ -29,9 +29,11 @@ from .jit_modules import jit_module
 # Elements from which an activation runs compiled: where the NumPy kernel starts
 # cutting the data into chunks (and Numba's import, 0.2-0.4 s once, pays off)
 MIN_SIZE = MIN_SPLIT
-# ... and once the kernels are loaded (a CNN's first large activation did it), from this
-# many: a call costs a few microseconds, the NumPy kernel's half-dozen passes 10-50
-MIN_SIZE_LOADED = 256
+# ... and once the kernels are loaded (a CNN's first large activation did it), any size: a
+# call costs 1-2 microseconds, the NumPy kernel's half-dozen passes 7-50 even on the few
+# values of a squeeze-and-excite block's [1, C, 1, 1] (benchmarks/README.md, "MobileNet and
+# EfficientNet, round 4")
+MIN_SIZE_LOADED = 1
 
 _module: ModuleType | None | bool = False  # activations_jit, None without Numba; False: not asked yet
 
@@ -57,6 +59,9 @@ def run(name: str, x: np.ndarray, *params: float, loads: bool = True) -> np.ndar
     kernel = getattr(module, name)
     flat = np.ascontiguousarray(x).reshape(-1)
     out = np.empty(flat.size, np.float32)
+    if flat.size <= TASK:  # one piece: called here, without the pool's tasks
+        kernel(flat, out, *params)
+        return out.reshape(x.shape)
     tasks = [lambda lo=lo: kernel(flat[lo:lo + TASK], out[lo:lo + TASK], *params) for lo in range(0, flat.size, TASK)]
     parallel.run(tasks, flat.size * 8)  # weighed as the f64 NumPy kernel's work
     return out.reshape(x.shape)

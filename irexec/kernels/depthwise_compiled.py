@@ -17,6 +17,7 @@ the first such layer a process runs; IREXEC_JIT=0 turns the kernel off.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Sequence
 from functools import partial
 
@@ -95,6 +96,28 @@ def run(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequenc
     return True
 
 
+# A read-only weight (a Const's value, the same array every run) moved channels last, by id, with
+# a weak reference that tells a new array at a reused address from it: 5-30 us a layer saved
+_weights_moved: dict[int, tuple[weakref.ref[np.ndarray], np.ndarray]] = {}
+
+
+def _channels_last_weights(w: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``w`` [C, 1, 1, KH, KW] as a contiguous [KH, KW, C] of ``dtype``, kept while ``w`` lives
+    where ``w`` cannot change (read-only)."""
+    found = _weights_moved.get(id(w))
+    if found is not None and found[0]() is w and found[1].dtype == dtype:
+        return found[1]
+    moved = np.ascontiguousarray(np.moveaxis(w.reshape(w.shape[0], *w.shape[3:]), 0, -1), dtype=dtype)
+    if not w.flags.writeable:
+        key = id(w)
+
+        def forget(_: object) -> None:
+            _weights_moved.pop(key, None)
+
+        _weights_moved[key] = (weakref.ref(w, forget), moved)
+    return moved
+
+
 def _run_channels_last(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
                        begin: Sequence[int], out: np.ndarray) -> bool:
     """``run`` for a narrow output: the input copied once channels last with its
@@ -113,7 +136,7 @@ def _run_channels_last(x: np.ndarray, w: np.ndarray, strides: Sequence[int], dil
         src.append(slice(0, take))
         dst.append(slice(b, b + take))
     xc[tuple(dst)] = np.moveaxis(x[tuple(src)], 1, -1)
-    wc = np.ascontiguousarray(np.moveaxis(w.reshape(c, *kernel), 0, -1), dtype=x.dtype)  # [KH, KW, C]
+    wc = _channels_last_weights(w, x.dtype)  # [KH, KW, C]
     oc = np.empty((n, *out_spatial, c), x.dtype)
     st, di = (int(strides[0]), int(strides[1])), (int(dilations[0]), int(dilations[1]))
     rows = n * out_spatial[0]

@@ -16,6 +16,7 @@ import numpy as np
 from ...base import lowbit
 from ...base.dtypes import finfo, iinfo, is_bf16
 from ...base.shapes import Dim, PartialShape
+from ...kernels import reduce_compiled
 from ..framework.accuracy import ACCUMULATING, EXACT
 from ..framework.base import BOOLEAN, INTEGRAL, NUMERIC, UNBOUNDED, Attr, In, Inference, Op, TensorInfo
 from ..framework.helpers import const_axes
@@ -83,6 +84,9 @@ def reduction(type_: str, version: int, fn: Reducer, *, types: Any = NUMERIC, si
 
 
 def _sum_f32(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray:
+    compiled = reduce_compiled.trailing_sum(data, axes, keep)  # the same pairwise sums, once Numba is loaded
+    if compiled is not None:
+        return compiled
     wide = np.float32 if data.dtype.kind == "f" and data.itemsize < 4 or is_bf16(data.dtype) else None
     return np.asarray(np.sum(data, axis=axes, keepdims=keep, dtype=wide))
 
