@@ -1,11 +1,11 @@
 """Elementwise steps of a program (program.py) that write into an input they
 are the last to read, instead of allocating their output.
 
-A residual Add, a layer-scale Multiply, a bias, a Gelu after a MatMul: step by
-step, each allocates a tensor of its input's size while that input, read by
-nothing after it, is freed as the step ends.  In a program such a step writes
-its result into that input (``out=`` of the same ufunc, or the precise kernel's
-rounding into it): the same operations on the same operands, so the same bits.
+A residual Add, a layer-scale Multiply, a bias: step by step, each allocates a
+tensor of its input's size while that input, read by nothing after it, is freed
+as the step ends.  In a program such a step writes its result into that input
+(``out=`` of the same ufunc: the same operation on the same operands, so the
+same bits).
 
 An input is written only where the program owns it alone: it is the output of
 a step whose kernel makes a new array (a MatMul, a Convolution, a Transpose, or
@@ -13,7 +13,10 @@ one of these elementwise steps), it has no other reader, it is not an output of
 the run, a feed, a Const or a shape tensor, and at run time it has the output's
 shape and type and can be written (otherwise the step allocates as before).
 The bytes charged stay those of the step as it was, so the program's peak
-still bounds the run."""
+still bounds the run.
+
+The activations stay as they are: their compiled kernels (Numba) lose their
+SIMD loop when input and output may overlap (5x the time on ConvNeXt's Gelu)."""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..ops.convolution.convolution import Convolution1, GroupConvolution1
-from ..ops.elementwise.factory import Binary, Unary
+from ..ops.elementwise.factory import Binary
 from ..ops.framework.base import Inference, Op
 from ..ops.matmul.matmul import MatMul1
 from ..ops.movement.transpose import Transpose1
@@ -75,8 +78,6 @@ def _in_place_kernel(op: Op, inference: Inference | None, call: Any, owned: set[
         if call[PLAN] is not None:  # b viewed in another shape (pdpd): only a is written
             free = [i for i in free if i == 0]
         return _binary_into(cls.fn, op.compute, tuple(free), shape, dtype) if free else None
-    if isinstance(op, Unary) and cls.precise and not cls.boolean_out and len(call[READS]) == 1:
-        return _unary_into(op, shape, dtype)
     return None
 
 
@@ -98,10 +99,3 @@ def _binary_into(fn: Any, compute: Callable[..., Sequence[np.ndarray]], free: tu
         return compute(plan, a, b)
     return kernel
 
-
-def _unary_into(op: Unary, shape: tuple[int, ...], dtype: np.dtype) -> Callable[..., Sequence[np.ndarray]]:
-    def kernel(plan: Any, data: np.ndarray) -> Sequence[np.ndarray]:
-        if _writable(data, shape, dtype):
-            return [op.compute_into(plan, data, data)]
-        return op.compute(plan, data)
-    return kernel

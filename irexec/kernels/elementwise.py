@@ -39,24 +39,18 @@ MIN_SPLIT = 1 << 15
 TASK = 1 << 17
 
 
-def apply_f64(fn: ChunkFn, arrays: Sequence[np.ndarray], out_dtype: np.dtype, out: np.ndarray | None = None,
-              ) -> np.ndarray:
+def apply_f64(fn: ChunkFn, arrays: Sequence[np.ndarray], out_dtype: np.dtype) -> np.ndarray:
     """``fn`` of ``arrays`` (all of one shape: the caller broadcasts first),
-    computed in f64 on private buffers, rounded once to ``out_dtype``; into
-    ``out`` where given (C-contiguous, of that shape and type; it may be one of
-    ``arrays``: each chunk is read before its result is written)."""
+    computed in f64 on private buffers, rounded once to ``out_dtype``."""
     shape = arrays[0].shape
     size = math.prod(shape)
     if size <= MIN_SPLIT:
         wide = [np.array(a, dtype=np.float64, copy=True) for a in arrays]
         with np.errstate(all="ignore"):
             result = np.asarray(fn(*wide))
-            if out is not None:
-                np.copyto(out, result, casting="unsafe")  # astype's cast, into the buffer given
-                return out
             return result.astype(out_dtype, copy=False) if result.dtype != out_dtype else result
     flats = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
-    out = np.empty(size, out_dtype) if out is None else out.reshape(-1)
+    out = np.empty(size, out_dtype)
 
     def task(lo: int, hi: int) -> Callable[[], None]:
         def run() -> None:

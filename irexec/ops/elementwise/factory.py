@@ -44,7 +44,7 @@ def _wide_computed(dtype: np.dtype) -> bool:
 
 
 def _apply(fn: Kernel, op: Op, with_op: bool, precise: bool, arrays: Sequence[np.ndarray], out_dtype: np.dtype,
-           narrow: Kernel | None = None, out: np.ndarray | None = None) -> np.ndarray:
+           narrow: Kernel | None = None) -> np.ndarray:
     if all(a.ndim == 0 for a in arrays):
         # NumPy makes scalars, not arrays, of 0-d operands, and kernels write with out=: run on one element
         one = _apply(fn, op, with_op, precise, [a.reshape(1) for a in arrays], out_dtype, narrow)
@@ -57,7 +57,7 @@ def _apply(fn: Kernel, op: Op, with_op: bool, precise: bool, arrays: Sequence[np
         kernel = (lambda *xs: fn(*xs, op)) if with_op else fn
         shape = arrays[0].shape
         if all(a.shape == shape for a in arrays):
-            return apply_f64(kernel, arrays, out_dtype, out)
+            return apply_f64(kernel, arrays, out_dtype)
         arrays = [a.astype(np.float64) for a in arrays]
     with np.errstate(all="ignore"):
         result = fn(*arrays, op) if with_op else fn(*arrays)
@@ -86,11 +86,6 @@ class Unary(Op):
     def compute(self, plan: Any, data: np.ndarray) -> list[np.ndarray]:
         out_dtype = np.dtype(np.bool_) if self.boolean_out else data.dtype
         return [_apply(type(self).fn, self, self.with_op, self.precise, [data], out_dtype, type(self).narrow)]
-
-    def compute_into(self, plan: Any, data: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """A precise op's output written into ``out`` (C-contiguous, of the data's shape and
-        type, which is f32 or f64; ``data`` itself may be it): the bits ``compute`` gives."""
-        return _apply(type(self).fn, self, self.with_op, self.precise, [data], data.dtype, type(self).narrow, out)
 
 
 class Binary(Op):
