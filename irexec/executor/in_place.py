@@ -72,13 +72,14 @@ def _in_place_kernel(op: Op, inference: Inference | None, call: Any, owned: set[
             if slot in owned and slot in call[FREES] and call[READS].count(slot) == 1]
     if not free:
         return None
-    cls = type(op)
-    if isinstance(op, Binary) and cls.fn in _UFUNCS and not cls.precise and not cls.with_op \
-            and not cls.boolean_out and len(call[READS]) == 2:
-        if call[PLAN] is not None:  # b viewed in another shape (pdpd): only a is written
-            free = [i for i in free if i == 0]
-        return _binary_into(cls.fn, op.compute, tuple(free), shape, dtype) if free else None
-    return None
+    if not isinstance(op, Binary) or len(call[READS]) != 2:
+        return None
+    cls: type[Binary] = type(op)
+    if cls.fn not in _UFUNCS or cls.precise or cls.with_op or cls.boolean_out or cls.compute is not Binary.compute:
+        return None
+    if call[PLAN] is not None:  # b viewed in another shape (pdpd): only a is written
+        free = [i for i in free if i == 0]
+    return _binary_into(cls.fn, op.compute, tuple(free), shape, dtype) if free else None
 
 
 def _writable(array: np.ndarray, shape: tuple[int, ...], dtype: np.dtype) -> bool:
