@@ -37,6 +37,7 @@ from ..ops.elementwise.activations import ReLU1
 from ..ops.framework.base import Inference, Op, normalize_axis
 from ..ops.movement.concat import Concat1
 from ..ops.pooling.max_avg_pool import MaxPool1, MaxPool8, PoolPlan
+from .compiled_steps import load_for
 from .in_place import write_in_place
 from .plan import Step
 
@@ -129,6 +130,7 @@ def fuse(calls: list[Any], steps: Sequence[Step], inferences: Sequence[Inference
                                              call[USED] + extra, call[IS_RESULT], verify)
         else:
             calls[index] = call[:COMPUTE] + (compute, call[PLAN], call[READS] + (slot,)) + call[WRITES:]
+    load_for(calls, op_of, info)  # small activations compiled in a program's repeated runs
     return write_in_place(calls, op_of, info, ends)
 
 
