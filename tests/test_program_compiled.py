@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from numba_probe import _PROBE
 
 from irexec.model.builder import IRBuilder
-from numba_probe import _PROBE
 
 pytest.importorskip("numba")
 
