@@ -1,4 +1,4 @@
-"""A program's small activations run compiled (irexec/executor/compiled_steps.py): a
+"""A program's small activations and MVNs run compiled (irexec/executor/compiled_steps.py): a
 signature run often enough to get a program loads Numba's kernels once, where a
 one-off run of a small model never imports Numba; the outputs stay the NumPy
 kernels' bits."""
@@ -20,11 +20,13 @@ pytest.importorskip("numba")
 
 
 def _gelu_block(tmp_path: Path, mode: str) -> str:
-    """A tiny transformer's feed-forward: MatMul, Gelu on [2, 12, 128], MatMul."""
+    """A tiny transformer's feed-forward: LayerNorm (MVN), MatMul, Gelu on [2, 12, 128], MatMul."""
     rng = np.random.default_rng(5)
     b = IRBuilder()
     x = b.parameter("x", [2, 12, 64])
-    up = b.layer("MatMul", "opset1", [x, b.const((rng.standard_normal((128, 64)) * 0.3).astype(np.float32))],
+    norm = b.layer("MVN", "opset6", [x, b.const(np.array([-1], np.int64))],
+                   {"normalize_variance": "true", "eps": "1e-05", "eps_mode": "inside_sqrt"})
+    up = b.layer("MatMul", "opset1", [norm, b.const((rng.standard_normal((128, 64)) * 0.3).astype(np.float32))],
                  {"transpose_a": "false", "transpose_b": "true"})
     g = b.layer("Gelu", "opset7", [up], {"approximation_mode": mode})
     down = b.layer("MatMul", "opset1", [g, b.const((rng.standard_normal((64, 128)) * 0.3).astype(np.float32))],
