@@ -37,6 +37,8 @@ from ..ops.elementwise.activations import ReLU1
 from ..ops.framework.base import Inference, Op, normalize_axis
 from ..ops.movement.concat import Concat1
 from ..ops.pooling.max_avg_pool import MaxPool1, MaxPool8, PoolPlan
+from .compiled_steps import load_for
+from .in_place import write_in_place
 from .plan import Step
 
 LID, COMPUTE, PLAN, READS, WRITES, FREES, USED, IS_RESULT, VERIFY = 0, 2, 3, 4, 5, 6, 7, 8, 9
@@ -46,8 +48,9 @@ _IN_PLACE = (np.dtype(np.float32), np.dtype(np.float64))  # the types whose ReLU
 def fuse(calls: list[Any], steps: Sequence[Step], inferences: Sequence[Inference | None], template: list[Any],
          ends: set[int]) -> list[Any]:
     """``calls`` (program.py's tuples) with Convolution -> ReLU, ReLU -> MaxPool
-    and Concat over such Convolutions fused; a fused Concat's output takes a new
-    slot of ``template``.  ``ends``: the slots no step frees (never fused)."""
+    and Concat over such Convolutions fused, and elementwise steps written in
+    place (in_place.py); a fused Concat's output takes a new slot of
+    ``template``.  ``ends``: the slots no step frees (never fused)."""
     op_of = {step.lid: step.op for step in steps}
     info = {step.lid: inference for step, inference in zip(steps, inferences)}
     readers: dict[int, list[int]] = {}
@@ -127,7 +130,8 @@ def fuse(calls: list[Any], steps: Sequence[Step], inferences: Sequence[Inference
                                              call[USED] + extra, call[IS_RESULT], verify)
         else:
             calls[index] = call[:COMPUTE] + (compute, call[PLAN], call[READS] + (slot,)) + call[WRITES:]
-    return calls
+    load_for(calls, op_of, info)  # small activations compiled in a program's repeated runs
+    return write_in_place(calls, op_of, info, ends)
 
 
 def _plan_concat(index: int, call: Any, calls: list[Any], op_of: dict[int, Op], info: dict[int, Inference | None],

@@ -78,3 +78,9 @@ def relu_in_place(x: np.ndarray) -> bool:
     tasks = [lambda lo=lo: kernel(flat[lo:lo + TASK], flat[lo:lo + TASK]) for lo in range(0, flat.size, TASK)]
     parallel.run(tasks, flat.size * 8)
     return True
+
+
+def load() -> bool:
+    """Load the compiled kernels now (a program that will call small activations
+    many times: executor/compiled_steps.py); whether they are there."""
+    return _kernels() is not None

@@ -48,3 +48,9 @@ def run(x: np.ndarray, out: np.ndarray, normalize_variance: bool, eps: float, in
     module.mvn_rows(x.reshape(-1), out.reshape(-1), np.empty(n, x.dtype), n, bool(normalize_variance), float(eps),
                     bool(inside))
     return True
+
+
+def load() -> bool:
+    """Load the compiled kernel now (a program that will call small MVNs many
+    times: executor/compiled_steps.py); whether it is there."""
+    return _kernels() is not None

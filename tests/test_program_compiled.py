@@ -1,0 +1,58 @@
+"""A program's small activations and MVNs run compiled (irexec/executor/compiled_steps.py): a
+signature run often enough to get a program loads Numba's kernels once, where a
+one-off run of a small model never imports Numba; the outputs stay the NumPy
+kernels' bits."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba_probe import _PROBE
+
+from irexec.model.builder import IRBuilder
+
+pytest.importorskip("numba")
+
+
+def _gelu_block(tmp_path: Path, mode: str) -> str:
+    """A tiny transformer's feed-forward: LayerNorm (MVN), MatMul, Gelu on [2, 12, 128], MatMul."""
+    rng = np.random.default_rng(5)
+    b = IRBuilder()
+    x = b.parameter("x", [2, 12, 64])
+    norm = b.layer("MVN", "opset6", [x, b.const(np.array([-1], np.int64))],
+                   {"normalize_variance": "true", "eps": "1e-05", "eps_mode": "inside_sqrt"})
+    up = b.layer("MatMul", "opset1", [norm, b.const((rng.standard_normal((128, 64)) * 0.3).astype(np.float32))],
+                 {"transpose_a": "false", "transpose_b": "true"})
+    g = b.layer("Gelu", "opset7", [up], {"approximation_mode": mode})
+    down = b.layer("MatMul", "opset1", [g, b.const((rng.standard_normal((64, 128)) * 0.3).astype(np.float32))],
+                   {"transpose_a": "false", "transpose_b": "true"})
+    b.result(down, "out")
+    xml = tmp_path / f"gelu-{mode}.xml"
+    b.write(xml)
+    return str(xml)
+
+
+def _run(xml: str, inputs: Path, out: Path, jit: str, repeat: int) -> str:
+    args = ["run", xml, "--inputs", str(inputs), "--output", str(out)] + (["--repeat", str(repeat)] if repeat else [])
+    proc = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True,
+                          env={**os.environ, "IREXEC_JIT": jit}, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return [x for x in proc.stderr.splitlines() if x.startswith("NUMBA ")][-1]
+
+
+@pytest.mark.parametrize("mode", ["ERF", "TANH"])
+def test_repeated_runs_of_a_small_gelu_run_compiled_with_the_same_bits(tmp_path: Path, mode: str) -> None:
+    xml = _gelu_block(tmp_path, mode)
+    x = np.random.default_rng(3).standard_normal((2, 12, 64)).astype(np.float32)
+    x.reshape(-1)[::53] = -0.0
+    np.savez(tmp_path / "in.npz", x=x)
+    assert _run(xml, tmp_path / "in.npz", tmp_path / "once.npz", "1", 0) == "NUMBA False"  # one run: no import
+    assert _run(xml, tmp_path / "in.npz", tmp_path / "plain.npz", "0", 5) == "NUMBA False"
+    assert _run(xml, tmp_path / "in.npz", tmp_path / "jit.npz", "1", 5) == "NUMBA True"  # the program loaded it
+    once, plain, jit = (np.load(tmp_path / f"{n}.npz")["out"] for n in ("once", "plain", "jit"))
+    assert jit.tobytes() == plain.tobytes() == once.tobytes()
