@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ..system import parallel
 from . import activations_compiled
 from .elementwise import blockwise
+from .jit_modules import loaded_jit_module
 
 
 def relu_in_place(a: np.ndarray) -> None:
@@ -32,7 +33,7 @@ def im2col_by_channels(win: np.ndarray, wm: np.ndarray, out: np.ndarray, relu: b
     *out, *k]; ``wm``: the weights [Og, C * k].  Each output element is the
     same dot product as in tiles by rows, so the same bits.  (Cut finer, so
     that each piece's ReLU runs in the cache, BLAS ran slower on fewer rows.)"""
-    og, kk = wm.shape
+    kk = wm.shape[1]
     spatial = out.shape[2:]
     n = len(spatial)
     order = (1, *range(2 + n, 2 + 2 * n), 0, *range(2, 2 + n))
@@ -46,6 +47,14 @@ def im2col_by_channels(win: np.ndarray, wm: np.ndarray, out: np.ndarray, relu: b
              for a, b in parallel.spans(spatial[0], parts)], parts)
     else:
         grid[...] = win
+    _product_by_channels(wm, cols, out, relu, parts, run)
+
+
+def _product_by_channels(wm: np.ndarray, cols: np.ndarray, out: np.ndarray, relu: bool, parts: int,
+                         run: Callable[[list, int], None]) -> None:
+    """``out`` = ``wm`` [Og, K] @ ``cols`` [K, P], cut by output channels in ``parts``,
+    each piece written into its channels of ``out`` and put through the ReLU there."""
+    og, p = wm.shape[0], cols.shape[1]
     dest = out.reshape(og, p)
 
     def piece(a: int, b: int) -> None:
@@ -54,3 +63,53 @@ def im2col_by_channels(win: np.ndarray, wm: np.ndarray, out: np.ndarray, relu: b
             relu_in_place(dest[a:b])
 
     run([functools.partial(piece, a, b) for a, b in parallel.spans(og, parts)], parts)
+
+
+# The compiled column builder, imported once Numba is loaded: False until first asked for,
+# None where it is not (a model without compiled layers never imports Numba for it)
+_columns: Callable[..., None] | None | bool = False
+# Input channels up to which a layer's columns are built compiled: a first layer's (RGB),
+# whose NumPy strided copy of a few long rows cost more than its product
+COMPILED_COLUMNS_MAX_CHANNELS = 4
+
+
+def _compiled_columns() -> Callable[..., None] | None:
+    global _columns
+    if _columns is False or _columns is None:
+        module = loaded_jit_module("im2col_jit")
+        if module is None:
+            return None  # asked again later: Numba may be loaded by then
+        _columns = module.columns
+    return _columns  # type: ignore[return-value]
+
+
+def compiled_first_layer(x: np.ndarray, wm: np.ndarray, kernel: Sequence[int], strides: Sequence[int],
+                         dilations: Sequence[int], begin: Sequence[int], out: np.ndarray, relu: bool,
+                         parts: int, run: Callable[[list, int], None]) -> bool:
+    """im2col_by_channels of an unpadded image ``x`` [1, C, H, W] (``begin`` zeros before
+    the data, as many after as the windows reach) whose columns a compiled kernel builds,
+    straight from ``x`` (no padded copy, no strided view), by output rows over the threads;
+    the product and the ReLU are im2col_by_channels', so the same bits.  False, and nothing
+    written, where it does not apply: more than a few input channels, a stride along x
+    other than 1 or 2, not 2-D, or Numba not loaded yet."""
+    c = x.shape[1]
+    if x.ndim != 4 or x.shape[0] != 1 or c > COMPILED_COLUMNS_MAX_CHANNELS or strides[1] not in (1, 2) \
+            or x.dtype != wm.dtype or x.dtype.kind != "f" or min(begin) < 0:
+        return False
+    columns = _compiled_columns()
+    if columns is None:
+        return False
+    oh, ow = out.shape[2:]
+    sx, dx = int(strides[1]), int(dilations[1])
+    plen = ow + ((kernel[1] - 1) * dx) // sx
+    xs = np.ascontiguousarray(x).reshape(-1)
+    cols = np.empty((wm.shape[1], oh * ow), wm.dtype)
+    geometry = (c, x.shape[2], x.shape[3], int(kernel[0]), int(kernel[1]), int(strides[0]), sx,
+                int(dilations[0]), dx, int(begin[0]), int(begin[1]), ow)
+    if parts > 1 and oh > 1:
+        run([functools.partial(columns, xs, cols, geometry, a, b, np.empty(sx * plen, x.dtype))
+             for a, b in parallel.spans(oh, parts)], parts)
+    else:
+        columns(xs, cols, geometry, 0, oh, np.empty(sx * plen, x.dtype))
+    _product_by_channels(wm, cols, out, relu, parts, run)
+    return True

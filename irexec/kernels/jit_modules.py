@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from types import ModuleType
 
 JIT_ENV_VAR = "IREXEC_JIT"  # "0": never compile; the NumPy (and BLAS) paths run
@@ -18,3 +19,10 @@ def jit_module(name: str) -> ModuleType | None:
         return importlib.import_module(f"{__package__}.{name}")
     except ImportError:  # no Numba
         return None
+
+
+def loaded_jit_module(name: str) -> ModuleType | None:
+    """``jit_module(name)`` where Numba is already imported (another layer's compiled kernel
+    loaded it); else None, without importing it: a kernel that does not repay Numba's import
+    on its own runs compiled only in models that pay it anyway."""
+    return jit_module(name) if "numba" in sys.modules else None

@@ -15,7 +15,7 @@ from ..base import limits
 from ..base.dtypes import is_bf16
 from ..system import parallel
 from . import depthwise_compiled
-from .conv_direct import im2col_by_channels, relu_in_place
+from .conv_direct import compiled_first_layer, im2col_by_channels, relu_in_place
 
 # The column matrix of one im2col tile stays below this many bytes.
 TILE_BYTES = 32 << 20
@@ -138,6 +138,12 @@ def conv_nd(x: np.ndarray, w: np.ndarray, groups: int, strides: Sequence[int], d
         if relu:
             relu_in_place(out)
         return out
+    if k > 1 and n == 1 and g == 1 and len(kernel) == 2 and out.dtype == acc and out.flags.c_contiguous \
+            and cg * k * math.prod(out_spatial) * acc.itemsize <= TILE_BYTES \
+            and compiled_first_layer(x, w.reshape(og, cg * k).astype(acc, copy=False), kernel, strides, dilations,
+                                     begin, out, relu, product_parts(og * cg * k * math.prod(out_spatial), og),
+                                     run_tasks):
+        return out  # (an RGB image's columns, built from the unpadded input once Numba is loaded)
     if pads is not None:
         x = pad_spatial(x, pads[0], pads[1], 0)
     if k == 1:
