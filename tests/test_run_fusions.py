@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from program_runs import memory_limit_held, program_built, repeated_runs_match_the_loop, same_without, special_values
 
-import irexec
-from irexec.base.errors import IRExecError
 from irexec.executor import fusions
 from irexec.executor import program as program_module
 from irexec.model.builder import IRBuilder
@@ -57,39 +56,14 @@ def _squeezenet_like(batch: int = 1, size: int = 20, pool_pad: int = 0) -> IRBui
 
 
 def _special_values(shape) -> np.ndarray:
-    x = RNG.standard_normal(shape).astype(np.float32)
-    flat = x.reshape(-1)
-    flat[::97] = -0.0
-    flat[5::211] = np.float32(1e30)  # products overflow to +-inf, and inf - inf is NaN downstream
-    return x
-
-
-def _same(got: dict, want: dict) -> None:
-    assert got.keys() == want.keys()
-    for name, value in got.items():
-        assert value.dtype == want[name].dtype and value.shape == want[name].shape
-        assert value.tobytes() == want[name].tobytes(), name  # bit for bit: NaN, inf and -0 alike
+    return special_values(RNG, shape)
 
 
 @pytest.mark.parametrize("batch", [1, 2])
 def test_fire_modules_bit_for_bit_with_the_layer_loop(builder, write_ir, batch, monkeypatch):
     path = write_ir(_squeezenet_like(batch))
-    feeds = {"x": _special_values((batch, 3, 20, 20))}
-    loop = irexec.run(irexec.load(path), feeds)  # a model's first run goes through the layer loop
-    built: list = []
-    real_build = program_module.build
-
-    def spy(*args, **kwargs):
-        made = real_build(*args, **kwargs)
-        built.append(made)
-        return made
-
-    monkeypatch.setattr(program_module, "build", spy)
-    model = irexec.load(path)
-    for _ in range(4):  # replayed, recorded into a program, then run as one
-        _same(irexec.run(model, feeds), loop)
-    assert len(built) == 1 and built[0] is not None
-    kinds = [call[2] for call in built[0].calls]
+    program = program_built(path, {"x": _special_values((batch, 3, 20, 20))}, monkeypatch)
+    kinds = [call[2] for call in program.calls]
     # every ReLU is applied by its Convolution or after the MaxPool; the Concats of batch 1 are written in place
     assert kinds.count(fusions._hand_on) == 6
     assert kinds.count(fusions._hand_on_last) == (2 if batch == 1 else 0)
@@ -100,23 +74,13 @@ def test_fire_modules_bit_for_bit_with_the_layer_loop(builder, write_ir, batch, 
 def test_relu_then_max_pool_with_padding_stays_in_order(write_ir):
     """Padded windows may hold padding alone: there the ReLU does not move after the MaxPool."""
     path = write_ir(_squeezenet_like(pool_pad=1))
-    feeds = {"x": _special_values((1, 3, 20, 20))}
-    loop = irexec.run(irexec.load(path), feeds)
-    model = irexec.load(path)
-    for _ in range(4):
-        _same(irexec.run(model, feeds), loop)
+    repeated_runs_match_the_loop(path, {"x": _special_values((1, 3, 20, 20))})
 
 
 def test_without_fusion_the_same_bits(write_ir, monkeypatch):
     """The fused program against a program without fusions, on inputs with every special value."""
     path = write_ir(_squeezenet_like())
-    feeds = {"x": _special_values((1, 3, 20, 20))}
-    model = irexec.load(path)
-    fused = [irexec.run(model, feeds) for _ in range(4)][-1]
-    monkeypatch.setattr(program_module, "fuse", lambda calls, *rest: calls)
-    plain_model = irexec.load(path)
-    plain = [irexec.run(plain_model, feeds) for _ in range(4)][-1]
-    _same(fused, plain)
+    same_without(path, {"x": _special_values((1, 3, 20, 20))}, monkeypatch, program_module, "fuse")
 
 
 def test_a_convolution_read_beside_its_relu_is_not_fused(builder, write_ir):
@@ -127,12 +91,7 @@ def test_a_convolution_read_beside_its_relu_is_not_fused(builder, write_ir):
     r = _relu(b, c)
     b.result(b.layer("Concat", "opset1", [c, r], {"axis": "1"}), "y")
     path = write_ir(b)
-    feeds = {"x": _special_values((1, 4, 9, 9))}
-    loop = irexec.run(irexec.load(path), feeds)
-    model = irexec.load(path)
-    for _ in range(4):
-        got = irexec.run(model, feeds)
-        _same(got, loop)
+    got = repeated_runs_match_the_loop(path, {"x": _special_values((1, 4, 9, 9))})
     assert (got["y"][:, :6] < 0).any()  # the Convolution's own values, negative ones included
 
 
@@ -140,14 +99,4 @@ def test_concat_in_place_keeps_the_memory_limit(write_ir):
     """The first Convolution of a fused Concat allocates its whole output: a limit the
     layer loop refuses is refused by the program as well, and one it passes still passes."""
     path = write_ir(_squeezenet_like(size=64))
-    feeds = {"x": _special_values((1, 3, 64, 64))}
-    model = irexec.load(path)
-    for _ in range(3):
-        want = irexec.run(model, feeds)
-    with pytest.raises(IRExecError) as fresh:
-        irexec.run(irexec.load(path), feeds, max_memory=120 << 10)
-    with pytest.raises(IRExecError) as reused:
-        irexec.run(model, feeds, max_memory=120 << 10)
-    assert str(reused.value) == str(fresh.value)
-    _same(irexec.run(model, feeds, max_memory=300 << 10), want)
-    _same(irexec.run(model, feeds), want)
+    memory_limit_held(path, {"x": _special_values((1, 3, 64, 64))}, 120 << 10, 300 << 10)

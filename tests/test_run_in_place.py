@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from program_runs import memory_limit_held, program_built, repeated_runs_match_the_loop, same_outputs, same_without, special_values
 
 import irexec
-from irexec.base.errors import IRExecError
 from irexec.executor import fusions
-from irexec.executor import program as program_module
 from irexec.model.builder import IRBuilder
 
 RNG = np.random.default_rng(11)
@@ -47,19 +46,7 @@ def _convnext_block(channels: int = 8, size: int = 6, raw_output: bool = False) 
 
 
 def _special_values(shape) -> np.ndarray:
-    x = RNG.standard_normal(shape).astype(np.float32)
-    flat = x.reshape(-1)
-    flat[::97] = -0.0
-    flat[5::211] = np.float32(1e30)  # products overflow to +-inf, and inf - inf is NaN downstream
-    flat[7::301] = np.nan
-    return x
-
-
-def _same(got: dict, want: dict) -> None:
-    assert got.keys() == want.keys()
-    for name, value in got.items():
-        assert value.dtype == want[name].dtype and value.shape == want[name].shape
-        assert value.tobytes() == want[name].tobytes(), name  # bit for bit: NaN, inf and -0 alike
+    return special_values(RNG, shape, nan=True)
 
 
 def _in_place_kinds(calls: list) -> list[str]:
@@ -72,47 +59,23 @@ def test_convnext_block_bit_for_bit_with_the_layer_loop(write_ir, monkeypatch, c
     path = write_ir(_convnext_block(channels, size))
     feeds = {"x": _special_values((1, channels, size, size))}
     kept = feeds["x"].copy()
-    loop = irexec.run(irexec.load(path), feeds)  # a model's first run goes through the layer loop
-    built: list = []
-    real_build = program_module.build
-
-    def spy(*args, **kwargs):
-        made = real_build(*args, **kwargs)
-        built.append(made)
-        return made
-
-    monkeypatch.setattr(program_module, "build", spy)
-    model = irexec.load(path)
-    for _ in range(4):  # replayed, recorded into a program, then run as one
-        _same(irexec.run(model, feeds), loop)
-    assert len(built) == 1 and built[0] is not None
+    program = program_built(path, feeds, monkeypatch)
     # the bias Add and the layer scale write in place; the residual Add writes into the
     # Transpose's output (its other input is the feed)
-    assert _in_place_kinds(built[0].calls) == ["_binary_into"] * 3
+    assert _in_place_kinds(program.calls) == ["_binary_into"] * 3
     assert feeds["x"].tobytes() == kept.tobytes()  # the feed is never written
 
 
 def test_without_in_place_the_same_bits(write_ir, monkeypatch):
     """The program with its in-place steps against one without, on every special value."""
     path = write_ir(_convnext_block(16, 24))
-    feeds = {"x": _special_values((1, 16, 24, 24))}
-    model = irexec.load(path)
-    fused = [irexec.run(model, feeds) for _ in range(4)][-1]
-    monkeypatch.setattr(fusions, "write_in_place", lambda calls, *rest: calls)
-    plain_model = irexec.load(path)
-    plain = [irexec.run(plain_model, feeds) for _ in range(4)][-1]
-    _same(fused, plain)
+    same_without(path, {"x": _special_values((1, 16, 24, 24))}, monkeypatch, fusions, "write_in_place")
 
 
 def test_an_input_read_elsewhere_or_returned_is_not_written(write_ir, builder):
     """A MatMul's output that is also an output of the model keeps its own values."""
     path = write_ir(_convnext_block(raw_output=True))
-    feeds = {"x": _special_values((1, 8, 6, 6))}
-    loop = irexec.run(irexec.load(path), feeds)
-    model = irexec.load(path)
-    for _ in range(4):
-        got = irexec.run(model, feeds)
-        _same(got, loop)
+    repeated_runs_match_the_loop(path, {"x": _special_values((1, 8, 6, 6))})
     # and a tensor two layers read: the first Add must leave it for the second
     b = builder
     x = b.parameter("x", [2, 5, 8])
@@ -120,11 +83,7 @@ def test_an_input_read_elsewhere_or_returned_is_not_written(write_ir, builder):
     first = b.layer("Add", "opset1", [m, b.const(np.ones(8, np.float32))])
     b.result(b.layer("Multiply", "opset1", [first, m]), "y")
     path = write_ir(b, "shared")
-    feeds = {"x": _special_values((2, 5, 8))}
-    loop = irexec.run(irexec.load(path), feeds)
-    model = irexec.load(path)
-    for _ in range(4):
-        _same(irexec.run(model, feeds), loop)
+    repeated_runs_match_the_loop(path, {"x": _special_values((2, 5, 8))})
 
 
 def test_a_view_of_a_feed_is_not_written(write_ir, builder):
@@ -136,10 +95,7 @@ def test_a_view_of_a_feed_is_not_written(write_ir, builder):
     path = write_ir(b)
     feeds = {"x": _special_values((4, 6))}
     kept = feeds["x"].copy()
-    loop = irexec.run(irexec.load(path), feeds)
-    model = irexec.load(path)
-    for _ in range(4):
-        _same(irexec.run(model, feeds), loop)
+    repeated_runs_match_the_loop(path, feeds)
     assert feeds["x"].tobytes() == kept.tobytes()
 
 
@@ -147,16 +103,7 @@ def test_in_place_keeps_the_memory_limit(write_ir):
     """Steps that allocate nothing are still charged as before: a limit the layer loop
     refuses is refused by the program with the same message, and one it passes passes."""
     path = write_ir(_convnext_block(16, 24))
-    feeds = {"x": _special_values((1, 16, 24, 24))}
-    model = irexec.load(path)
-    for _ in range(3):
-        want = irexec.run(model, feeds)
-    with pytest.raises(IRExecError) as fresh:
-        irexec.run(irexec.load(path), feeds, max_memory=200 << 10)
-    with pytest.raises(IRExecError) as reused:
-        irexec.run(model, feeds, max_memory=200 << 10)
-    assert str(reused.value) == str(fresh.value)
-    _same(irexec.run(model, feeds, max_memory=1 << 20), want)
+    memory_limit_held(path, {"x": _special_values((1, 16, 24, 24))}, 200 << 10, 1 << 20)
 
 
 def test_cli_repeated_runs_give_the_layer_loop_bits(write_ir, save_npz, run_cli, tmp_path):
@@ -168,4 +115,4 @@ def test_cli_repeated_runs_give_the_layer_loop_bits(write_ir, save_npz, run_cli,
     done = run_cli.subprocess("run", path, "--inputs", inputs, "--repeat", "4", "--output", out)
     assert done.returncode == 0, done.stderr
     with np.load(out) as got:
-        _same(dict(got), loop)
+        same_outputs(dict(got), loop)
