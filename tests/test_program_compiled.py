@@ -56,3 +56,48 @@ def test_repeated_runs_of_a_small_gelu_run_compiled_with_the_same_bits(tmp_path:
     assert _run(xml, tmp_path / "in.npz", tmp_path / "jit.npz", "1", 5) == "NUMBA True"  # the program loaded it
     once, plain, jit = (np.load(tmp_path / f"{n}.npz")["out"] for n in ("once", "plain", "jit"))
     assert jit.tobytes() == plain.tobytes() == once.tobytes()
+
+
+def _pools(tmp_path: Path, dtype: str) -> str:
+    """MaxPools over two spatial axes of every kind the compiled kernel takes: strides of 1
+    and 2, dilations, uneven kernels, padding and ceil rounding, one whose indexes are read."""
+    b = IRBuilder()
+    x = b.parameter("x", [2, 3, 13, 12], dtype)
+    kinds = [("opset1", "3,3", "2,2", None, "0,0", "0,0", "floor"),
+             ("opset8", "2,3", "1,2", "2,1", "1,0", "0,2", "ceil"),
+             ("opset14", "3,2", "2,1", "1,2", "1,1", "1,1", "ceil_torch"),
+             ("opset8", "3,3", "3,3", "1,1", "0,0", "0,0", "ceil")]
+    for index, (opset, kernel, strides, dilations, begin, end, rounding) in enumerate(kinds):
+        attrs = {"strides": strides, "pads_begin": begin, "pads_end": end, "kernel": kernel,
+                 "rounding_type": rounding, "auto_pad": "explicit"}
+        if dilations is not None:
+            attrs.update({"dilations": dilations, "index_element_type": "i64", "axis": "0"})
+        pool = b.layer("MaxPool", opset, [x], attrs)
+        b.result(pool, f"pooled{index}")
+        if index == 1:
+            b.result(b.outputs_of(pool)[1], "indexes")
+    xml = tmp_path / f"pools-{dtype}.xml"
+    b.write(xml)
+    return str(xml)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_repeated_runs_of_max_pools_run_compiled_with_the_same_bits(tmp_path: Path, dtype: str) -> None:
+    xml = _pools(tmp_path, dtype)
+    x = np.random.default_rng(8).standard_normal((2, 3, 13, 12)).astype(dtype.replace("f", "float"))
+    flat = x.reshape(-1)
+    flat[::7] = -0.0  # ties of -0 and +0 in most windows: the sign NumPy's maximum picks
+    flat[3::11] = 0.0
+    flat[5::37] = np.nan
+    flat[9::41] = np.inf
+    flat[2::43] = -np.inf
+    flat[:12] = np.nan  # a whole row of NaN: windows of NaN alone give the lowest value
+    np.savez(tmp_path / "in.npz", x=x)
+    assert _run(xml, tmp_path / "in.npz", tmp_path / "once.npz", "1", 0) == "NUMBA False"  # one run: no import
+    assert _run(xml, tmp_path / "in.npz", tmp_path / "plain.npz", "0", 5) == "NUMBA False"
+    assert _run(xml, tmp_path / "in.npz", tmp_path / "jit.npz", "1", 5) == "NUMBA True"  # the program loaded it
+    once, plain, jit = (np.load(tmp_path / f"{n}.npz") for n in ("once", "plain", "jit"))
+    assert sorted(jit.files) == sorted(plain.files) == ["indexes"] + [f"pooled{i}" for i in range(4)]
+    for name in jit.files:
+        assert jit[name].dtype == plain[name].dtype
+        assert jit[name].tobytes() == plain[name].tobytes() == once[name].tobytes(), name
