@@ -57,12 +57,22 @@ def max_pool2d(x: np.ndarray, out_spatial: Sequence[int], strides: Sequence[int]
     out = np.empty((n, c) + tuple(out_spatial), x.dtype)
     if out.size == 0:
         return out
-    planes = np.ascontiguousarray(x).reshape((n * c,) + x.shape[2:])
+    if not x.flags.c_contiguous:
+        # the windows' part of a C-contiguous tensor (floor rounding leaves its last rows or
+        # columns unread): the kernel reads the whole, which gives the same windows, uncopied
+        base = x.base
+        if not (isinstance(base, np.ndarray) and base.flags.c_contiguous and base.ndim == 4
+                and base.shape[:2] == x.shape[:2] and base.strides == x.strides
+                and base.__array_interface__["data"][0] == x.__array_interface__["data"][0]):
+            return None
+        x = base
+    planes = x.reshape((n * c,) + x.shape[2:])
     flat = out.reshape((n * c,) + out.shape[2:])
     (kh, kw), (sh, sw), (dh, dw) = kernel, strides, dilations
 
     def part(c0: int, c1: int) -> None:
-        module.max_pool2d(planes[c0:c1], flat[c0:c1], np.empty((x.shape[2] - dh * (kh - 1)) * x.shape[3], x.dtype), kh, kw, sh, sw, dh, dw, low)
+        rows = np.empty((x.shape[2] - dh * (kh - 1)) * x.shape[3], x.dtype)  # each plane's maxima down its columns
+        module.max_pool2d(planes[c0:c1], flat[c0:c1], rows, kh, kw, sh, sw, dh, dw, low)
 
     parts = min(parallel.num_threads(), n * c) if x.nbytes >= parallel.MIN_PARALLEL_BYTES else 1
     parallel.run([functools.partial(part, a, b) for a, b in parallel.spans(n * c, parts)], x.nbytes)
