@@ -64,6 +64,15 @@ def _phases_max(row: Any, even: Any, odd: Any, dest: Any, kw: int) -> None:
     if row.shape[0] % 2:
         even[half] = row[row.shape[0] - 1]
     n = dest.shape[0]
+    if kw == 3:  # the three taps in one pass
+        later = even[1:n + 1]
+        for j in range(n):
+            a = even[j]
+            b = odd[j]
+            m = a if a > b else b
+            d = later[j]
+            dest[j] = m if m > d else d
+        return
     for j in range(n):
         dest[j] = even[j]
     for t in range(1, kw):
