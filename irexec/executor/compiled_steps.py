@@ -8,8 +8,11 @@ import (0.2-0.4 s) for a few calls of 15-50 us.  A program is built for a
 signature already run twice, so its runs are repeated runs: there the import is
 paid once and each call of a tiny transformer's Gelu ([2, 12, 128] in bert_tiny)
 takes a few microseconds instead of 30-50 (one pass instead of a dozen NumPy
-passes).  The activation kernels compute the same f64 steps and round once, as
-docs/accuracy.md states for them; the MVN kernel gives NumPy's bits.
+passes).  So does a MaxPool over two spatial axes (kernels/pool_compiled.py: one
+pass instead of NumPy's strided ones, the same maxima), and with it the ReLUs of
+such a program (a copy's speed, the same bits).  The activation kernels compute the
+same f64 steps and round once, as docs/accuracy.md states for them; the MVN kernel
+gives NumPy's bits.
 IREXEC_JIT=0 keeps NumPy's."""
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels import activations_compiled, mvn_compiled
-from ..ops.elementwise.activations import Gelu2, Gelu7, HSwish4, Sigmoid1
+from ..kernels import activations_compiled, mvn_compiled, pool_compiled
+from ..ops.elementwise.activations import Gelu2, Gelu7, HSwish4, ReLU1, Sigmoid1
 from ..ops.framework.base import Inference, Op
 from ..ops.normalization.normalization import MVN1, MVN6
+from ..ops.pooling.max_avg_pool import MaxPool1, MaxPool8
 
 # the ops whose compute takes a compiled kernel first: their types, the data types it
 # takes, the fewest elements once loaded, and its loader
@@ -48,3 +52,18 @@ def load_for(calls: Sequence[Any], op_of: dict[int, Op], info: dict[int, Inferen
                 wanted.add(index)
     for index in sorted(wanted):
         _COMPILED[index][3]()
+    if any(_pools_compiled(op_of.get(call[0]), info.get(call[0])) for call in calls):
+        pool_compiled.load()
+        # the pooling has imported Numba: the ReLUs (in the convolutions' tiles too) take the
+        # compiled pass, at a copy's speed, rather than NumPy's maximum and fmax
+        if any(isinstance(op_of.get(call[0]), ReLU1) for call in calls):
+            activations_compiled.load()
+
+
+def _pools_compiled(op: Op | None, inference: Inference | None) -> bool:
+    """Whether a step is a MaxPool over two spatial axes that pool_compiled.py takes (its
+    compute may be wrapped: a ReLU moved after it, its indexes unread)."""
+    if not isinstance(op, (MaxPool1, MaxPool8)) or inference is None:
+        return False
+    out = inference.outputs[0]
+    return out.etype.dtype in pool_compiled.TYPES and out.shape.rank == 4

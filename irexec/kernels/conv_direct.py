@@ -69,8 +69,11 @@ def _product_by_channels(wm: np.ndarray, cols: np.ndarray, out: np.ndarray, relu
 # None where it is not (a model without compiled layers never imports Numba for it)
 _columns: Callable[..., None] | None | bool = False
 # Input channels up to which a layer's columns are built compiled: a first layer's (RGB),
-# whose NumPy strided copy of a few long rows cost more than its product
-COMPILED_COLUMNS_MAX_CHANNELS = 4
+# whose NumPy strided copy of a few long rows cost more than its product, and SqueezeNet's
+# 3 x 3 expand layers (16 to 64 channels: the whole run 0.90-0.95x; benchmarks/README.md,
+# "Kernel calls of repeated runs"); ConvNeXt's 2 x 2 downsampling (96 channels and more)
+# gained nothing
+COMPILED_COLUMNS_MAX_CHANNELS = 64
 
 
 def _compiled_columns() -> Callable[..., None] | None:
@@ -90,7 +93,7 @@ def compiled_first_layer(x: np.ndarray, wm: np.ndarray, kernel: Sequence[int], s
     the data, as many after as the windows reach) whose columns a compiled kernel builds,
     straight from ``x`` (no padded copy, no strided view), by output rows over the threads;
     the product and the ReLU are im2col_by_channels', so the same bits.  False, and nothing
-    written, where it does not apply: more than a few input channels, a stride along x
+    written, where it does not apply: more than 64 input channels, a stride along x
     other than 1 or 2, not 2-D, or Numba not loaded yet."""
     c = x.shape[1]
     if x.ndim != 4 or x.shape[0] != 1 or c > COMPILED_COLUMNS_MAX_CHANNELS or strides[1] not in (1, 2) \

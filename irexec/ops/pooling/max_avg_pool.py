@@ -21,6 +21,7 @@ import numpy as np
 
 from ...base import dtypes
 from ...base.shapes import DYNAMIC, Dim, PartialShape
+from ...kernels import pool_compiled
 from ...kernels.windows import accumulator, fit_length, pad_spatial, window_offsets
 from ...system import parallel
 from ..framework.accuracy import EXACT
@@ -139,6 +140,9 @@ def _max_pool(op: _Pool, plan: PoolPlan, data: np.ndarray, with_index: np.dtype 
     x = op._padded(data, plan, low)
     spatial = data.shape[2:]
     if with_index is None:
+        compiled = pool_compiled.max_pool2d(x, plan.out_spatial, op.strides, plan.dilations, op.kernel, low)
+        if compiled is not None:  # the same maxima, NaN as the lowest value, in one pass
+            return compiled, None
         best = _max_by_channels(x, plan.out_spatial, op.strides, plan.dilations, op.kernel)
         if data.dtype.kind in "iu" or not np.isnan(np.max(best)):  # max: NaN if any is
             return best, None
