@@ -51,8 +51,7 @@ def test_compiled_columns_give_the_numpy_columns_bits(name: str, dtype: type, re
     monkeypatch.setattr(windows, "compiled_first_layer", lambda *a: calls.append(real(*a)) or calls[-1])
     compiled = _conv(x, w, case, relu)
     assert calls == [True], "the layer did not take the compiled columns"
-    monkeypatch.setattr(conv_direct, "loaded_jit_module", lambda name: None)
-    monkeypatch.setattr(conv_direct, "_columns", False)
+    monkeypatch.setattr(conv_direct, "_compiled_columns", lambda: None)
     numpy_path = _conv(x, w, case, relu)
     assert calls[-1] is False and compiled.shape == numpy_path.shape and compiled.size
     assert compiled.tobytes() == numpy_path.tobytes()

@@ -12,7 +12,7 @@ import numpy as np
 from ..system import parallel
 from . import activations_compiled
 from .elementwise import blockwise
-from .jit_modules import loaded_jit_module
+from .jit_modules import AfterNumba
 
 
 def relu_in_place(a: np.ndarray) -> None:
@@ -65,9 +65,9 @@ def _product_by_channels(wm: np.ndarray, cols: np.ndarray, out: np.ndarray, relu
     run([functools.partial(piece, a, b) for a, b in parallel.spans(og, parts)], parts)
 
 
-# The compiled column builder, imported once Numba is loaded: False until first asked for,
-# None where it is not (a model without compiled layers never imports Numba for it)
-_columns: Callable[..., None] | None | bool = False
+# The compiled column builder, imported once Numba is loaded (a model without compiled
+# layers never imports Numba for it)
+_IM2COL = AfterNumba("im2col_jit")
 # Input channels up to which a layer's columns are built compiled: a first layer's (RGB),
 # whose NumPy strided copy of a few long rows cost more than its product, and SqueezeNet's
 # 3 x 3 expand layers (16 to 64 channels: the whole run 0.90-0.95x; benchmarks/README.md,
@@ -77,13 +77,8 @@ COMPILED_COLUMNS_MAX_CHANNELS = 64
 
 
 def _compiled_columns() -> Callable[..., None] | None:
-    global _columns
-    if _columns is False or _columns is None:
-        module = loaded_jit_module("im2col_jit")
-        if module is None:
-            return None  # asked again later: Numba may be loaded by then
-        _columns = module.columns
-    return _columns  # type: ignore[return-value]
+    module = _IM2COL.get()
+    return None if module is None else module.columns
 
 
 def compiled_first_layer(x: np.ndarray, wm: np.ndarray, kernel: Sequence[int], strides: Sequence[int],

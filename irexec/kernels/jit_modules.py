@@ -21,8 +21,26 @@ def jit_module(name: str) -> ModuleType | None:
         return None
 
 
-def loaded_jit_module(name: str) -> ModuleType | None:
-    """``jit_module(name)`` where Numba is already imported (another layer's compiled kernel
-    loaded it); else None, without importing it: a kernel that does not repay Numba's import
-    on its own runs compiled only in models that pay it anyway."""
-    return jit_module(name) if "numba" in sys.modules else None
+class AfterNumba:
+    """A compiled kernel module that never imports Numba itself: ``get`` gives it only once
+    Numba is imported (another layer's compiled kernel loaded it), so a kernel that does not
+    repay the import on its own runs compiled only in models that pay it anyway; until then
+    it is asked again, and once asked it stays (None without it, or with IREXEC_JIT=0).
+    ``load`` imports it now, Numba with it (a program that will call it many times)."""
+
+    __slots__ = ("name", "module")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.module: ModuleType | None | bool = False  # False: not asked yet
+
+    def get(self) -> ModuleType | None:
+        if self.module is False and "numba" in sys.modules:
+            self.module = jit_module(self.name)
+        return self.module if isinstance(self.module, ModuleType) else None
+
+    def load(self) -> bool:
+        """Import the module now; whether it is there."""
+        if self.module is False:
+            self.module = jit_module(self.name)
+        return self.module is not None

@@ -12,35 +12,21 @@ loaded it, so a one-off run of a plain CNN starts as before; IREXEC_JIT=0 turns 
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Sequence
-from types import ModuleType
 
 import numpy as np
 
 from ..system import parallel
-from .jit_modules import jit_module
+from .jit_modules import AfterNumba
 
 TYPES = (np.dtype(np.float32), np.dtype(np.float64))  # the data types it takes
-_module: ModuleType | None | bool = False  # pool_jit, None without Numba; False: not asked yet
-
-
-def _kernels() -> ModuleType | None:
-    global _module
-    if _module is False:
-        if "numba" not in sys.modules:
-            return None  # not loaded yet: asked again next time
-        _module = jit_module("pool_jit")
-    return _module  # type: ignore[return-value]
+_KERNELS = AfterNumba("pool_jit")
 
 
 def load() -> bool:
     """Load the compiled kernel now (a program whose runs pool: executor/compiled_steps.py);
     whether it is there."""
-    global _module
-    if _module is False:
-        _module = jit_module("pool_jit")
-    return _module is not None
+    return _KERNELS.load()
 
 
 def max_pool2d(x: np.ndarray, out_spatial: Sequence[int], strides: Sequence[int], dilations: Sequence[int],
@@ -50,7 +36,7 @@ def max_pool2d(x: np.ndarray, out_spatial: Sequence[int], strides: Sequence[int]
     apply (another rank or type, no kernel loaded)."""
     if x.ndim != 4 or len(kernel) != 2 or x.dtype not in TYPES:
         return None
-    module = _kernels()
+    module = _KERNELS.get()
     if module is None:
         return None
     n, c = x.shape[:2]

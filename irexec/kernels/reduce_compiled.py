@@ -13,27 +13,16 @@ layers starts as before; IREXEC_JIT=0 turns it off.
 from __future__ import annotations
 
 import math
-import sys
-from types import ModuleType
 
 import numpy as np
 
-from .jit_modules import jit_module
+from .jit_modules import AfterNumba
 
 # Rows longer than this stay on NumPy: its pairwise loop is as fast per value, and the
 # compiled loop's gain is the per-row calls of short rows (rows of 49: 0.5x the time,
 # of 196: even, of 784 and more: 1.1-1.4x; benchmarks/README.md)
 MAX_ROW = 128
-_module: ModuleType | None | bool = False  # reduce_jit, None without Numba; False: not asked yet
-
-
-def _kernels() -> ModuleType | None:
-    global _module
-    if _module is False:
-        if "numba" not in sys.modules:
-            return None  # not loaded by another layer yet: asked again next time
-        _module = jit_module("reduce_jit")
-    return _module  # type: ignore[return-value]
+_KERNELS = AfterNumba("reduce_jit")
 
 
 def trailing_sum(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndarray | None:
@@ -44,7 +33,7 @@ def trailing_sum(data: np.ndarray, axes: tuple[int, ...], keep: bool) -> np.ndar
     if data.dtype not in (np.float32, np.float64) or data.size == 0 or not axes or not data.flags.c_contiguous \
             or tuple(sorted(axes)) != tuple(range(data.ndim - len(axes), data.ndim)):
         return None
-    module = _kernels()
+    module = _KERNELS.get()
     if module is None:
         return None
     kept = data.shape[:data.ndim - len(axes)]
