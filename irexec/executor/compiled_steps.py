@@ -28,6 +28,7 @@ from ..ops.elementwise.activations import Gelu2, Gelu7, HSwish4, ReLU1, Sigmoid1
 from ..ops.framework.base import Inference, Op
 from ..ops.normalization.normalization import MVN1, MVN6
 from ..ops.pooling.max_avg_pool import MaxPool1, MaxPool8
+from .program_calls import COMPUTE, LID
 
 # the ops whose compute takes a compiled kernel first: their types, the data types it
 # takes, the fewest elements once loaded, and its loader
@@ -42,8 +43,8 @@ def load_for(calls: Sequence[Any], op_of: dict[int, Op], info: dict[int, Inferen
     """Load the compiled kernels that a step of ``calls`` would run."""
     wanted = set()
     for call in calls:
-        op, inference = op_of.get(call[0]), info.get(call[0])
-        if op is None or inference is None or call[2] != op.compute or len(inference.outputs) != 1:
+        op, inference = op_of.get(call[LID]), info.get(call[LID])
+        if op is None or inference is None or call[COMPUTE] != op.compute or len(inference.outputs) != 1:
             continue
         out = inference.outputs[0]
         for index, (types, dtypes, fewest, _) in enumerate(_COMPILED):
@@ -52,11 +53,11 @@ def load_for(calls: Sequence[Any], op_of: dict[int, Op], info: dict[int, Inferen
                 wanted.add(index)
     for index in sorted(wanted):
         _COMPILED[index][3]()
-    if any(_pools_compiled(op_of.get(call[0]), info.get(call[0])) for call in calls):
+    if any(_pools_compiled(op_of.get(call[LID]), info.get(call[LID])) for call in calls):
         pool_compiled.load()
         # the pooling has imported Numba: the ReLUs (in the convolutions' tiles too) take the
         # compiled pass, at a copy's speed, rather than NumPy's maximum and fmax
-        if any(isinstance(op_of.get(call[0]), ReLU1) for call in calls):
+        if any(isinstance(op_of.get(call[LID]), ReLU1) for call in calls):
             activations_compiled.load()
 
 

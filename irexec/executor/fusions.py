@@ -40,8 +40,8 @@ from ..ops.pooling.max_avg_pool import MaxPool1, MaxPool8, PoolPlan
 from .compiled_steps import load_for
 from .in_place import write_in_place
 from .plan import Step
+from .program_calls import COMPUTE, FREES, IS_RESULT, LID, PLAN, READS, USED, VERIFY, WRITES
 
-LID, COMPUTE, PLAN, READS, WRITES, FREES, USED, IS_RESULT, VERIFY = 0, 2, 3, 4, 5, 6, 7, 8, 9
 _IN_PLACE = (np.dtype(np.float32), np.dtype(np.float64))  # the types whose ReLU runs on the tiles
 
 

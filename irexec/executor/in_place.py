@@ -30,8 +30,8 @@ from ..ops.elementwise.factory import Binary
 from ..ops.framework.base import Inference, Op
 from ..ops.matmul.matmul import MatMul1
 from ..ops.movement.transpose import Transpose1
+from .program_calls import COMPUTE, FREES, LID, PLAN, READS, WRITES
 
-COMPUTE, PLAN, READS, WRITES, FREES = 2, 3, 4, 5, 6
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _UFUNCS = (np.add, np.subtract, np.multiply)  # IEEE per element, the result rounded once in the data's type
 _FRESH = (MatMul1, Convolution1, GroupConvolution1, Transpose1)  # kernels whose output is a new array
@@ -48,10 +48,10 @@ def write_in_place(calls: list[Any], op_of: dict[int, Op], info: dict[int, Infer
     owned: set[int] = set()  # slots holding a new array of the run's own, read once
     calls = list(calls)
     for index, call in enumerate(calls):
-        op = op_of.get(call[0])
+        op = op_of.get(call[LID])
         if op is None or call[COMPUTE] != op.compute:
             continue
-        kernel = _in_place_kernel(op, info.get(call[0]), call, owned, readers, ends)
+        kernel = _in_place_kernel(op, info.get(call[LID]), call, owned, readers, ends)
         if kernel is not None:
             calls[index] = call[:COMPUTE] + (kernel,) + call[PLAN:]
         if kernel is not None or isinstance(op, _FRESH):

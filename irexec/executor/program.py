@@ -34,19 +34,12 @@ from . import layer as layer_module
 from .fusions import fuse
 from .last_position import last_position as last_position_of
 from .plan import Step
+from .program_calls import PLAN, USED, Call, freeing_also
 from .rewrites import GIVES_STAND_IN
 
 # At most this many bytes of shape tensors a program keeps copies of (the shape arithmetic
 # kept per signature in the run cache is shared, not copied); a bigger one: no program.
 FIXED_BYTES = 4 << 20
-
-# What one computed step needs: layer id, layer, the kernel and its plan, the slots it
-# reads, the slots of its outputs, the slots it frees, the bytes in use when it runs
-# beyond the run's start (its outputs included), whether it is a Result, and the
-# inferred outputs its kernel is held to (IREXEC_VERIFY_KERNELS) or None.
-_Call = tuple[int, Any, Callable[..., Sequence[np.ndarray]], Any, tuple[int, ...], tuple[int, ...], tuple[int, ...],
-              int, bool, Any]
-
 
 class Moved(Exception):
     """A pattern's run (program_pattern.py) met a shape or a value it took to be the same at
@@ -58,7 +51,7 @@ class Program:
 
     __slots__ = ("template", "fed", "calls", "peak", "ends", "warnings", "uses", "plans", "slots", "held_at")
 
-    def __init__(self, template: list[Any], fed: list[tuple[int, int]], calls: list[_Call], peak: int,
+    def __init__(self, template: list[Any], fed: list[tuple[int, int]], calls: list[Call], peak: int,
                  ends: list[tuple[tuple[int, int], int]], warnings: list[Diagnostic]) -> None:
         self.template = template  # a slot per tensor: the fixed ones filled in
         self.fed = fed  # (layer id, slot) of each fed layer
@@ -66,8 +59,8 @@ class Program:
         self.peak = peak  # the most bytes a run holds beyond its start, a kernel's outputs included
         self.ends = ends  # (tensor, slot) of the tensors no layer frees (an Assign's value)
         self.warnings = warnings
-        self.uses = [call[7] for call in calls]
-        self.plans = [call[3] for call in calls]
+        self.uses = [call[USED] for call in calls]
+        self.plans = [call[PLAN] for call in calls]
         self.slots: dict[tuple[int, int], int] = {}  # the slot of each tensor
         self.held_at: dict[int, int] = {}  # per fixed layer: the bytes the loop held beyond the start when it ran
 
@@ -165,7 +158,7 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
     for key, value in preset.items():
         template[slot(key)] = value
     fed: list[tuple[int, int]] = []
-    calls: list[_Call] = []
+    calls: list[Call] = []
     freed: set[tuple[int, int]] = set()
     held_at: dict[int, int] = {}
     record.slots, record.held_at = slot_of, held_at  # what a pattern learnt from this run reads (program_pattern.py)
@@ -193,7 +186,7 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
             # what it was the last to read goes once the kernel before it has run (it reads nothing now)
             if step.frees and calls:
                 last = calls[-1]
-                calls[-1] = last[:6] + (last[6] + tuple(slot_of[src] for src in step.frees),) + last[7:]
+                calls[-1] = freeing_also(last, tuple(slot_of[src] for src in step.frees))
             freed.update(step.frees)
             continue
         inference = inferences[index]
@@ -215,7 +208,7 @@ def build(steps: list[Step], preset: Mapping[tuple[int, int], np.ndarray], infer
         freed.update(step.frees)
     ends = [(key, s) for key, s in slot_of.items() if key not in freed]
     calls = fuse(calls, steps, inferences, template, {s for _, s in ends})  # Convolution -> ReLU -> Concat
-    peak = max([peak] + [call[7] for call in calls])
+    peak = max([peak] + [call[USED] for call in calls])
     return Program(template, fed, calls, peak, ends, warnings)
 
 

@@ -38,6 +38,7 @@ from . import layer as layer_module
 from . import program as program_module
 from .plan import Replay, Step
 from .program import Program
+from .program_calls import COMPUTE, FREES, IS_RESULT, LID, PLAN, READS, USED, VERIFY, WRITES, freeing_also
 
 # Patterns kept per replay, and plain runs of one shape class recorded before giving up on it.
 PATTERNS = 4
@@ -71,7 +72,7 @@ class Pattern:
         self.used_base = used_base
         self.used_slope = used_slope
         self.plain = plain  # per call planned again: its kernel without the planning around it
-        self.again = [i for i, call in enumerate(program.calls) if call[3] is _AGAIN]
+        self.again = [i for i, call in enumerate(program.calls) if call[PLAN] is _AGAIN]
         # per length seen once: each call's plan, those planned again as inferred at that length
         # (their inputs' shapes and read values follow from the feeds' shapes, as a replay's do)
         # and the values of the shape arithmetic made there; per length seen again: its program
@@ -133,15 +134,15 @@ class Pattern:
         calls: list[Any] = []
         for call, plan, plain, used in zip(self.program.calls, plans, self.plain, uses):
             if plain is None:
-                calls.append(call[:7] + (used,) + call[8:])
+                calls.append(call[:USED] + (used,) + call[USED + 1:])
             elif len(plan) > 1:  # shape arithmetic: its values at this length
-                for slot, out in zip(call[5], plan[1]):
+                for slot, out in zip(call[WRITES], plan[1]):
                     template[slot] = out
-                if calls and call[6]:  # what it was the last to read goes once the call before it has run
-                    calls[-1] = calls[-1][:6] + (calls[-1][6] + call[6],) + calls[-1][7:]
+                if calls and call[FREES]:  # what it was the last to read goes once the call before it has run
+                    calls[-1] = freeing_also(calls[-1], call[FREES])
             else:
-                verify = plan[0].outputs if layer_module.verifying() and not call[8] else None
-                calls.append(call[:2] + (plain, plan[0].plan) + call[4:7] + (used, call[8], verify))
+                verify = plan[0].outputs if layer_module.verifying() and not call[IS_RESULT] else None
+                calls.append(call[:COMPUTE] + (plain, plan[0].plan) + call[READS:USED] + (used, call[IS_RESULT], verify))
         return Program(template, self.program.fed, calls, max(uses, default=0), self.program.ends, [])
 
 
@@ -226,7 +227,7 @@ def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Ste
               and p1.template[slot] is not None and p1.template[slot] is p2.template[slot] is p3.template[slot]}
     shapes = values | {(lid, 0) for lid, _, dims in entries if not any(slope for slope, _ in dims)}
     template = list(p1.template)
-    by_lid = {call[0]: [call, p2.calls[i], p3.calls[i]] for i, call in enumerate(p1.calls)}
+    by_lid = {call[LID]: [call, p2.calls[i], p3.calls[i]] for i, call in enumerate(p1.calls)}
     calls: list[Any] = []
     plain: list[Any] = []  # per call planned again, its kernel alone (None: a call that keeps its plan)
     used: list[list[int]] = []
@@ -240,7 +241,7 @@ def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Ste
                 values.update(key for key, _ in step.ports)
                 shapes.update(key for key, _ in step.ports)
                 if calls:  # what it was the last to read goes once the call before it has run
-                    calls[-1] = calls[-1][:6] + (calls[-1][6] + tuple(slot_of[src] for src in step.frees),) + calls[-1][7:]
+                    calls[-1] = freeing_also(calls[-1], tuple(slot_of[src] for src in step.frees))
                 continue
             if any(inf is None or inf.data_sized or inf.charge is None for inf in infs):
                 return None
@@ -271,29 +272,29 @@ def fit(seen: list[tuple[tuple, Program, dict[int, Inference]]], steps: list[Ste
         three = by_lid.get(lid)
         if three is None:
             return None
-        call = three[0][:6] + (tuple(slot_of[src] for src in step.frees),) + three[0][7:]
-        used.append([c[7] for c in three])
+        call = three[0][:FREES] + (tuple(slot_of[src] for src in step.frees),) + three[0][FREES + 1:]
+        used.append([c[USED] for c in three])
         if unmoved and infs[0] is not None and infs[0] is infs[1] is infs[2]:
             shapes.update(key for key, _ in step.ports)
             calls.append(call)
             plain.append(None)
             continue
-        compute: Any = call[2]  # its inputs may move: planned again on every run, held to that plan in tests
+        compute: Any = call[COMPUTE]  # its inputs may move: planned again on every run, held to that plan in tests
         cut = isinstance(compute, partial) and compute.func is program_module.cut_first
         fixed = _shapes(infs[0])
         if fixed is None or fixed != _shapes(infs[1]) or fixed != _shapes(infs[2]):
             fixed = None
         else:  # its outputs' shapes did not move: later calls take them as fixed
             shapes.update(key for key, _ in step.ports)
-        plain.append(call[2])
+        plain.append(call[COMPUTE])
         charged = _charge(infs, lengths)
         if charged is None:
             return None
-        compute = partial(_replanned, step.op, step.layer, compute.args[0] if cut else compute, call[9] is not None,
+        compute = partial(_replanned, step.op, step.layer, compute.args[0] if cut else compute, call[VERIFY] is not None,
                           fixed, None, False, charged)
         if cut:  # the head of a last-position run: planned on its cut input
             compute = partial(program_module.cut_first, compute)
-        calls.append(call[:2] + (compute, _AGAIN) + call[4:9] + (None,))
+        calls.append(call[:COMPUTE] + (compute, _AGAIN) + call[READS:VERIFY] + (None,))
     if len(used) != len(calls) or not calls:
         return None
     u1, u2, u3 = (np.array(column, np.int64) for column in zip(*used))
@@ -385,4 +386,5 @@ def _same_layout(a: Program, b: Program) -> bool:
     """Whether two programs call the same kernels on the same slots."""
     if len(a.template) != len(b.template) or a.fed != b.fed or a.ends != b.ends or len(a.calls) != len(b.calls):
         return False
-    return all(x[0] == y[0] and x[4:7] == y[4:7] and x[8] == y[8] for x, y in zip(a.calls, b.calls))
+    return all(x[LID] == y[LID] and x[READS:USED] == y[READS:USED] and x[IS_RESULT] == y[IS_RESULT]
+               for x, y in zip(a.calls, b.calls))
